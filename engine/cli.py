@@ -1,0 +1,284 @@
+"""The ``cove`` command: probe, inspect, plan, chat.
+
+Errors reach the user as one readable line on stderr with a non-zero exit code, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, TextIO
+
+from engine.errors import EngineError
+from engine.types import ChatMessage, Chunk, GenerationParams
+
+if TYPE_CHECKING:
+    from engine.backends import LoadedModel
+    from engine.planner import Plan
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cove", description="Cove: a private, offline AI on your own hardware."
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    probe = sub.add_parser("probe", help="show what this machine has and what Cove will use")
+    probe.add_argument("--json", action="store_true", help="print JSON")
+
+    inspect = sub.add_parser("inspect", help="read a model file's metadata without loading it")
+    inspect.add_argument("model", metavar="MODEL", help="a .gguf path, or 'starter'")
+    inspect.add_argument("--json", action="store_true", help="print JSON")
+
+    plan = sub.add_parser("plan", help="will MODEL fit in free memory, where, at what context")
+    plan.add_argument("model", metavar="MODEL", help="a .gguf path, or 'starter'")
+    plan.add_argument("--ctx", type=_positive, metavar="N", help="context length wanted")
+    plan.add_argument("--json", action="store_true", help="print JSON")
+
+    chat = sub.add_parser("chat", help="chat with a model (one answer with PROMPT)")
+    chat.add_argument("prompt", nargs="?", metavar="PROMPT", help="answer this and exit")
+    chat.add_argument("--model", default="starter", metavar="MODEL")
+    chat.add_argument("--system", metavar="TEXT", help="system prompt")
+    chat.add_argument("--temperature", type=float, default=0.7, metavar="T")
+    chat.add_argument("--max-tokens", type=_positive, default=512, metavar="N")
+    chat.add_argument("--seed", type=int, metavar="S")
+    chat.add_argument("--ctx", type=_positive, metavar="N", help="context length")
+    chat.add_argument("--stats", choices=["json"], help="print generation stats on stderr")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    command = args.command or "chat"
+    if args.command is None:
+        args = build_parser().parse_args(["chat", *(argv or [])])
+    try:
+        if command == "probe":
+            return _probe(args.json)
+        if command == "inspect":
+            return _inspect(args.model, args.json)
+        if command == "plan":
+            return _plan(args.model, args.ctx, args.json)
+        return _chat(args)
+    except EngineError as exc:
+        _fail(str(exc))
+        return EXIT_ERROR
+    except ValueError as exc:
+        _fail(f"invalid argument: {exc}")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_ERROR
+
+
+def _probe(as_json: bool) -> int:
+    from engine.hardware import probe_hardware
+
+    report = probe_hardware()
+    if as_json:
+        _print_json(report.to_dict())
+    else:
+        print("\n".join(report.summary_lines()))
+    return 0
+
+
+def _inspect(model: str, as_json: bool) -> int:
+    from engine.gguf import read_gguf
+    from engine.models import resolve_model
+    from engine.templates import choose_template
+
+    path = resolve_model(model)
+    info = read_gguf(path)
+    summary = dict(info.summary())
+    summary["path"] = str(path)
+    tokens = info.metadata.get("tokenizer.ggml.tokens")
+    template = choose_template(
+        embedded=info.chat_template,
+        architecture=info.architecture,
+        tokens=[str(t) for t in tokens] if isinstance(tokens, list) else None,
+        model_name=info.name,
+    )
+    summary["chat_template"] = {
+        "name": template.name,
+        "origin": template.origin,
+        "reason": template.reason,
+    }
+    if as_json:
+        _print_json(summary)
+        return 0
+    for key, value in summary.items():
+        if key == "chat_template":
+            print(f"{'chat template':<18} {template.name} ({template.reason})")
+        else:
+            print(f"{key.replace('_', ' '):<18} {_human(key, value)}")
+    return 0
+
+
+def _plan(model: str, ctx: int | None, as_json: bool) -> int:
+    from engine.loader import plan_model
+
+    _path, _info, plan = plan_model(model, ctx=ctx)
+    if as_json:
+        _print_json(plan.to_dict())
+        return 0
+    print(describe_plan(plan))
+    return 0
+
+
+def describe_plan(plan: Plan) -> str:
+    from engine.hardware import format_bytes
+
+    verdicts = {
+        "fits": "fits",
+        "fits_reduced_context": f"fits with a reduced context ({plan.n_ctx} tokens)",
+        "partial_offload": f"fits with partial offload ({plan.gpu_layers}/{plan.n_layers + 1} "
+        "layers on the GPU)",
+        "does_not_fit": "does not fit",
+    }
+    lines = [
+        f"Model     {plan.model}",
+        f"Verdict   {verdicts[plan.verdict]}",
+        f"Device    {plan.device}, {plan.threads} threads, context {plan.n_ctx} tokens "
+        f"(KV cache {plan.kv_type}, flash attention {'on' if plan.flash_attn else 'off'})",
+    ]
+    for b in plan.budgets:
+        lines.append(
+            f"{b.device}: weights {format_bytes(b.weights)} + KV cache "
+            f"{format_bytes(b.kv_cache)} + compute {format_bytes(b.compute)} + runtime "
+            f"{format_bytes(b.overhead)} = {format_bytes(b.total)} of "
+            f"{format_bytes(b.usable)} usable ({format_bytes(b.free)} free)"
+        )
+    lines.extend(f"Note      {reason}" for reason in plan.reasons)
+    return "\n".join(lines)
+
+
+def _chat(args: argparse.Namespace) -> int:
+    from engine.loader import load_model
+
+    params = GenerationParams(
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+        seed=args.seed,
+    )
+    loaded = load_model(args.model, ctx=args.ctx)
+    model = loaded.model
+    history: list[ChatMessage] = []
+    if args.system:
+        history.append(ChatMessage("system", args.system))
+    try:
+        if args.prompt is not None:
+            history.append(ChatMessage("user", args.prompt))
+            _reply, final = _stream(model.chat(history, params), sys.stdout)
+            if args.stats:
+                print(json.dumps(_stats_dict(final)), file=sys.stderr)
+            if final.finish_reason == "error":
+                _fail(final.error or "generation failed")
+                return EXIT_ERROR
+            return 0
+        return _interactive(model, history, params, args.stats == "json")
+    finally:
+        model.close()
+
+
+def _interactive(
+    model: LoadedModel, history: list[ChatMessage], params: GenerationParams, stats: bool
+) -> int:
+    print("Cove chat. Ctrl+C stops a reply, Ctrl+D quits.", file=sys.stderr)
+    while True:
+        try:
+            line = input("> ")
+        except EOFError:
+            print(file=sys.stderr)
+            return 0
+        if not line.strip():
+            continue
+        history.append(ChatMessage("user", line))
+        cancel = threading.Event()
+        try:
+            reply, final = _stream(model.chat(history, params, cancel), sys.stdout)
+        except KeyboardInterrupt:
+            cancel.set()
+            print("\n[stopped]", file=sys.stderr)
+            history.pop()
+            continue
+        if final.truncation is not None:
+            print(f"[{final.truncation.describe()}]", file=sys.stderr)
+        if final.finish_reason == "error":
+            print(f"[error: {final.error}]", file=sys.stderr)
+            history.pop()
+            continue
+        history.append(ChatMessage("assistant", reply))
+        if stats:
+            print(json.dumps(_stats_dict(final)), file=sys.stderr)
+
+
+def _stream(chunks: Iterable[Chunk], out: TextIO) -> tuple[str, Chunk]:
+    """Write text chunks as they come; return the whole reply and the terminal chunk."""
+    parts: list[str] = []
+    final: Chunk | None = None
+    for chunk in chunks:
+        if chunk.is_terminal:
+            final = chunk
+            break
+        parts.append(chunk.text)
+        out.write(chunk.text)
+        out.flush()
+    out.write("\n")
+    out.flush()
+    if final is None:
+        final = Chunk(finish_reason="error", error="the stream ended without a result")
+    return "".join(parts), final
+
+
+def _stats_dict(final: Chunk) -> dict[str, object]:
+    stats = final.stats
+    data: dict[str, object] = {
+        "finish_reason": final.finish_reason,
+        "prompt_tokens": stats.prompt_tokens if stats else 0,
+        "cached_tokens": stats.cached_tokens if stats else 0,
+        "completion_tokens": stats.completion_tokens if stats else 0,
+        "ttft_s": stats.ttft_s if stats else None,
+        "prompt_tokens_per_s": stats.prompt_tokens_per_s if stats else None,
+        "decode_tokens_per_s": stats.decode_tokens_per_s if stats else None,
+        "total_s": stats.total_s if stats else None,
+        "context_full": final.context_full,
+        "truncation": final.truncation.describe() if final.truncation else None,
+    }
+    if final.error:
+        data["error"] = final.error
+    return data
+
+
+def _human(key: str, value: object) -> str:
+    from engine.hardware import format_bytes
+
+    if isinstance(value, int) and key.endswith(("size", "bytes")):
+        return format_bytes(value)
+    return str(value)
+
+
+def _print_json(data: object) -> None:
+    print(json.dumps(data, indent=2, default=str))
+
+
+def _fail(message: str) -> None:
+    print(f"cove: error: {message}", file=sys.stderr)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be a positive integer")
+    return value
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""Typed errors. Every message says what happened and what the user can do about it."""
+
+from __future__ import annotations
+
+
+class EngineError(Exception):
+    """Root of every error Cove's engine raises on purpose."""
+
+    code = "engine_error"
+
+
+class ModelNotFound(EngineError):
+    """A model name or path does not point at a usable file."""
+
+    code = "model_not_found"
+
+
+class ModelLoadError(EngineError):
+    """A model file is malformed, unsupported, or the runtime refused it."""
+
+    code = "model_load_error"
+
+
+class InsufficientMemory(EngineError):
+    """The model (at the requested context) does not fit in the memory that is free."""
+
+    code = "insufficient_memory"
+
+
+class TemplateError(EngineError):
+    """A chat template is missing, broken, or tried to do something it must not."""
+
+    code = "template_error"
+
+
+class BackendUnavailable(EngineError):
+    """The runtime a model needs is not installed or cannot run on this machine."""
+
+    code = "backend_unavailable"
+
+
+class ContextOverflow(EngineError):
+    """Even the newest message alone cannot fit in the model's context window."""
+
+    code = "context_overflow"
+
+
+class GenerationError(EngineError):
+    """The runtime failed while processing the prompt or generating tokens."""
+
+    code = "generation_error"

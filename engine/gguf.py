@@ -1,0 +1,511 @@
+"""Read a GGUF model's header, metadata and tensor table without touching its weights.
+
+Model files come from anywhere, so nothing in them is trusted: every count and length is checked
+against the bytes actually left in the file before anything is allocated or looped over, and every
+defect surfaces as a ``ModelLoadError`` naming the file and what is wrong with it. Only the header
+is read, in chunks, so a file of many gigabytes costs a few megabytes of I/O.
+
+Format: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md (versions 2 and 3, little-endian).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import stat
+import struct
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, TypeGuard
+
+from engine.errors import ModelLoadError, ModelNotFound
+
+GGUF_MAGIC = b"GGUF"
+DEFAULT_ALIGNMENT = 32
+
+# Far above anything a real model needs, low enough that a hostile header cannot make us
+# allocate or loop for long.
+MAX_TENSORS = 1 << 20
+MAX_KV_PAIRS = 1 << 16
+MAX_STRING_BYTES = 1 << 26
+MAX_ARRAY_ITEMS = 1 << 24
+MAX_HEADER_BYTES = 1 << 27
+MAX_DIMS = 8
+MAX_TENSOR_NAME_BYTES = 63  # ggml keeps names in char[GGML_MAX_NAME = 64], NUL included
+_INT64_MAX = (1 << 63) - 1
+_CHUNK = 1 << 18
+
+# ggml type id -> (name, elements per block, bytes per block). Ids: enum ggml_type in
+# ggml/include/ggml.h; sizes: the block_* structs in ggml/src/ggml-common.h, which ggml.c's
+# type_traits table takes via sizeof; cross-checked with GGML_QUANT_SIZES in llama.cpp's
+# gguf-py/gguf/constants.py, which still lists Q8_1 at its old 40 bytes (ggml asserts 36).
+# fmt: off
+GGML_TYPES: dict[int, tuple[str, int, int]] = {
+    0: ("F32", 1, 4), 1: ("F16", 1, 2), 2: ("Q4_0", 32, 18), 3: ("Q4_1", 32, 20),
+    6: ("Q5_0", 32, 22), 7: ("Q5_1", 32, 24), 8: ("Q8_0", 32, 34), 9: ("Q8_1", 32, 36),
+    10: ("Q2_K", 256, 84), 11: ("Q3_K", 256, 110), 12: ("Q4_K", 256, 144),
+    13: ("Q5_K", 256, 176), 14: ("Q6_K", 256, 210), 15: ("Q8_K", 256, 292),
+    16: ("IQ2_XXS", 256, 66), 17: ("IQ2_XS", 256, 74), 18: ("IQ3_XXS", 256, 98),
+    19: ("IQ1_S", 256, 50), 20: ("IQ4_NL", 32, 18), 21: ("IQ3_S", 256, 110),
+    22: ("IQ2_S", 256, 82), 23: ("IQ4_XS", 256, 136), 24: ("I8", 1, 1), 25: ("I16", 1, 2),
+    26: ("I32", 1, 4), 27: ("I64", 1, 8), 28: ("F64", 1, 8), 29: ("IQ1_M", 256, 56),
+    30: ("BF16", 1, 2), 34: ("TQ1_0", 256, 54), 35: ("TQ2_0", 256, 66), 39: ("MXFP4", 32, 17),
+}
+# GGUF metadata value types: the fixed-size ones by their struct format, then string and array.
+_SCALARS = {code: struct.Struct("<" + fmt) for code, fmt in {
+    0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "B", 10: "Q", 11: "q", 12: "d",
+}.items()}
+# fmt: on
+_BOOL, _STRING, _ARRAY = 7, 8, 9
+_MIN_VALUE_BYTES = {**{code: s.size for code, s in _SCALARS.items()}, _STRING: 8, _ARRAY: 12}
+_U32 = struct.Struct("<I")
+_U64 = struct.Struct("<Q")
+
+# Layer period of interleaved sliding-window attention for architectures whose llama.cpp loader
+# fixes it in code rather than reading it from the file (src/llama-model.cpp, set_swa_pattern).
+_SWA_PERIODS = {"gemma2": 2, "gemma3": 6, "gemma-embedding": 6, "cohere2": 4, "gpt-oss": 2}
+_DEFAULT_WINDOWS = {"gemma2": 4096}  # llama.cpp's fallback when a gemma2 file omits the key
+
+
+@dataclass(frozen=True, slots=True)
+class TensorInfo:
+    """One tensor's entry in the table. ``shape`` is in GGUF order: fastest-varying dim first."""
+
+    name: str
+    shape: tuple[int, ...]
+    ggml_type: int
+    type_name: str
+    offset: int  # relative to GGUFFile.data_offset
+    n_bytes: int
+
+    @property
+    def n_elements(self) -> int:
+        return math.prod(self.shape)
+
+
+@dataclass(frozen=True, slots=True)
+class GGUFFile:
+    path: Path
+    version: int
+    file_size: int
+    metadata: dict[str, object]
+    tensors: tuple[TensorInfo, ...]
+    data_offset: int
+
+    def _error(self, what: str) -> ModelLoadError:
+        return ModelLoadError(f"{self.path}: {what}")
+
+    @property
+    def architecture(self) -> str:
+        arch = self.metadata.get("general.architecture")
+        if not isinstance(arch, str) or not arch:
+            raise self._error("the metadata has no general.architecture")
+        return arch
+
+    def _text(self, key: str) -> str | None:
+        value = self.metadata.get(key)
+        return value if isinstance(value, str) else None
+
+    @property
+    def name(self) -> str | None:
+        return self._text("general.name")
+
+    def arch_value(self, key: str, default: object = None) -> object:
+        return self.metadata.get(f"{self.architecture}.{key}", default)
+
+    def _count(self, key: str, default: Callable[[], int] | None = None) -> int:
+        value = self.arch_value(key)
+        if value is None:
+            if default is None:
+                raise self._error(f"the metadata has no {self.architecture}.{key}")
+            return default()
+        if isinstance(value, list) and value:
+            value = value[0]  # per-layer array: llama.cpp's scalar accessors read layer 0
+        if not _is_count(value):
+            raise self._error(f"{self.architecture}.{key} is {value!r}, not a count")
+        return value
+
+    def _per_layer(self, key: str, default: Callable[[], list[int]]) -> list[int]:
+        layers = self.block_count
+        value = self.arch_value(key)
+        if value is None:
+            return default()
+        if isinstance(value, list):
+            counts = [v for v in value if _is_count(v)]
+            if len(counts) != len(value) or len(counts) != layers:
+                found = f"{len(value)} values"
+                raise self._error(f"{self.architecture}.{key} has {found} for {layers} layers")
+            return counts
+        return [self._count(key)] * layers
+
+    @property
+    def block_count(self) -> int:
+        return self._count("block_count")
+
+    @property
+    def context_length(self) -> int:
+        return self._count("context_length")
+
+    @property
+    def embedding_length(self) -> int:
+        return self._count("embedding_length")
+
+    @property
+    def head_count(self) -> int:
+        return self._count("attention.head_count")
+
+    @property
+    def head_count_kv(self) -> int:
+        return self._count("attention.head_count_kv", lambda: self.head_count)
+
+    def heads_per_layer(self) -> list[int]:
+        return self._per_layer("attention.head_count", lambda: [self.head_count] * self.block_count)
+
+    def kv_heads_per_layer(self) -> list[int]:
+        return self._per_layer("attention.head_count_kv", self.heads_per_layer)
+
+    @property
+    def key_length(self) -> int:
+        def derived() -> int:  # as llama.cpp does: n_embd / n_head, none without heads
+            return self.embedding_length // self.head_count if self.head_count else 0
+
+        return self._count("attention.key_length", derived)
+
+    @property
+    def value_length(self) -> int:
+        return self._count("attention.value_length", lambda: self.key_length)
+
+    @property
+    def sliding_window(self) -> int | None:
+        default = _DEFAULT_WINDOWS.get(self.architecture, 0)
+        return self._count("attention.sliding_window", lambda: default) or None
+
+    def swa_layers(self) -> list[bool]:
+        """Which layers attend through the sliding window, as llama.cpp will run them.
+
+        An explicit ``sliding_window_pattern`` wins: an int N means every Nth layer is global
+        (N == 0: none is), a bool array lists the layers. Otherwise the architecture's fixed period
+        applies; a window declared by an architecture without one is not used by llama.cpp.
+        """
+        layers = self.block_count
+        if self.sliding_window is None:
+            return [False] * layers
+        key = "attention.sliding_window_pattern"
+        pattern = self.arch_value(key, _SWA_PERIODS.get(self.architecture))
+        if pattern is None:
+            return [False] * layers
+        if isinstance(pattern, list):
+            if not all(isinstance(v, bool | int) for v in pattern):
+                raise self._error(f"{self.architecture}.{key} is not a list of flags")
+            return [bool(pattern[i]) if i < len(pattern) else False for i in range(layers)]
+        if not _is_count(pattern):
+            raise self._error(f"{self.architecture}.{key} is {pattern!r}, not a layer period")
+        return [pattern == 0 or (i + 1) % pattern != 0 for i in range(layers)]
+
+    @property
+    def vocab_size(self) -> int:
+        tokens = self.metadata.get("tokenizer.ggml.tokens")
+        if isinstance(tokens, list):
+            return len(tokens)
+        return self._count("vocab_size")
+
+    @property
+    def chat_template(self) -> str | None:
+        return self._text("tokenizer.chat_template")
+
+    @property
+    def tokenizer_model(self) -> str | None:
+        return self._text("tokenizer.ggml.model")
+
+    @property
+    def weights_bytes(self) -> int:
+        return sum(t.n_bytes for t in self.tensors)
+
+    def quantization(self) -> str:
+        """The type holding most of the weight bytes; norms and biases (1-D) do not count."""
+        matrices = [t for t in self.tensors if len(t.shape) >= 2] or list(self.tensors)
+        by_bytes: Counter[str] = Counter()
+        for tensor in matrices:
+            by_bytes[tensor.type_name] += tensor.n_bytes
+        return by_bytes.most_common(1)[0][0] if by_bytes else "none"
+
+    def summary(self) -> dict[str, object]:
+        """What a user wants to know about the model; fields the file lacks are None."""
+
+        def get(read: Callable[[], object]) -> object:
+            try:
+                return read()
+            except ModelLoadError:
+                return None
+
+        return {
+            "name": self.name,
+            "architecture": get(lambda: self.architecture),
+            "parameters": sum(t.n_elements for t in self.tensors),
+            "file_size": self.file_size,
+            "weights_bytes": self.weights_bytes,
+            "quantization": self.quantization(),
+            "layers": get(lambda: self.block_count),
+            "context_length": get(lambda: self.context_length),
+            "embedding": get(lambda: self.embedding_length),
+            "heads": _collapse(get(self.heads_per_layer)),
+            "kv_heads": _collapse(get(self.kv_heads_per_layer)),
+            "head_dim_k": get(lambda: self.key_length),
+            "head_dim_v": get(lambda: self.value_length),
+            "sliding_window": get(lambda: self.sliding_window),
+            "vocab_size": get(lambda: self.vocab_size),
+            "has_chat_template": self.chat_template is not None,
+            "tokenizer_model": self.tokenizer_model,
+        }
+
+
+def _is_count(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _collapse(values: object) -> object:
+    """A per-layer list that is the same everywhere reads better as one number."""
+    if isinstance(values, list) and values and all(v == values[0] for v in values):
+        return values[0]
+    return values
+
+
+class _Cursor:
+    """Sequential little-endian reads over a file, refusing to read past its end."""
+
+    def __init__(self, file: BinaryIO, path: Path, size: int) -> None:
+        self._file = file
+        self._path = path
+        self._size = size
+        self._buf = b""
+        self._pos = 0  # position inside _buf
+        self._base = 0  # file offset of _buf[0]
+
+    @property
+    def offset(self) -> int:
+        return self._base + self._pos
+
+    @property
+    def remaining(self) -> int:
+        return self._size - self.offset
+
+    def error(self, what: str) -> ModelLoadError:
+        return ModelLoadError(f"{self._path}: {what}")
+
+    def _ensure(self, n: int, what: str) -> None:
+        if len(self._buf) - self._pos >= n:
+            return
+        if n > self.remaining:
+            needs = f"{n} bytes from byte {self.offset}"
+            raise self.error(f"truncated at byte {self._size} while reading {what} ({needs})")
+        if self.offset + n > MAX_HEADER_BYTES:
+            raise self.error(f"the header runs past the {MAX_HEADER_BYTES >> 20} MiB limit")
+        kept = self._buf[self._pos :]
+        chunk = self._file.read(max(n - len(kept), _CHUNK))
+        self._base += self._pos
+        self._buf, self._pos = kept + chunk, 0
+        if len(self._buf) < n:
+            raise self.error(f"the file shrank while reading {what} at byte {self.offset}")
+
+    def unpack(self, fmt: struct.Struct, what: str) -> tuple[Any, ...]:
+        self._ensure(fmt.size, what)
+        values = fmt.unpack_from(self._buf, self._pos)
+        self._pos += fmt.size
+        return values
+
+    def u32(self, what: str) -> int:
+        return int(self.unpack(_U32, what)[0])
+
+    def u64(self, what: str) -> int:
+        return int(self.unpack(_U64, what)[0])
+
+    def raw(self, n: int, what: str) -> bytes:
+        self._ensure(n, what)
+        data = self._buf[self._pos : self._pos + n]
+        self._pos += n
+        return data
+
+    def string(self, what: str, *, strict: bool = True) -> str:
+        start = self.offset
+        n = self.u64(f"the length of {what}")
+        if n > MAX_STRING_BYTES:
+            raise self.error(f"string length {n} of {what} exceeds {MAX_STRING_BYTES} bytes")
+        data = self.raw(n, what)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            if strict:
+                raise self.error(f"invalid UTF-8 in {what} at byte {start}") from None
+            # Some converters split multi-byte characters across vocabulary entries; the
+            # runtime treats token text as raw bytes, so such a token is not a defect.
+            return data.decode("utf-8", errors="replace")
+
+    def strings(self, count: int, what: str) -> list[str]:
+        """Vocabularies hold ~10^5 strings: decode the buffered ones in a tight loop."""
+        out: list[str] = []
+        append, unpack = out.append, _U64.unpack_from
+        while len(out) < count:
+            buf, pos, limit = self._buf, self._pos, len(self._buf)
+            for _ in range(count - len(out)):
+                start = pos + 8
+                if start > limit:
+                    break
+                end = start + unpack(buf, pos)[0]
+                if end > limit or end - start > MAX_STRING_BYTES:
+                    break
+                append(buf[start:end].decode("utf-8", errors="replace"))
+                pos = end
+            self._pos = pos
+            if len(out) < count:  # refill the buffer, or report what is wrong
+                append(self.string(what, strict=False))
+        return out
+
+    def value(self, vtype: int, what: str, nested: bool = False) -> object:
+        fmt = _SCALARS.get(vtype)
+        if fmt is not None:
+            (value,) = self.unpack(fmt, what)
+            if vtype == _BOOL:
+                return _as_bool(self, value, what)
+            return value
+        if vtype == _STRING:
+            return self.string(what)
+        if vtype != _ARRAY:
+            raise self.error(f"unknown value type {vtype} for {what}")
+        item_type = self.u32(f"the item type of {what}")
+        count = self.u64(f"the length of {what}")
+        if item_type not in _MIN_VALUE_BYTES:
+            raise self.error(f"unknown item type {item_type} in {what}")
+        if item_type == _ARRAY and nested:
+            raise self.error(f"{what} nests arrays more than one level deep")
+        need = count * _MIN_VALUE_BYTES[item_type]
+        if count > MAX_ARRAY_ITEMS or need > self.remaining:
+            raise self.error(
+                f"{what} claims {count} items, which need at least {need} bytes, "
+                f"but {self.remaining} remain after byte {self.offset}"
+            )
+        fmt = _SCALARS.get(item_type)
+        if fmt is not None:
+            items = list(
+                struct.unpack(f"<{count}{fmt.format[1:]}", self.raw(fmt.size * count, what))
+            )
+            return [_as_bool(self, v, what) for v in items] if item_type == _BOOL else items
+        if item_type == _STRING:
+            return self.strings(count, what)
+        return [self.value(_ARRAY, f"{what}[{i}]", nested=True) for i in range(count)]
+
+
+def _as_bool(cursor: _Cursor, value: object, what: str) -> bool:
+    if value not in (0, 1):
+        raise cursor.error(f"{what} holds {value!r}, which is not a boolean (0 or 1)")
+    return value == 1
+
+
+def read_gguf(path: str | os.PathLike[str]) -> GGUFFile:
+    """Parse a GGUF file's header; ``ModelLoadError`` for anything malformed or unsupported."""
+    file_path = Path(path)
+    try:
+        mode = file_path.stat().st_mode
+        if not stat.S_ISREG(mode):  # reading a pipe or device could block or never end
+            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+            raise ModelLoadError(f"{file_path} is {kind}, not a GGUF file")
+        with file_path.open("rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            return _parse(_Cursor(file, file_path, size), file_path, size)
+    except FileNotFoundError:
+        raise ModelNotFound(f"No model file at {file_path}.") from None
+    except OSError as exc:
+        raise ModelLoadError(f"{file_path}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _parse(cur: _Cursor, path: Path, size: int) -> GGUFFile:
+    if size == 0:
+        raise cur.error("the file is empty, not a GGUF model")
+    head = cur.raw(min(4, size), "the magic number")
+    if head != GGUF_MAGIC[: len(head)]:
+        raise cur.error(f"not a GGUF file (magic {head!r})")
+    if len(head) < 4:
+        raise cur.error(f"truncated at byte {size} while reading the magic number")
+    version = cur.u32("the version")
+    if version not in (2, 3):
+        if version == 1:
+            raise cur.error("GGUF version 1 is not supported; convert the model again")
+        if int.from_bytes(version.to_bytes(4, "little"), "big") in (1, 2, 3):
+            raise cur.error("big-endian GGUF files are not supported")
+        raise cur.error(f"unsupported GGUF version {version}")
+    tensor_count = cur.u64("the tensor count")
+    kv_count = cur.u64("the metadata count")
+    if tensor_count > MAX_TENSORS:
+        raise cur.error(f"tensor count {tensor_count} exceeds the limit of {MAX_TENSORS}")
+    if kv_count > MAX_KV_PAIRS:
+        raise cur.error(f"metadata count {kv_count} exceeds the limit of {MAX_KV_PAIRS}")
+    # Smallest entries: key (8 + 1), type (4), 1-byte value; name (8 + 1), 1 dim, type, offset.
+    if kv_count * 14 + tensor_count * 33 > cur.remaining:
+        raise cur.error(
+            f"{kv_count} metadata entries and {tensor_count} tensors cannot fit in "
+            f"the {cur.remaining} bytes after the header"
+        )
+
+    metadata: dict[str, object] = {}
+    for index in range(kv_count):
+        key = cur.string(f"metadata key #{index}")
+        if key in metadata:
+            raise cur.error(f"duplicate key {key!r}")
+        vtype = cur.u32(f"the type of {key!r}")
+        metadata[key] = cur.value(vtype, f"the value of {key!r}")
+
+    alignment = metadata.get("general.alignment", DEFAULT_ALIGNMENT)
+    if not (_is_count(alignment) and alignment.bit_count() == 1):
+        raise cur.error(f"general.alignment is {alignment!r}, not a power of two")
+
+    tensors = [_read_tensor_info(cur, index, alignment) for index in range(tensor_count)]
+    data_offset = -(-cur.offset // alignment) * alignment
+    _check_layout(cur, tensors, data_offset, size)
+    return GGUFFile(path, version, size, metadata, tuple(tensors), data_offset)
+
+
+def _read_tensor_info(cur: _Cursor, index: int, alignment: int) -> TensorInfo:
+    name = cur.string(f"the name of tensor #{index}")
+    label = f"tensor {name!r}"
+    if not name or len(name.encode()) > MAX_TENSOR_NAME_BYTES:
+        raise cur.error(f"{label} (#{index}) needs a name of 1 to {MAX_TENSOR_NAME_BYTES} bytes")
+    n_dims = cur.u32(f"the dimension count of {label}")
+    if not 1 <= n_dims <= MAX_DIMS:
+        raise cur.error(f"{label} has {n_dims} dimensions; 1 to {MAX_DIMS} are supported")
+    shape = tuple(int(d) for d in cur.unpack(struct.Struct(f"<{n_dims}Q"), f"the shape of {label}"))
+    for axis, dim in enumerate(shape):
+        if dim == 0:
+            raise cur.error(f"dimension {axis} of {label} is 0")
+    elements = math.prod(shape)
+    if elements > _INT64_MAX:
+        raise cur.error(f"{label} has {elements} elements, more than a 64-bit count holds")
+    ggml_type = cur.u32(f"the type of {label}")
+    if ggml_type not in GGML_TYPES:
+        raise cur.error(f"unknown ggml type {ggml_type} for {label}")
+    type_name, block_size, type_size = GGML_TYPES[ggml_type]
+    if shape[0] % block_size:
+        blocks = f"{type_name} blocks of {block_size}"
+        raise cur.error(f"{label} has a first dimension of {shape[0]}, not a multiple of {blocks}")
+    offset = cur.u64(f"the data offset of {label}")
+    if offset % alignment:
+        raise cur.error(f"{label} data offset {offset} is not a multiple of {alignment}")
+    n_bytes = elements // block_size * type_size
+    return TensorInfo(name, shape, ggml_type, type_name, offset, n_bytes)
+
+
+def _check_layout(cur: _Cursor, tensors: list[TensorInfo], data_offset: int, size: int) -> None:
+    seen: set[str] = set()
+    for tensor in tensors:
+        if tensor.name in seen:
+            raise cur.error(f"duplicate tensor name {tensor.name!r}")
+        seen.add(tensor.name)
+        end = data_offset + tensor.offset + tensor.n_bytes
+        if end > size:
+            where = f"byte {end} of {size}"
+            raise cur.error(f"tensor {tensor.name!r} data ends past the end of the file ({where})")
+    ordered = sorted(tensors, key=lambda t: t.offset)
+    for before, after in itertools.pairwise(ordered):
+        if after.offset < before.offset + before.n_bytes:
+            raise cur.error(f"tensors {before.name!r} and {after.name!r} overlap")

@@ -1,0 +1,65 @@
+"""From a model name to a resident model: resolve, inspect, plan against free memory, load."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine.backends import LoadedModel, backend_for
+from engine.errors import InsufficientMemory
+from engine.gguf import GGUFFile, read_gguf
+from engine.models import resolve_model
+from engine.planner import Device, Plan, Resources, make_plan
+
+if TYPE_CHECKING:
+    from engine.hardware import HardwareReport
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    model: LoadedModel
+    plan: Plan
+    info: GGUFFile
+    path: Path
+
+
+def resources_from(report: HardwareReport) -> Resources:
+    """The planner's view of a hardware report: free memory per device, and thread count."""
+    cpu = Device("CPU RAM", "cpu", report.memory.available_bytes, report.memory.total_bytes)
+    gpus: list[Device] = []
+    for gpu in report.gpus:
+        kind = "metal" if gpu.api == "metal" else "cuda" if gpu.api == "cuda" else "vulkan"
+        gpus.append(Device(gpu.name, kind, gpu.budget_bytes, gpu.total_bytes))
+    offload = report.llama_cpp.supports_gpu_offload
+    return Resources(
+        cpu=cpu,
+        gpus=tuple(gpus),
+        threads=max(1, report.cpu.physical_cores),
+        gpu_offload=offload,
+    )
+
+
+def current_resources() -> Resources:
+    from engine.hardware import probe_hardware
+
+    return resources_from(probe_hardware())
+
+
+def plan_model(
+    name: str, *, ctx: int | None = None, resources: Resources | None = None
+) -> tuple[Path, GGUFFile, Plan]:
+    path = resolve_model(name)
+    info = read_gguf(path)
+    plan = make_plan(info, resources or current_resources(), requested_ctx=ctx)
+    return path, info, plan
+
+
+def load_model(name: str, *, ctx: int | None = None, resources: Resources | None = None) -> Loaded:
+    """Load only what fits: a plan that does not fit raises InsufficientMemory before any
+    native allocation happens."""
+    path, info, plan = plan_model(name, ctx=ctx, resources=resources)
+    if not plan.loadable:
+        raise InsufficientMemory(" ".join(plan.reasons) or "The model does not fit in free memory.")
+    model = backend_for(path).load(path, plan)
+    return Loaded(model=model, plan=plan, info=info, path=path)

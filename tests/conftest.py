@@ -1,0 +1,53 @@
+"""Shared fixtures: the real starter model, and a loaded engine model shared per session."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from engine.errors import ModelNotFound  # noqa: E402
+from engine.types import Chunk  # noqa: E402
+
+SHARED_MODELS = Path(__file__).resolve().parents[2] / "shared" / "models"
+
+
+@pytest.fixture(scope="session")
+def starter() -> Path:
+    from engine.models import starter_path
+
+    try:
+        return starter_path()
+    except ModelNotFound as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def shared_models() -> Path:
+    if not SHARED_MODELS.is_dir():
+        pytest.skip(f"test models folder {SHARED_MODELS} is absent")
+    return SHARED_MODELS
+
+
+def collect(chunks: Iterable[Chunk]) -> tuple[str, Chunk]:
+    """Drain a stream, checking the contract: text chunks, then exactly one terminal chunk."""
+    parts: list[str] = []
+    final: Chunk | None = None
+    for chunk in chunks:
+        assert final is None, "a chunk arrived after the terminal chunk"
+        if chunk.is_terminal:
+            final = chunk
+        else:
+            assert chunk.text, "non-terminal chunks carry text"
+            parts.append(chunk.text)
+    assert final is not None, "the stream ended without a terminal chunk"
+    return "".join(parts), final
+
+
+@pytest.fixture
+def drain() -> Iterator[object]:
+    yield collect

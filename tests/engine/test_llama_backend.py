@@ -1,0 +1,194 @@
+"""The llama.cpp backend on the real starter model: answers, streaming contract, cancellation,
+KV-cache reuse, context overflow, stop strings, unload."""
+
+from __future__ import annotations
+
+import gc
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from engine.backends.llama_cpp import LlamaCppModel
+from engine.errors import ModelLoadError
+from engine.gguf import read_gguf
+from engine.planner import Device, Plan, Resources, make_plan
+from engine.types import ChatMessage, GenerationParams
+from tests.conftest import collect
+
+GREEDY = GenerationParams(temperature=0.0, max_tokens=48)
+RESOURCES = Resources(cpu=Device("CPU RAM", "cpu", 16 * 2**30, 24 * 2**30), threads=2)
+
+
+def plan_for(path: Path, ctx: int) -> Plan:
+    return make_plan(read_gguf(path), RESOURCES, requested_ctx=ctx)
+
+
+@pytest.fixture(scope="module")
+def model(starter: Path) -> Iterator[LlamaCppModel]:
+    m = LlamaCppModel(starter, plan_for(starter, 2048))
+    yield m
+    m.close()
+
+
+def test_greedy_answer_mentions_paris(model: LlamaCppModel) -> None:
+    msgs = [ChatMessage("user", "What is the capital of France?")]
+    text, final = collect(model.chat(msgs, GREEDY))
+    assert "Paris" in text
+    assert final.finish_reason in ("stop", "length")
+    assert final.stats is not None
+    assert final.stats.prompt_tokens > 10
+    assert final.stats.completion_tokens > 0
+    assert final.stats.ttft_s > 0 and final.stats.decode_tokens_per_s > 0
+    # Greedy decoding is deterministic.
+    again, _ = collect(model.chat(msgs, GREEDY))
+    assert again == text
+
+
+def test_seeded_sampling_is_reproducible(model: LlamaCppModel) -> None:
+    msgs = [ChatMessage("user", "Tell me a story about a cat.")]
+    p = GenerationParams(temperature=1.0, seed=7, max_tokens=24)
+    a, _ = collect(model.chat(msgs, p))
+    b, _ = collect(model.chat(msgs, p))
+    c, _ = collect(model.chat(msgs, GenerationParams(temperature=1.0, seed=8, max_tokens=24)))
+    assert a == b
+    assert a != c
+
+
+def test_max_tokens_ends_with_length(model: LlamaCppModel) -> None:
+    msgs = [ChatMessage("user", "Count from one to one hundred in words.")]
+    _, final = collect(model.chat(msgs, GenerationParams(temperature=0.0, max_tokens=5)))
+    assert final.finish_reason == "length"
+    assert final.stats is not None and final.stats.completion_tokens == 5
+
+
+def test_stop_string_ends_the_reply_before_it(model: LlamaCppModel) -> None:
+    msgs = [ChatMessage("user", "What is the capital of France?")]
+    full, _ = collect(model.chat(msgs, GREEDY))
+    assert "Paris" in full
+    text, final = collect(model.chat(msgs, GenerationParams(temperature=0.0, stop=("Paris",))))
+    assert final.finish_reason == "stop"
+    assert "Paris" not in text
+    assert full.startswith(text)
+
+
+def test_cancel_stops_within_one_token(model: LlamaCppModel) -> None:
+    cancel = threading.Event()
+    msgs = [ChatMessage("user", "Write a very long essay about the history of Rome.")]
+    stream = model.chat(msgs, GenerationParams(temperature=0.0, max_tokens=400), cancel)
+    after_cancel = 0
+    final = None
+    for chunk in stream:
+        if chunk.is_terminal:
+            final = chunk
+            break
+        if cancel.is_set():
+            after_cancel += 1
+        else:
+            cancel.set()
+    assert final is not None and final.finish_reason == "cancelled"
+    assert after_cancel <= 1
+    assert final.stats is not None and final.stats.completion_tokens <= 2
+
+
+def test_cancel_during_a_long_prompt_stops_promptly(model: LlamaCppModel) -> None:
+    cancel = threading.Event()
+    long_text = "The quick brown fox jumps over the lazy dog. " * 150  # ~1,500 tokens
+    msgs = [ChatMessage("user", long_text)]
+    timer = threading.Timer(0.05, cancel.set)
+    timer.start()
+    _, final = collect(model.chat(msgs, GenerationParams(temperature=0.0, max_tokens=8), cancel))
+    timer.cancel()
+    assert final.finish_reason == "cancelled"
+    assert final.stats is not None and final.stats.completion_tokens == 0
+    # The model is still usable and the aborted prompt left nothing behind.
+    text, final = collect(model.chat([ChatMessage("user", "Say hi.")], GREEDY))
+    assert final.finish_reason in ("stop", "length") and text
+
+
+def test_follow_up_evaluates_only_its_new_tokens(model: LlamaCppModel) -> None:
+    history = [
+        ChatMessage("system", "You are a geography teacher."),
+        ChatMessage("user", "What is the capital of France?"),
+    ]
+    reply, first = collect(model.chat(history, GREEDY))
+    assert first.stats is not None
+    follow_up = ChatMessage("user", "And what is the capital of Italy?")
+    history += [ChatMessage("assistant", reply), follow_up]
+    _, second = collect(model.chat(history, GREEDY))
+    assert second.stats is not None
+    evaluated = second.stats.prompt_tokens - second.stats.cached_tokens
+    new_tokens = len(model.tokenize(follow_up.content, special=False))
+    # The new user turn plus its template markers (and the previous reply's end marker).
+    assert evaluated <= new_tokens + 12
+    assert second.stats.cached_tokens >= first.stats.prompt_tokens
+
+
+def test_overflow_keeps_system_prompt_and_reports_it(starter: Path) -> None:
+    with LlamaCppModel(starter, plan_for(starter, 512)) as small:
+        system = ChatMessage("system", "Always answer in English.")
+        history = [system]
+        for i in range(12):
+            history.append(ChatMessage("user", f"Question {i}: " + "tell me about rivers " * 12))
+            history.append(ChatMessage("assistant", "Rivers are long flowing bodies of water. " * 6))
+        history.append(ChatMessage("user", "What is the capital of France?"))
+        assert small.count_tokens(history) > 512
+        text, final = collect(small.chat(history, GenerationParams(temperature=0.0, max_tokens=32)))
+        assert final.finish_reason in ("stop", "length"), final.error
+        assert final.truncation is not None
+        assert final.truncation.dropped_messages > 0
+        assert final.truncation.context_limit == 512
+        assert "system prompt was kept" in final.truncation.describe()
+        assert final.stats is not None and final.stats.prompt_tokens <= 512 - 32
+        assert text
+
+
+def test_generation_stops_cleanly_when_the_context_is_full(starter: Path) -> None:
+    with LlamaCppModel(starter, plan_for(starter, 512)) as small:
+        prompt = "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,"
+        params = GenerationParams(temperature=0.0, max_tokens=None, repeat_penalty=1.0)
+        _, final = collect(small.complete(prompt, params))
+        assert final.finish_reason in ("length", "stop")
+        if final.finish_reason == "length":
+            assert final.context_full
+            assert final.stats is not None
+            assert final.stats.prompt_tokens + final.stats.completion_tokens >= 511
+
+
+def test_unload_returns_the_memory(starter: Path) -> None:
+    proc = psutil.Process()
+    gc.collect()
+    before = proc.memory_info().rss
+    m = LlamaCppModel(starter, plan_for(starter, 4096))
+    collect(m.chat([ChatMessage("user", "Hello!")], GREEDY))
+    loaded = proc.memory_info().rss
+    m.close()
+    gc.collect()
+    after = proc.memory_info().rss
+    assert loaded - before > 80 * 2**20, "the model should occupy memory while loaded"
+    assert after - before < 0.2 * (loaded - before), (before, loaded, after)
+    # Using a closed model is a clear error, not a crash.
+    _, final = collect(m.chat([ChatMessage("user", "Hello")], GREEDY))
+    assert final.finish_reason == "error" and "unloaded" in (final.error or "")
+
+
+def test_a_file_llama_cpp_refuses_is_a_clear_error(starter: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "unknown-arch.gguf"
+    shutil.copyfile(starter, broken)
+    data = bytearray(broken.read_bytes()[:4096])
+    at = data.find(b"general.architecture")
+    value = data.find(b"llama", at)
+    data[value : value + 5] = b"zzzzz"
+    with open(broken, "r+b") as f:
+        f.write(data)
+    info = read_gguf(broken)
+    assert info.architecture == "zzzzz"
+    plan = make_plan(read_gguf(starter), RESOURCES, requested_ctx=512)
+    start = time.perf_counter()
+    with pytest.raises(ModelLoadError, match="could not load"):
+        LlamaCppModel(broken, plan)
+    assert time.perf_counter() - start < 30
