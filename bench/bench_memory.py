@@ -61,9 +61,9 @@ def measure(model: str, ctx: int) -> dict[str, float]:
         cwd=ROOT,
     )
     row: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
-    row["error_pct"] = 100.0 * (row["predicted"] - row["measured_peak_rss"]) / row[
-        "measured_peak_rss"
-    ]
+    row["error_pct"] = (
+        100.0 * (row["predicted"] - row["measured_peak_rss"]) / row["measured_peak_rss"]
+    )
     return row
 
 

@@ -37,6 +37,7 @@ MAX_DIMS = 8
 MAX_TENSOR_NAME_BYTES = 63  # ggml keeps names in char[GGML_MAX_NAME = 64], NUL included
 _INT64_MAX = (1 << 63) - 1
 _CHUNK = 1 << 18
+_REMEDY = "Download or convert the model again."
 
 # ggml type id -> (name, elements per block, bytes per block). Ids: enum ggml_type in
 # ggml/include/ggml.h; sizes: the block_* structs in ggml/src/ggml-common.h, which ggml.c's
@@ -96,7 +97,7 @@ class GGUFFile:
     data_offset: int
 
     def _error(self, what: str) -> ModelLoadError:
-        return ModelLoadError(f"{self.path}: {what}")
+        return ModelLoadError(f"{self.path}: {what}. {_REMEDY}")
 
     @property
     def architecture(self) -> str:
@@ -293,7 +294,7 @@ class _Cursor:
         return self._size - self.offset
 
     def error(self, what: str) -> ModelLoadError:
-        return ModelLoadError(f"{self._path}: {what}")
+        return ModelLoadError(f"{self._path}: {what}. {_REMEDY}")
 
     def _ensure(self, n: int, what: str) -> None:
         if len(self._buf) - self._pos >= n:
@@ -409,15 +410,18 @@ def read_gguf(path: str | os.PathLike[str]) -> GGUFFile:
     try:
         mode = file_path.stat().st_mode
         if not stat.S_ISREG(mode):  # reading a pipe or device could block or never end
-            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
-            raise ModelLoadError(f"{file_path} is {kind}, not a GGUF file")
+            kind = "a folder" if stat.S_ISDIR(mode) else "a special file"
+            raise ModelLoadError(f"{file_path} is {kind}, not a GGUF file. Give a .gguf file.")
         with file_path.open("rb") as file:
             size = os.fstat(file.fileno()).st_size
             return _parse(_Cursor(file, file_path, size), file_path, size)
     except FileNotFoundError:
-        raise ModelNotFound(f"No model file at {file_path}.") from None
+        raise ModelNotFound(f"No model file at {file_path}. Give a path to a .gguf file.") from None
     except OSError as exc:
-        raise ModelLoadError(f"{file_path}: cannot be read ({exc.strerror or exc})") from None
+        reason = exc.strerror or str(exc)
+        raise ModelLoadError(
+            f"{file_path} cannot be read ({reason}). Check its permissions."
+        ) from None
 
 
 def _parse(cur: _Cursor, path: Path, size: int) -> GGUFFile:
@@ -431,7 +435,7 @@ def _parse(cur: _Cursor, path: Path, size: int) -> GGUFFile:
     version = cur.u32("the version")
     if version not in (2, 3):
         if version == 1:
-            raise cur.error("GGUF version 1 is not supported; convert the model again")
+            raise cur.error("GGUF version 1 is not supported")
         if int.from_bytes(version.to_bytes(4, "little"), "big") in (1, 2, 3):
             raise cur.error("big-endian GGUF files are not supported")
         raise cur.error(f"unsupported GGUF version {version}")

@@ -10,7 +10,7 @@ from engine.backends import LoadedModel, backend_for
 from engine.errors import InsufficientMemory
 from engine.gguf import GGUFFile, read_gguf
 from engine.models import resolve_model
-from engine.planner import Device, Plan, Resources, make_plan
+from engine.planner import Device, DeviceKind, Plan, Resources, make_plan
 
 if TYPE_CHECKING:
     from engine.hardware import HardwareReport
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 class Loaded:
     model: LoadedModel
     plan: Plan
-    info: GGUFFile
     path: Path
 
 
@@ -28,8 +27,9 @@ def resources_from(report: HardwareReport) -> Resources:
     """The planner's view of a hardware report: free memory per device, and thread count."""
     cpu = Device("CPU RAM", "cpu", report.memory.available_bytes, report.memory.total_bytes)
     gpus: list[Device] = []
+    kinds: dict[str, DeviceKind] = {"metal": "metal", "cuda": "cuda"}
     for gpu in report.gpus:
-        kind = "metal" if gpu.api == "metal" else "cuda" if gpu.api == "cuda" else "vulkan"
+        kind = kinds.get(gpu.api, "vulkan")
         gpus.append(Device(gpu.name, kind, gpu.budget_bytes, gpu.total_bytes))
     offload = report.llama_cpp.supports_gpu_offload
     return Resources(
@@ -58,8 +58,9 @@ def plan_model(
 def load_model(name: str, *, ctx: int | None = None, resources: Resources | None = None) -> Loaded:
     """Load only what fits: a plan that does not fit raises InsufficientMemory before any
     native allocation happens."""
-    path, info, plan = plan_model(name, ctx=ctx, resources=resources)
+    path, _info, plan = plan_model(name, ctx=ctx, resources=resources)
+    del _info  # the parsed header holds the whole vocabulary; the runtime keeps its own copy
     if not plan.loadable:
         raise InsufficientMemory(" ".join(plan.reasons) or "The model does not fit in free memory.")
     model = backend_for(path).load(path, plan)
-    return Loaded(model=model, plan=plan, info=info, path=path)
+    return Loaded(model=model, plan=plan, path=path)

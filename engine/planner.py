@@ -14,6 +14,7 @@ from typing import Literal
 from engine.gguf import GGUFFile
 
 Verdict = Literal["fits", "fits_reduced_context", "partial_offload", "does_not_fit"]
+DeviceKind = Literal["cpu", "cuda", "metal", "vulkan"]
 
 MiB = 1024 * 1024
 # Bytes per KV element by cache type: ggml's block sizes (q8_0: 34 bytes per 32 values, q4_0: 18
@@ -23,7 +24,10 @@ KV_BYTES: dict[str, float] = {"f16": 2.0, "q8_0": 34 / 32, "q4_0": 18 / 32}
 KV_PAD = 256
 # Process baseline measured for the engine (interpreter, llama.cpp, numpy, ONNX Runtime not loaded):
 # see docs/MEMORY_PLANNER.md for the measurement.
-RUNTIME_BASE = 56 * MiB
+RUNTIME_BASE = 48 * MiB
+# Resident bytes per byte of GGUF header (Python objects for the parsed vocabulary, allocator
+# slack, llama.cpp's token tables), measured on the starter model: docs/MEMORY_PLANNER.md.
+HEADER_FACTOR = 30
 # Per-device runtime cost of a GPU backend (CUDA context, cuBLAS workspace, Metal command buffers);
 # llama.cpp does not allocate it through its buffers, so it must be added by hand.
 GPU_RUNTIME = {"cuda": 400 * MiB, "metal": 64 * MiB}
@@ -40,7 +44,7 @@ class Device:
     """Memory a model may use on one device. For CPU this is RAM; for Apple GPUs, unified."""
 
     name: str
-    kind: Literal["cpu", "cuda", "metal", "vulkan"]
+    kind: DeviceKind
     free_bytes: int
     total_bytes: int
 
@@ -126,28 +130,38 @@ def kv_cache_bytes(g: GGUFFile, n_ctx: int, kv_type: str = "f16", n_ubatch: int 
     for layer in range(g.block_count):
         layer_cells = swa_cells if swa[layer] else cells
         total += layer_cells * heads[layer] * dims * per_elem
-    return int(math.ceil(total))
+    return math.ceil(total)
 
 
-def compute_bytes(g: GGUFFile, n_ctx: int, n_ubatch: int, flash_attn: bool) -> int:
+def compute_bytes(
+    g: GGUFFile, n_ctx: int, n_ubatch: int, flash_attn: bool, *, resident_only: bool = False
+) -> int:
     """The graph's scratch memory for one micro-batch, as ggml's allocator reserves it.
 
-    Dominated by the logits of a full micro-batch (n_ubatch x n_vocab f32) plus a few hidden-state
-    sized activations that the allocator cannot overlap. Without flash attention the K*Q score
-    matrix (n_ctx x n_ubatch x n_head, f32) is materialised too.
+    The reserve is dominated by the logits of a full micro-batch (n_ubatch x n_vocab f32) plus a
+    few hidden-state sized activations the allocator cannot overlap, and the attention mask;
+    without flash attention the
+    K*Q score matrix (n_ctx x n_ubatch x n_head, f32) is materialised too. Cove asks for the
+    logits of the last prompt token only, so in RAM, where a page becomes resident when it is
+    first written, only one logits row is ever resident (``resident_only``). GPU allocations are
+    committed up front and count in full.
     """
     n_embd = g.embedding_length
-    n_ff = int(_as_int(g.arch_value("feed_forward_length", 4 * n_embd)))
-    size = n_ubatch * 4 * (g.vocab_size + 2 * n_embd + n_ff // 2)
+    n_ff = _as_int(g.arch_value("feed_forward_length", 4 * n_embd))
+    # Hidden-state activations (f32) and the attention mask (f16, one row per KV cell).
+    activations = n_ubatch * (4 * (2 * n_embd + n_ff // 2) + 2 * _pad(n_ctx, KV_PAD))
+    logits_rows = 1 if resident_only else n_ubatch
+    size = activations + logits_rows * 4 * g.vocab_size
     if not flash_attn:
         size += _pad(n_ctx, KV_PAD) * n_ubatch * max(g.heads_per_layer()) * 4
     return size
 
 
 def runtime_overhead(g: GGUFFile) -> int:
-    """Process baseline plus the tokenizer and metadata copies llama.cpp keeps on the heap,
-    which scale with the size of the file's header."""
-    return RUNTIME_BASE + 2 * g.data_offset
+    """Process baseline plus what scales with the file's header: the vocabulary and merges, parsed
+    once in Python (to validate the file and choose the chat template) and held again by
+    llama.cpp's tokenizer."""
+    return RUNTIME_BASE + HEADER_FACTOR * g.data_offset
 
 
 def split_weights(g: GGUFFile) -> tuple[list[int], int, int]:
@@ -254,7 +268,7 @@ def _cpu_budget(g: GGUFFile, cpu: Device, n_ctx: int, kv_type: str, n_ubatch: in
         device=cpu.name,
         weights=g.weights_bytes,
         kv_cache=kv_cache_bytes(g, n_ctx, kv_type, n_ubatch),
-        compute=compute_bytes(g, n_ctx, n_ubatch, flash_attn=True),
+        compute=compute_bytes(g, n_ctx, n_ubatch, flash_attn=True, resident_only=True),
         overhead=runtime_overhead(g),
         free=cpu.free_bytes,
     )
@@ -335,8 +349,8 @@ def _plan_gpu(
     if best == 0:
         return None
     reasons.append(
-        f"All {all_layers} layers need more than the {_gib(usable_bytes(gpu.free_bytes))} usable on "
-        f"{gpu.name}; {best} run on the GPU and the rest on the CPU (slower)."
+        f"All {all_layers} layers need more than the {_gib(usable_bytes(gpu.free_bytes))} "
+        f"usable on {gpu.name}; {best} run on the GPU and the rest on the CPU (slower)."
     )
     return common.plan(device, "partial_offload", wanted, best, budgets(best), reasons)
 

@@ -12,7 +12,7 @@ import json
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, Sequence, ValuesView
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,37 +20,43 @@ from typing import Any, Literal, NoReturn, TypeVar
 
 import jinja2
 from jinja2 import nodes
+from jinja2.exceptions import SecurityError
 from jinja2.ext import Extension, loopcontrols
 from jinja2.parser import Parser
 from jinja2.runtime import Context
-from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import Namespace, pass_context
 from jinja2.visitor import NodeTransformer
 
 from engine.errors import TemplateError
 from engine.types import ChatMessage
 
-__all__ = ["FALLBACK_NAMES", "MAX_OUTPUT_CHARS", "ChatTemplate", "choose", "fallback", "render"]
-
 MAX_OUTPUT_CHARS = 16 * 1024 * 1024
 _MAX_SOURCE_CHARS = 1024 * 1024
 _MAX_VALUE = MAX_OUTPUT_CHARS  # characters (or items) in any one value, counted deep
 _MAX_PRODUCED = 512 * 1024 * 1024  # bytes of new values and text over one render
 _MAX_STEPS = 5_000_000
-_MAX_SECONDS = 3.0
+_MAX_SECONDS = 5.0
 _MAX_RANGE = 100_000
 _MAX_NUMBER = 1_000_000  # widths, counts and the like passed to functions and filters
 _MAX_INT_BITS = 1 << 14
-_MAX_JSON_INDENT = 16
 _WIDE_FORMAT = re.compile(r"\d{7,}")  # a width or precision in a format string
-# Methods on strings that real templates call; the rest (translate, expandtabs…) can only
-# be used to blow up memory.
-_STR_METHODS = frozenset(
-    "capitalize casefold center count endswith find format format_map index isalnum isalpha "
-    "isdecimal isdigit isidentifier islower isnumeric isspace istitle isupper join ljust lower "
-    "lstrip partition removeprefix removesuffix replace rfind rindex rjust rpartition rsplit "
-    "rstrip split splitlines startswith strip swapcase title upper zfill".split()
-)
+# Methods of str and int whose output can dwarf their input (or that make bytes, whose
+# methods would need guarding too) and that no real template needs.
+_BLOCKED_METHODS = frozenset({"encode", "expandtabs", "maketrans", "to_bytes", "translate"})
+_JINJA_CALL_KWARGS = frozenset({"_loop_vars", "_block_vars"})
+# Filters that never turn their arguments into text, so need not size them (which costs a
+# walk over every item).
+# fmt: off
+_NO_TEXT = frozenset({
+    "abs", "attr", "batch", "bool", "count", "d", "default", "dictsort", "first", "float",
+    "groupby", "int", "items", "last", "length", "list", "map", "max", "min", "random",
+    "reject", "rejectattr", "reverse", "round", "select", "selectattr", "slice", "sort", "sum",
+    "unique",
+})
+# fmt: on
+_SIZED = (str, bytes, list, tuple)
+_CONTAINERS = (list, tuple, dict, set, frozenset, KeysView, ValuesView, ItemsView)
 
 T = TypeVar("T")
 
@@ -62,7 +68,13 @@ class _Budget:
     produced: int = 0
     sizes: dict[int, tuple[object, int]] = field(default_factory=dict)
 
+    def charge(self, size: int) -> None:
+        self.produced += size
+        if self.produced > _MAX_PRODUCED:
+            raise _limit(f"more than {_MAX_PRODUCED >> 20} MiB of data")
 
+
+# Unset while compiling, when Jinja folds constants: nothing is counted then.
 _BUDGET: ContextVar[_Budget | None] = ContextVar("cove_template_budget", default=None)
 
 
@@ -73,104 +85,114 @@ def _limit(what: str) -> TemplateError:
     )
 
 
+def _too_big(kind: str = "value") -> TemplateError:
+    return _limit(f"a {kind} of more than {_MAX_VALUE:,} characters")
+
+
 def _step() -> None:
-    budget = _BUDGET.get()
-    if budget is None:  # constant folding while compiling: nothing to count yet
-        return
-    budget.steps += 1
-    if budget.steps > _MAX_STEPS:
-        raise _limit(f"more than {_MAX_STEPS:,} steps")
-    if time.monotonic() > budget.deadline:
-        raise _limit(f"more than {_MAX_SECONDS:g} seconds")
+    if (budget := _BUDGET.get()) is not None:
+        budget.steps += 1
+        if budget.steps > _MAX_STEPS:
+            raise _limit(f"more than {_MAX_STEPS:,} steps")
+        if time.monotonic() > budget.deadline:
+            raise _limit(f"more than {_MAX_SECONDS:g} seconds")
 
 
 def _account(value: T) -> T:
     if isinstance(value, str | bytes | list | tuple | dict):
         if len(value) > _MAX_VALUE:
-            raise _limit(f"a value of more than {_MAX_VALUE:,} items")
-        budget = _BUDGET.get()
-        if budget is not None:
-            budget.produced += sys.getsizeof(value)
-            if budget.produced > _MAX_PRODUCED:
-                raise _limit(f"more than {_MAX_PRODUCED >> 20} MiB of data")
+            raise _too_big()
+        if (budget := _BUDGET.get()) is not None:
+            budget.charge(sys.getsizeof(value))
     elif isinstance(value, int) and value.bit_length() > _MAX_INT_BITS:
         raise _limit("a number too large")
     return value
 
 
-def _text_size(value: object, cache: dict[int, tuple[object, int]]) -> int:
-    """About how long ``str(value)`` is, found without building it (shared items repeat)."""
+def _text_size(value: object) -> int:
+    """About how long ``str(value)`` would be, found without building it.
+
+    Containers can repeat one large item many times, so their text can be far larger than
+    their memory; sizes are cached by identity, which the sandbox's immutability keeps valid.
+    """
     if isinstance(value, str | bytes):
         return len(value)
     if isinstance(value, int):
         return value.bit_length() // 3 + 1
     if isinstance(value, Namespace):  # mutable, so never cached
         attrs: dict[str, object] = value._Namespace__attrs
-        return sum(_text_size(v, cache) + len(k) + 4 for k, v in attrs.items())
-    if not isinstance(value, list | tuple | dict | set | frozenset):
+        return sum(_text_size(v) + len(k) + 4 for k, v in attrs.items())
+    if not isinstance(value, _CONTAINERS):
         return 32
-    hit = cache.get(id(value))
-    if hit is not None:
+    budget = _BUDGET.get()
+    if budget is not None and (hit := budget.sizes.get(id(value))) is not None:
         return hit[1]
-    items: Iterable[object] = value.values() if isinstance(value, dict) else value
-    keys: Iterable[object] = value.keys() if isinstance(value, dict) else ()
     total = 2
-    for item in (*keys, *items) if keys else items:
-        total += _text_size(item, cache) + 2
+    for item in (*value.keys(), *value.values()) if isinstance(value, dict) else value:
+        total += _text_size(item) + 2
         if total > _MAX_VALUE:
             break
-    cache[id(value)] = (value, total)  # keeps the object alive so its id stays unique
+    if budget is not None:
+        budget.sizes[id(value)] = (value, total)  # holding it keeps the id unique
+        budget.charge(128)
     return total
 
 
-def _check_arguments(args: Sequence[Any], kwargs: dict[str, Any], *, numbers_from: int) -> None:
-    budget = _BUDGET.get()
-    cache = budget.sizes if budget is not None else {}
-    for index, arg in enumerate((*args, *kwargs.values())):
-        if _text_size(arg, cache) > _MAX_VALUE:
-            raise _limit(f"a value of more than {_MAX_VALUE:,} characters")
+def _check_arguments(
+    args: Sequence[Any], kwargs: dict[str, Any], *, numbers_from: int = 0, texts: bool = True
+) -> None:
+    values = (*args, *(v for k, v in kwargs.items() if k not in _JINJA_CALL_KWARGS))
+    for index, arg in enumerate(values):
+        if texts and _text_size(arg) > _MAX_VALUE:
+            raise _too_big()
         if index >= numbers_from and type(arg) is int and abs(arg) > _MAX_NUMBER:
             raise _limit(f"a number over {_MAX_NUMBER:,} passed to a function")
 
 
-def _check_format(fmt: object) -> None:
-    if isinstance(fmt, str) and _WIDE_FORMAT.search(fmt):
-        raise _limit("a format width or precision over 999,999")
-
-
-def _check_growth(text: object, unit: int, count: int) -> None:
-    length = len(text) if isinstance(text, str) else _MAX_VALUE
-    if length + unit * count > _MAX_VALUE:
-        raise _limit(f"a string of more than {_MAX_VALUE:,} characters")
-
-
-def _check_replace(text: object, old: object, new: object, count: object = -1) -> None:
-    if not (isinstance(old, str) and isinstance(new, str)) or len(new) <= len(old):
+def _check_format(fmt: object, *values: object) -> None:
+    """Each field of a format string may repeat any of the values (``'{0}{0}{0}'``)."""
+    if not isinstance(fmt, str):
         return
-    hits = (text.count(old) if old else len(text) + 1) if isinstance(text, str) else 1
-    if isinstance(count, int) and count >= 0:
-        hits = min(hits, count)
-    _check_growth(text, len(new) - len(old), hits)
+    fields = fmt.count("%") + fmt.count("{")
+    if len(fmt) > 100_000 or _WIDE_FORMAT.search(fmt):
+        raise _limit("a format string too long or too wide")
+    if len(fmt) + fields * sum(map(_text_size, values)) > _MAX_VALUE:
+        raise _too_big("string")
+
+
+def _check_growth(text: str, unit: int, count: int) -> None:
+    if len(text) + unit * count > _MAX_VALUE:
+        raise _too_big("string")
+
+
+def _check_replace(text: str, old: object, new: object, count: object = -1) -> None:
+    if isinstance(old, str) and isinstance(new, str) and len(new) > len(old):
+        hits = text.count(old) if old else len(text) + 1
+        if type(count) is int and count >= 0:  # a negative count means every occurrence
+            hits = min(hits, count)
+        _check_growth(text, len(new) - len(old), hits)
 
 
 def _check_filter(name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
-    """Filters whose output can be far larger than their input are checked before running."""
-    value, rest = args[0], args[1:]
-    if name == "replace" and len(rest) >= 2:
-        _check_replace(value, *rest[:3])
-    elif name == "indent":
-        width = rest[0] if rest else kwargs.get("width", 4)
-        unit = len(width) if isinstance(width, str) else width if isinstance(width, int) else 0
-        lines = value.count("\n") + 1 if isinstance(value, str) else 1
-        _check_growth(value, unit, lines)
+    """Checks, before they run, the filters whose output can dwarf their input."""
+    rest = args[1:]
+    if name in ("replace", "indent"):
+        args[0] = text = str(args[0])  # as the filter itself would
+        if name == "replace" and len(rest) >= 2:
+            _check_replace(text, rest[0], rest[1], rest[2] if len(rest) > 2 and rest[2] else -1)
+        elif name == "indent":
+            width = rest[0] if rest else kwargs.get("width", 4)
+            unit = len(width) if isinstance(width, str) else width if type(width) is int else 0
+            _check_growth(text, unit, text.count("\n") + 1)
     elif name == "join":
-        args[0] = items = list(value)
-        sep = rest[0] if rest else kwargs.get("d", "")
-        _check_growth("", len(str(sep)) + 1, len(items))
+        args[0] = items = list(args[0])
+        _check_growth("", len(str(rest[0] if rest else kwargs.get("d", ""))) + 1, len(items))
     elif name == "format":
-        _check_format(value)
-    elif name == "sum" and not isinstance(kwargs.get("start", rest[1] if len(rest) > 1 else 0), int | float):
-        raise SecurityError("the sum filter only adds numbers")
+        _check_format(args[0], *rest, *kwargs.values())
+    elif name == "sum":
+        start = kwargs.get("start", rest[1] if len(rest) > 1 else 0)
+        if not isinstance(start, int | float):
+            raise SecurityError("the sum filter only adds numbers")
 
 
 def _guard_filter(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
@@ -179,7 +201,7 @@ def _guard_filter(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(func)  # keeps jinja_pass_arg, so Jinja still passes the context
     def guarded(*args: Any, **kwargs: Any) -> Any:
         _step()
-        _check_arguments(args[skip:], kwargs, numbers_from=1)
+        _check_arguments(args[skip:], kwargs, numbers_from=1, texts=name not in _NO_TEXT)
         checked = list(args[skip:])
         _check_filter(name, checked, kwargs)
         return _account(func(*args[:skip], *checked, **kwargs))
@@ -187,14 +209,17 @@ def _guard_filter(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
     return guarded
 
 
-@pass_context
-def _emit(_: Context, value: object) -> str:
-    budget = _BUDGET.get()
+def _to_text(value: object) -> str:
     if not isinstance(value, str):
-        if _text_size(value, budget.sizes if budget is not None else {}) > _MAX_VALUE:
-            raise _limit(f"a value of more than {_MAX_VALUE:,} characters")
+        if _text_size(value) > _MAX_VALUE:
+            raise _too_big()
         value = str(value)
     return _account(value)
+
+
+@pass_context
+def _emit(_: Context, value: object) -> str:
+    return _to_text(value)
 
 
 @pass_context
@@ -205,10 +230,10 @@ def _iterate(_: Context, iterable: Iterable[Any]) -> Iterator[Any]:
 
 
 @pass_context
-def _concat(context: Context, parts: list[Any]) -> str:
-    texts = [_emit(context, part) for part in parts]
+def _concat(_: Context, parts: list[Any]) -> str:
+    texts = [_to_text(part) for part in parts]
     if sum(map(len, texts)) > _MAX_VALUE:
-        raise _limit(f"a string of more than {_MAX_VALUE:,} characters")
+        raise _too_big("string")
     return _account("".join(texts))
 
 
@@ -251,19 +276,16 @@ class _NoLoader(jinja2.BaseLoader):
 
 
 def _capped_range(*args: int) -> range:
-    numbers = range(*args)
-    if len(numbers) > _MAX_RANGE:
+    if len(numbers := range(*args)) > _MAX_RANGE:
         raise _limit(f"a range of more than {_MAX_RANGE:,} numbers")
     return numbers
 
 
 def _raise_exception(message: object) -> NoReturn:
-    raise TemplateError(f"The chat template refused this conversation: {message}")
+    raise TemplateError(f"The chat template refused this conversation: {_to_text(message)}")
 
 
 def _strftime_now(fmt: str) -> str:
-    if len(fmt) > 1000:
-        raise _limit("a date format over 1000 characters")
     _check_format(fmt)  # glibc honours field widths such as %9999999Y
     return datetime.now().strftime(fmt)
 
@@ -275,7 +297,7 @@ def _tojson(
     separators: tuple[str, str] | None = None,
     sort_keys: bool = False,
 ) -> str:
-    if len(str(indent or "")) > _MAX_JSON_INDENT or (isinstance(indent, int) and indent > 16):
+    if (len(indent) if isinstance(indent, str) else indent or 0) > 16:
         raise _limit("a JSON indent over 16")
     return json.dumps(
         value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
@@ -304,14 +326,14 @@ class _Sandbox(ImmutableSandboxedEnvironment):
         self.filters.update(_cove_emit=_emit, _cove_iterate=_iterate, _cove_concat=_concat)
 
     def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
-        if isinstance(obj, str) and callable(value) and attr not in _STR_METHODS:
+        if isinstance(obj, str | int) and attr in _BLOCKED_METHODS:
             return False
         return super().is_safe_attribute(obj, attr, value)
 
     def unsafe_undefined(self, obj: Any, attribute: str) -> NoReturn:
         # The stock sandbox returns an Undefined that prints as "", hiding the attempt.
         raise SecurityError(
-            f"access to attribute {attribute!r} of a {type(obj).__name__!r} object is not allowed"
+            f"access to attribute {attribute!r} of {type(obj).__name__!r} objects is not allowed"
         )
 
     def getitem(self, obj: Any, argument: Any) -> Any:
@@ -325,32 +347,32 @@ class _Sandbox(ImmutableSandboxedEnvironment):
         if isinstance(owner, str):
             method = getattr(target, "__name__", "")
             if method in ("format", "format_map"):
-                _check_format(owner)
+                _check_format(owner, *args, *kwargs.values())
             elif method == "replace" and len(args) >= 2:
                 _check_replace(owner, *args[:3])
             elif method == "join" and args:
-                args = (list(args[0]), *args[1:])
-                _check_growth("", len(owner) + 1, len(args[0]))
-        _check_arguments(args, kwargs, numbers_from=0)
+                args = (items := list(args[0]), *args[1:])
+                _check_growth("", len(owner) + 1, len(items))
+        if owner is not None:  # a built-in method; macros and globals guard themselves
+            _check_arguments(args, kwargs)
         return _account(super().call(context, obj, *args, **kwargs))
 
     def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
         _step()
-        sized = str | bytes | list | tuple
         if operator == "**" and type(left) is int and type(right) is int and right > 0:
             if left.bit_length() * right > _MAX_INT_BITS:
                 raise _limit("a number too large")
         elif operator == "*":
-            seq, times = (left, right) if isinstance(left, sized) else (right, left)
-            if isinstance(seq, sized) and isinstance(times, int) and len(seq) * times > _MAX_VALUE:
+            seq, times = (left, right) if isinstance(left, _SIZED) else (right, left)
+            if isinstance(seq, _SIZED) and isinstance(times, int) and len(seq) * times > _MAX_VALUE:
                 raise _limit(f"a value of more than {_MAX_VALUE:,} items")
-        elif operator == "+" and isinstance(left, sized) and isinstance(right, sized):
+        elif operator == "+" and isinstance(left, _SIZED) and isinstance(right, _SIZED):
             if len(left) + len(right) > _MAX_VALUE:
                 raise _limit(f"a value of more than {_MAX_VALUE:,} items")
         elif operator == "%" and isinstance(left, str):
-            _check_format(left)
-            values = right if isinstance(right, tuple) else (right,)
-            _check_arguments(values, {}, numbers_from=0)
+            _check_format(left, right)
+            if "*" in left:  # widths taken from the values
+                _check_arguments(right if isinstance(right, tuple) else (right,), {}, texts=False)
         return _account(super().call_binop(context, operator, left, right))
 
 
@@ -423,3 +445,145 @@ def render(
     if len(text) > MAX_OUTPUT_CHARS:
         raise _limit(f"a prompt of more than {MAX_OUTPUT_CHARS:,} characters")
     return text
+
+
+# Built-in templates, written from each family's published prompt format. They are lenient
+# (roles need not alternate): a conversation that is unusual is still a conversation.
+_CHATML = (
+    "{% for m in messages %}{{ '<|im_start|>' + m.role + '\n' + m.content + '<|im_end|>\n' }}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+_LLAMA3 = (
+    "{{ bos_token }}{% for m in messages %}{{ '<|start_header_id|>' + m.role"
+    " + '<|end_header_id|>\n\n' + m.content | trim + '<|eot_id|>' }}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\n\n' }}"
+    "{% endif %}"
+)
+_GEMMA = (
+    "{{ bos_token }}{% set ns = namespace(system='') %}{% for m in messages %}"
+    "{% if m.role == 'system' %}{% set ns.system = ns.system + m.content | trim + '\n\n' %}"
+    "{% else %}{{ '<start_of_turn>' + ('model' if m.role == 'assistant' else 'user') + '\n'"
+    " + ns.system + m.content | trim + '<end_of_turn>\n' }}{% set ns.system = '' %}{% endif %}"
+    "{% endfor %}{% if ns.system %}{{ '<start_of_turn>user\n' + ns.system | trim"
+    " + '<end_of_turn>\n' }}{% endif %}"
+    "{% if add_generation_prompt %}{{ '<start_of_turn>model\n' }}{% endif %}"
+)
+_MISTRAL = (
+    "{{ bos_token }}{% set ns = namespace(system='') %}{% for m in messages %}"
+    "{% if m.role == 'system' %}{% set ns.system = ns.system + m.content + '\n\n' %}"
+    "{% elif m.role == 'user' %}{{ '[INST] ' + ns.system + m.content + ' [/INST]' }}"
+    "{% set ns.system = '' %}{% else %}{{ m.content + eos_token }}{% endif %}{% endfor %}"
+    "{% if ns.system %}{{ '[INST] ' + ns.system | trim + ' [/INST]' }}{% endif %}"
+)
+_LLAMA2 = (
+    "{% set ns = namespace(system='') %}{% for m in messages %}{% if m.role == 'system' %}"
+    "{% set ns.system = '<<SYS>>\n' + m.content | trim + '\n<</SYS>>\n\n' %}"
+    "{% elif m.role == 'user' %}{{ bos_token + '[INST] ' + ns.system + m.content | trim"
+    " + ' [/INST]' }}{% set ns.system = '' %}"
+    "{% else %}{{ ' ' + m.content | trim + ' ' + eos_token }}{% endif %}{% endfor %}"
+    "{% if ns.system %}{{ bos_token + '[INST] ' + ns.system | trim + ' [/INST]' }}{% endif %}"
+)
+_PHI3 = (
+    "{% for m in messages %}{{ '<|' + m.role + '|>\n' + m.content + '<|end|>\n' }}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|assistant|>\n' }}{% else %}{{ eos_token }}{% endif %}"
+)
+
+# name: (label, source, stop strings)
+_FORMATS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "chatml": ("ChatML", _CHATML, ("<|im_end|>",)),
+    "llama3": ("Llama 3", _LLAMA3, ("<|eot_id|>",)),
+    "gemma": ("Gemma", _GEMMA, ("<end_of_turn>",)),
+    "mistral": ("Mistral", _MISTRAL, ("</s>", "[INST]")),
+    "phi3": ("Phi-3", _PHI3, ("<|end|>", "<|endoftext|>")),
+    "llama2": ("Llama 2", _LLAMA2, ("</s>", "[INST]")),
+}
+FALLBACK_NAMES: tuple[str, ...] = tuple(_FORMATS)
+
+# Markers that identify a format, in a template's text or among a tokenizer's special tokens;
+# strongest first, and every marker of a group must be present.
+_MARKERS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("<|im_sep|>",), "phi4"),  # ChatML's tokens, phi3's architecture, a format of its own
+    (("<|im_start|>",), "chatml"),
+    (("<|start_header_id|>",), "llama3"),
+    (("<start_of_turn>",), "gemma"),
+    (("<|user|>", "<|end|>"), "phi3"),
+    (("[INST]", "<<SYS>>"), "llama2"),
+    (("[INST]",), "mistral"),
+)
+_MARKER_SET = frozenset(marker for group, _ in _MARKERS for marker in group)
+# Text that ends a turn when a template writes it, and so makes a good stop string.
+_END_MARKERS: tuple[str, ...] = (
+    "<|im_end|>",
+    "<|eot_id|>",
+    "<|eom_id|>",
+    "<end_of_turn>",
+    "<|end|>",
+)
+_END_MARKERS += ("<|endoftext|>", "<|END_OF_TURN_TOKEN|>", "</s>")
+_ARCHITECTURES = {
+    **dict.fromkeys(("qwen", "qwen2", "qwen2moe", "qwen3", "qwen3moe"), "chatml"),
+    **dict.fromkeys(("gemma", "gemma2", "gemma3", "gemma3n"), "gemma"),
+    **dict.fromkeys(("mistral", "mistral3", "mixtral"), "mistral"),
+    "phi3": "phi3",
+}
+_LLAMA3_VOCAB = 128256
+# Plain "llama" is shared by Llama 2, Llama 3, Mistral and more; names are the last resort.
+_NAME_HINTS = (
+    (("llama-3", "llama3"), "llama3"),
+    (("llama-2", "llama2"), "llama2"),
+    (("mistral", "mixtral"), "mistral"),
+    (("qwen",), "chatml"),
+    (("gemma",), "gemma"),
+    (("phi-3", "phi3"), "phi3"),
+)
+
+
+def fallback(name: str, *, reason: str = "a built-in template was asked for") -> ChatTemplate:
+    """The built-in template ``name`` (one of ``FALLBACK_NAMES``)."""
+    if name not in _FORMATS:
+        known = ", ".join(FALLBACK_NAMES)
+        raise TemplateError(f"There is no built-in chat template {name!r} (there are {known}).")
+    _, source, stop = _FORMATS[name]
+    return ChatTemplate(name=name, source=source, origin="fallback", stop=stop, reason=reason)
+
+
+def _chosen(name: str, because: str) -> ChatTemplate:
+    label = _FORMATS[name][0]
+    return fallback(
+        name, reason=f"the model file has no chat template; chose {label} because {because}"
+    )
+
+
+def choose_template(
+    *,
+    embedded: str | None,
+    architecture: str | None,
+    tokens: Sequence[str] | None = None,
+    model_name: str | None = None,
+) -> ChatTemplate:
+    """The model's own template when it has one, else a built-in chosen on real evidence."""
+    if embedded and embedded.strip():
+        name = next((n for g, n in _MARKERS if all(m in embedded for m in g)), "custom")
+        known = _FORMATS[name][2] if name in _FORMATS else ()
+        stop = dict.fromkeys((*known, *(m for m in _END_MARKERS if m in embedded)))
+        return ChatTemplate(name, embedded, "model", tuple(stop), "from the model file")
+    arch = (architecture or "").strip().lower()
+    found: str | None = None
+    if tokens is not None:
+        present = _MARKER_SET.intersection(tokens)  # one pass over a vocabulary of ~150k
+        group, found = next(((g, n) for g, n in _MARKERS if present.issuperset(g)), ((), None))
+        if found in _FORMATS:
+            return _chosen(found, "the tokenizer has " + " and ".join(group))
+    if found is None and arch in _ARCHITECTURES:
+        return _chosen(_ARCHITECTURES[arch], f"the model's architecture is {arch}")
+    if found is None and arch == "llama" and tokens is not None and len(tokens) == _LLAMA3_VOCAB:
+        return _chosen("llama3", f"it is a llama model with Llama 3's {_LLAMA3_VOCAB} tokens")
+    lowered = (model_name or "").lower().replace(" ", "-").replace("_", "-")
+    for hints, name in _NAME_HINTS if found is None else ():
+        if hint := next((h for h in hints if h in lowered), None):
+            return _chosen(name, f"the model's name ({model_name}) mentions {hint!r}")
+    raise TemplateError(
+        "The model file has no chat template, and neither its tokenizer, its architecture "
+        f"({architecture or 'unknown'}) nor its name tells which chat format it expects. "
+        "Supply a chat template for this model to chat with it."
+    )

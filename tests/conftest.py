@@ -10,8 +10,8 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from engine.errors import ModelNotFound  # noqa: E402
-from engine.types import Chunk  # noqa: E402
+from engine.errors import ModelNotFound
+from engine.types import Chunk
 
 SHARED_MODELS = Path(__file__).resolve().parents[2] / "shared" / "models"
 

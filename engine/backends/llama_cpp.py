@@ -13,7 +13,7 @@ import ctypes
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,14 @@ from engine.gguf import GGUFFile, read_gguf
 from engine.planner import Plan
 from engine.stopping import StopMatcher
 from engine.templates import ChatTemplate, choose_template, render
-from engine.types import ChatMessage, Chunk, FinishReason, GenerationParams, GenerationStats
+from engine.types import (
+    ChatMessage,
+    Chunk,
+    FinishReason,
+    GenerationParams,
+    GenerationStats,
+    Truncation,
+)
 
 # ggml type ids for the KV cache types the planner may choose.
 _KV_GGML_TYPE = {"f16": 1, "q8_0": 8, "q4_0": 2}
@@ -88,15 +95,19 @@ class LlamaCppModel:
     second concurrent call into a clear error instead of corrupted state.
     """
 
-    def __init__(self, path: Path, plan: Plan, *, gguf: GGUFFile | None = None) -> None:
-        # Validate the file in Python first: malformed input never reaches native code.
-        self.info = gguf or read_gguf(path)
+    def __init__(self, path: Path, plan: Plan) -> None:
+        # Validate the file in Python first: malformed input never reaches native code. The
+        # parsed header (the whole vocabulary as Python objects) is not kept.
+        info = read_gguf(path)
+        self.name = info.name or path.stem
+        self.architecture = info.architecture
         self.template: ChatTemplate = choose_template(
-            embedded=self.info.chat_template,
-            architecture=self.info.architecture,
-            tokens=_tokens_of(self.info),
-            model_name=self.info.name,
+            embedded=info.chat_template,
+            architecture=info.architecture,
+            tokens=_tokens_of(info),
+            model_name=info.name,
         )
+        del info
         self.plan = plan
         self._lib = lib = native()
         self._lock = threading.Lock()
@@ -246,7 +257,7 @@ class LlamaCppModel:
         cancel: threading.Event | None,
         stop: Sequence[str],
         started: float,
-        truncation: Any,
+        truncation: Truncation | None,
     ) -> Iterator[Chunk]:
         if not self._lock.acquire(blocking=False):
             yield Chunk(finish_reason="error", error="This model is already generating a reply.")
@@ -263,41 +274,9 @@ class LlamaCppModel:
             stats.prompt(len(tokens), reused)
             if reused < 0:
                 finish = "cancelled"
-                return
-            sampler = self._make_sampler(params)
-            matcher = StopMatcher(stop)
-            decoder = codecs.getincrementaldecoder("utf-8")("replace")
-            limit = params.max_tokens
-            generated = 0
-            while True:
-                if cancel.is_set():
-                    finish = "cancelled"
-                    break
-                token = self._lib.llama_sampler_sample(sampler, self._ctx, -1)
-                if generated == 0:
-                    stats.first_token()
-                if self._lib.llama_vocab_is_eog(self._vocab, token) or (token in self._stop_tokens):
-                    break
-                generated += 1
-                stats.completion_tokens = generated
-                text, hit = matcher.feed(decoder.decode(self._piece(token)))
-                if text:
-                    yield Chunk(text=text)
-                if hit:
-                    break
-                if limit is not None and generated >= limit:
-                    finish = "length"
-                    break
-                if len(self._cached) + 1 >= self._n_ctx:
-                    finish, context_full = "length", True
-                    break
-                if not self._decode([token], cancel):
-                    finish = "cancelled"
-                    break
-                self._cached.append(token)
-            tail = matcher.flush(decoder.decode(b"", final=True)) if finish != "cancelled" else ""
-            if tail:
-                yield Chunk(text=tail)
+            else:
+                sampler = self._make_sampler(params)
+                finish, context_full = yield from self._sample(sampler, params, cancel, stop, stats)
         except EngineError as exc:
             finish, error = "error", str(exc)
             self._reset_cache()
@@ -315,6 +294,51 @@ class LlamaCppModel:
             error=error,
             context_full=context_full,
         )
+
+    def _sample(
+        self,
+        sampler: Any,
+        params: GenerationParams,
+        cancel: threading.Event,
+        stop: Sequence[str],
+        stats: _StatsClock,
+    ) -> Generator[Chunk, None, tuple[FinishReason, bool]]:
+        """Sample, detokenize and decode one token at a time; returns (finish, context_full)."""
+        lib, ctx, vocab = self._lib, self._ctx, self._vocab
+        matcher = StopMatcher(stop)
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        limit = params.max_tokens
+        finish: FinishReason = "stop"
+        context_full = False
+        generated = 0
+        while True:
+            if cancel.is_set():
+                return "cancelled", False
+            token = lib.llama_sampler_sample(sampler, ctx, -1)
+            if generated == 0:
+                stats.first_token()
+            if lib.llama_vocab_is_eog(vocab, token) or token in self._stop_tokens:
+                break
+            generated += 1
+            stats.completion_tokens = generated
+            text, hit = matcher.feed(decoder.decode(self._piece(token)))
+            if text:
+                yield Chunk(text=text)
+            if hit:
+                return "stop", False
+            if limit is not None and generated >= limit:
+                finish = "length"
+                break
+            if len(self._cached) + 1 >= self._n_ctx:
+                finish, context_full = "length", True
+                break
+            if not self._decode([token], cancel):
+                return "cancelled", False
+            self._cached.append(token)
+        tail = matcher.flush(decoder.decode(b"", final=True))
+        if tail:
+            yield Chunk(text=tail)
+        return finish, context_full
 
     def _prefill(self, tokens: list[int], cancel: threading.Event) -> int:
         """Bring the KV cache to ``tokens`` minus the last one... then evaluate the last one, so

@@ -134,7 +134,9 @@ def test_overflow_keeps_system_prompt_and_reports_it(starter: Path) -> None:
         history = [system]
         for i in range(12):
             history.append(ChatMessage("user", f"Question {i}: " + "tell me about rivers " * 12))
-            history.append(ChatMessage("assistant", "Rivers are long flowing bodies of water. " * 6))
+            history.append(
+                ChatMessage("assistant", "Rivers are long flowing bodies of water. " * 6)
+            )
         history.append(ChatMessage("user", "What is the capital of France?"))
         assert small.count_tokens(history) > 512
         text, final = collect(small.chat(history, GenerationParams(temperature=0.0, max_tokens=32)))
