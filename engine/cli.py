@@ -260,8 +260,10 @@ def _stats_dict(final: Chunk) -> dict[str, object]:
 def _human(key: str, value: object) -> str:
     from engine.hardware import format_bytes
 
-    if isinstance(value, int) and key.endswith(("size", "bytes")):
+    if isinstance(value, int) and key in ("file_size", "weights_bytes"):
         return format_bytes(value)
+    if isinstance(value, int) and key == "parameters":
+        return f"{value / 1e6:.1f} M" if value < 1e9 else f"{value / 1e9:.2f} B"
     return str(value)
 
 

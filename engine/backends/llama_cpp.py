@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.context import fit_messages, reply_reserve
-from engine.errors import BackendUnavailable, ContextOverflow, EngineError, ModelLoadError
+from engine.errors import BackendUnavailable, EngineError, ModelLoadError
 from engine.gguf import GGUFFile, read_gguf
 from engine.planner import Plan
 from engine.stopping import StopMatcher
@@ -173,10 +173,15 @@ class LlamaCppModel:
     def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
         return len(self.tokenize(self._render(messages)))
 
-    def tokenize(self, text: str, *, special: bool = True) -> list[int]:
+    def tokenize(
+        self, text: str, *, special: bool = True, add_bos: bool | None = None
+    ) -> list[int]:
+        """Token ids of ``text``. BOS is added when the model wants it, unless the text (a
+        rendered template) already starts with it."""
         self._check_open()
+        if add_bos is None:
+            add_bos = self._add_bos and not (self.bos_text and text.startswith(self.bos_text))
         data = text.encode("utf-8")
-        add_bos = self._add_bos and not (self.bos_text and text.startswith(self.bos_text))
         cap = len(data) + 8
         buf = (self._lib.llama_token * cap)()
         n = self._lib.llama_tokenize(self._vocab, data, len(data), buf, cap, add_bos, special)
@@ -194,15 +199,24 @@ class LlamaCppModel:
     ) -> Iterator[Chunk]:
         """Stream a reply to a conversation; the last chunk is terminal and carries the stats."""
         started = time.perf_counter()
+        rendered: dict[str, list[int]] = {}
+
+        def prompt_tokens(msgs: Sequence[ChatMessage]) -> list[int]:
+            # The policy and the final prompt render the same text; tokenize it once.
+            text = self._render(msgs)
+            if text not in rendered:
+                rendered[text] = self.tokenize(text)
+            return rendered[text]
+
         try:
             fitted, truncation = fit_messages(
                 messages,
-                self.count_tokens,
+                lambda msgs: len(prompt_tokens(msgs)),
                 n_ctx=self._n_ctx,
                 reserve=reply_reserve(self._n_ctx, params.max_tokens),
             )
-            tokens = self.tokenize(self._render(fitted))
-        except (ContextOverflow, EngineError) as exc:
+            tokens = prompt_tokens(fitted)
+        except EngineError as exc:
             yield Chunk(finish_reason="error", error=str(exc))
             return
         stop = (*params.stop, *self.template.stop)
@@ -279,10 +293,10 @@ class LlamaCppModel:
                 finish, context_full = yield from self._sample(sampler, params, cancel, stop, stats)
         except EngineError as exc:
             finish, error = "error", str(exc)
-            self._reset_cache()
+            self.reset()
         except Exception as exc:  # the generator boundary: the stream must still end properly
             finish, error = "error", f"The engine failed while generating: {exc}"
-            self._reset_cache()
+            self.reset()
         finally:
             if sampler is not None:
                 self._lib.llama_sampler_free(sampler)
@@ -353,7 +367,7 @@ class LlamaCppModel:
         # The last prompt token must be evaluated again to produce the logits to sample from.
         common = min(common, len(tokens) - 1)
         if not self._lib.llama_memory_seq_rm(self._mem, 0, common, -1):
-            self._reset_cache()
+            self.reset()
             common = 0
         del self._cached[common:]
         todo = tokens[common:]
@@ -449,13 +463,13 @@ class LlamaCppModel:
         end-of-generation (files converted with incomplete metadata)."""
         found = set()
         for marker in self.template.stop:
-            ids = self.tokenize(marker)
-            ids = [t for t in ids if self._token_text(t) != self.bos_text or not self.bos_text]
+            ids = self.tokenize(marker, add_bos=False)
             if len(ids) == 1:
                 found.add(ids[0])
         return frozenset(found)
 
-    def _reset_cache(self) -> None:
+    def reset(self) -> None:
+        """Forget the cached conversation (the next request evaluates its whole prompt)."""
         if self._ctx:
             self._lib.llama_memory_clear(self._mem, True)
         self._cached.clear()

@@ -1,0 +1,112 @@
+"""The ``cove`` command as a user runs it: a real process, real model, real exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cove(
+    *args: str, stdin: str | None = None, timeout: float = 180
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "engine.cli", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        cwd=ROOT,
+        timeout=timeout,
+    )
+
+
+def test_probe_json_describes_this_machine() -> None:
+    out = cove("probe", "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["cpu"]["physical_cores"] >= 1
+    assert report["memory"]["available_bytes"] > 0
+    assert "CPU" in report["best_device"]
+
+
+def test_probe_human_lists_what_is_absent_and_why() -> None:
+    out = cove("probe")
+    assert out.returncode == 0
+    assert "Not found:" in out.stdout and "RAM:" in out.stdout
+
+
+def test_inspect_starter(starter: Path) -> None:
+    out = cove("inspect", "starter", "--json")
+    assert out.returncode == 0, out.stderr
+    info = json.loads(out.stdout)
+    assert info["architecture"] == "llama"
+    assert info["layers"] == 30
+    assert info["chat_template"]["name"] == "chatml"
+    assert info["chat_template"]["origin"] == "model"
+
+
+def test_plan_breakdown_and_verdict(starter: Path) -> None:
+    out = cove("plan", "starter", "--ctx", "4096", "--json")
+    assert out.returncode == 0, out.stderr
+    plan = json.loads(out.stdout)
+    assert plan["verdict"] == "fits" and plan["n_ctx"] == 4096
+    (budget,) = plan["budgets"]
+    assert budget["kv_cache"] == 90 * 2**20
+    human = cove("plan", "starter")
+    assert "Verdict   fits" in human.stdout and "KV cache" in human.stdout
+
+
+def test_chat_one_shot_streams_and_reports_stats(starter: Path) -> None:
+    out = cove(
+        "chat", "--temperature", "0", "--max-tokens", "40", "--stats", "json",
+        "What is the capital of France?",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "Paris" in out.stdout
+    stats = json.loads(out.stderr.strip().splitlines()[-1])
+    for key in ("prompt_tokens", "completion_tokens", "ttft_s", "decode_tokens_per_s"):
+        assert key in stats
+    assert stats["finish_reason"] in ("stop", "length")
+    assert stats["completion_tokens"] > 0
+
+
+def test_interactive_chat_keeps_the_conversation(starter: Path) -> None:
+    out = cove(
+        "chat", "--temperature", "0", "--max-tokens", "24", "--stats", "json",
+        stdin="Hello!\nWhat is the capital of France?\n",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    stats = [json.loads(line) for line in out.stderr.splitlines() if line.startswith("{")]
+    assert len(stats) == 2
+    # The second turn reused the first turn's KV cache.
+    assert stats[1]["cached_tokens"] > 0
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("inspect", "/nonexistent/model.gguf"), "No model at"),
+        (("chat", "--model", "/nonexistent/model.gguf", "hi"), "No model at"),
+        (("plan", "starter", "--ctx", "0"), "positive integer"),
+        (("chat", "--temperature", "9", "hi"), "temperature"),
+    ],
+)
+def test_errors_are_one_line_without_traceback(args: tuple[str, ...], needle: str) -> None:
+    out = cove(*args)
+    assert out.returncode != 0
+    assert needle in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_corrupt_model_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "broken.gguf"
+    bad.write_bytes(b"GGUF\x03\x00\x00\x00" + b"\xff" * 40)
+    out = cove("chat", "--model", str(bad), "hi")
+    assert out.returncode == 1
+    assert out.stderr.startswith("cove: error:") and str(bad) in out.stderr
+    assert "Traceback" not in out.stderr
