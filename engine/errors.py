@@ -21,6 +21,12 @@ class ModelLoadError(EngineError):
     code = "model_load_error"
 
 
+class LoadCancelled(EngineError):
+    """The user cancelled loading a model; nothing stays allocated."""
+
+    code = "load_cancelled"
+
+
 class InsufficientMemory(EngineError):
     """The model (at the requested context) does not fit in the memory that is free."""
 

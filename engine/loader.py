@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.backends import LoadedModel, backend_for
+from engine.backends import LoadedModel, LoadProgress, backend_for
 from engine.errors import InsufficientMemory
 from engine.gguf import GGUFFile, read_gguf
 from engine.models import resolve_model
@@ -55,12 +55,18 @@ def plan_model(
     return path, info, plan
 
 
-def load_model(name: str, *, ctx: int | None = None, resources: Resources | None = None) -> Loaded:
+def load_model(
+    name: str,
+    *,
+    ctx: int | None = None,
+    resources: Resources | None = None,
+    progress: LoadProgress | None = None,
+) -> Loaded:
     """Load only what fits: a plan that does not fit raises InsufficientMemory before any
     native allocation happens."""
     path, _info, plan = plan_model(name, ctx=ctx, resources=resources)
     del _info  # the parsed header holds the whole vocabulary; the runtime keeps its own copy
     if not plan.loadable:
         raise InsufficientMemory(" ".join(plan.reasons) or "The model does not fit in free memory.")
-    model = backend_for(path).load(path, plan)
+    model = backend_for(path).load(path, plan, progress)
     return Loaded(model=model, plan=plan, path=path)

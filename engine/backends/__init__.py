@@ -7,7 +7,7 @@ engine at all) never pays for a native library the user does not need.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -16,6 +16,10 @@ from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
     from engine.planner import Plan
+
+
+# Called with the fraction loaded (0..1); returning False cancels the load.
+LoadProgress = Callable[[float], bool]
 
 
 class LoadedModel(Protocol):
@@ -49,7 +53,7 @@ class Backend(Protocol):
 
     def handles(self, path: Path) -> bool: ...
 
-    def load(self, path: Path, plan: Plan) -> LoadedModel: ...
+    def load(self, path: Path, plan: Plan, progress: LoadProgress | None = None) -> LoadedModel: ...
 
 
 _REGISTRY: dict[str, Backend] = {}

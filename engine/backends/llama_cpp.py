@@ -17,8 +17,9 @@ from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from engine.backends import LoadProgress
 from engine.context import fit_messages, reply_reserve
-from engine.errors import BackendUnavailable, EngineError, ModelLoadError
+from engine.errors import BackendUnavailable, EngineError, LoadCancelled, ModelLoadError
 from engine.gguf import GGUFFile, read_gguf
 from engine.planner import Plan
 from engine.stopping import StopMatcher
@@ -84,8 +85,8 @@ class LlamaCppBackend:
     def handles(self, path: Path) -> bool:
         return path.is_file() and path.suffix.lower() == ".gguf"
 
-    def load(self, path: Path, plan: Plan) -> LlamaCppModel:
-        return LlamaCppModel(path, plan)
+    def load(self, path: Path, plan: Plan, progress: LoadProgress | None = None) -> LlamaCppModel:
+        return LlamaCppModel(path, plan, progress=progress)
 
 
 class LlamaCppModel:
@@ -95,7 +96,7 @@ class LlamaCppModel:
     second concurrent call into a clear error instead of corrupted state.
     """
 
-    def __init__(self, path: Path, plan: Plan) -> None:
+    def __init__(self, path: Path, plan: Plan, *, progress: LoadProgress | None = None) -> None:
         # Validate the file in Python first: malformed input never reaches native code. The
         # parsed header (the whole vocabulary as Python objects) is not kept.
         info = read_gguf(path)
@@ -120,9 +121,22 @@ class LlamaCppModel:
         mparams = lib.llama_model_default_params()
         mparams.n_gpu_layers = plan.gpu_layers
         mparams.load_mode = lib.LLAMA_LOAD_MODE_MMAP
+        cancelled = False
+        if progress is not None:
+
+            def on_progress(fraction: float, _data: Any) -> bool:
+                nonlocal cancelled
+                cancelled = not progress(float(fraction))
+                return not cancelled
+
+            # Referenced until the load returns: llama.cpp calls it from the loading thread.
+            callback = lib.llama_progress_callback(on_progress)
+            mparams.progress_callback = callback
         _log_tail.clear()
         self._model = lib.llama_model_load_from_file(str(path).encode(), mparams)
         if not self._model:
+            if cancelled:
+                raise LoadCancelled(f"Loading {path.name} was cancelled.")
             raise ModelLoadError(_native_failure(f"llama.cpp could not load {path.name}"))
 
         cparams = lib.llama_context_default_params()

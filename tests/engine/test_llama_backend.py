@@ -14,7 +14,7 @@ import psutil
 import pytest
 
 from engine.backends.llama_cpp import LlamaCppModel
-from engine.errors import ModelLoadError
+from engine.errors import LoadCancelled, ModelLoadError
 from engine.gguf import read_gguf
 from engine.planner import Device, Plan, Resources, make_plan
 from engine.types import ChatMessage, GenerationParams
@@ -194,3 +194,43 @@ def test_a_file_llama_cpp_refuses_is_a_clear_error(starter: Path, tmp_path: Path
     with pytest.raises(ModelLoadError, match="could not load"):
         LlamaCppModel(broken, plan)
     assert time.perf_counter() - start < 30
+
+
+def test_a_hostile_template_in_the_model_file_executes_nothing(
+    starter: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "pwned"
+    hostile_path = tmp_path / "hostile.gguf"
+    shutil.copyfile(starter, hostile_path)
+    original = read_gguf(starter).chat_template
+    assert original is not None
+    attack = f"{{{{ cycler.__init__.__globals__.os.popen('touch {marker}').read() }}}}"
+    padded = attack + "{#" + " " * (len(original) - len(attack) - 4) + "#}"
+    assert len(padded.encode()) == len(original.encode())
+    data = bytearray(hostile_path.read_bytes()[: read_gguf(starter).data_offset])
+    at = data.find(original.encode())
+    data[at : at + len(padded)] = padded.encode()
+    with open(hostile_path, "r+b") as f:
+        f.write(data)
+    assert read_gguf(hostile_path).chat_template == padded
+    with LlamaCppModel(hostile_path, plan_for(starter, 512)) as hostile:
+        _, final = collect(hostile.chat([ChatMessage("user", "hi")], GREEDY))
+    assert final.finish_reason == "error"
+    assert final.error and "template" in final.error.lower()
+    assert not marker.exists()
+
+
+def test_load_reports_progress_and_can_be_cancelled(starter: Path) -> None:
+    seen: list[float] = []
+
+    def track(fraction: float) -> bool:
+        seen.append(fraction)
+        return True
+
+    with LlamaCppModel(starter, plan_for(starter, 512), progress=track):
+        pass
+    assert seen and seen[-1] == pytest.approx(1.0)
+    assert seen == sorted(seen)
+
+    with pytest.raises(LoadCancelled):
+        LlamaCppModel(starter, plan_for(starter, 512), progress=lambda f: False)
