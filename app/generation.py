@@ -1,0 +1,200 @@
+"""One reply, made off the UI thread: save the turn, stream the engine's answer, save as it goes.
+
+The worker owns the whole turn so that the UI thread never waits on the disk or the engine: it
+writes the user's message (or the edit), adds the reply as ``streaming``, reads the engine's
+stream, emits the text coalesced about every 30 ms, saves what it has every half second, and
+finishes the reply with its outcome. If the app dies mid-reply the saved text is there on restart
+(``Store.recover_interrupted`` marks it interrupted); if the engine dies, the reply is finished as
+interrupted and ``engine_crashed`` carries the host's last words.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from PySide6.QtCore import QObject, QRunnable, Signal
+
+from engine.errors import EngineCrashed, EngineError
+from engine.types import ChatMessage, Chunk, GenerationParams
+
+if TYPE_CHECKING:
+    from engine.store import Message, Store
+
+log = logging.getLogger(__name__)
+
+EMIT_INTERVAL_S = 0.03
+SAVE_INTERVAL_S = 0.5
+
+Mode = Literal["send", "regenerate", "edit"]
+ChatFn = Callable[[Sequence[ChatMessage], GenerationParams, threading.Event], Iterator[Chunk]]
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationRequest:
+    conversation_id: int
+    mode: Mode
+    params: GenerationParams
+    system_prompt: str = ""
+    text: str = ""  # the new user message (send) or the edited text (edit)
+    message_id: int | None = None  # edit: the user message; regenerate: the reply to replace
+    model_name: str | None = None
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyOutcome:
+    conversation_id: int
+    message: Message | None  # the reply as stored (None if its conversation was deleted)
+    final: Chunk | None  # the terminal chunk (None when the engine crashed or failed)
+    error: str | None = None
+    crashed: bool = False
+    prompt_chars: int = 0
+
+
+class GenerationSignals(QObject):
+    # (user message or None, the reply being written)
+    turn_saved = Signal(object, object)
+    # (reply id, new text)
+    chunk_received = Signal(int, str)
+    reply_finished = Signal(object)  # ReplyOutcome
+    engine_crashed = Signal(str)
+
+
+def history_for(messages: Sequence[Message], system_prompt: str) -> tuple[list[ChatMessage], int]:
+    """What the engine sees: the system prompt, then each turn with text. Interrupted replies
+    count (their words were shown to the user); failed ones and empty ones do not."""
+    out: list[ChatMessage] = []
+    if system_prompt.strip():
+        out.append(ChatMessage("system", system_prompt))
+    for m in messages:
+        if m.role == "system" or not m.content.strip() or m.status == "error":
+            continue
+        out.append(ChatMessage(m.role, m.content))
+    return out, sum(len(m.content) for m in out)
+
+
+class GenerationWorker(QRunnable):
+    def __init__(
+        self, store: Store, chat: Callable[[], ChatFn], request: GenerationRequest
+    ) -> None:
+        super().__init__()
+        self.signals = GenerationSignals()
+        self.store = store
+        self._chat = chat  # looked up when the job runs: the engine may restart in between
+        self.request = request
+
+    def run(self) -> None:
+        req = self.request
+        reply: Message | None = None
+        parts: list[str] = []
+        prompt_chars = 0
+        try:
+            user, history = self._save_turn()
+            messages, prompt_chars = history_for(history, req.system_prompt)
+            meta: dict[str, Any] = {"model": req.model_name} if req.model_name else {}
+            reply = self.store.add_message(
+                req.conversation_id, "assistant", "", status="streaming", meta=meta
+            )
+            self.signals.turn_saved.emit(user, reply)
+            final = self._stream(reply.id, messages, parts)
+        except EngineCrashed as exc:
+            self._finish(reply, parts, None, str(exc), crashed=True, prompt_chars=prompt_chars)
+            self.signals.engine_crashed.emit(str(exc))
+            return
+        except EngineError as exc:
+            self._finish(reply, parts, None, str(exc), prompt_chars=prompt_chars)
+            return
+        except Exception as exc:  # a worker boundary: the reply is saved and the error shown
+            log.exception("generation failed")
+            self._finish(reply, parts, None, f"{type(exc).__name__}: {exc}", prompt_chars=0)
+            return
+        self._finish(reply, parts, final, final.error, prompt_chars=prompt_chars)
+
+    def _save_turn(self) -> tuple[Message | None, list[Message]]:
+        req, store = self.request, self.store
+        user: Message | None = None
+        if req.mode == "send":
+            user = store.add_message(req.conversation_id, "user", req.text)
+        elif req.mode == "edit":
+            assert req.message_id is not None
+            edited = store.edit_message(req.message_id, req.text)
+            store.delete_messages_from(req.conversation_id, edited.position + 1)
+            user = edited
+        elif req.mode == "regenerate":
+            assert req.message_id is not None
+            old = store.get_message(req.message_id)
+            if old is not None:
+                store.delete_messages_from(req.conversation_id, old.position)
+        return user, store.messages(req.conversation_id)
+
+    def _stream(self, reply_id: int, messages: list[ChatMessage], parts: list[str]) -> Chunk:
+        req = self.request
+        if req.cancel.is_set():
+            return Chunk(finish_reason="cancelled")
+        pending: list[str] = []
+        last_emit = last_save = time.monotonic()
+        final: Chunk | None = None
+        for chunk in self._chat()(messages, req.params, req.cancel):
+            if chunk.is_terminal:
+                final = chunk
+                break
+            parts.append(chunk.text)
+            pending.append(chunk.text)
+            now = time.monotonic()
+            if now - last_emit >= EMIT_INTERVAL_S:
+                self.signals.chunk_received.emit(reply_id, "".join(pending))
+                pending.clear()
+                last_emit = now
+            if now - last_save >= SAVE_INTERVAL_S:
+                self.store.update_message_content(reply_id, "".join(parts))
+                last_save = now
+        if pending:
+            self.signals.chunk_received.emit(reply_id, "".join(pending))
+        if final is None:
+            final = Chunk(finish_reason="cancelled" if req.cancel.is_set() else "error")
+        return final
+
+    def _finish(
+        self,
+        reply: Message | None,
+        parts: list[str],
+        final: Chunk | None,
+        error: str | None,
+        *,
+        crashed: bool = False,
+        prompt_chars: int,
+    ) -> None:
+        from engine.store import reply_meta, reply_status
+
+        req = self.request
+        stored: Message | None = None
+        text = "".join(parts)
+        try:
+            if reply is not None:
+                meta: dict[str, Any] = dict(reply.meta)
+                if final is not None:
+                    meta.update(reply_meta(final))
+                    status = reply_status(final.finish_reason)
+                else:
+                    meta["error"] = error or "unknown error"
+                    meta["finish_reason"] = "crashed" if crashed else "error"
+                    status = "interrupted" if crashed or text else "error"
+                stored = self.store.finish_message(reply.id, text, status, meta)
+        except Exception as exc:  # the store failing must still end the turn in the UI
+            log.exception("could not save the reply")
+            error = error or f"Could not save the reply: {exc}"
+        self.signals.reply_finished.emit(
+            ReplyOutcome(
+                conversation_id=req.conversation_id,
+                message=stored,
+                final=final,
+                error=error,
+                crashed=crashed,
+                prompt_chars=prompt_chars,
+            )
+        )

@@ -1,0 +1,91 @@
+"""``cove``: the desktop window with no arguments (or ``cove gui``), the terminal CLI otherwise.
+
+Importing this module must stay cheap: ``cove probe`` and friends should not pay for Qt. The GUI and
+the CLI are imported only once we know which one runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# Flags that only make sense for the window; any of them as the first argument means "GUI".
+GUI_FLAGS = (
+    "--self-test",
+    "--screenshot",
+    "--prompt",
+    "--model",
+    "--theme",
+    "--exit-after-paint",
+    "--timeout",
+)
+
+
+def build_gui_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cove gui",
+        description="Open Cove's desktop window. Run 'cove --help' for the terminal commands.",
+    )
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="open the window, send one prompt through the UI, print a JSON report and exit "
+        "(0 only if the reply arrived)",
+    )
+    parser.add_argument(
+        "--screenshot", metavar="PATH", help="with --self-test: save the window as a PNG"
+    )
+    parser.add_argument(
+        "--prompt",
+        default="What is the capital of France? Answer in one sentence.",
+        metavar="TEXT",
+        help="with --self-test: the prompt to send",
+    )
+    parser.add_argument(
+        "--model", metavar="MODEL", help="model to load at start (default: the last one used)"
+    )
+    parser.add_argument(
+        "--theme", choices=["system", "light", "dark"], help="override the colour scheme"
+    )
+    parser.add_argument(
+        "--exit-after-paint",
+        action="store_true",
+        help="print the time from process start to the first painted window as JSON and exit",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=180.0,
+        metavar="S",
+        help="with --self-test: give up after this many seconds",
+    )
+    return parser
+
+
+def is_gui_invocation(args: Sequence[str]) -> bool:
+    if not args:
+        return True
+    first = args[0]
+    return first == "gui" or any(first == f or first.startswith(f + "=") for f in GUI_FLAGS)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not is_gui_invocation(args):
+        # The terminal CLI loads runtimes in its own process when a command needs one; the window
+        # never does (it talks to a separate engine host), so the CLI is looked up by name here
+        # rather than imported by the app package.
+        cli = importlib.import_module("engine.cli")
+        return int(cli.main(args))
+    if args and args[0] == "gui":
+        args = args[1:]
+    options = build_gui_parser().parse_args(args)
+    from app.application import run_gui
+
+    return run_gui(options)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
