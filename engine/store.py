@@ -1,0 +1,485 @@
+"""Cove's chat history: conversations, messages and settings in one SQLite file.
+
+One ``Store`` is shared by the window's worker threads: it holds a single connection behind a lock,
+so calls from different threads never interleave inside a transaction. The file is in WAL mode with
+``synchronous=NORMAL``: every committed write survives the app or the engine being killed (only a
+power cut can drop the last few), which is what lets a reply be saved as it streams and found again,
+marked interrupted, after a crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from engine import store_export, store_schema
+from engine.errors import EngineError
+from engine.store_schema import (
+    CONVERSATION_COLUMNS,
+    MESSAGE_COLUMNS,
+    conversation_from_row,
+    dump_json,
+    load_json_object,
+    message_from_row,
+)
+from engine.store_search import search_fts, search_like
+from engine.store_types import (
+    ChatSettings,
+    Conversation,
+    Message,
+    MessageStatus,
+    SearchHit,
+    check_role,
+    check_status,
+    reply_meta,
+    reply_status,
+)
+from engine.types import Role
+
+__all__ = [
+    "ChatSettings",
+    "Conversation",
+    "Message",
+    "MessageStatus",
+    "SearchHit",
+    "Store",
+    "StoreError",
+    "default_db_path",
+    "reply_meta",
+    "reply_status",
+]
+
+APP_NAME = "Cove"
+DB_FILENAME = "cove.sqlite3"
+DATA_DIR_ENV = "COVE_DATA_DIR"
+BUSY_TIMEOUT_S = 10.0
+
+
+class StoreError(EngineError):
+    """The chat history could not be opened, read or written."""
+
+    code = "store_error"
+
+
+def default_db_path() -> Path:
+    """``$COVE_DATA_DIR/cove.sqlite3`` if set, else the platform's per-user data folder."""
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        return Path(override).expanduser() / DB_FILENAME
+    import platformdirs  # only needed to find the default folder
+
+    return platformdirs.user_data_path(APP_NAME, appauthor=False) / DB_FILENAME
+
+
+def _gone(kind: str, item_id: int) -> StoreError:
+    return StoreError(f"{kind} {item_id} no longer exists; it may have been deleted.")
+
+
+def _hint(exc: sqlite3.Error) -> str:
+    text = str(exc).lower()
+    if "locked" in text or "busy" in text:
+        return "Another program is using it: close other Cove windows and try again."
+    if "full" in text:
+        return "The disk is full: free some space and try again."
+    if "readonly" in text or "read-only" in text or "unable to open" in text:
+        return (
+            "Check that its folder exists and can be written to, "
+            f"or set {DATA_DIR_ENV} to another folder."
+        )
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return (
+            "The file is damaged. Cove has not changed or removed it: move it elsewhere "
+            "(or restore a backup) and restart Cove to start a new history."
+        )
+    return "Restart Cove; if this keeps happening, move the file elsewhere to start afresh."
+
+
+class Store:
+    """The chat history in one SQLite file; safe to share between threads. Call ``close()``."""
+
+    def __init__(
+        self, path: Path | str | None = None, *, clock: Callable[[], float] = time.time
+    ) -> None:
+        self._path = Path(path).expanduser() if path is not None else default_db_path()
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        self._conn, self._fts = self._open()
+
+    def _open(self) -> tuple[sqlite3.Connection, bool]:
+        path = self._path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"Cannot create the folder for the chat history, {path.parent}: {exc.strerror}. "
+                f"Check its permissions, or set {DATA_DIR_ENV} to a folder you can write to."
+            ) from exc
+        # Autocommit (isolation_level=None): transactions are begun explicitly, so each migration
+        # and each write is exactly one transaction. check_same_thread=False: self._lock serialises.
+        try:
+            conn = sqlite3.connect(
+                path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"Cannot open the chat history {path}: {exc}. {_hint(exc)}") from exc
+        try:
+            conn.row_factory = sqlite3.Row
+            # The version is read before anything writes to the file (even the WAL switch): a file
+            # from a newer Cove, or one that is not a database, stays byte for byte as it was.
+            found = store_schema.schema_version(conn)
+            known = store_schema.latest_version()
+            if found > known:
+                raise StoreError(
+                    f"The chat history {path} was written by a newer version of Cove (schema "
+                    f"{found}; this version knows up to {known}). Update Cove to open it; the file "
+                    "was not changed."
+                )
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            store_schema.migrate(conn)
+            fts = store_schema.sync_search_index(conn)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise StoreError(f"Cannot open the chat history {path}: {exc}. {_hint(exc)}") from exc
+        except BaseException:
+            conn.close()
+            raise
+        return conn, fts
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    @property
+    def full_text_search(self) -> bool:
+        """True when search uses SQLite FTS5; False when this SQLite lacks it and LIKE is used."""
+        return self._fts
+
+    def close(self) -> None:
+        """Close the file. Safe to call twice; any later call raises ``StoreError``."""
+        with self._lock:
+            conn, self._conn = self._conn, None
+            if conn is None:
+                return
+            with contextlib.suppress(sqlite3.Error):  # a planner hint only; closing matters more
+                conn.execute("PRAGMA optimize")
+            conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            if self._conn is None:
+                raise StoreError("The chat history is closed; open the Store again to use it.")
+            try:
+                yield self._conn
+            except sqlite3.Error as exc:
+                raise StoreError(
+                    f"Cannot read the chat history {self._path}: {exc}. {_hint(exc)}"
+                ) from exc
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        # BEGIN IMMEDIATE takes the write lock up front: a second process (the CLI, another window)
+        # then waits on the busy timeout instead of failing mid-transaction with SQLITE_BUSY.
+        with self._lock:
+            conn = self._conn
+            if conn is None:
+                raise StoreError("The chat history is closed; open the Store again to use it.")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StoreError(
+                    f"Cannot save to the chat history {self._path}: {exc}. {_hint(exc)}"
+                ) from exc
+
+    # Conversations
+
+    def _fetch_conversation(self, conn: sqlite3.Connection, conv_id: int) -> Conversation | None:
+        row = conn.execute(
+            f"SELECT {CONVERSATION_COLUMNS} FROM conversations WHERE id = ?", (conv_id,)
+        ).fetchone()
+        return conversation_from_row(row) if row is not None else None
+
+    def _require_conversation(self, conn: sqlite3.Connection, conv_id: int) -> Conversation:
+        conversation = self._fetch_conversation(conn, conv_id)
+        if conversation is None:
+            raise _gone("Conversation", conv_id)
+        return conversation
+
+    def _touch(self, conn: sqlite3.Connection, conv_id: int) -> None:
+        conn.execute(
+            "UPDATE conversations SET updated_at = ? WHERE id = ?", (self._clock(), conv_id)
+        )
+
+    def create_conversation(
+        self,
+        title: str = "New chat",
+        system_prompt: str = "",
+        settings: ChatSettings | None = None,
+        model: str | None = None,
+    ) -> Conversation:
+        now = self._clock()
+        settings_json = dump_json((settings or ChatSettings()).to_json())
+        with self._writing() as conn:
+            cursor = conn.execute(
+                "INSERT INTO conversations "
+                "(title, system_prompt, settings, model, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (title, system_prompt, settings_json, model, now, now),
+            )
+            assert cursor.lastrowid is not None
+            return self._require_conversation(conn, cursor.lastrowid)
+
+    def get_conversation(self, conv_id: int) -> Conversation | None:
+        with self._reading() as conn:
+            return self._fetch_conversation(conn, conv_id)
+
+    def list_conversations(self) -> list[Conversation]:
+        """Every conversation, the most recently changed first."""
+        with self._reading() as conn:
+            rows = conn.execute(
+                f"SELECT {CONVERSATION_COLUMNS} FROM conversations "
+                "ORDER BY updated_at DESC, id DESC"
+            ).fetchall()
+            return [conversation_from_row(row) for row in rows]
+
+    def _set_column(self, conv_id: int, column: str, value: object) -> Conversation:
+        with self._writing() as conn:
+            self._require_conversation(conn, conv_id)
+            conn.execute(
+                f"UPDATE conversations SET {column} = ?, updated_at = ? WHERE id = ?",
+                (value, self._clock(), conv_id),
+            )
+            return self._require_conversation(conn, conv_id)
+
+    def rename_conversation(self, conv_id: int, title: str) -> Conversation:
+        return self._set_column(conv_id, "title", title)
+
+    def set_system_prompt(self, conv_id: int, system_prompt: str) -> Conversation:
+        return self._set_column(conv_id, "system_prompt", system_prompt)
+
+    def set_model(self, conv_id: int, model: str | None) -> Conversation:
+        return self._set_column(conv_id, "model", model)
+
+    def set_settings(self, conv_id: int, settings: ChatSettings) -> Conversation:
+        with self._writing() as conn:
+            self._require_conversation(conn, conv_id)
+            (stored,) = conn.execute(
+                "SELECT settings FROM conversations WHERE id = ?", (conv_id,)
+            ).fetchone()
+            # Keep keys this version does not know: a newer Cove may have written them.
+            merged = {**load_json_object(stored), **settings.to_json()}
+            conn.execute(
+                "UPDATE conversations SET settings = ?, updated_at = ? WHERE id = ?",
+                (dump_json(merged), self._clock(), conv_id),
+            )
+            return self._require_conversation(conn, conv_id)
+
+    def delete_conversation(self, conv_id: int) -> None:
+        """Delete a conversation and all its messages. Deleting one that is gone is not an error."""
+        with self._writing() as conn:
+            conn.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
+
+    # Messages
+
+    def _fetch_message(self, conn: sqlite3.Connection, msg_id: int) -> Message | None:
+        row = conn.execute(
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?", (msg_id,)
+        ).fetchone()
+        return message_from_row(row) if row is not None else None
+
+    def add_message(
+        self,
+        conv_id: int,
+        role: Role,
+        content: str,
+        status: MessageStatus = "complete",
+        meta: Mapping[str, Any] | None = None,
+    ) -> Message:
+        """Append a message. A reply about to stream is added as ``status="streaming"``."""
+        check_role(role)
+        check_status(status)
+        meta_json = dump_json(dict(meta or {}))
+        now = self._clock()
+        with self._writing() as conn:
+            self._require_conversation(conn, conv_id)
+            (position,) = conn.execute(
+                "SELECT COALESCE(MAX(position), -1) + 1 FROM messages WHERE conversation_id = ?",
+                (conv_id,),
+            ).fetchone()
+            cursor = conn.execute(
+                "INSERT INTO messages "
+                "(conversation_id, position, role, content, status, created_at, meta) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (conv_id, position, role, content, status, now, meta_json),
+            )
+            conn.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv_id))
+            assert cursor.lastrowid is not None
+            return Message(
+                cursor.lastrowid, conv_id, position, role, content, status, now, dict(meta or {})
+            )
+
+    def get_message(self, msg_id: int) -> Message | None:
+        with self._reading() as conn:
+            return self._fetch_message(conn, msg_id)
+
+    def messages(self, conv_id: int) -> list[Message]:
+        """A conversation's messages in order (empty if it has none or does not exist)."""
+        with self._reading() as conn:
+            rows = conn.execute(
+                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? "
+                "ORDER BY position",
+                (conv_id,),
+            ).fetchall()
+            return [message_from_row(row) for row in rows]
+
+    def update_message_content(self, msg_id: int, content: str) -> bool:
+        """Save the text so far of a streaming reply; meant to be called every fraction of a second.
+
+        Returns False if the message is gone (its conversation was deleted while it streamed).
+        Does not touch the conversation's ``updated_at``: ``finish_message`` does that once.
+        """
+        with self._writing() as conn:
+            cursor = conn.execute("UPDATE messages SET content = ? WHERE id = ?", (content, msg_id))
+            return cursor.rowcount > 0
+
+    def finish_message(
+        self,
+        msg_id: int,
+        content: str,
+        status: MessageStatus = "complete",
+        meta: Mapping[str, Any] | None = None,
+    ) -> Message | None:
+        """Store a reply's final text and outcome; ``meta=None`` keeps the metadata it had.
+
+        Returns None if the message is gone (deleted while it streamed).
+        """
+        check_status(status)
+        if status == "streaming":
+            raise ValueError("finish_message needs a final status, not 'streaming'")
+        with self._writing() as conn:
+            message = self._fetch_message(conn, msg_id)
+            if message is None:
+                return None
+            meta_json = dump_json(dict(meta)) if meta is not None else dump_json(message.meta)
+            conn.execute(
+                "UPDATE messages SET content = ?, status = ?, meta = ? WHERE id = ?",
+                (content, status, meta_json, msg_id),
+            )
+            self._touch(conn, message.conversation_id)
+            return self._fetch_message(conn, msg_id)
+
+    def edit_message(self, msg_id: int, content: str) -> Message:
+        """Replace a message's text (the user edited it); its status and metadata stay."""
+        with self._writing() as conn:
+            message = self._fetch_message(conn, msg_id)
+            if message is None:
+                raise _gone("Message", msg_id)
+            conn.execute("UPDATE messages SET content = ? WHERE id = ?", (content, msg_id))
+            self._touch(conn, message.conversation_id)
+            return replace(message, content=content)
+
+    def delete_message(self, msg_id: int) -> None:
+        """Delete one message. Deleting one that is gone is not an error."""
+        with self._writing() as conn:
+            # Looked up first rather than with DELETE ... RETURNING, which needs SQLite 3.35.
+            message = self._fetch_message(conn, msg_id)
+            if message is not None:
+                conn.execute("DELETE FROM messages WHERE id = ?", (msg_id,))
+                self._touch(conn, message.conversation_id)
+
+    def delete_messages_from(self, conv_id: int, position: int) -> int:
+        """Delete the message at ``position`` and every later one (edit-and-resend, regenerate).
+
+        Returns how many were deleted.
+        """
+        with self._writing() as conn:
+            cursor = conn.execute(
+                "DELETE FROM messages WHERE conversation_id = ? AND position >= ?",
+                (conv_id, position),
+            )
+            if cursor.rowcount > 0:
+                self._touch(conn, conv_id)
+            return cursor.rowcount
+
+    def recover_interrupted(self) -> int:
+        """Mark replies left streaming by a crash as interrupted; call once at start-up.
+
+        Returns how many were marked. Their text, saved as it streamed, is kept.
+        """
+        with self._writing() as conn:
+            cursor = conn.execute(
+                "UPDATE messages SET status = 'interrupted' WHERE status = 'streaming'"
+            )
+            return cursor.rowcount
+
+    # Search
+
+    def search(self, query: str, limit: int = 50) -> list[SearchHit]:
+        """Conversations whose title, and messages whose text, contain every word of ``query``.
+
+        Any text is safe to pass: it is searched for as words, never parsed as query syntax.
+        """
+        with self._reading() as conn:
+            if self._fts:
+                return search_fts(conn, query, limit)
+            return search_like(conn, query, limit)
+
+    # App settings
+
+    def get_setting(self, key: str, default: Any = None) -> Any:
+        """An app-wide setting (theme, window geometry, first-run flag...), or ``default``."""
+        with self._reading() as conn:
+            row = conn.execute("SELECT value FROM app_settings WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return default
+        try:
+            return json.loads(row[0])
+        except ValueError:
+            return default
+
+    def set_setting(self, key: str, value: Any) -> None:
+        """Store a JSON value; what ``json`` cannot write raises TypeError (NaN: ValueError)."""
+        text = dump_json(value)
+        with self._writing() as conn:
+            conn.execute(
+                "INSERT INTO app_settings (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, text),
+            )
+
+    # Export
+
+    def _snapshot(self, conv_id: int) -> tuple[Conversation, list[Message]]:
+        with self._reading() as conn:  # one lock hold: a delete cannot land between the reads
+            return self._require_conversation(conn, conv_id), self.messages(conv_id)
+
+    def export_markdown(self, conv_id: int) -> str:
+        return store_export.to_markdown(*self._snapshot(conv_id))
+
+    def export_json(self, conv_id: int) -> dict[str, Any]:
+        return store_export.to_json(*self._snapshot(conv_id))

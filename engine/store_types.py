@@ -1,0 +1,161 @@
+"""Values the chat history hands out, and how a finished reply's stream maps onto them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any, Literal
+
+from engine.types import Chunk, FinishReason, GenerationParams, Role
+
+MessageStatus = Literal["complete", "streaming", "interrupted", "error"]
+MESSAGE_STATUSES: tuple[MessageStatus, ...] = ("complete", "streaming", "interrupted", "error")
+ROLES: tuple[Role, ...] = ("system", "user", "assistant")
+Span = tuple[int, int]
+
+_PARAM_DEFAULTS = GenerationParams()
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSettings:
+    """Per-conversation sampling and context; ``ctx=None`` lets the planner pick the context."""
+
+    temperature: float = _PARAM_DEFAULTS.temperature
+    top_p: float = _PARAM_DEFAULTS.top_p
+    top_k: int = _PARAM_DEFAULTS.top_k
+    max_tokens: int | None = _PARAM_DEFAULTS.max_tokens
+    ctx: int | None = None
+
+    def __post_init__(self) -> None:
+        self.to_params()  # GenerationParams owns the valid ranges
+        if self.ctx is not None and self.ctx < 1:
+            raise ValueError("ctx must be a positive number of tokens, or None for automatic")
+
+    def to_params(self) -> GenerationParams:
+        return GenerationParams(
+            temperature=self.temperature,
+            top_k=self.top_k,
+            top_p=self.top_p,
+            max_tokens=self.max_tokens,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: object) -> ChatSettings:
+        """Read stored settings leniently, so a chat never becomes unopenable over its settings.
+
+        A missing, mistyped or out-of-range field keeps its default; one from a newer Cove is
+        ignored.
+        """
+        settings = cls()
+        if not isinstance(data, dict):
+            return settings
+        for f in fields(cls):
+            if f.name not in data:
+                continue
+            value = data[f.name]
+            if not _fits_type(f.name, value):
+                continue
+            try:
+                settings = replace(settings, **{f.name: value})
+            except ValueError:
+                continue
+        return settings
+
+
+def _fits_type(name: str, value: object) -> bool:
+    if isinstance(value, bool):
+        return False
+    if name in ("temperature", "top_p"):
+        return isinstance(value, int | float)
+    if name == "top_k":
+        return isinstance(value, int)
+    return value is None or isinstance(value, int)
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    id: int
+    title: str
+    system_prompt: str
+    settings: ChatSettings
+    model: str | None
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One turn. ``position`` orders a conversation's messages (gaps are allowed after deletes)."""
+
+    id: int
+    conversation_id: int
+    position: int
+    role: Role
+    content: str
+    status: MessageStatus
+    created_at: float
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def reply_status(finish_reason: FinishReason | None) -> MessageStatus:
+    """How a reply that ended with this finish reason is stored."""
+    if finish_reason in ("stop", "length"):
+        return "complete"
+    if finish_reason == "error":
+        return "error"
+    return "interrupted"  # cancelled by the user, or the stream ended without a terminal chunk
+
+
+def reply_meta(final: Chunk) -> dict[str, Any]:
+    """The metadata kept with a finished reply, from the stream's terminal chunk."""
+    meta: dict[str, Any] = {}
+    if final.finish_reason is not None:
+        meta["finish_reason"] = final.finish_reason
+    if final.stats is not None:
+        meta["stats"] = asdict(final.stats)
+    if final.truncation is not None:
+        meta["truncation"] = final.truncation.describe()
+    if final.error:
+        meta["error"] = final.error
+    return meta
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One match: a message (``message_id`` set) or a conversation title (``message_id`` None).
+
+    ``snippet`` is plain text around the match; ``highlights`` are ``(start, end)`` offsets into it
+    of the matched words, so the window can escape the text first and then mark the spans.
+    """
+
+    conversation_id: int
+    title: str
+    message_id: int | None
+    role: Role | None
+    snippet: str
+    highlights: tuple[Span, ...] = ()
+
+    def marked(self, before: str, after: str, escape: Callable[[str], str] | None = None) -> str:
+        """The snippet with every match wrapped, e.g. ``hit.marked("<b>", "</b>", html.escape)``."""
+        esc = escape or (lambda text: text)
+        parts: list[str] = []
+        cursor = 0
+        for start, end in self.highlights:
+            parts.append(esc(self.snippet[cursor:start]))
+            parts.append(before + esc(self.snippet[start:end]) + after)
+            cursor = end
+        parts.append(esc(self.snippet[cursor:]))
+        return "".join(parts)
+
+
+def check_role(role: str) -> None:
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+
+
+def check_status(status: str) -> None:
+    if status not in MESSAGE_STATUSES:
+        raise ValueError(f"status must be one of {', '.join(MESSAGE_STATUSES)}, not {status!r}")
