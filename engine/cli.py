@@ -1,4 +1,4 @@
-"""The ``cove`` command: probe, inspect, plan, chat.
+"""The ``cove`` command: probe, inspect, plan, chat, serve.
 
 Errors reach the user as one readable line on stderr with a non-zero exit code, never a traceback.
 """
@@ -10,13 +10,14 @@ import json
 import sys
 import threading
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from engine.errors import EngineError
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
-    from engine.backends import LoadedModel
+    from engine.client import EngineClient
     from engine.planner import Plan
 
 EXIT_ERROR = 1
@@ -51,6 +52,22 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--seed", type=int, metavar="S")
     chat.add_argument("--ctx", type=_positive, metavar="N", help="context length")
     chat.add_argument("--stats", choices=["json"], help="print generation stats on stderr")
+    chat.add_argument(
+        "--engine", metavar="URL", help="use this OpenAI-compatible server instead of a local one"
+    )
+    chat.add_argument("--api-key", metavar="K", help="API key for --engine")
+
+    serve = sub.add_parser("serve", help="run the OpenAI-compatible local API server")
+    serve.add_argument("--model", metavar="MODEL", help="chat model to load ('starter', a path)")
+    serve.add_argument(
+        "--embedding-model", type=Path, metavar="PATH", help="embedding model folder"
+    )
+    serve.add_argument("--host", default="127.0.0.1", metavar="H", help="default: 127.0.0.1")
+    serve.add_argument("--port", type=int, default=8080, metavar="P", help="default: 8080")
+    serve.add_argument("--api-key", metavar="K", help="require this key on every request")
+    serve.add_argument("--ctx", type=_positive, metavar="N", help="context length")
+    serve.add_argument("--max-queue", type=_positive, default=8, metavar="N")
+    serve.add_argument("--log-prompts", action="store_true", help="write prompts to the log")
     return parser
 
 
@@ -66,6 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _inspect(args.model, args.json)
         if command == "plan":
             return _plan(args.model, args.ctx, args.json)
+        if command == "serve":
+            return _serve(args)
         return _chat(args)
     except EngineError as exc:
         _fail(str(exc))
@@ -76,6 +95,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
+        return EXIT_ERROR
+    except OSError as exc:
+        _fail(str(exc))
         return EXIT_ERROR
 
 
@@ -161,35 +183,72 @@ def describe_plan(plan: Plan) -> str:
 
 
 def _chat(args: argparse.Namespace) -> int:
-    from engine.loader import load_model
+    """One path for every engine: a private local host (the default), or a remote server."""
+    from engine.client import EngineClient, LocalEngine
 
     params = GenerationParams(
         temperature=args.temperature,
         max_tokens=args.max_tokens,
         seed=args.seed,
     )
-    loaded = load_model(args.model, ctx=args.ctx)
-    model = loaded.model
+    local: LocalEngine | None = None
+    if args.engine:
+        client = EngineClient(args.engine, args.api_key)
+        model = None if args.model == "starter" else args.model
+    else:
+        from engine.models import resolve_model
+
+        resolve_model(args.model)  # a missing file is reported before any process starts
+        local = LocalEngine.start()
+        client = local.client
+        model = client.load(args.model, ctx=args.ctx).model
     history: list[ChatMessage] = []
     if args.system:
         history.append(ChatMessage("system", args.system))
     try:
         if args.prompt is not None:
             history.append(ChatMessage("user", args.prompt))
-            _reply, final = _stream(model.chat(history, params), sys.stdout)
+            _reply, final = _stream(client.chat(history, params, model=model), sys.stdout)
             if args.stats:
                 print(json.dumps(_stats_dict(final)), file=sys.stderr)
             if final.finish_reason == "error":
                 _fail(final.error or "generation failed")
                 return EXIT_ERROR
             return 0
-        return _interactive(model, history, params, args.stats == "json")
+        return _interactive(client, model, history, params, args.stats == "json")
     finally:
-        model.close()
+        if local is not None:
+            local.stop()
+        client.close()
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from engine.host.server import ServeOptions, serve
+
+    if args.model is not None:
+        from engine.models import resolve_model
+
+        resolve_model(args.model)
+    return serve(
+        ServeOptions(
+            host=args.host,
+            port=args.port,
+            model=args.model,
+            embedding_model=args.embedding_model,
+            ctx=args.ctx,
+            api_key=args.api_key,
+            max_queue=args.max_queue,
+            log_prompts=args.log_prompts,
+        )
+    )
 
 
 def _interactive(
-    model: LoadedModel, history: list[ChatMessage], params: GenerationParams, stats: bool
+    client: EngineClient,
+    model: str | None,
+    history: list[ChatMessage],
+    params: GenerationParams,
+    stats: bool,
 ) -> int:
     print("Cove chat. Ctrl+C stops a reply, Ctrl+D quits.", file=sys.stderr)
     while True:
@@ -202,10 +261,12 @@ def _interactive(
             continue
         history.append(ChatMessage("user", line))
         cancel = threading.Event()
+        chunks = client.chat(history, params, cancel=cancel, model=model)
         try:
-            reply, final = _stream(model.chat(history, params, cancel), sys.stdout)
+            reply, final = _stream(chunks, sys.stdout)
         except KeyboardInterrupt:
             cancel.set()
+            chunks.close()  # type: ignore[attr-defined]
             print("\n[stopped]", file=sys.stderr)
             history.pop()
             continue

@@ -32,6 +32,10 @@ class InsufficientMemory(EngineError):
 
     code = "insufficient_memory"
 
+    def __init__(self, message: str, plan: dict[str, object] | None = None) -> None:
+        super().__init__(message)
+        self.plan = plan
+
 
 class TemplateError(EngineError):
     """A chat template is missing, broken, or tried to do something it must not."""
@@ -55,3 +59,33 @@ class GenerationError(EngineError):
     """The runtime failed while processing the prompt or generating tokens."""
 
     code = "generation_error"
+
+
+class InvalidRequest(EngineError):
+    """A request to the engine is malformed: a missing field, a wrong type, a value out of range."""
+
+    code = "invalid_request"
+
+
+class EngineBusy(EngineError):
+    """The engine's queue is full; try again shortly."""
+
+    code = "engine_busy"
+
+
+class EngineAuthError(EngineError):
+    """The engine refused the request's API key."""
+
+    code = "unauthorized"
+
+
+class EngineUnreachable(EngineError):
+    """The engine's address does not answer (a remote server down, a wrong URL)."""
+
+    code = "engine_unreachable"
+
+
+class EngineCrashed(EngineError):
+    """The local engine process died (a crash in native code, an out-of-memory kill)."""
+
+    code = "engine_crashed"

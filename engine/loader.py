@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,6 +67,22 @@ def load_model(
     path, _info, plan = plan_model(name, ctx=ctx, resources=resources)
     del _info  # the parsed header holds the whole vocabulary; the runtime keeps its own copy
     if not plan.loadable:
-        raise InsufficientMemory(" ".join(plan.reasons) or "The model does not fit in free memory.")
+        raise InsufficientMemory(
+            " ".join(plan.reasons) or "The model does not fit in free memory.", plan.to_dict()
+        )
     model = backend_for(path).load(path, plan, progress)
     return Loaded(model=model, plan=plan, path=path)
+
+
+def resources_after_unload(resources: Resources, plan: Plan) -> Resources:
+    """The resources a new model may plan with once the resident model (loaded with ``plan``) is
+    unloaded: its memory counts as free again, so that swapping models is judged fairly."""
+    freed = {b.device: b.total for b in plan.budgets}
+
+    def credit(device: Device) -> Device:
+        extra = freed.get(device.name, 0)
+        return replace(device, free_bytes=min(device.total_bytes, device.free_bytes + extra))
+
+    return replace(
+        resources, cpu=credit(resources.cpu), gpus=tuple(credit(g) for g in resources.gpus)
+    )

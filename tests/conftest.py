@@ -51,3 +51,20 @@ def collect(chunks: Iterable[Chunk]) -> tuple[str, Chunk]:
 @pytest.fixture
 def drain() -> Iterator[object]:
     yield collect
+
+
+@pytest.fixture(scope="session")
+def local_engine(starter: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """One engine host process for the session, with the starter model (2k context) and, when the
+    test models are present, the embedding model loaded."""
+    from engine.client import LocalEngine
+
+    embedder = SHARED_MODELS / "all-minilm-l6-v2-onnx"
+    log = tmp_path_factory.mktemp("host") / "engine.log"
+    engine = LocalEngine.start(
+        embedding_model=embedder if embedder.is_dir() else None, log_path=log
+    )
+    engine.client.load("starter", ctx=2048)
+    yield engine
+    engine.stop()
+    engine.client.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import struct
 import time
@@ -494,3 +495,21 @@ def test_fuzz_synthetic_file(tmp_path: Path) -> None:
     loaded, rejected = _run_fuzz(mutated, tmp_path)
     # Both outcomes must be exercised for the fuzzing to mean anything.
     assert loaded >= 50 and rejected >= 50
+
+
+def huge_sparse_model(folder: Path, gib: int = 256) -> Path:
+    """A well-formed GGUF whose one weight tensor is ``gib`` GiB: a sparse file, so it costs no
+    disk, but every size the planner reads is real. No machine here has that much memory free."""
+    cols = 1 << 16
+    rows = gib * (1 << 30) // (4 * cols)
+    kvs = [*model_kvs(layers=2), ("tokenizer.ggml.tokens", ARRAY, (STRING, ["<s>", "</s>", "a"]))]
+    header = build_gguf(kvs, [("token_embd.weight", (cols, rows), T_F32, b"")])
+    path = folder / "huge.gguf"
+    path.write_bytes(header)
+    os.truncate(path, len(header) + rows * cols * 4)
+    return path
+
+
+def test_huge_sparse_model_reads_as_huge(tmp_path: Path) -> None:
+    info = read_gguf(huge_sparse_model(tmp_path, gib=64))
+    assert info.weights_bytes >= 64 * (1 << 30)

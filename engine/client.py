@@ -1,0 +1,440 @@
+"""The one way the app and the CLI talk to an engine: Cove's own host or any OpenAI-compatible
+server (vLLM, llama.cpp's server, Ollama, another Cove), over HTTP.
+
+``chat`` and ``complete`` yield the engine's own :class:`~engine.types.Chunk` stream: text, then
+exactly one terminal chunk. Cancelling closes the connection, which is how any OpenAI-compatible
+server learns to stop; Cove's host stops within one token. A connection that breaks is reported as
+``EngineCrashed`` (with the host's last log lines) when a local host died, else
+``EngineUnreachable``. See docs/ENGINE_API.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from engine import errors
+from engine.errors import (
+    EngineCrashed,
+    EngineError,
+    EngineUnreachable,
+    InsufficientMemory,
+    LoadCancelled,
+)
+from engine.host.wire import truncation_from
+from engine.types import ChatMessage, Chunk, FinishReason, GenerationParams, GenerationStats
+
+if TYPE_CHECKING:
+    from engine.local_engine import LocalEngine as LocalEngine
+
+# Checks whether the engine behind a broken connection died; returns what happened, or None.
+CrashCheck = Callable[[], str | None]
+
+_CANCEL_POLL_S = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class EngineStatus:
+    model: str | None = None
+    model_path: str | None = None
+    backend: str | None = None
+    device: str | None = None
+    n_ctx: int | None = None
+    plan: dict[str, Any] | None = None
+    generating: bool = False
+    queued: int = 0
+    loading: str | None = None
+    generations_completed: int = 0
+    generations_cancelled: int = 0
+    generation_errors: int = 0
+    embedding_model: str | None = None
+    pid: int | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EngineStatus:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
+class EngineClient:
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        *,
+        timeout: float = 30.0,
+        crash_check: CrashCheck | None = None,
+    ) -> None:
+        self._timeout = timeout
+        self._crash_check = crash_check
+        self._http: httpx.Client | None = None
+        self._model: str | None = None
+        self.last_load: tuple[str, int | None] | None = None
+        self.retarget(base_url, api_key)
+
+    def retarget(self, base_url: str, api_key: str | None) -> None:
+        """Point this client at another address (a restarted local host gets a new port)."""
+        self.base_url = base_url.rstrip("/")
+        if not self.base_url.endswith("/v1"):
+            self.base_url += "/v1"
+        self._root = self.base_url[: -len("/v1")]
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        old, self._http = (
+            self._http,
+            httpx.Client(
+                headers=headers,
+                timeout=httpx.Timeout(self._timeout, read=None),
+                trust_env=False,  # never route an engine's traffic through a configured proxy
+            ),
+        )
+        if old is not None:
+            old.close()
+        self._model = None
+
+    def close(self) -> None:
+        if self._http is not None:
+            self._http.close()
+
+    # -- model management (Cove hosts) ------------------------------------------------------------
+
+    def list_models(self) -> list[str]:
+        data = self._request("GET", f"{self.base_url}/models")
+        return [str(m["id"]) for m in data.get("data", []) if isinstance(m, dict) and "id" in m]
+
+    def status(self) -> EngineStatus:
+        return EngineStatus.from_dict(self._request("GET", f"{self._root}/cove/v1/status"))
+
+    def plan(self, model: str, *, ctx: int | None = None) -> dict[str, Any]:
+        return self._request("POST", f"{self._root}/cove/v1/plan", {"model": model, "ctx": ctx})
+
+    def unload(self) -> None:
+        self._request("POST", f"{self._root}/cove/v1/unload", {})
+        self.last_load = None
+        self._model = None
+
+    def load(
+        self,
+        model: str,
+        *,
+        ctx: int | None = None,
+        progress: Callable[[float], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> EngineStatus:
+        """Load a chat model on the host (the resident one is unloaded once the new plan fits).
+        Raises ModelNotFound, ModelLoadError, InsufficientMemory (with ``plan``), LoadCancelled."""
+        body = {"model": model, "ctx": ctx, "stream": True}
+        status: EngineStatus | None = None
+        for event in self._events(f"{self._root}/cove/v1/load", body, cancel):
+            if "progress" in event and progress is not None:
+                progress(float(event["progress"]))
+            elif "status" in event:
+                status = EngineStatus.from_dict(event["status"])
+            elif "error" in event:
+                raise _error_from(event["error"], 0)
+        if status is None:
+            if cancel is not None and cancel.is_set():
+                raise LoadCancelled(f"Loading {model} was cancelled.")
+            raise EngineError(f"The engine did not confirm loading {model}.")
+        self.last_load = (model, ctx)
+        self._model = status.model
+        return status
+
+    # -- generation --------------------------------------------------------------------------------
+
+    def chat(
+        self,
+        messages: Sequence[ChatMessage],
+        params: GenerationParams,
+        *,
+        cancel: threading.Event | None = None,
+        model: str | None = None,
+    ) -> Iterator[Chunk]:
+        body = {
+            "model": model or self._default_model(),
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            **_sampling(params),
+        }
+        return self._generate(f"{self.base_url}/chat/completions", body, cancel, chat=True)
+
+    def complete(
+        self,
+        prompt: str,
+        params: GenerationParams,
+        *,
+        cancel: threading.Event | None = None,
+        model: str | None = None,
+    ) -> Iterator[Chunk]:
+        body = {"model": model or self._default_model(), "prompt": prompt, **_sampling(params)}
+        return self._generate(f"{self.base_url}/completions", body, cancel, chat=False)
+
+    def embed(self, texts: Sequence[str], *, model: str | None = None) -> list[list[float]]:
+        if not texts:
+            return []
+        body: dict[str, Any] = {"input": list(texts), "encoding_format": "float"}
+        if model is not None:
+            body["model"] = model
+        data = self._request("POST", f"{self.base_url}/embeddings", body)
+        rows = sorted(data.get("data", []), key=lambda d: d.get("index", 0))
+        return [[float(x) for x in row["embedding"]] for row in rows]
+
+    def _default_model(self) -> str:
+        if self._model is None:
+            models = self.list_models()
+            if not models:
+                raise errors.ModelNotFound("The engine has no model loaded.")
+            self._model = models[0]
+        return self._model
+
+    def _generate(
+        self, url: str, body: dict[str, Any], cancel: threading.Event | None, *, chat: bool
+    ) -> Iterator[Chunk]:
+        body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
+        clock = _Clock()
+        finish: str | None = None
+        extras: dict[str, Any] | None = None
+        usage: dict[str, Any] | None = None
+        try:
+            for event in self._events(url, body, cancel):
+                if "error" in event:
+                    error = event["error"]
+                    message = error.get("message") if isinstance(error, dict) else str(error)
+                    yield Chunk(finish_reason="error", error=str(message), stats=clock.stats(usage))
+                    return
+                usage = event.get("usage") or usage
+                extras = event.get("cove") or extras
+                for choice in event.get("choices") or ():
+                    text = _choice_text(choice, chat)
+                    if text:
+                        clock.token()
+                        yield Chunk(text=text)
+                    finish = choice.get("finish_reason") or finish
+        except EngineError as exc:
+            if isinstance(exc, EngineCrashed | EngineUnreachable):
+                raise
+            yield Chunk(finish_reason="error", error=str(exc), stats=clock.stats(usage))
+            return
+        if cancel is not None and cancel.is_set():
+            yield Chunk(finish_reason="cancelled", stats=clock.stats(usage))
+            return
+        yield _final(finish, extras, clock.stats(usage, extras))
+
+    # -- HTTP --------------------------------------------------------------------------------------
+
+    def _request(self, method: str, url: str, body: object | None = None) -> dict[str, Any]:
+        assert self._http is not None
+        try:
+            response = self._http.request(method, url, json=body)
+        except httpx.HTTPError as exc:
+            raise self._broken(exc) from None
+        data = _json(response)
+        if response.status_code >= 400:
+            raise _error_from(data.get("error", data), response.status_code)
+        return data
+
+    def _events(
+        self, url: str, body: dict[str, Any], cancel: threading.Event | None
+    ) -> Iterator[dict[str, Any]]:
+        """POST and yield each SSE ``data:`` object until ``[DONE]`` or the end of the stream.
+        Returns early (without error) when ``cancel`` is set."""
+        assert self._http is not None
+        cancel = cancel or threading.Event()
+        done = threading.Event()
+        try:
+            with self._http.stream("POST", url, json=body) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    data = _json(response)
+                    raise _error_from(data.get("error", data), response.status_code)
+                _watch_cancel(response, cancel, done)
+                for line in response.iter_lines():
+                    if cancel.is_set():
+                        return
+                    if not line.startswith("data:"):
+                        continue  # comments (heartbeats), event names, blank separators
+                    payload = line[5:].strip()
+                    if payload == "[DONE]":
+                        return
+                    try:
+                        event = json.loads(payload)
+                    except ValueError:
+                        raise EngineError(
+                            f"The engine sent a malformed event: {payload[:200]}"
+                        ) from None
+                    if isinstance(event, dict):
+                        yield event
+        except httpx.HTTPError as exc:
+            if cancel.is_set():
+                return
+            raise self._broken(exc) from None
+        finally:
+            done.set()
+
+    def _broken(self, exc: Exception) -> EngineError:
+        if self._crash_check is not None:
+            crashed = self._crash_check()
+            if crashed is not None:
+                return EngineCrashed(crashed)
+        return EngineUnreachable(
+            f"Cannot reach the engine at {self.base_url} ({type(exc).__name__}: {exc}). "
+            "Check that it is running and the address is right."
+        )
+
+
+def _watch_cancel(response: httpx.Response, cancel: threading.Event, done: threading.Event) -> None:
+    """While a stream is open, a cancel must interrupt a read that is blocked (a long prompt on a
+    server that sends nothing meanwhile): shutting the socket down wakes it at once."""
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if not isinstance(sock, socket.socket):
+        return
+
+    def watch() -> None:
+        while not done.is_set():
+            if cancel.wait(_CANCEL_POLL_S):
+                if not done.is_set():
+                    with contextlib.suppress(OSError):
+                        sock.shutdown(socket.SHUT_RDWR)
+                return
+
+    threading.Thread(target=watch, name="cove-cancel-watch", daemon=True).start()
+
+
+def _sampling(p: GenerationParams) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "temperature": p.temperature,
+        "top_p": p.top_p,
+        "top_k": p.top_k,
+        "min_p": p.min_p,
+        "repeat_penalty": p.repeat_penalty,
+    }
+    if p.max_tokens is not None:
+        body["max_tokens"] = p.max_tokens
+    if p.seed is not None:
+        body["seed"] = p.seed
+    if p.stop:
+        body["stop"] = list(p.stop)
+    return body
+
+
+def _choice_text(choice: dict[str, Any], chat: bool) -> str:
+    if chat:
+        delta = choice.get("delta") or {}
+        text = delta.get("content") if isinstance(delta, dict) else None
+    else:
+        text = choice.get("text")
+    return text if isinstance(text, str) else ""
+
+
+def _final(finish: str | None, extras: dict[str, Any] | None, stats: GenerationStats) -> Chunk:
+    reason: FinishReason = "length" if finish == "length" else "stop"
+    if extras and extras.get("finish_reason") in ("stop", "length", "cancelled"):
+        reason = extras["finish_reason"]
+    return Chunk(
+        finish_reason=reason,
+        stats=stats,
+        truncation=truncation_from(extras.get("truncation")) if extras else None,
+        context_full=bool(extras.get("context_full")) if extras else False,
+    )
+
+
+class _Clock:
+    """Timings measured on this side, for servers that report none of their own."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.first: float | None = None
+        self.last: float | None = None
+        self.tokens = 0
+
+    def token(self) -> None:
+        now = time.perf_counter()
+        if self.first is None:
+            self.first = now
+        self.last = now
+        self.tokens += 1
+
+    def stats(
+        self, usage: dict[str, Any] | None, extras: dict[str, Any] | None = None
+    ) -> GenerationStats:
+        timings = (extras or {}).get("timings") or {}
+        end = time.perf_counter()
+        completion = int((usage or {}).get("completion_tokens") or self.tokens)
+        decode_s = (self.last or end) - (self.first or end)
+        measured_rate = (self.tokens - 1) / decode_s if decode_s > 0 and self.tokens > 1 else 0.0
+        return GenerationStats(
+            prompt_tokens=int((usage or {}).get("prompt_tokens") or 0),
+            cached_tokens=int(timings.get("cached_tokens") or 0),
+            completion_tokens=completion,
+            ttft_s=round(float(timings.get("ttft_s") or ((self.first or end) - self.started)), 6),
+            prompt_tokens_per_s=float(timings.get("prompt_tokens_per_s") or 0.0),
+            decode_tokens_per_s=round(
+                float(timings.get("decode_tokens_per_s") or measured_rate), 2
+            ),
+            total_s=round(end - self.started, 6),
+        )
+
+
+def _json(response: httpx.Response) -> dict[str, Any]:
+    try:
+        data = response.json()
+    except ValueError:
+        text = response.text[:200]
+        data = {"error": {"message": text or f"HTTP {response.status_code}"}}
+    return data if isinstance(data, dict) else {"data": data}
+
+
+_BY_STATUS: dict[int, type[EngineError]] = {
+    400: errors.InvalidRequest,
+    401: errors.EngineAuthError,
+    403: errors.EngineAuthError,
+    404: errors.ModelNotFound,
+    409: errors.LoadCancelled,
+    413: errors.InvalidRequest,
+    415: errors.InvalidRequest,
+    422: errors.InvalidRequest,
+    429: errors.EngineBusy,
+    507: errors.InsufficientMemory,
+}
+
+
+def _error_classes() -> dict[str, type[EngineError]]:
+    found: dict[str, type[EngineError]] = {}
+    pending: list[type[EngineError]] = [EngineError]
+    while pending:
+        cls = pending.pop()
+        found.setdefault(cls.code, cls)
+        pending.extend(cls.__subclasses__())
+    return found
+
+
+def _error_from(error: object, status: int) -> EngineError:
+    """The typed error for an OpenAI-style error object (Cove's ``code`` first, else the status)."""
+    if isinstance(error, dict):
+        message = str(error.get("message") or f"The engine answered HTTP {status}.")
+        code = error.get("code")
+        plan = error.get("plan")
+    else:
+        message, code, plan = str(error), None, None
+    cls = _error_classes().get(code) if isinstance(code, str) else None
+    cls = cls or _BY_STATUS.get(status, EngineError)
+    if cls is InsufficientMemory:
+        return InsufficientMemory(message, plan if isinstance(plan, dict) else None)
+    return cls(message)
+
+
+def __getattr__(name: str) -> Any:
+    # ``from engine.client import LocalEngine`` without importing process management eagerly.
+    if name == "LocalEngine":
+        from engine.local_engine import LocalEngine
+
+        return LocalEngine
+    raise AttributeError(name)

@@ -1,0 +1,48 @@
+"""``python -m engine.host``: the process the app starts (see engine.client.LocalEngine)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from engine.errors import EngineError
+from engine.host.server import TOKEN_ENV, ServeOptions, serve
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine.host")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--model")
+    parser.add_argument("--embedding-model", type=Path)
+    parser.add_argument("--ctx", type=int)
+    parser.add_argument("--max-queue", type=int, default=8)
+    parser.add_argument("--log-prompts", action="store_true")
+    parser.add_argument("--exit-with-parent", type=int, metavar="PID")
+    args = parser.parse_args(argv)
+    options = ServeOptions(
+        host=args.host,
+        port=args.port,
+        model=args.model,
+        embedding_model=args.embedding_model,
+        ctx=args.ctx,
+        api_key=os.environ.pop(TOKEN_ENV, None) or None,
+        max_queue=args.max_queue,
+        log_prompts=args.log_prompts,
+        announce=True,
+        parent_pid=args.exit_with_parent,
+    )
+    try:
+        return serve(options)
+    except (EngineError, OSError) as exc:
+        print(f"cove host: error: {exc}", file=sys.stderr, flush=True)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

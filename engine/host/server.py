@@ -1,0 +1,163 @@
+"""Run the engine host: bind, load what was asked for, announce readiness, serve until stopped.
+
+The app starts it as ``python -m engine.host --port 0`` with a per-launch token in the environment
+(never on the command line, where other users could read it) and reads one JSON line from its
+stdout to learn the port. ``cove serve`` runs the same function in the foreground.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import os
+import socket
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+from engine.host.app import DEFAULT_MAX_BODY, HostConfig, make_app
+from engine.host.state import HostState
+
+log = logging.getLogger("cove.host")
+
+TOKEN_ENV = "COVE_HOST_TOKEN"
+READY_PREFIX = "COVE-HOST-READY "
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    host: str = "127.0.0.1"
+    port: int = 8080
+    model: str | None = None
+    embedding_model: Path | None = None
+    ctx: int | None = None
+    api_key: str | None = None
+    max_queue: int = 8
+    max_body: int = DEFAULT_MAX_BODY
+    log_prompts: bool = False
+    announce: bool = False
+    parent_pid: int | None = None
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise OSError(f"Cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(128)
+    sock.set_inheritable(False)
+    return sock
+
+
+def setup_logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    root = logging.getLogger("cove")
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+    root.propagate = False
+
+
+def serve(options: ServeOptions) -> int:
+    """Blocking. Returns the process exit code."""
+    import uvicorn
+
+    setup_logging()
+    if not is_loopback(options.host):
+        log.warning(
+            "listening on %s: other machines on the network can reach this engine%s",
+            options.host,
+            "" if options.api_key else " and no --api-key is set, so anyone can use it",
+        )
+    state = HostState(max_queue=options.max_queue, log_prompts=options.log_prompts)
+    sock = bind(options.host, options.port)
+    try:
+        if options.embedding_model is not None:
+            state.load_embedder(options.embedding_model)
+        if options.model is not None:
+            state.load_chat(options.model, options.ctx)
+        config = HostConfig(
+            api_key=options.api_key,
+            max_body=options.max_body,
+            loopback_only=is_loopback(options.host),
+        )
+        app = make_app(state, config)
+        server = uvicorn.Server(
+            uvicorn.Config(
+                app,
+                log_config=None,
+                access_log=False,
+                lifespan="off",
+                timeout_graceful_shutdown=2,
+                ws="none",
+            )
+        )
+        port = sock.getsockname()[1]
+
+        def announce(signum: int | None = None, frame: FrameType | None = None) -> None:
+            ready = {"port": port, "pid": os.getpid()}
+            if options.announce:
+                print(READY_PREFIX + json.dumps(ready), flush=True)
+            log.info("serving on http://%s:%d/v1", _url_host(options.host), port)
+
+        _on_started(server, announce)
+        if options.parent_pid is not None:
+            _exit_with_parent(server, options.parent_pid)
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+        state.close()
+    return 0
+
+
+def _on_started(server: object, callback: object) -> None:
+    """Call ``callback`` once uvicorn has started serving (its ``startup`` has run)."""
+    import uvicorn
+
+    assert isinstance(server, uvicorn.Server)
+    original = server.startup
+
+    async def startup(sockets: list[socket.socket] | None = None) -> None:
+        await original(sockets=sockets)
+        if callable(callback):
+            callback()
+
+    server.startup = startup  # type: ignore[method-assign]
+
+
+def _exit_with_parent(server: object, parent_pid: int) -> None:
+    """A private host must not outlive the app that started it (a crash, a kill -9 of the app):
+    once the parent is gone, stop serving and free the model."""
+    import threading
+
+    import psutil
+
+    def watch() -> None:
+        while not getattr(server, "should_exit", True):
+            if not psutil.pid_exists(parent_pid) or os.getppid() != parent_pid:
+                log.info("the app that started this engine is gone; stopping")
+                server.should_exit = True  # type: ignore[attr-defined]
+                return
+            time.sleep(1.0)
+
+    threading.Thread(target=watch, name="cove-parent-watch", daemon=True).start()
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host

@@ -1,0 +1,307 @@
+"""What the engine host holds: one resident chat model, one embedding model, and the queue in front
+of them.
+
+Native calls run in worker threads; the event loop only waits. One generation runs per model at a
+time; requests behind it wait in FIFO order (asyncio's lock wakes waiters in arrival order), and
+past ``max_queue`` waiting requests the host answers 429 rather than letting a queue grow without
+bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import threading
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from engine.errors import (
+    EngineBusy,
+    EngineError,
+    InsufficientMemory,
+    ModelNotFound,
+)
+from engine.types import Chunk
+
+if TYPE_CHECKING:
+    from engine.backends import LoadedModel
+    from engine.embeddings import EmbeddingModel
+    from engine.planner import Plan
+
+log = logging.getLogger("cove.host")
+
+# Sent on a stream when nothing else has been for this long, so that a client blocked on a read
+# regains control (to notice its own cancel) even while a long prompt is evaluated.
+HEARTBEAT_S: Final = 0.25
+HEARTBEAT: Final = "heartbeat"
+
+
+@dataclass(slots=True)
+class Resident:
+    model: LoadedModel
+    plan: Plan
+    path: Path
+    id: str
+    aliases: frozenset[str]
+    backend: str
+
+
+@dataclass(slots=True)
+class Counters:
+    completed: int = 0
+    cancelled: int = 0
+    errors: int = 0
+
+
+class HostState:
+    def __init__(self, *, max_queue: int = 8, log_prompts: bool = False) -> None:
+        self.max_queue = max_queue
+        self.log_prompts = log_prompts
+        self.chat: Resident | None = None
+        self.embedder: EmbeddingModel | None = None
+        self.embedder_path: Path | None = None
+        self.counters = Counters()
+        self.generating = False
+        self.loading: str | None = None
+        self._waiting = 0
+        self._turn = asyncio.Lock()
+        self._embed_turn = asyncio.Lock()
+        # Guards the resident slots against a load racing an unload at shutdown.
+        self._slot_lock = threading.Lock()
+
+    # -- queueing --------------------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        """Wait for the chat model's turn (FIFO); 429 past the queue limit."""
+        if self._turn.locked() and self._waiting >= self.max_queue:
+            raise EngineBusy(
+                f"The engine is busy: {self._waiting} requests are already waiting. "
+                "Try again in a moment."
+            )
+        self._waiting += 1
+        try:
+            await self._turn.acquire()
+        finally:
+            self._waiting -= 1
+        try:
+            yield
+        finally:
+            self._turn.release()
+
+    @property
+    def queued(self) -> int:
+        return self._waiting
+
+    # -- chat model ------------------------------------------------------------------------------
+
+    def resolve_chat(self, name: str) -> Resident:
+        chat = self.chat
+        if chat is None:
+            raise ModelNotFound(
+                "No chat model is loaded. Load one first (POST /cove/v1/load, or start the "
+                "server with --model)."
+            )
+        if name not in chat.aliases:
+            raise ModelNotFound(
+                f"The model {name!r} is not loaded; this engine serves {chat.id!r}. "
+                "Load it first (POST /cove/v1/load)."
+            )
+        return chat
+
+    def load_chat(
+        self, name: str, ctx: int | None, progress: Callable[[float], bool] | None = None
+    ) -> Resident:
+        """Plan, then load (blocking; run in a worker thread). The resident model's memory
+        counts as free for the plan, and it is unloaded only once the new plan fits."""
+        from engine.backends import backend_for
+        from engine.loader import current_resources, plan_model, resources_after_unload
+        from engine.models import resolve_model
+
+        path = resolve_model(name)
+        current = self.chat
+        same = current is not None and current.path == path.resolve()
+        if current is not None and same and ctx in (None, current.model.n_ctx):
+            current.aliases = current.aliases | {name}
+            return current
+        resources = current_resources()
+        if current is not None:
+            resources = resources_after_unload(resources, current.plan)
+        _path, _info, plan = plan_model(name, ctx=ctx, resources=resources)
+        del _info
+        if not plan.loadable:
+            raise InsufficientMemory(
+                " ".join(plan.reasons) or "The model does not fit in free memory.", plan.to_dict()
+            )
+        backend = backend_for(path)
+        self.unload_chat()
+        self.loading = path.name
+        try:
+            model = backend.load(path, plan, progress)
+        finally:
+            self.loading = None
+        resolved = path.resolve()
+        resident = Resident(
+            model=model,
+            plan=plan,
+            path=resolved,
+            id=path.stem,
+            aliases=frozenset({name, path.stem, str(path), str(resolved)}),
+            backend=backend.name,
+        )
+        with self._slot_lock:
+            self.chat = resident
+        log.info("loaded %s (%s, context %d)", resident.id, plan.device, model.n_ctx)
+        return resident
+
+    def unload_chat(self) -> bool:
+        with self._slot_lock:
+            chat, self.chat = self.chat, None
+        if chat is None:
+            return False
+        chat.model.close()
+        log.info("unloaded %s", chat.id)
+        return True
+
+    # -- embedding model -------------------------------------------------------------------------
+
+    def load_embedder(self, folder: Path) -> EmbeddingModel:
+        from engine.embeddings import EmbeddingModel
+
+        if not folder.is_dir():
+            raise ModelNotFound(f"No embedding model folder at {folder}.")
+        model = EmbeddingModel.load(folder)
+        with self._slot_lock:
+            old, self.embedder, self.embedder_path = self.embedder, model, folder.resolve()
+        if old is not None:
+            old.close()
+        log.info("loaded embedding model %s", model.name)
+        return model
+
+    def resolve_embedder(self, name: str | None) -> EmbeddingModel:
+        model = self.embedder
+        if model is None:
+            raise ModelNotFound(
+                "No embedding model is loaded. Start the server with --embedding-model FOLDER."
+            )
+        if name is not None and name not in (model.name, str(self.embedder_path)):
+            raise ModelNotFound(
+                f"The embedding model {name!r} is not loaded; this engine has {model.name!r}."
+            )
+        return model
+
+    @contextlib.asynccontextmanager
+    async def embed_turn(self) -> AsyncIterator[None]:
+        async with self._embed_turn:
+            yield
+
+    # -- status ----------------------------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        chat = self.chat
+        return {
+            "model": chat.id if chat else None,
+            "model_path": str(chat.path) if chat else None,
+            "backend": chat.backend if chat else None,
+            "device": chat.plan.device if chat else None,
+            "n_ctx": chat.model.n_ctx if chat else None,
+            "plan": chat.plan.to_dict() if chat else None,
+            "generating": self.generating,
+            "queued": self._waiting,
+            "loading": self.loading,
+            "generations_completed": self.counters.completed,
+            "generations_cancelled": self.counters.cancelled,
+            "generation_errors": self.counters.errors,
+            "embedding_model": self.embedder.name if self.embedder else None,
+            "pid": os.getpid(),
+        }
+
+    def close(self) -> None:
+        self.unload_chat()
+        with self._slot_lock:
+            embedder, self.embedder = self.embedder, None
+        if embedder is not None:
+            embedder.close()
+
+    # -- running a stream ------------------------------------------------------------------------
+
+    async def run_stream(
+        self, produce: Callable[[], Iterator[Chunk]], cancel: threading.Event
+    ) -> AsyncIterator[Chunk | str]:
+        """Run a blocking chunk generator in a thread and yield its chunks here; text chunks that
+        arrived together are merged, and HEARTBEAT is yielded when the stream has been quiet.
+
+        Leaving early (the client went away) sets ``cancel`` and waits for the thread to finish,
+        so the model is free again when this returns."""
+        loop = asyncio.get_running_loop()
+        pending: deque[Chunk | BaseException | None] = deque()
+        ready = asyncio.Event()
+
+        def put(item: Chunk | BaseException | None) -> None:
+            pending.append(item)
+            ready.set()
+
+        def work() -> None:
+            try:
+                for chunk in produce():
+                    loop.call_soon_threadsafe(put, chunk)
+            except BaseException as exc:  # the thread boundary: hand the error to the loop
+                _safe_call(loop, put, exc)
+            finally:
+                _safe_call(loop, put, None)
+
+        thread = threading.Thread(target=work, name="cove-generate", daemon=True)
+        self.generating = True
+        thread.start()
+        finished = False
+        try:
+            while True:
+                if not pending:
+                    ready.clear()
+                    timer = loop.call_later(HEARTBEAT_S, ready.set)
+                    await ready.wait()
+                    timer.cancel()
+                    if not pending:
+                        yield HEARTBEAT
+                        continue
+                item = pending.popleft()
+                if item is None:
+                    finished = True
+                    return
+                if isinstance(item, BaseException):
+                    raise EngineError(f"The engine failed while generating: {item}") from item
+                if item.is_terminal:
+                    self._count(item)
+                    yield item
+                    continue
+                # Join text chunks that are already waiting: fewer, larger writes when the
+                # network side falls behind the model.
+                parts = [item.text]
+                while pending and isinstance(pending[0], Chunk) and not pending[0].is_terminal:
+                    nxt = pending.popleft()
+                    assert isinstance(nxt, Chunk)
+                    parts.append(nxt.text)
+                yield item if len(parts) == 1 else Chunk(text="".join(parts))
+        finally:
+            if not finished:
+                cancel.set()
+                await asyncio.to_thread(thread.join)
+            self.generating = False
+
+    def _count(self, final: Chunk) -> None:
+        if final.finish_reason == "cancelled":
+            self.counters.cancelled += 1
+        elif final.finish_reason == "error":
+            self.counters.errors += 1
+        else:
+            self.counters.completed += 1
+
+
+def _safe_call(loop: asyncio.AbstractEventLoop, fn: Callable[..., None], *args: Any) -> None:
+    with contextlib.suppress(RuntimeError):  # the loop closed: nobody is listening any more
+        loop.call_soon_threadsafe(fn, *args)

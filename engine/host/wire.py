@@ -1,0 +1,400 @@
+"""The OpenAI wire format: validate requests into engine values, and shape engine chunks into
+OpenAI responses. Pure functions, no I/O, so that both directions are tested without a server.
+
+Validation is strict: an unknown field, a wrong type or a value out of range is a 400 with a message
+that names the field, never a silent default.
+"""
+
+from __future__ import annotations
+
+import base64
+import struct
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, get_args
+
+from engine.errors import InvalidRequest
+from engine.types import ChatMessage, Chunk, GenerationParams, Role, Truncation
+
+MAX_STOP = 8
+MAX_STOP_CHARS = 256
+MAX_MESSAGES = 4096
+MAX_EMBED_INPUTS = 2048
+ROLES: frozenset[str] = frozenset(get_args(Role))
+
+_SAMPLING = {
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "repeat_penalty",
+    "max_tokens",
+    "max_completion_tokens",
+    "stop",
+    "seed",
+}
+_COMMON = {"model", "stream", "stream_options", "n", "user", "presence_penalty"}
+_COMMON |= {"frequency_penalty", "logprobs", "response_format"}
+CHAT_FIELDS = frozenset({"messages", *_COMMON, *_SAMPLING})
+COMPLETION_FIELDS = frozenset({"prompt", "echo", *_COMMON, *_SAMPLING})
+EMBEDDING_FIELDS = frozenset({"model", "input", "encoding_format", "user", "dimensions"})
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    model: str
+    messages: tuple[ChatMessage, ...]
+    params: GenerationParams
+    stream: bool
+    include_usage: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionRequest:
+    model: str
+    prompt: str
+    params: GenerationParams
+    stream: bool
+    include_usage: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingRequest:
+    model: str | None
+    inputs: tuple[str, ...]
+    base64: bool
+
+
+def parse_chat(body: object) -> ChatRequest:
+    data = _object(body, CHAT_FIELDS)
+    raw = data.get("messages")
+    if not isinstance(raw, list) or not raw:
+        raise InvalidRequest("'messages' must be a non-empty list of {role, content} objects.")
+    if len(raw) > MAX_MESSAGES:
+        raise InvalidRequest(f"'messages' has {len(raw)} entries; at most {MAX_MESSAGES}.")
+    messages = tuple(_message(m, i) for i, m in enumerate(raw))
+    stream, include_usage = _stream_flags(data)
+    return ChatRequest(_model(data), messages, _params(data), stream, include_usage)
+
+
+def parse_completion(body: object) -> CompletionRequest:
+    data = _object(body, COMPLETION_FIELDS)
+    prompt = data.get("prompt")
+    if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], str):
+        prompt = prompt[0]
+    if not isinstance(prompt, str) or not prompt:
+        raise InvalidRequest("'prompt' must be a non-empty string.")
+    if data.get("echo") not in (None, False):
+        raise InvalidRequest("'echo' is not supported.")
+    stream, include_usage = _stream_flags(data)
+    return CompletionRequest(_model(data), prompt, _params(data), stream, include_usage)
+
+
+def parse_embeddings(body: object) -> EmbeddingRequest:
+    data = _object(body, EMBEDDING_FIELDS)
+    model = data.get("model")
+    if model is not None and not isinstance(model, str):
+        raise InvalidRequest("'model' must be a string.")
+    raw = data.get("input")
+    inputs: list[str]
+    if isinstance(raw, str):
+        inputs = [raw]
+    elif isinstance(raw, list) and raw and all(isinstance(x, str) for x in raw):
+        inputs = list(raw)
+    else:
+        raise InvalidRequest("'input' must be a string or a non-empty list of strings.")
+    if len(inputs) > MAX_EMBED_INPUTS:
+        raise InvalidRequest(f"'input' has {len(inputs)} entries; at most {MAX_EMBED_INPUTS}.")
+    fmt = data.get("encoding_format", "float")
+    if fmt not in ("float", "base64"):
+        raise InvalidRequest("'encoding_format' must be 'float' or 'base64'.")
+    if data.get("dimensions") is not None:
+        raise InvalidRequest("'dimensions' is not supported: this model has a fixed size.")
+    return EmbeddingRequest(model, tuple(inputs), fmt == "base64")
+
+
+def parse_load(body: object) -> tuple[str, int | None, bool]:
+    data = _object(body, frozenset({"model", "ctx", "stream"}))
+    ctx = data.get("ctx")
+    if ctx is not None and (not _is_int(ctx) or not 256 <= ctx <= 1 << 22):
+        raise InvalidRequest("'ctx' must be an integer between 256 and 4194304.")
+    return _model(data), ctx, _bool(data, "stream", False)
+
+
+# -- responses ---------------------------------------------------------------------------------
+
+
+def completion_id(kind: str) -> str:
+    return f"{kind}-{uuid.uuid4().hex[:24]}"
+
+
+def chat_delta(cid: str, model: str, created: int, delta: dict[str, str]) -> dict[str, Any]:
+    return {
+        "id": cid,
+        "object": "chat.completion.chunk",
+        "created": created,
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+    }
+
+
+def chat_final_chunk(cid: str, model: str, created: int, final: Chunk) -> dict[str, Any]:
+    return {
+        "id": cid,
+        "object": "chat.completion.chunk",
+        "created": created,
+        "model": model,
+        "choices": [{"index": 0, "delta": {}, "finish_reason": openai_finish(final)}],
+        "usage": usage(final),
+        "cove": cove_extras(final),
+    }
+
+
+def chat_response(cid: str, model: str, created: int, text: str, final: Chunk) -> dict[str, Any]:
+    return {
+        "id": cid,
+        "object": "chat.completion",
+        "created": created,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": openai_finish(final),
+            }
+        ],
+        "usage": usage(final),
+        "cove": cove_extras(final),
+    }
+
+
+def text_chunk(cid: str, model: str, created: int, text: str) -> dict[str, Any]:
+    return {
+        "id": cid,
+        "object": "text_completion",
+        "created": created,
+        "model": model,
+        "choices": [{"index": 0, "text": text, "logprobs": None, "finish_reason": None}],
+    }
+
+
+def text_final(cid: str, model: str, created: int, text: str, final: Chunk) -> dict[str, Any]:
+    body = text_chunk(cid, model, created, text)
+    body["choices"][0]["finish_reason"] = openai_finish(final)
+    body["usage"] = usage(final)
+    body["cove"] = cove_extras(final)
+    return body
+
+
+def embeddings_response(
+    model: str, vectors: Sequence[Sequence[float]], tokens: int, as_base64: bool
+) -> dict[str, Any]:
+    data = []
+    for i, vec in enumerate(vectors):
+        value: object = (
+            base64.b64encode(struct.pack(f"<{len(vec)}f", *vec)).decode("ascii")
+            if as_base64
+            else list(vec)
+        )
+        data.append({"object": "embedding", "index": i, "embedding": value})
+    return {
+        "object": "list",
+        "data": data,
+        "model": model,
+        "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+    }
+
+
+def error_body(message: str, kind: str, code: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+def openai_finish(final: Chunk) -> str:
+    return "length" if final.finish_reason == "length" else "stop"
+
+
+def usage(final: Chunk) -> dict[str, int]:
+    s = final.stats
+    prompt = s.prompt_tokens if s else 0
+    completion = s.completion_tokens if s else 0
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def cove_extras(final: Chunk) -> dict[str, Any]:
+    s = final.stats
+    t = final.truncation
+    return {
+        "finish_reason": final.finish_reason,
+        "timings": None
+        if s is None
+        else {
+            "ttft_s": s.ttft_s,
+            "decode_tokens_per_s": s.decode_tokens_per_s,
+            "prompt_tokens_per_s": s.prompt_tokens_per_s,
+            "cached_tokens": s.cached_tokens,
+            "total_s": s.total_s,
+        },
+        "truncation": None
+        if t is None
+        else {
+            "dropped_messages": t.dropped_messages,
+            "shortened_messages": t.shortened_messages,
+            "dropped_tokens": t.dropped_tokens,
+            "context_limit": t.context_limit,
+            "description": t.describe(),
+        },
+        "context_full": final.context_full,
+    }
+
+
+def truncation_from(data: object) -> Truncation | None:
+    if not isinstance(data, Mapping):
+        return None
+    try:
+        return Truncation(
+            dropped_messages=int(data["dropped_messages"]),
+            shortened_messages=int(data["shortened_messages"]),
+            dropped_tokens=int(data["dropped_tokens"]),
+            context_limit=int(data["context_limit"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def now() -> int:
+    return int(time.time())
+
+
+# -- validation helpers ------------------------------------------------------------------------
+
+
+def _object(body: object, allowed: frozenset[str]) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise InvalidRequest("The request body must be a JSON object.")
+    unknown = sorted(k for k in body if k not in allowed)
+    if unknown:
+        raise InvalidRequest(f"Unknown field {unknown[0]!r}.")
+    return body
+
+
+def _model(data: Mapping[str, Any]) -> str:
+    model = data.get("model")
+    if not isinstance(model, str) or not model.strip():
+        raise InvalidRequest("'model' is required and must be a non-empty string.")
+    return model
+
+
+def _message(raw: object, i: int) -> ChatMessage:
+    if not isinstance(raw, dict):
+        raise InvalidRequest(f"messages[{i}] must be an object with 'role' and 'content'.")
+    extra = sorted(k for k in raw if k not in ("role", "content", "name"))
+    if extra:
+        raise InvalidRequest(f"messages[{i}] has an unsupported field {extra[0]!r}.")
+    role = raw.get("role")
+    if role == "developer":
+        role = "system"
+    if role not in ROLES:
+        raise InvalidRequest(
+            f"messages[{i}].role must be one of system, user, assistant (got {role!r})."
+        )
+    return ChatMessage(role, _content(raw.get("content"), i))
+
+
+def _content(content: object, i: int) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if not isinstance(part, dict) or part.get("type") != "text":
+                raise InvalidRequest(f"messages[{i}].content: only text parts are supported.")
+            text = part.get("text")
+            if not isinstance(text, str):
+                raise InvalidRequest(f"messages[{i}].content: a text part needs a 'text' string.")
+            parts.append(text)
+        return "".join(parts)
+    raise InvalidRequest(f"messages[{i}].content must be a string or a list of text parts.")
+
+
+def _stream_flags(data: Mapping[str, Any]) -> tuple[bool, bool]:
+    stream = _bool(data, "stream", False)
+    opts = data.get("stream_options")
+    include_usage = False
+    if opts is not None:
+        if not isinstance(opts, dict) or set(opts) - {"include_usage"}:
+            raise InvalidRequest("'stream_options' may only hold 'include_usage'.")
+        include_usage = _bool(opts, "include_usage", False)
+    n = data.get("n", 1)
+    if n != 1 or isinstance(n, bool):
+        raise InvalidRequest("'n' must be 1: one choice per request.")
+    if data.get("logprobs") not in (None, False):
+        raise InvalidRequest("'logprobs' is not supported.")
+    fmt = data.get("response_format")
+    if fmt is not None and fmt != {"type": "text"}:
+        raise InvalidRequest("'response_format' supports only {'type': 'text'}.")
+    for name in ("presence_penalty", "frequency_penalty"):
+        value = data.get(name)
+        if value is not None and (not _is_number(value) or not -2.0 <= value <= 2.0):
+            raise InvalidRequest(f"'{name}' must be a number between -2 and 2.")
+    user = data.get("user")
+    if user is not None and not isinstance(user, str):
+        raise InvalidRequest("'user' must be a string.")
+    return stream, include_usage
+
+
+def _params(data: Mapping[str, Any]) -> GenerationParams:
+    kwargs: dict[str, Any] = {"max_tokens": None}
+    for name in ("temperature", "top_p", "min_p", "repeat_penalty"):
+        if data.get(name) is not None:
+            if not _is_number(data[name]):
+                raise InvalidRequest(f"'{name}' must be a number.")
+            kwargs[name] = float(data[name])
+    for name, target in (
+        ("top_k", "top_k"),
+        ("seed", "seed"),
+        ("max_tokens", "max_tokens"),
+        ("max_completion_tokens", "max_tokens"),
+    ):
+        if data.get(name) is not None:
+            if not _is_int(data[name]):
+                raise InvalidRequest(f"'{name}' must be an integer.")
+            kwargs[target] = data[name]
+    if "temperature" in kwargs and kwargs["temperature"] > 2.0:
+        raise InvalidRequest("'temperature' must be between 0 and 2.")
+    stop = data.get("stop")
+    if stop is not None:
+        stops = [stop] if isinstance(stop, str) else stop
+        if not isinstance(stops, list) or not all(isinstance(s, str) and s for s in stops):
+            raise InvalidRequest("'stop' must be a non-empty string or a list of them.")
+        if len(stops) > MAX_STOP or any(len(s) > MAX_STOP_CHARS for s in stops):
+            raise InvalidRequest(
+                f"'stop' allows at most {MAX_STOP} strings of {MAX_STOP_CHARS} characters."
+            )
+        kwargs["stop"] = tuple(stops)
+    try:
+        return GenerationParams(**kwargs)
+    except ValueError as exc:
+        raise InvalidRequest(f"Invalid sampling parameter: {exc}.") from None
+
+
+def _bool(data: Mapping[str, Any], name: str, default: bool) -> bool:
+    value = data.get(name, default)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise InvalidRequest(f"'{name}' must be true or false.")
+    return value
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -1,0 +1,162 @@
+"""The OpenAI wire format in both directions, without a server: strict validation of every field,
+and engine chunks shaped into OpenAI responses that carry Cove's timings."""
+
+from __future__ import annotations
+
+import base64
+import struct
+from typing import Any
+
+import pytest
+
+from engine.errors import InvalidRequest
+from engine.host import wire
+from engine.types import Chunk, GenerationStats, Truncation
+
+CHAT = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+
+
+def chat(**extra: Any) -> dict[str, Any]:
+    return {**CHAT, **extra}
+
+
+def test_minimal_chat_request() -> None:
+    req = wire.parse_chat(chat())
+    assert req.model == "m" and not req.stream
+    assert [(m.role, m.content) for m in req.messages] == [("user", "hi")]
+    assert req.params.max_tokens is None  # until the context is full, as OpenAI does
+
+
+def test_sampling_fields_map_to_generation_params() -> None:
+    req = wire.parse_chat(
+        chat(
+            temperature=0,
+            top_p=0.5,
+            top_k=7,
+            min_p=0.1,
+            repeat_penalty=1.2,
+            max_completion_tokens=9,
+            seed=3,
+            stop=["\n\n", "END"],
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+    )
+    p = req.params
+    assert (p.temperature, p.top_p, p.top_k, p.min_p, p.repeat_penalty) == (0, 0.5, 7, 0.1, 1.2)
+    assert (p.max_tokens, p.seed, p.stop) == (9, 3, ("\n\n", "END"))
+    assert req.stream and req.include_usage
+
+
+def test_content_parts_and_developer_role() -> None:
+    req = wire.parse_chat(
+        {
+            "model": "m",
+            "messages": [
+                {"role": "developer", "content": "be brief"},
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+                },
+            ],
+        }
+    )
+    assert [(m.role, m.content) for m in req.messages] == [("system", "be brief"), ("user", "ab")]
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        ([], "JSON object"),
+        ({"messages": CHAT["messages"]}, "'model'"),
+        (chat(model=""), "'model'"),
+        (chat(messages=[]), "non-empty list"),
+        (chat(messages="hi"), "non-empty list"),
+        (chat(messages=[{"role": "tool", "content": "x"}]), "role"),
+        (chat(messages=[{"role": "user"}]), "content"),
+        (chat(messages=[{"role": "user", "content": 5}]), "content"),
+        (chat(messages=[{"role": "user", "content": [{"type": "image_url"}]}]), "text parts"),
+        (chat(messages=[{"role": "user", "content": "x", "tool_calls": []}]), "tool_calls"),
+        (chat(temperature="hot"), "temperature"),
+        (chat(temperature=True), "temperature"),
+        (chat(temperature=3), "between 0 and 2"),
+        (chat(top_p=0), "top_p"),
+        (chat(top_k=-1), "top_k"),
+        (chat(max_tokens=0), "max_tokens"),
+        (chat(max_tokens=1.5), "integer"),
+        (chat(seed="x"), "seed"),
+        (chat(stop=""), "stop"),
+        (chat(stop=["a"] * 9), "at most"),
+        (chat(stop=[1]), "stop"),
+        (chat(n=2), "'n'"),
+        (chat(stream="yes"), "stream"),
+        (chat(stream_options={"x": 1}), "stream_options"),
+        (chat(logprobs=True), "logprobs"),
+        (chat(response_format={"type": "json_object"}), "response_format"),
+        (chat(presence_penalty=5), "presence_penalty"),
+        (chat(tools=[]), "Unknown field 'tools'"),
+    ],
+)
+def test_invalid_chat_requests_name_the_problem(body: object, needle: str) -> None:
+    with pytest.raises(InvalidRequest, match=needle):
+        wire.parse_chat(body)
+
+
+def test_completion_and_embedding_requests() -> None:
+    req = wire.parse_completion({"model": "m", "prompt": ["Once"], "max_tokens": 4})
+    assert req.prompt == "Once" and req.params.max_tokens == 4
+    with pytest.raises(InvalidRequest, match="prompt"):
+        wire.parse_completion({"model": "m", "prompt": ""})
+    with pytest.raises(InvalidRequest, match="echo"):
+        wire.parse_completion({"model": "m", "prompt": "x", "echo": True})
+    emb = wire.parse_embeddings({"input": "a", "encoding_format": "base64"})
+    assert emb.inputs == ("a",) and emb.base64 and emb.model is None
+    for bad in ({"input": []}, {"input": [1]}, {"input": "a", "encoding_format": "hex"}):
+        with pytest.raises(InvalidRequest):
+            wire.parse_embeddings(bad)
+
+
+def test_load_request() -> None:
+    assert wire.parse_load({"model": "starter"}) == ("starter", None, False)
+    assert wire.parse_load({"model": "x", "ctx": 4096, "stream": True}) == ("x", 4096, True)
+    for bad in ({"model": "x", "ctx": 10}, {"model": "x", "ctx": "big"}, {"ctx": 4096}):
+        with pytest.raises(InvalidRequest):
+            wire.parse_load(bad)
+
+
+def final_chunk(reason: str = "stop") -> Chunk:
+    return Chunk(
+        finish_reason=reason,  # type: ignore[arg-type]
+        stats=GenerationStats(
+            prompt_tokens=20,
+            cached_tokens=5,
+            completion_tokens=7,
+            ttft_s=0.1,
+            decode_tokens_per_s=50.0,
+            prompt_tokens_per_s=300.0,
+            total_s=0.3,
+        ),
+        truncation=Truncation(2, 0, 100, 512),
+    )
+
+
+def test_responses_carry_usage_and_cove_timings() -> None:
+    body = wire.chat_response("id", "m", 1, "Paris", final_chunk("length"))
+    assert body["choices"][0]["message"] == {"role": "assistant", "content": "Paris"}
+    assert body["choices"][0]["finish_reason"] == "length"
+    assert body["usage"] == {"prompt_tokens": 20, "completion_tokens": 7, "total_tokens": 27}
+    assert body["cove"]["timings"]["ttft_s"] == 0.1
+    trunc = wire.truncation_from(body["cove"]["truncation"])
+    assert trunc == Truncation(2, 0, 100, 512)
+    assert "dropped the 2 oldest messages" in body["cove"]["truncation"]["description"]
+    chunk = wire.chat_final_chunk("id", "m", 1, final_chunk())
+    assert chunk["object"] == "chat.completion.chunk" and chunk["choices"][0]["delta"] == {}
+
+
+def test_embeddings_base64_is_little_endian_float32() -> None:
+    body = wire.embeddings_response("e", [[0.5, -1.0]], 3, as_base64=True)
+    raw = base64.b64decode(body["data"][0]["embedding"])
+    assert struct.unpack("<2f", raw) == (0.5, -1.0)
+    plain = wire.embeddings_response("e", [[0.5, -1.0]], 3, as_base64=False)
+    assert plain["data"][0]["embedding"] == [0.5, -1.0]
+    assert plain["usage"] == {"prompt_tokens": 3, "total_tokens": 3}
