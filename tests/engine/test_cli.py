@@ -110,3 +110,75 @@ def test_corrupt_model_is_a_clear_error(tmp_path: Path) -> None:
     assert out.returncode == 1
     assert out.stderr.startswith("cove: error:") and str(bad) in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_serve_is_an_openai_server_and_chat_engine_uses_it(starter: Path) -> None:
+    import time
+
+    import httpx
+
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "engine.cli", "serve", "--model", "starter", "--ctx", "2048",
+         "--port", str(port), "--api-key", "sekrit"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert server.poll() is None, server.stderr.read() if server.stderr else ""
+            try:
+                if httpx.get(
+                    f"{url}/models", headers={"Authorization": "Bearer sekrit"}
+                ).is_success:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        out = cove(
+            "chat", "--engine", url, "--api-key", "sekrit", "--temperature", "0",
+            "--max-tokens", "32", "--stats", "json", "What is the capital of France?",
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        assert "Paris" in out.stdout
+        stats = json.loads(out.stderr.strip().splitlines()[-1])
+        assert stats["completion_tokens"] > 0 and stats["ttft_s"] > 0
+        wrong = cove("chat", "--engine", url, "--api-key", "nope", "hi")
+        assert wrong.returncode == 1 and "API key" in wrong.stderr
+    finally:
+        server.terminate()
+        _out, err = server.communicate(timeout=20)
+    # Prompts never reach the log unless asked for.
+    assert "capital of France" not in err
+    assert "POST /v1/chat/completions 200" in err
+
+
+def test_serve_warns_when_exposed_to_the_network(starter: Path) -> None:
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "engine.cli", "serve", "--host", "0.0.0.0", "--port", str(port)],
+        stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+    try:
+        assert server.stderr is not None
+        first = server.stderr.readline()
+    finally:
+        server.terminate()
+        server.communicate(timeout=20)
+    assert "other machines on the network can reach this engine" in first
+    assert "no --api-key" in first
+
+
+def test_chat_with_unreachable_engine_is_one_line() -> None:
+    out = cove("chat", "--engine", f"http://127.0.0.1:{_free_port()}/v1", "hi")
+    assert out.returncode == 1
+    assert out.stderr.startswith("cove: error: Cannot reach the engine")
+    assert "Traceback" not in out.stderr

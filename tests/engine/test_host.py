@@ -19,7 +19,7 @@ from engine.errors import InsufficientMemory, LoadCancelled, ModelLoadError, Mod
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
 
-QUESTION = [{"role": "user", "content": "What is the capital of France?"}]
+QUESTION: Any = [{"role": "user", "content": "What is the capital of France?"}]
 GREEDY = GenerationParams(temperature=0.0, max_tokens=32)
 
 
@@ -72,7 +72,7 @@ def test_chat_non_streaming(oai: openai.OpenAI, model_id: str) -> None:
         model=model_id,
         messages=QUESTION,
         temperature=0,
-        max_tokens=32,  # type: ignore[arg-type]
+        max_tokens=32,
     )
     assert "Paris" in (out.choices[0].message.content or "")
     assert out.choices[0].finish_reason in ("stop", "length")
@@ -86,7 +86,7 @@ def test_chat_non_streaming(oai: openai.OpenAI, model_id: str) -> None:
 def test_chat_streaming(oai: openai.OpenAI, model_id: str) -> None:
     stream = oai.chat.completions.create(
         model=model_id,
-        messages=QUESTION,  # type: ignore[arg-type]
+        messages=QUESTION,
         temperature=0,
         max_tokens=32,
         stream=True,
@@ -138,12 +138,12 @@ def test_embeddings_through_openai(oai: openai.OpenAI, host: LocalEngine) -> Non
 
 def test_openai_errors(oai: openai.OpenAI, host: LocalEngine, model_id: str) -> None:
     with pytest.raises(openai.NotFoundError, match="not loaded"):
-        oai.chat.completions.create(model="gpt-5", messages=QUESTION)  # type: ignore[arg-type]
+        oai.chat.completions.create(model="gpt-5", messages=QUESTION)
     with pytest.raises(openai.BadRequestError, match="temperature"):
         oai.chat.completions.create(
             model=model_id,
             messages=QUESTION,
-            temperature=7,  # type: ignore[arg-type]
+            temperature=7,
         )
     wrong = openai.OpenAI(base_url=host.base_url, api_key="wrong", max_retries=0)
     with pytest.raises(openai.AuthenticationError):

@@ -111,6 +111,7 @@ def test_completion_and_embedding_requests() -> None:
         wire.parse_completion({"model": "m", "prompt": "x", "echo": True})
     emb = wire.parse_embeddings({"input": "a", "encoding_format": "base64"})
     assert emb.inputs == ("a",) and emb.base64 and emb.model is None
+    bad: object
     for bad in ({"input": []}, {"input": [1]}, {"input": "a", "encoding_format": "hex"}):
         with pytest.raises(InvalidRequest):
             wire.parse_embeddings(bad)

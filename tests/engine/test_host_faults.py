@@ -1,0 +1,154 @@
+"""Faults around the engine host: a host killed mid-reply, a full queue, a host whose app died.
+Each test runs its own host process so that killing it harms no other test."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from engine.client import LocalEngine
+from engine.errors import EngineCrashed
+from engine.types import ChatMessage, GenerationParams
+from tests.conftest import collect
+
+LONG = GenerationParams(temperature=0.8, seed=3, max_tokens=2000, repeat_penalty=1.0)
+STORY = [ChatMessage("user", "Write a very long story about a lighthouse keeper.")]
+
+
+@pytest.fixture
+def engine(starter: Path, tmp_path: Path) -> Iterator[LocalEngine]:
+    host = LocalEngine.start(log_path=tmp_path / "engine.log", extra_args=("--max-queue", "1"))
+    host.client.load("starter", ctx=2048)
+    yield host
+    host.stop()
+    host.client.close()
+
+
+def test_sigkill_mid_stream_raises_engine_crashed_and_restart_recovers(
+    engine: LocalEngine,
+) -> None:
+    pid = engine.pid
+    assert pid is not None
+    received = 0
+    started = time.monotonic()
+    killed_at = 0.0
+    with pytest.raises(EngineCrashed) as info:
+        for chunk in engine.client.chat(STORY, LONG):
+            received += 1
+            if received == 3:
+                os.kill(pid, signal.SIGKILL)
+                killed_at = time.monotonic()
+            assert not chunk.is_terminal, "the stream must not end normally"
+    noticed = time.monotonic() - killed_at
+    assert noticed < 5.0, f"the crash was noticed only after {noticed:.1f} s"
+    message = str(info.value)
+    assert "SIGKILL" in message and "Restart the engine" in message
+    assert "last log lines" in message
+    assert not engine.alive()
+
+    engine.restart()
+    assert engine.alive() and engine.pid != pid
+    status = engine.client.status()
+    assert status.model is not None and status.n_ctx == 2048, "the model was loaded again"
+    text, final = collect(engine.client.chat([ChatMessage("user", "Hi!")], LONG.__class__()))
+    assert final.finish_reason in ("stop", "length") and text
+    assert time.monotonic() - started < 120
+
+
+def test_requests_after_a_crash_fail_fast(engine: LocalEngine) -> None:
+    pid = engine.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    started = time.monotonic()
+    with pytest.raises(EngineCrashed):
+        engine.client.status()
+    assert time.monotonic() - started < 3.0
+
+
+def test_a_full_queue_answers_429_with_retry_after(engine: LocalEngine) -> None:
+    """With --max-queue 1: one request generating, one waiting, the next is refused."""
+    url = f"{engine.base_url}/chat/completions"
+    headers = {"Authorization": f"Bearer {engine._token}"}
+    model = engine.client.status().model
+    body = {
+        "model": model,
+        "messages": [{"role": "user", "content": "Write a long story."}],
+        "max_tokens": 400,
+        "stream": True,
+    }
+    first_token = threading.Event()
+    release = threading.Event()
+
+    def hold(signal_first: bool) -> None:
+        with httpx.stream("POST", url, json=body, headers=headers, timeout=60) as r:
+            for line in r.iter_lines():
+                if line.startswith("data:") and signal_first:
+                    first_token.set()
+                if release.is_set():
+                    return
+
+    holders = [threading.Thread(target=hold, args=(True,))]
+    holders[0].start()
+    assert first_token.wait(60)
+    holders.append(threading.Thread(target=hold, args=(False,)))
+    holders[1].start()
+    deadline = time.monotonic() + 10
+    while engine.client.status().queued < 1 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert engine.client.status().queued == 1
+    r = httpx.post(url, json={**body, "stream": False}, headers=headers, timeout=30)
+    release.set()
+    for t in holders:
+        t.join(60)
+    assert r.status_code == 429
+    assert r.headers["Retry-After"].isdigit()
+    assert "busy" in r.json()["error"]["message"]
+
+
+def test_a_private_host_stops_when_its_app_dies(starter: Path, tmp_path: Path) -> None:
+    """The app is SIGKILLed: its private host notices and exits by itself (no orphan holding
+    the model's memory)."""
+    script = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from engine.client import LocalEngine\n"
+        f"e = LocalEngine.start(log_path=Path({str(tmp_path / 'e.log')!r}))\n"
+        "print(e.pid, flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    app = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    try:
+        assert app.stdout is not None
+        host_pid = int(app.stdout.readline())
+        app.kill()
+        app.wait()
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and _running(host_pid):
+            time.sleep(0.1)
+        assert not _running(host_pid), "the host outlived its app"
+    finally:
+        if app.poll() is None:
+            app.kill()
+
+
+def _running(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
