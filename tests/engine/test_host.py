@@ -324,3 +324,22 @@ def test_a_model_that_does_not_fit_is_507(host: LocalEngine, tmp_path: Path) -> 
     r = raw(host, "POST", "/cove/v1/load", json={"model": str(path)})
     assert r.status_code == 507
     assert host.client.status().model is not None
+
+
+def test_unload_returns_the_memory_and_reload_works(host: LocalEngine) -> None:
+    import psutil
+
+    proc = psutil.Process(host.pid)
+    host.client.load("starter", ctx=8192)
+    # Fill the KV cache a little so that its pages are resident, as in real use.
+    collect(host.client.chat([ChatMessage("user", "Hello " * 300)], GREEDY))
+    loaded_rss = proc.memory_info().rss
+    host.client.unload()
+    assert host.client.status().model is None
+    unloaded_rss = proc.memory_info().rss
+    assert loaded_rss - unloaded_rss > 80 * 2**20, (loaded_rss, unloaded_rss)
+    assert host.client.plan("starter")["verdict"] == "fits"  # planning needs no resident model
+    _text, final = collect(host.client.chat([ChatMessage("user", "Hi")], GREEDY, model="x"))
+    assert final.finish_reason == "error" and "No chat model is loaded" in (final.error or "")
+    status = host.client.load("starter", ctx=2048)
+    assert status.n_ctx == 2048
