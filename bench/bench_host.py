@@ -74,7 +74,7 @@ def run(model: str, repeat: int) -> dict[str, Any]:
     }
     results: dict[str, list[dict[str, float]]] = {name: [] for name in modes}
     try:
-        for name, fn in modes.items():  # warm-up: page in weights, fill caches
+        for fn in modes.values():  # warm-up: page in weights, fill caches
             measure(fn(prompt(-1)))
         for i in range(repeat):
             order = list(modes) if i % 2 == 0 else list(reversed(modes))
