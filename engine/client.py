@@ -112,6 +112,11 @@ class EngineClient:
     def status(self) -> EngineStatus:
         return EngineStatus.from_dict(self._request("GET", f"{self._root}/cove/v1/status"))
 
+    def hardware(self) -> dict[str, Any]:
+        """The host's hardware report (``HardwareReport.to_dict()`` plus ``summary`` lines and
+        ``best_device``)."""
+        return self._request("GET", f"{self._root}/cove/v1/hardware")
+
     def plan(self, model: str, *, ctx: int | None = None) -> dict[str, Any]:
         return self._request("POST", f"{self._root}/cove/v1/plan", {"model": model, "ctx": ctx})
 

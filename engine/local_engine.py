@@ -25,7 +25,7 @@ from typing import IO
 
 from engine.client import EngineClient
 from engine.errors import EngineCrashed, EngineError
-from engine.host.server import READY_PREFIX, TOKEN_ENV
+from engine.host import READY_PREFIX, TOKEN_ENV
 
 STOP_GRACE_S = 5.0
 

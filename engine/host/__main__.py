@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine.errors import EngineError
-from engine.host.server import TOKEN_ENV, ServeOptions, serve
+from engine.host import TOKEN_ENV
+from engine.host.server import ServeOptions, serve
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -111,6 +111,7 @@ def make_app(state: HostState, config: HostConfig) -> ASGIApp:
         Route("/cove/v1/load", _endpoint(state, config, _load), methods=["POST"]),
         Route("/cove/v1/unload", _endpoint(state, config, _unload), methods=["POST"]),
         Route("/cove/v1/plan", _endpoint(state, config, _plan), methods=["POST"]),
+        Route("/cove/v1/hardware", _endpoint(state, config, _hardware), methods=["GET"]),
     ]
     app = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_allowed})
     return _Guard(app, config)
@@ -266,6 +267,21 @@ async def _plan(request: Request, state: HostState, config: HostConfig) -> Respo
         if state.chat is not None:
             resources = resources_after_unload(resources, state.chat.plan)
         return plan_model(model, ctx=ctx, resources=resources)[2].to_dict()
+
+    return JSONResponse(await asyncio.to_thread(run))
+
+
+async def _hardware(request: Request, state: HostState, config: HostConfig) -> Response:
+    """What the probe found, what Cove chose and why: probed here, in the process that owns the
+    runtimes, so that the app never loads one to find out."""
+    from engine.hardware import probe_hardware
+
+    def run() -> dict[str, object]:
+        report = probe_hardware()
+        data = report.to_dict()
+        data["summary"] = report.summary_lines()
+        data["best_device"] = report.best_device()
+        return data
 
     return JSONResponse(await asyncio.to_thread(run))
 

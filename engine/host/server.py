@@ -18,13 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
+from engine.host import READY_PREFIX
 from engine.host.app import DEFAULT_MAX_BODY, HostConfig, make_app
 from engine.host.state import HostState
 
 log = logging.getLogger("cove.host")
-
-TOKEN_ENV = "COVE_HOST_TOKEN"
-READY_PREFIX = "COVE-HOST-READY "
 
 
 @dataclass(frozen=True, slots=True)

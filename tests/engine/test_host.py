@@ -343,3 +343,10 @@ def test_unload_returns_the_memory_and_reload_works(host: LocalEngine) -> None:
     assert final.finish_reason == "error" and "No chat model is loaded" in (final.error or "")
     status = host.client.load("starter", ctx=2048)
     assert status.n_ctx == 2048
+
+
+def test_hardware_report_comes_from_the_host(host: LocalEngine) -> None:
+    report = host.client.hardware()
+    assert report["cpu"]["physical_cores"] >= 1
+    assert "CPU" in report["best_device"]
+    assert any(line.startswith("RAM:") for line in report["summary"])
