@@ -23,7 +23,7 @@ from engine.errors import EngineCrashed, EngineError
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
-    from engine.store import Message, Store
+    from engine.store import ChatSettings, Message, Store
 
 log = logging.getLogger(__name__)
 
@@ -36,19 +36,27 @@ ChatFn = Callable[[Sequence[ChatMessage], GenerationParams, threading.Event], It
 
 @dataclass(frozen=True, slots=True)
 class GenerationRequest:
-    conversation_id: int
+    conversation_id: int | None  # None: a new conversation, created with ``new_conversation``
     mode: Mode
     params: GenerationParams
     system_prompt: str = ""
     text: str = ""  # the new user message (send) or the edited text (edit)
     message_id: int | None = None  # edit: the user message; regenerate: the reply to replace
     model_name: str | None = None
+    new_conversation: NewConversation | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass(frozen=True, slots=True)
+class NewConversation:
+    title: str
+    system_prompt: str
+    settings: ChatSettings | None
+
+
+@dataclass(frozen=True, slots=True)
 class ReplyOutcome:
-    conversation_id: int
+    conversation_id: int | None
     message: Message | None  # the reply as stored (None if its conversation was deleted)
     final: Chunk | None  # the terminal chunk (None when the engine crashed or failed)
     error: str | None = None
@@ -57,6 +65,7 @@ class ReplyOutcome:
 
 
 class GenerationSignals(QObject):
+    conversation_created = Signal(object)  # Conversation
     # (user message or None, the reply being written)
     turn_saved = Signal(object, object)
     # (reply id, new text)
@@ -85,6 +94,7 @@ class GenerationWorker(QRunnable):
         super().__init__()
         self.signals = GenerationSignals()
         self.store = store
+        self.conversation_id = request.conversation_id
         self._chat = chat  # looked up when the job runs: the engine may restart in between
         self.request = request
 
@@ -94,11 +104,12 @@ class GenerationWorker(QRunnable):
         parts: list[str] = []
         prompt_chars = 0
         try:
+            self.conversation_id = self._conversation()
             user, history = self._save_turn()
             messages, prompt_chars = history_for(history, req.system_prompt)
             meta: dict[str, Any] = {"model": req.model_name} if req.model_name else {}
             reply = self.store.add_message(
-                req.conversation_id, "assistant", "", status="streaming", meta=meta
+                self.conversation_id, "assistant", "", status="streaming", meta=meta
             )
             self.signals.turn_saved.emit(user, reply)
             final = self._stream(reply.id, messages, parts)
@@ -115,22 +126,37 @@ class GenerationWorker(QRunnable):
             return
         self._finish(reply, parts, final, final.error, prompt_chars=prompt_chars)
 
+    def _conversation(self) -> int:
+        req = self.request
+        if req.conversation_id is not None:
+            return req.conversation_id
+        new = req.new_conversation or NewConversation("New chat", "", None)
+        conversation = self.store.create_conversation(
+            title=new.title,
+            system_prompt=new.system_prompt,
+            settings=new.settings,
+            model=req.model_name,
+        )
+        self.signals.conversation_created.emit(conversation)
+        return conversation.id
+
     def _save_turn(self) -> tuple[Message | None, list[Message]]:
-        req, store = self.request, self.store
+        req, store, conv_id = self.request, self.store, self.conversation_id
+        assert conv_id is not None
         user: Message | None = None
         if req.mode == "send":
-            user = store.add_message(req.conversation_id, "user", req.text)
+            user = store.add_message(conv_id, "user", req.text)
         elif req.mode == "edit":
             assert req.message_id is not None
             edited = store.edit_message(req.message_id, req.text)
-            store.delete_messages_from(req.conversation_id, edited.position + 1)
+            store.delete_messages_from(conv_id, edited.position + 1)
             user = edited
         elif req.mode == "regenerate":
             assert req.message_id is not None
             old = store.get_message(req.message_id)
             if old is not None:
-                store.delete_messages_from(req.conversation_id, old.position)
-        return user, store.messages(req.conversation_id)
+                store.delete_messages_from(conv_id, old.position)
+        return user, store.messages(conv_id)
 
     def _stream(self, reply_id: int, messages: list[ChatMessage], parts: list[str]) -> Chunk:
         req = self.request
@@ -171,7 +197,6 @@ class GenerationWorker(QRunnable):
     ) -> None:
         from engine.store import reply_meta, reply_status
 
-        req = self.request
         stored: Message | None = None
         text = "".join(parts)
         try:
@@ -190,7 +215,7 @@ class GenerationWorker(QRunnable):
             error = error or f"Could not save the reply: {exc}"
         self.signals.reply_finished.emit(
             ReplyOutcome(
-                conversation_id=req.conversation_id,
+                conversation_id=self.conversation_id,
                 message=stored,
                 final=final,
                 error=error,

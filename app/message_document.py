@@ -81,7 +81,7 @@ class MessageRenderer:
         self.doc = document
         self.colors = colors
         self.doc.setDefaultStyleSheet(document_stylesheet(colors))
-        self.doc.setDocumentMargin(2)
+        self.doc.setDocumentMargin(0)
         self.code_blocks: list[str] = []
         self._splitter = BlockSplitter()
         # The last block is an empty placeholder (the document's first block, or the block Qt
@@ -295,3 +295,17 @@ def copy_index(href: str) -> int | None:
     if scheme != COPY_SCHEME or not rest.isdigit():
         return None
     return int(rest)
+
+
+def warm_up() -> None:
+    """Import and build the Markdown and highlighting machinery (on a worker thread at start-up)
+    so that the first reply does not pay for it on the UI thread."""
+    from pygments.styles import get_style_by_name
+
+    from app.highlight import lexer_for
+
+    markdown_to_html("*warm* `up`\n\n- a\n\n| a |\n|---|\n| b |")
+    for name in ("default", "github-dark"):
+        get_style_by_name(name)
+    for language in ("python", "bash", "javascript", "json", ""):
+        list(lexer_for(language).get_tokens("x = 1\n"))

@@ -185,6 +185,13 @@ def stylesheet(c: Colors) -> str:
     QProgressBar#ContextMeter[warn="true"]::chunk {{ background: #d97706; }}
     QProgressBar#ContextMeter[full="true"]::chunk {{ background: #dc2626; }}
     QTabBar::tab {{ padding: 6px 14px; }}
+    QToolButton#MenuButton {{
+        border: 1px solid {c.border}; border-radius: 8px; padding: 4px 10px; font-weight: 600;
+    }}
+    QToolButton#MenuButton::menu-indicator {{ image: none; width: 0px; }}
+    QToolButton#MenuButton:hover {{ background: {c.inline_code_bg}; }}
+    QStatusBar {{ border-top: 1px solid {c.border}; }}
+    QStatusBar::item {{ border: none; }}
     """
 
 

@@ -1,0 +1,76 @@
+"""The banner that says the engine stopped, in plain words, with a way to start it again."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+
+MAX_DETAIL_LINES = 8
+
+
+def plain_reason(message: str) -> str:
+    """The first sentence or two of an engine error, without the attached log lines."""
+    head = message.split(" Its last log lines:", 1)[0].strip()
+    return head or "The engine stopped unexpectedly."
+
+
+class EngineBanner(QFrame):
+    restart_requested = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("Banner")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(16, 10, 16, 10)
+        text = QVBoxLayout()
+        text.setSpacing(2)
+        self.title = QLabel("<b>The engine stopped</b>")
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.details = QLabel()
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details.setVisible(False)
+        self.reassurance = QLabel(
+            "Your conversations are saved, including the reply that was being written."
+        )
+        self.reassurance.setWordWrap(True)
+        text.addWidget(self.title)
+        text.addWidget(self.message)
+        text.addWidget(self.reassurance)
+        text.addWidget(self.details)
+        layout.addLayout(text, 1)
+        self.details_button = QPushButton("Show log")
+        self.details_button.setObjectName("Secondary")
+        self.details_button.clicked.connect(self._toggle_details)
+        self.restart_button = QPushButton("Restart engine")
+        self.restart_button.setObjectName("Primary")
+        self.restart_button.clicked.connect(self._restart)
+        layout.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(self.restart_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.setVisible(False)
+
+    def show_crash(self, message: str, log_lines: Sequence[str], title: str = "") -> None:
+        self.title.setText(f"<b>{title or 'The engine stopped'}</b>")
+        self.message.setText(plain_reason(message))
+        lines = [line.strip() for line in log_lines if line.strip()][-MAX_DETAIL_LINES:]
+        self.details.setText("\n".join(lines) if lines else "The engine wrote nothing to its log.")
+        self.details_button.setVisible(True)
+        self.restart_button.setEnabled(True)
+        self.restart_button.setText("Restart engine")
+        self.setVisible(True)
+
+    def restarting(self) -> None:
+        self.restart_button.setEnabled(False)
+        self.restart_button.setText("Restarting…")
+
+    def _restart(self) -> None:
+        self.restarting()
+        self.restart_requested.emit()
+
+    def _toggle_details(self) -> None:
+        show = not self.details.isVisible()
+        self.details.setVisible(show)
+        self.details_button.setText("Hide log" if show else "Show log")

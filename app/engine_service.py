@@ -1,0 +1,273 @@
+"""The window's engine host: started, loaded, watched and restarted off the UI thread.
+
+All requests that use the model (start, load, chat, restart) go through one single-thread pool, so
+they run one at a time in the order asked: a message sent while the model is still loading simply
+waits its turn. Quick questions (status, plans) use a second pool and never wait behind a reply.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, QRunnable, QTimer, Signal
+
+from app.workers import WorkerPool, post_to_ui
+from engine.errors import EngineError, LoadCancelled
+from engine.types import ChatMessage, Chunk, GenerationParams
+
+if TYPE_CHECKING:
+    from engine.client import EngineStatus, LocalEngine
+
+log = logging.getLogger(__name__)
+
+WATCH_INTERVAL_MS = 1500
+STARTER = "starter"
+
+
+def log_path() -> Path | None:
+    """The host's log beside the chat history when a data folder is forced (tests, self-test),
+    else the platform's log folder (LocalEngine's default)."""
+    data = os.environ.get("COVE_DATA_DIR")
+    return Path(data).expanduser() / "logs" / "engine.log" if data else None
+
+
+class EngineService(QObject):
+    started = Signal()
+    start_failed = Signal(str)
+    load_started = Signal(str)
+    load_progressed = Signal(float)
+    loaded = Signal(object)  # EngineStatus
+    load_failed = Signal(str, bool)  # (message, cancelled)
+    status_changed = Signal(object)  # EngineStatus
+    crashed = Signal(str, list)  # (what happened, the host's last log lines)
+    restarted = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.engine: LocalEngine | None = None
+        self.status: EngineStatus | None = None
+        self.model: str | None = None  # what was asked to be loaded
+        self.loading = False
+        self.restarting = False
+        self._crash_reported = False
+        self._load_cancel = threading.Event()
+        self._stopping = False
+        self._owned = True
+        self.model_pool = WorkerPool("engine", 1)
+        self.control_pool = WorkerPool("engine-control", 2)
+        self._watch = QTimer(self)
+        self._watch.setInterval(WATCH_INTERVAL_MS)
+        self._watch.timeout.connect(self._check_alive)
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self, model: str | None = STARTER, ctx: int | None = None) -> None:
+        """Start the host, then load ``model``; the window is usable meanwhile."""
+        if model is not None:
+            self._begin_load(model)
+
+        def job() -> LocalEngine:
+            from engine.client import LocalEngine
+
+            engine = LocalEngine.start(log_path=log_path())
+            post_to_ui(lambda: self._engine_up(engine))
+            if model is not None:
+                self._load_in_worker(engine, model, ctx)
+            return engine
+
+        self.model_pool.submit(job, on_error=self._start_error)
+
+    def adopt(self, engine: LocalEngine, model: str | None = STARTER) -> None:
+        """Use a host that is already running (tests share one); it is not stopped at exit
+        unless ``owned``. Loads ``model`` if the host has none."""
+        self._owned = False
+        self.model = model
+        self._engine_up(engine)
+
+        def job() -> None:
+            status = engine.client.status()
+            if status.model is None and model is not None:
+                post_to_ui(lambda: self._begin_load(model))
+                self._load_in_worker(engine, model, None)
+            else:
+                post_to_ui(lambda: self._loaded(status))
+
+        self.model_pool.submit(job, on_error=self._load_error)
+
+    def _engine_up(self, engine: LocalEngine) -> None:
+        if self._stopping:
+            return
+        self.engine = engine
+        self._crash_reported = False
+        self._watch.start()
+        self.started.emit()
+
+    def _start_error(self, exc: BaseException) -> None:
+        self.loading = False
+        message = str(exc) if isinstance(exc, EngineError) else f"{type(exc).__name__}: {exc}"
+        self.start_failed.emit(f"The engine could not start. {message}")
+
+    def shutdown(self) -> None:
+        """Stop the host (at exit). Cancels a load in progress."""
+        self._stopping = True
+        self._watch.stop()
+        self._load_cancel.set()
+        engine, self.engine = self.engine, None
+        if engine is not None and self._owned:
+            engine.stop()
+            engine.client.close()
+
+    # -- loading -------------------------------------------------------------------------------
+
+    def load(self, model: str, ctx: int | None = None) -> None:
+        self._begin_load(model)
+
+        def job() -> None:
+            engine = self.engine
+            if engine is None:
+                raise EngineError("The engine is not running; restart it first.")
+            self._load_in_worker(engine, model, ctx)
+
+        self.model_pool.submit(job, on_error=self._load_error)
+
+    def cancel_load(self) -> None:
+        self._load_cancel.set()
+
+    def _begin_load(self, model: str) -> None:
+        self._load_cancel = threading.Event()
+        self.loading = True
+        self.model = model
+        self.load_started.emit(model)
+
+    def _load_in_worker(self, engine: LocalEngine, model: str, ctx: int | None) -> None:
+        cancel = self._load_cancel
+
+        def progress(fraction: float) -> None:
+            post_to_ui(lambda: self.load_progressed.emit(fraction))
+
+        try:
+            status = engine.client.load(model, ctx=ctx, progress=progress, cancel=cancel)
+        except BaseException as exc:
+            error = exc
+            post_to_ui(lambda: self._load_error(error))
+            return
+        post_to_ui(lambda: self._loaded(status))
+
+    def _loaded(self, status: EngineStatus) -> None:
+        self.loading = False
+        self.status = status
+        self.loaded.emit(status)
+        self.status_changed.emit(status)
+
+    def _load_error(self, exc: BaseException) -> None:
+        self.loading = False
+        cancelled = isinstance(exc, LoadCancelled)
+        message = str(exc) if isinstance(exc, EngineError) else f"{type(exc).__name__}: {exc}"
+        self.load_failed.emit(message, cancelled)
+
+    # -- questions -----------------------------------------------------------------------------
+
+    def refresh_status(self) -> None:
+        engine = self.engine
+        if engine is None:
+            return
+
+        def done(status: EngineStatus) -> None:
+            self.status = status
+            self.status_changed.emit(status)
+
+        self.control_pool.submit(engine.client.status, done, lambda _exc: None)
+
+    def plan(
+        self,
+        model: str,
+        on_done: Callable[[dict[str, Any]], None],
+        on_error: Callable[[BaseException], None],
+    ) -> None:
+        engine = self.engine
+        if engine is None:
+            on_error(EngineError("The engine is not running."))
+            return
+        self.control_pool.submit(lambda: engine.client.plan(model), on_done, on_error)
+
+    # -- replies -------------------------------------------------------------------------------
+
+    def chat_fn(
+        self,
+    ) -> Callable[[Sequence[ChatMessage], GenerationParams, threading.Event], Iterator[Chunk]]:
+        """For a worker: the current client's chat (looked up when the reply starts)."""
+        engine = self.engine
+        if engine is None:
+            raise EngineError(
+                "The engine is not running. Use Restart engine, then send the message again."
+            )
+        client = engine.client
+
+        def chat(
+            messages: Sequence[ChatMessage], params: GenerationParams, cancel: threading.Event
+        ) -> Iterator[Chunk]:
+            return client.chat(messages, params, cancel=cancel)
+
+        return chat
+
+    def run(self, runnable: QRunnable) -> None:
+        """Queue work that uses the model behind any load or reply in progress."""
+        self.model_pool.start_runnable(runnable)
+
+    # -- crashes -------------------------------------------------------------------------------
+
+    def report_crash(self, message: str) -> None:
+        """A reply found the host dead (or the watchdog did). Reported once per crash."""
+        if self._crash_reported or self._stopping:
+            return
+        self._crash_reported = True
+        engine = self.engine
+        tail = engine.log_tail(12) if engine is not None else []
+        self.crashed.emit(message, [line for line in tail if not line.startswith("---")])
+
+    def _check_alive(self) -> None:
+        engine = self.engine
+        if engine is None or self.restarting or self._crash_reported:
+            return
+        if not engine.alive():
+            self.report_crash("The engine stopped unexpectedly. Restart it to continue.")
+
+    def restart(self) -> None:
+        """A fresh host with the same model; what was typed and received stays where it is."""
+        if self.restarting:
+            return
+        self.restarting = True
+        engine = self.engine
+        model = self.model or STARTER
+
+        def job() -> LocalEngine:
+            from engine.client import LocalEngine
+
+            if engine is None:
+                fresh = LocalEngine.start(log_path=log_path())
+                fresh.client.load(model)
+                return fresh
+            engine.restart()
+            if engine.client.last_load is None:
+                engine.client.load(model)
+            return engine
+
+        def done(fresh: LocalEngine) -> None:
+            self.restarting = False
+            self.engine = fresh
+            self._crash_reported = False
+            self._watch.start()
+            self.restarted.emit()
+            self.refresh_status()
+
+        def failed(exc: BaseException) -> None:
+            self.restarting = False
+            self._crash_reported = False
+            self.report_crash(f"The engine could not be restarted: {exc}")
+
+        self.model_pool.submit(job, done, failed)

@@ -1,0 +1,229 @@
+"""Hardware: what the probe found (CPU, RAM, GPUs, NPUs, runtimes) and which device Cove chose, and
+why.
+
+The probe runs as ``cove probe --json`` in its own process: it loads native runtimes to ask them
+what they support, and the window never loads a runtime (nor can a crashing driver take it down).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import sys
+from typing import Any
+
+from PySide6.QtCore import QObject, QProcess, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+
+from app.model_catalog import human_bytes, verdict_from_plan
+from app.theme import Colors
+
+PROBE_TIMEOUT_MS = 60_000
+
+
+class HardwareProbe(QObject):
+    """Runs the probe once (again on ``refresh``) and keeps the report."""
+
+    probed = Signal(dict)
+    probe_failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.report: dict[str, Any] | None = None
+        self.error: str | None = None
+        self._process: QProcess | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None
+
+    def refresh(self) -> None:
+        if self._process is not None:
+            return
+        process = QProcess(self)
+        process.setProgram(sys.executable)
+        process.setArguments(["-m", "engine.cli", "probe", "--json"])
+        process.finished.connect(lambda code, _status: self._finished(process, code))
+        process.errorOccurred.connect(lambda _err: self._failed(process))
+        self._process = process
+        process.start()
+
+    def _finished(self, process: QProcess, code: int) -> None:
+        if self._process is not process:
+            return
+        self._process = None
+        out = bytes(process.readAllStandardOutput().data()).decode("utf-8", "replace")
+        err = bytes(process.readAllStandardError().data()).decode("utf-8", "replace")
+        process.deleteLater()
+        try:
+            report = json.loads(out) if code == 0 else None
+        except ValueError:
+            report = None
+        if not isinstance(report, dict):
+            self.error = err.strip() or f"the hardware probe exited with code {code}"
+            self.probe_failed.emit(self.error)
+            return
+        self.report, self.error = report, None
+        self.probed.emit(report)
+
+    def _failed(self, process: QProcess) -> None:
+        if self._process is not process or process.state() != QProcess.ProcessState.NotRunning:
+            return
+        self._process = None
+        self.error = process.errorString()
+        process.deleteLater()
+        self.probe_failed.emit(self.error)
+
+
+def _row(label: str, value: str) -> str:
+    return f"<tr><td style='padding:2px 16px 2px 0'><b>{label}</b></td><td>{value}</td></tr>"
+
+
+def report_html(report: dict[str, Any], status: Any, colors: Colors) -> str:
+    """The probe's report as a page: found, not found, and the choice with its reasons."""
+    esc = html.escape
+    cpu = report.get("cpu") or {}
+    mem = report.get("memory") or {}
+    ort = report.get("ort") or {}
+    llama = report.get("llama_cpp") or {}
+    coreml = report.get("coreml") or {}
+    muted = f"color:{colors.muted}"
+    out = ["<h3>What Cove chose</h3>"]
+    if status is not None and getattr(status, "model", None):
+        plan = status.plan or {}
+        out.append(
+            f"<p><b>{esc(str(status.model))}</b> runs on <b>{esc(str(status.device))}</b> "
+            f"with {esc(str(status.backend))}, context {status.n_ctx:,} tokens"
+            + (f", {plan.get('threads')} threads" if plan.get("threads") else "")
+            + ".</p>"
+        )
+        verdict = verdict_from_plan(plan) if plan else None
+        if verdict is not None:
+            why = "".join(f"<li>{esc(d)}</li>" for d in verdict.details)
+            out.append(f"<p>Why: {esc(verdict.text)}.</p><ul>{why}</ul>")
+    out.append(
+        f"<p>For GGUF models the best device here is: <b>{esc(str(report.get('best_device')))}"
+        "</b>.</p>"
+    )
+    out.append("<h3>This computer</h3><table>")
+    out.append(_row("System", esc(f"{report.get('os')} ({cpu.get('arch', '?')})")))
+    out.append(_row("CPU", esc(str(cpu.get("model", "unknown")))))
+    out.append(
+        _row(
+            "Cores",
+            f"{cpu.get('physical_cores', '?')} physical, {cpu.get('logical_cores', '?')} logical",
+        )
+    )
+    features = " ".join(cpu.get("features") or ()) or "none detected"
+    out.append(_row("SIMD", esc(features)))
+    out.append(
+        _row(
+            "Memory",
+            f"{human_bytes(mem.get('total_bytes', 0))} total, "
+            f"{human_bytes(mem.get('available_bytes', 0))} available",
+        )
+    )
+    gpus = report.get("gpus") or []
+    if gpus:
+        for gpu in gpus:
+            memory = (
+                f"{human_bytes(gpu.get('total_bytes', 0))} unified, "
+                f"~{human_bytes(gpu.get('budget_bytes', 0))} usable by the GPU"
+                if gpu.get("unified_memory")
+                else f"{human_bytes(gpu.get('free_bytes', 0))} free of "
+                f"{human_bytes(gpu.get('total_bytes', 0))}"
+            )
+            out.append(
+                _row(f"GPU {gpu.get('index', 0)}", esc(f"{gpu.get('name')} ({gpu.get('api')})"))
+            )
+            out.append(_row("", esc(memory)))
+    else:
+        out.append(_row("GPU", f"<span style='{muted}'>none found</span>"))
+    npus = ort.get("npus") or []
+    out.append(
+        _row(
+            "NPU",
+            esc(", ".join(npus)) if npus else f"<span style='{muted}'>none found</span>",
+        )
+    )
+    out.append("</table><h3>Runtimes</h3><table>")
+    if llama.get("available"):
+        offload = "GPU offload" if llama.get("supports_gpu_offload") else "CPU only"
+        devices = ", ".join(llama.get("devices") or ()) or "unknown"
+        out.append(
+            _row("llama.cpp", esc(f"{llama.get('version')} ({offload}; devices: {devices})"))
+        )
+    else:
+        out.append(_row("llama.cpp", esc(f"unavailable: {llama.get('reason', '')}")))
+    if ort.get("available"):
+        providers = ", ".join(
+            p.removesuffix("ExecutionProvider") for p in ort.get("providers") or ()
+        )
+        out.append(_row("ONNX Runtime", esc(f"{ort.get('version')}: {providers or 'none'}")))
+    else:
+        out.append(_row("ONNX Runtime", esc(f"unavailable: {ort.get('reason', '')}")))
+    out.append(_row("Core ML", esc(str(coreml.get("reason", "")))))
+    out.append("</table>")
+    absent = report.get("absent") or []
+    if absent:
+        items = "".join(
+            f"<li><b>{esc(str(a.get('what')))}</b>: {esc(str(a.get('reason')))}</li>"
+            for a in absent
+        )
+        out.append(f"<h3>Not found</h3><ul style='{muted}'>{items}</ul>")
+    return "".join(out)
+
+
+class HardwareView(QWidget):
+    back_requested = Signal()
+
+    def __init__(self, probe: HardwareProbe, colors: Colors) -> None:
+        super().__init__()
+        self.probe = probe
+        self.colors = colors
+        self.status: Any = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(28, 20, 28, 20)
+        header = QHBoxLayout()
+        back = QPushButton("← Chat")
+        back.setObjectName("Secondary")
+        back.clicked.connect(self.back_requested)
+        header.addWidget(back)
+        header.addSpacing(8)
+        header.addWidget(QLabel("<b style='font-size:15pt'>Hardware</b>"))
+        header.addStretch(1)
+        self.refresh_button = QPushButton("Check again")
+        self.refresh_button.setObjectName("Secondary")
+        self.refresh_button.clicked.connect(self.refresh)
+        header.addWidget(self.refresh_button)
+        layout.addLayout(header)
+        self.page = QTextBrowser()
+        self.page.setOpenLinks(False)
+        self.page.setFrameShape(QTextBrowser.Shape.NoFrame)
+        layout.addWidget(self.page, 1)
+        probe.probed.connect(lambda _r: self.show_report())
+        probe.probe_failed.connect(lambda _e: self.show_report())
+        self.show_report()
+
+    def refresh(self) -> None:
+        self.probe.refresh()
+        self.show_report()
+
+    def set_status(self, status: Any) -> None:
+        self.status = status
+        self.show_report()
+
+    def set_colors(self, colors: Colors) -> None:
+        self.colors = colors
+        self.show_report()
+
+    def show_report(self) -> None:
+        if self.probe.report is not None:
+            self.page.setHtml(report_html(self.probe.report, self.status, self.colors))
+        elif self.probe.error is not None:
+            self.page.setHtml(
+                f"<p>The hardware probe failed: {html.escape(self.probe.error)}</p>"
+                "<p>Cove still runs on the CPU.</p>"
+            )
+        else:
+            self.page.setHtml(f"<p style='color:{self.colors.muted}'>Looking…</p>")

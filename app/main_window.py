@@ -1,0 +1,498 @@
+"""The main window: conversations on the left, the chat in the middle, status along the bottom."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.banner import EngineBanner
+from app.chat_controller import ChatController
+from app.chat_view import MAX_COLUMN_WIDTH, ChatView
+from app.composer import Composer
+from app.engine_service import STARTER, EngineService
+from app.hardware_view import HardwareProbe, HardwareView
+from app.model_catalog import IMPORTED_SETTING, verdict_from_error, verdict_from_plan
+from app.models_view import ModelsView
+from app.settings_panel import SettingsPanel
+from app.sidebar import Sidebar
+from app.status_bar import StatusBar
+from app.theme import ThemeManager
+from app.welcome import WelcomeView
+from app.workers import WorkerPool
+
+if TYPE_CHECKING:
+    from engine.client import EngineStatus, LocalEngine
+    from engine.store import Conversation, Store
+
+DEFAULT_SIZE = (1240, 780)
+MIN_SIZE = (820, 520)
+
+
+class MainWindow(QMainWindow):
+    first_painted = Signal(float)  # time.perf_counter() of the first paint
+
+    def __init__(
+        self,
+        theme: ThemeManager,
+        *,
+        model: str | None = None,
+        engine: LocalEngine | None = None,
+    ) -> None:
+        super().__init__()
+        self.setWindowTitle("Cove")
+        self.resize(*DEFAULT_SIZE)
+        self.setMinimumSize(*MIN_SIZE)
+        self.theme = theme
+        self.requested_model = model
+        self.requested_theme: str | None = None  # --theme wins over the saved preference
+        self.shared_engine = engine  # a host started elsewhere (tests); not stopped at exit
+        self.start_engine = True
+        self._painted = False
+        self._closing = False
+        colors = theme.colors
+
+        self.engine = EngineService(self)
+        self.background = WorkerPool("background", 1)
+        self.probe = HardwareProbe(self)
+        self.sidebar = Sidebar()
+        self.view = ChatView(colors)
+        self.composer = Composer()
+        self.controller = ChatController(self.view, self.composer, self.engine)
+        self.settings_panel = SettingsPanel()
+        self.settings_panel.setVisible(False)
+        self.banner = EngineBanner()
+        self.status = StatusBar()
+        self.setStatusBar(self.status)
+        self.models_view = ModelsView(colors, self.engine.plan)
+        self.hardware_view = HardwareView(self.probe, colors)
+        self.welcome = WelcomeView()
+
+        self.pages = QStackedWidget()
+        self.chat_page = self._build_chat_page()
+        for page in (self.chat_page, self.models_view, self.hardware_view, self.welcome):
+            self.pages.addWidget(page)
+        right = QWidget()
+        right.setObjectName("ChatSurface")
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.setSpacing(0)
+        right_layout.addWidget(self.banner)
+        right_layout.addWidget(self.pages, 1)
+        splitter = QSplitter()
+        splitter.setChildrenCollapsible(False)
+        splitter.addWidget(self.sidebar)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([260, DEFAULT_SIZE[0] - 260])
+        splitter.setHandleWidth(1)
+        self.setCentralWidget(splitter)
+        self._connect()
+        self._shortcuts()
+        self.sidebar.installEventFilter(self)
+
+    # -- layout --------------------------------------------------------------------------------
+
+    def _build_chat_page(self) -> QWidget:
+        page = QWidget()
+        page.setObjectName("ChatSurface")
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        top = QHBoxLayout()
+        top.setContentsMargins(24, 10, 16, 6)
+        self.title = QLabel("New chat")
+        self.title.setObjectName("RoleLabel")
+        self.settings_button = QPushButton("Chat settings")
+        self.settings_button.setObjectName("Secondary")
+        self.settings_button.setCheckable(True)
+        self.menu_button = QToolButton()
+        self.menu_button.setObjectName("MenuButton")
+        self.menu_button.setText("⋯")
+        self.menu_button.setToolTip("More")
+        self.menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.menu_button.setMenu(self._build_menu())
+        top.addWidget(self.title, 1)
+        top.addWidget(self.settings_button)
+        top.addWidget(self.menu_button)
+        layout.addLayout(top)
+        body = QHBoxLayout()
+        body.setSpacing(0)
+        center = QVBoxLayout()
+        center.setSpacing(6)
+        center.addWidget(self.view, 1)
+        bottom = QHBoxLayout()
+        bottom.setContentsMargins(24, 0, 24, 14)
+        bottom.addStretch(1)
+        composer_column = QVBoxLayout()
+        self.context_notice = QLabel("")
+        self.context_notice.setObjectName("NoticeText")
+        self.context_notice.setWordWrap(True)
+        self.context_notice_frame = QWidget()
+        self.context_notice_frame.setObjectName("Notice")
+        notice_layout = QVBoxLayout(self.context_notice_frame)
+        notice_layout.setContentsMargins(10, 6, 10, 6)
+        notice_layout.addWidget(self.context_notice)
+        self.context_notice_frame.setVisible(False)
+        composer_column.addWidget(self.context_notice_frame)
+        composer_column.addWidget(self.composer)
+        holder = QWidget()
+        holder.setMaximumWidth(MAX_COLUMN_WIDTH)
+        holder.setLayout(composer_column)
+        bottom.addWidget(holder, 100)
+        bottom.addStretch(1)
+        center.addLayout(bottom)
+        body.addLayout(center, 1)
+        body.addWidget(self.settings_panel)
+        layout.addLayout(body, 1)
+        return page
+
+    def _build_menu(self) -> QMenu:
+        menu = QMenu(self)
+        menu.addAction("Export chat as Markdown…", lambda: self._export_current("markdown"))
+        menu.addAction("Export chat as JSON…", lambda: self._export_current("json"))
+        menu.addAction("Rename chat", self._rename_current)
+        menu.addAction("Delete chat…", self._delete_current)
+        menu.addSeparator()
+        theme_menu = menu.addMenu("Theme")
+        group = QActionGroup(self)
+        self.theme_actions: dict[str, QAction] = {}
+        for key, label in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")):
+            action = theme_menu.addAction(label)
+            action.setCheckable(True)
+            action.setChecked(key == self.theme.preference)
+            action.triggered.connect(lambda _c=False, k=key: self.set_theme(k))
+            group.addAction(action)
+            self.theme_actions[key] = action
+        menu.addAction("Larger text", self.theme.zoom_in)
+        menu.addAction("Smaller text", self.theme.zoom_out)
+        menu.addAction("Default text size", self.theme.zoom_reset)
+        menu.addSeparator()
+        menu.addAction("Models", lambda: self.show_page("models"))
+        menu.addAction("Hardware", lambda: self.show_page("hardware"))
+        menu.addAction("Welcome", lambda: self.show_page("welcome"))
+        return menu
+
+    def _shortcuts(self) -> None:
+        def bind(keys: str | QKeySequence.StandardKey, slot: Any) -> None:
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+            shortcut.activated.connect(slot)
+
+        bind("Ctrl+N", self.new_chat)
+        bind(QKeySequence.StandardKey.ZoomIn, self.theme.zoom_in)
+        bind("Ctrl+=", self.theme.zoom_in)
+        bind(QKeySequence.StandardKey.ZoomOut, self.theme.zoom_out)
+        bind("Ctrl+0", self.theme.zoom_reset)
+        bind("Ctrl+F", lambda: self.sidebar.search.setFocus())
+        bind("Escape", self.controller.stop)
+
+    # -- wiring --------------------------------------------------------------------------------
+
+    def _connect(self) -> None:
+        c, e, s = self.controller, self.engine, self.sidebar
+        c.store_opened.connect(self._store_opened)
+        c.store_failed.connect(lambda msg: self.banner.show_crash(msg, [], "No chat history"))
+        c.conversations_listed.connect(self._conversations_listed)
+        c.search_found.connect(s.set_search_results)
+        c.conversation_opened.connect(self._conversation_opened)
+        c.reply_finished.connect(self._reply_finished)
+        c.context_changed.connect(self._context_changed)
+        c.notice.connect(self.status.notify)
+        s.new_chat_requested.connect(self.new_chat)
+        s.conversation_selected.connect(self._select_conversation)
+        s.rename_requested.connect(c.rename)
+        s.delete_requested.connect(self._confirm_delete)
+        s.export_requested.connect(self._export)
+        s.search_changed.connect(c.search)
+        s.view_requested.connect(self.show_page)
+        self.view.copy_done.connect(self.status.notify)
+        self.settings_button.toggled.connect(self.settings_panel.setVisible)
+        self.settings_panel.close_button.clicked.connect(
+            lambda: self.settings_button.setChecked(False)
+        )
+        self.settings_panel.system_prompt_changed.connect(c.set_system_prompt)
+        self.settings_panel.settings_changed.connect(c.set_settings)
+        self.settings_panel.reload_requested.connect(
+            lambda ctx: e.load(e.model or STARTER, ctx=ctx)
+        )
+        e.load_started.connect(self._load_started)
+        e.load_progressed.connect(self._load_progressed)
+        e.loaded.connect(self._loaded)
+        e.load_failed.connect(self._load_failed)
+        e.status_changed.connect(self._status_changed)
+        e.crashed.connect(self._crashed)
+        e.restarted.connect(self._restarted)
+        e.start_failed.connect(lambda msg: self.banner.show_crash(msg, [], "Cove's engine"))
+        self.banner.restart_requested.connect(e.restart)
+        self.status.cancel_load_requested.connect(e.cancel_load)
+        self.status.model_clicked.connect(lambda: self.show_page("models"))
+        self.models_view.cancel_button.clicked.connect(e.cancel_load)
+        self.models_view.load_requested.connect(lambda model: e.load(model))
+        self.models_view.back_requested.connect(lambda: self.show_page("chat"))
+        self.models_view.imported_changed.connect(self._save_imported)
+        self.hardware_view.back_requested.connect(lambda: self.show_page("chat"))
+        self.welcome.start_requested.connect(self._welcome_done)
+        self.probe.probed.connect(self.welcome.set_report)
+        self.probe.probe_failed.connect(self.welcome.set_probe_error)
+        self.theme.theme_changed.connect(self._theme_changed)
+        self.theme.font_scale_changed.connect(self._font_scale_changed)
+
+    # -- start, stop ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """After the window is shown: open the history, then start the engine. Nothing here
+        blocks; the window is usable while both happen."""
+        from app.message_document import warm_up
+
+        self.status.set_engine_text("Opening the chat history…")
+        self.controller.open_store()
+        self.background.submit(warm_up)
+
+    def _store_opened(self) -> None:
+        store = self.controller.store
+        assert store is not None
+
+        def settings(s: Store) -> dict[str, Any]:
+            return {
+                "theme": s.get_setting("theme"),
+                "font_scale": s.get_setting("font_scale"),
+                "welcomed": s.get_setting("welcomed", False),
+                "model": s.get_setting("model"),
+                "imported": s.get_setting(IMPORTED_SETTING, []),
+            }
+
+        self.controller.io.submit(lambda: settings(store), self._apply_settings)
+
+    def _apply_settings(self, values: dict[str, Any]) -> None:
+        if self.requested_theme is None and values["theme"] in ("system", "light", "dark"):
+            self.set_theme(values["theme"], save=False)
+        if isinstance(values["font_scale"], int | float):
+            self.theme.set_font_scale(float(values["font_scale"]))
+        imported = values["imported"] if isinstance(values["imported"], list) else []
+        self.models_view.set_imported([str(p) for p in imported])
+        model = str(self.requested_model or values["model"] or STARTER)
+        if self.shared_engine is not None:
+            self.engine.adopt(self.shared_engine, model)
+        elif self.start_engine:
+            self.status.set_engine_text("Starting the engine…")
+            self.engine.start(model=model)
+        if not values["welcomed"]:
+            self.show_page("welcome")
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._closing:
+            self._closing = True
+            self.settings_panel.flush()
+            self.hide()
+            self.controller.close()
+            self.engine.shutdown()
+        event.accept()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if not self._painted and event.type() == QEvent.Type.Paint:
+            self._painted = True
+            painted = time.perf_counter()
+            QTimer.singleShot(0, lambda: self.first_painted.emit(painted))
+        return super().eventFilter(watched, event)
+
+    # -- pages ---------------------------------------------------------------------------------
+
+    def show_page(self, name: str) -> None:
+        page = {
+            "chat": self.chat_page,
+            "models": self.models_view,
+            "hardware": self.hardware_view,
+            "welcome": self.welcome,
+        }[name]
+        if name == "models" and (not self.models_view.entries or self.engine.engine):
+            self.models_view.refresh()
+        if name in ("hardware", "welcome") and self.probe.report is None:
+            self.probe.refresh()
+        if name == "welcome":
+            self._check_starter()
+        self.pages.setCurrentWidget(page)
+        if name == "chat":
+            self.composer.focus()
+
+    def _welcome_done(self) -> None:
+        self.show_page("chat")
+        self._save_setting("welcomed", True)
+
+    def _check_starter(self) -> None:
+        def done(plan: dict[str, Any]) -> None:
+            verdict = verdict_from_plan(plan)
+            self.welcome.set_starter(f"The starter model, SmolLM2 135M: {verdict.text}.")
+
+        def failed(exc: BaseException) -> None:
+            self.welcome.set_starter(verdict_from_error(str(exc)).text)
+
+        if self.engine.engine is None:
+            self.welcome.set_starter(
+                "The starter model, SmolLM2 135M, is loading in the background."
+            )
+            self.engine.started.connect(self._check_starter, Qt.ConnectionType.SingleShotConnection)
+            return
+        self.engine.plan(STARTER, done, failed)
+
+    # -- conversations -------------------------------------------------------------------------
+
+    def new_chat(self) -> None:
+        self.settings_panel.flush()
+        self.controller.new_chat()
+        self.show_page("chat")
+
+    def _select_conversation(self, conv_id: int, message_id: int | None) -> None:
+        self.settings_panel.flush()
+        self.controller.open_conversation(conv_id, message_id)
+        self.show_page("chat")
+
+    def _conversations_listed(self, conversations: list[Conversation]) -> None:
+        if self.sidebar.query:
+            self.controller.search(self.sidebar.query)
+        else:
+            self.sidebar.set_conversations(conversations)
+        current = self.controller.current
+        self.sidebar.set_current(current.id if current is not None else None)
+
+    def _conversation_opened(self, conversation: Conversation | None) -> None:
+        self.sidebar.set_current(conversation.id if conversation is not None else None)
+        self.title.setText(conversation.title if conversation is not None else "New chat")
+        self.settings_panel.show_settings(
+            self.controller.system_prompt(), self.controller.settings()
+        )
+
+    def _confirm_delete(self, conv_id: int) -> None:
+        answer = QMessageBox.question(
+            self,
+            "Delete chat",
+            "Delete this conversation and all its messages? This cannot be undone.",
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.controller.delete_conversation(conv_id)
+
+    def _delete_current(self) -> None:
+        if self.controller.current is not None:
+            self._confirm_delete(self.controller.current.id)
+
+    def _rename_current(self) -> None:
+        if self.controller.current is not None:
+            self.sidebar.begin_rename(self.controller.current.id)
+
+    def _export_current(self, fmt: str) -> None:
+        if self.controller.current is not None:
+            self._export(self.controller.current.id, fmt)
+        else:
+            self.status.notify("Nothing to export yet: send a message first.")
+
+    def _export(self, conv_id: int, fmt: str) -> None:
+        suffix = "json" if fmt == "json" else "md"
+        path, _filter = QFileDialog.getSaveFileName(
+            self, "Export chat", str(Path.home() / f"cove-chat-{conv_id}.{suffix}")
+        )
+        if path:
+            self.controller.export(conv_id, fmt, Path(path))
+
+    # -- replies, context ----------------------------------------------------------------------
+
+    def _reply_finished(self, outcome: Any) -> None:
+        final = outcome.final
+        if final is not None:
+            self.status.set_stats(final.stats)
+
+    def _context_changed(self, used: int, limit: int, message: str) -> None:
+        self.status.set_context(used, limit, message)
+        self.context_notice.setText(message)
+        self.context_notice_frame.setVisible(bool(message))
+
+    # -- engine --------------------------------------------------------------------------------
+
+    def _load_started(self, model: str) -> None:
+        name = "the starter model" if model == STARTER else Path(model).name
+        self.status.show_loading(name)
+        self.models_view.show_loading(True)
+        self.composer.set_hint(
+            "The model is loading. You can write now; the reply starts once it is ready."
+        )
+
+    def _load_progressed(self, fraction: float) -> None:
+        self.status.set_load_progress(fraction)
+        self.models_view.set_progress(fraction)
+
+    def _loaded(self, status: EngineStatus) -> None:
+        self.status.hide_loading()
+        self.models_view.show_loading(False)
+        self.models_view.set_loaded(status.model_path)
+        self.composer.set_hint("")
+        self.view.assistant_label = status.model or "Cove"
+        if self.engine.model:
+            self._save_setting("model", self.engine.model)
+
+    def _load_failed(self, message: str, cancelled: bool) -> None:
+        self.status.hide_loading()
+        self.models_view.show_loading(False)
+        self.composer.set_hint("")
+        self.status.notify("Loading cancelled." if cancelled else message)
+        if not cancelled:
+            self.models_view.details.setText(message)
+        self.engine.refresh_status()
+
+    def _status_changed(self, status: EngineStatus) -> None:
+        self.status.set_status(status)
+        self.settings_panel.set_loaded_context(status.n_ctx)
+        self.hardware_view.set_status(status)
+        self.controller.refresh_context()
+
+    def _crashed(self, message: str, log_lines: list[str]) -> None:
+        self.banner.show_crash(message, log_lines)
+        self.status.set_engine_text("Engine stopped")
+        self.status.hide_loading()
+
+    def _restarted(self) -> None:
+        self.banner.setVisible(False)
+        self.status.notify("The engine was restarted.")
+
+    # -- appearance, settings ------------------------------------------------------------------
+
+    def set_theme(self, preference: str, *, save: bool = True) -> None:
+        if preference not in ("system", "light", "dark"):
+            return
+        self.theme.set_preference(preference)  # type: ignore[arg-type]
+        if preference in self.theme_actions:
+            self.theme_actions[preference].setChecked(True)
+        if save:
+            self._save_setting("theme", preference)
+
+    def _theme_changed(self, _scheme: str) -> None:
+        colors = self.theme.colors
+        self.view.set_colors(colors)
+        self.models_view.set_colors(colors)
+        self.hardware_view.set_colors(colors)
+
+    def _font_scale_changed(self, scale: float) -> None:
+        self._save_setting("font_scale", scale)
+
+    def _save_setting(self, key: str, value: Any) -> None:
+        store = self.controller.store
+        if store is not None:
+            self.controller.io.submit(lambda: store.set_setting(key, value))
+
+    def _save_imported(self, paths: list[str]) -> None:
+        self._save_setting(IMPORTED_SETTING, paths)

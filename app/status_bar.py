@@ -1,0 +1,127 @@
+"""The bottom line: model, backend and device, speed, time to first token, and the context meter."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
+
+if TYPE_CHECKING:
+    from engine.client import EngineStatus
+    from engine.types import GenerationStats
+
+NOTICE_MS = 6000
+
+
+def short_count(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def describe_device(status: EngineStatus) -> str:
+    parts = [status.model or "no model"]
+    if status.backend:
+        parts.append(status.backend)
+    if status.device:
+        parts.append(status.device)
+    return " · ".join(parts)
+
+
+class StatusBar(QStatusBar):
+    cancel_load_requested = Signal()
+    model_clicked = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSizeGripEnabled(False)
+        self.setContentsMargins(6, 0, 12, 0)
+        self.model_button = QPushButton("Starting the engine…")
+        self.model_button.setFlat(True)
+        self.model_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.model_button.setToolTip("Choose a model")
+        self.model_button.clicked.connect(self.model_clicked)
+        self.load_bar = QProgressBar()
+        self.load_bar.setRange(0, 1000)
+        self.load_bar.setMaximumWidth(140)
+        self.load_bar.setTextVisible(False)
+        self.load_bar.setVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setFlat(True)
+        self.cancel_button.setVisible(False)
+        self.cancel_button.clicked.connect(self.cancel_load_requested)
+        self.speed = QLabel("")
+        self.speed.setProperty("muted", True)
+        self.context_label = QLabel("")
+        self.context_label.setProperty("muted", True)
+        self.context_meter = QProgressBar()
+        self.context_meter.setObjectName("ContextMeter")
+        self.context_meter.setTextVisible(False)
+        self.context_meter.setMaximumWidth(120)
+        self.context_meter.setRange(0, 1000)
+        self.notice = QLabel("")
+        self.notice.setProperty("muted", True)
+        self._notice_timer = QTimer(self)
+        self._notice_timer.setSingleShot(True)
+        self._notice_timer.timeout.connect(lambda: self.notice.setText(""))
+        self.addWidget(self.model_button)
+        self.addWidget(self.load_bar)
+        self.addWidget(self.cancel_button)
+        self.addWidget(self.notice, 1)
+        self.addPermanentWidget(self.speed)
+        self.addPermanentWidget(self.context_label)
+        self.addPermanentWidget(self.context_meter)
+
+    def set_engine_text(self, text: str) -> None:
+        self.model_button.setText(text)
+
+    def set_status(self, status: EngineStatus) -> None:
+        self.model_button.setText(describe_device(status))
+        if status.n_ctx:
+            self.model_button.setToolTip(
+                f"Context {status.n_ctx} tokens. Click to choose another model."
+            )
+
+    def show_loading(self, model: str) -> None:
+        self.model_button.setText(f"Loading {model}…")
+        self.load_bar.setValue(0)
+        self.load_bar.setVisible(True)
+        self.cancel_button.setVisible(True)
+
+    def set_load_progress(self, fraction: float) -> None:
+        self.load_bar.setValue(round(max(0.0, min(1.0, fraction)) * 1000))
+
+    def hide_loading(self) -> None:
+        self.load_bar.setVisible(False)
+        self.cancel_button.setVisible(False)
+
+    def set_stats(self, stats: GenerationStats | None) -> None:
+        if stats is None or not stats.completion_tokens:
+            return
+        self.speed.setText(
+            f"{stats.decode_tokens_per_s:.1f} tokens/s · first token {stats.ttft_s:.2f} s"
+        )
+
+    def set_context(self, used: int, limit: int, message: str) -> None:
+        if limit:
+            self.context_label.setText(f"Context {short_count(used)} / {short_count(limit)}")
+            self.context_meter.setValue(min(1000, round(1000 * used / limit)))
+        else:
+            self.context_label.setText(f"Context ~{short_count(used)} tokens")
+            self.context_meter.setValue(0)
+        warn = bool(message)
+        full = bool(limit) and used >= limit
+        tip = message or "Tokens this conversation uses of the model's context window."
+        for widget in (self.context_label, self.context_meter):
+            widget.setToolTip(tip)
+        self.context_meter.setProperty("warn", warn and not full)
+        self.context_meter.setProperty("full", full or "dropped" in message)
+        style = self.context_meter.style()
+        style.unpolish(self.context_meter)
+        style.polish(self.context_meter)
+        self.context_warning = message
+
+    def notify(self, text: str) -> None:
+        """A passing message beside the model (the model stays visible)."""
+        self.notice.setText(" ".join(text.split())[:200])
+        self.notice.setToolTip(text)
+        self._notice_timer.start(NOTICE_MS)
