@@ -16,7 +16,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,69 +175,78 @@ async def _chat(request: Request, state: HostState, config: HostConfig) -> Respo
     if state.log_prompts:
         log.info("chat prompt: %s", json.dumps([m.content for m in req.messages])[:2000])
     cancel = threading.Event()
+    cid, created, name = wire.completion_id("chatcmpl"), wire.now(), resident.id
 
-    def produce() -> Any:
-        return resident.model.chat(req.messages, req.params, cancel)
+    def piece(text: str, first: bool) -> dict[str, Any]:
+        delta = {"role": "assistant", "content": text} if first else {"content": text}
+        return wire.chat_delta(cid, name, created, delta)
 
-    cid, created = wire.completion_id("chatcmpl"), wire.now()
-    if req.stream:
-
-        async def events() -> AsyncIterator[bytes]:
-            async with state.turn():
-                first = True
-                async for item in state.run_stream(produce, cancel):
-                    if isinstance(item, str):
-                        yield b": keep-alive\n\n"
-                        continue
-                    if item.is_terminal:
-                        if item.finish_reason == "error":
-                            yield _sse(wire.error_body(item.error or "", "server_error", "engine"))
-                        else:
-                            yield _sse(wire.chat_final_chunk(cid, resident.id, created, item))
-                        break
-                    delta = {"role": "assistant", "content": item.text} if first else None
-                    first = False
-                    yield _sse(
-                        wire.chat_delta(cid, resident.id, created, delta or {"content": item.text})
-                    )
-                yield b"data: [DONE]\n\n"
-
-        return await _event_stream(state, events(), cancel)
-
-    text, final = await _collect(request, state, produce, cancel)
-    return JSONResponse(wire.chat_response(cid, resident.id, created, text, final))
+    return await _generation(
+        request,
+        state,
+        lambda: resident.model.chat(req.messages, req.params, cancel),
+        cancel,
+        stream=req.stream,
+        piece=piece,
+        last=lambda final: wire.chat_final_chunk(cid, name, created, final),
+        whole=lambda text, final: wire.chat_response(cid, name, created, text, final),
+    )
 
 
 async def _completions(request: Request, state: HostState, config: HostConfig) -> Response:
     req = wire.parse_completion(await read_json(request, config.max_body))
     resident = state.resolve_chat(req.model)
+    if state.log_prompts:
+        log.info("completion prompt: %s", json.dumps(req.prompt)[:2000])
     cancel = threading.Event()
+    cid, created, name = wire.completion_id("cmpl"), wire.now(), resident.id
+    return await _generation(
+        request,
+        state,
+        lambda: resident.model.complete(req.prompt, req.params, cancel),
+        cancel,
+        stream=req.stream,
+        piece=lambda text, _first: wire.text_chunk(cid, name, created, text),
+        last=lambda final: wire.text_final(cid, name, created, "", final),
+        whole=lambda text, final: wire.text_final(cid, name, created, text, final),
+    )
 
-    def produce() -> Any:
-        return resident.model.complete(req.prompt, req.params, cancel)
 
-    cid, created = wire.completion_id("cmpl"), wire.now()
-    if req.stream:
+async def _generation(
+    request: Request,
+    state: HostState,
+    produce: Callable[[], Iterator[Chunk]],
+    cancel: threading.Event,
+    *,
+    stream: bool,
+    piece: Callable[[str, bool], dict[str, Any]],
+    last: Callable[[Chunk], dict[str, Any]],
+    whole: Callable[[str, Chunk], dict[str, Any]],
+) -> Response:
+    """One generation as an SSE stream (``piece`` per text chunk, ``last`` for the terminal one)
+    or as one JSON body (``whole``)."""
+    if not stream:
+        text, final = await _collect(request, state, produce, cancel)
+        return JSONResponse(whole(text, final))
 
-        async def events() -> AsyncIterator[bytes]:
-            async with state.turn():
-                async for item in state.run_stream(produce, cancel):
-                    if isinstance(item, str):
-                        yield b": keep-alive\n\n"
-                    elif not item.is_terminal:
-                        yield _sse(wire.text_chunk(cid, resident.id, created, item.text))
-                    elif item.finish_reason == "error":
-                        yield _sse(wire.error_body(item.error or "", "server_error", "engine"))
-                        break
-                    else:
-                        yield _sse(wire.text_final(cid, resident.id, created, "", item))
-                        break
-                yield b"data: [DONE]\n\n"
+    async def events() -> AsyncIterator[bytes]:
+        async with state.turn():
+            first = True
+            async for item in state.run_stream(produce, cancel):
+                if isinstance(item, str):
+                    yield b": keep-alive\n\n"
+                elif not item.is_terminal:
+                    yield _sse(piece(item.text, first))
+                    first = False
+                elif item.finish_reason == "error":
+                    yield _sse(wire.error_body(item.error or "", "server_error", "engine"))
+                    break
+                else:
+                    yield _sse(last(item))
+                    break
+            yield b"data: [DONE]\n\n"
 
-        return await _event_stream(state, events(), cancel)
-
-    text, final = await _collect(request, state, produce, cancel)
-    return JSONResponse(wire.text_final(cid, resident.id, created, text, final))
+    return await _event_stream(state, events(), cancel)
 
 
 async def _embeddings(request: Request, state: HostState, config: HostConfig) -> Response:
@@ -415,7 +424,7 @@ async def _watch_disconnect(receive: Receive, cancel: threading.Event) -> None:
 async def _collect(
     request: Request,
     state: HostState,
-    produce: Callable[[], Any],
+    produce: Callable[[], Iterator[Chunk]],
     cancel: threading.Event,
 ) -> tuple[str, Chunk]:
     """Run a whole generation for a non-streaming request, still stopping if the client leaves."""
