@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -26,8 +28,8 @@ if TYPE_CHECKING:
 MAX_COLUMN_WIDTH = 880
 PIN_SLACK_PX = 48
 # Building a long conversation's widgets is spread over event-loop turns so that opening it never
-# freezes the window: this many messages per turn.
-BUILD_BATCH = 8
+# freezes the window: about this much work per turn.
+BUILD_SLICE_S = 0.012
 
 
 class ChatView(QScrollArea):
@@ -51,10 +53,17 @@ class ChatView(QScrollArea):
         self._widgets: list[MessageWidget] = []
         self._pinned = True
         self._pending: list[Any] = []
+        self._building: MessageWidget | None = None
+        self._building_message: Any = None
         self._generation = 0  # which set_messages call a pending batch belongs to
 
         contents = QWidget()
         contents.setObjectName("ChatContents")
+        # Opaque, so that scrolling moves the pixels already painted (a blit) and only the new
+        # strip is painted, instead of the whole viewport on every streamed update.
+        contents.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
+        contents.setAutoFillBackground(True)
+        contents.setBackgroundRole(QPalette.ColorRole.Base)
         row = QHBoxLayout(contents)
         row.setContentsMargins(24, 16, 24, 16)
         row.addStretch(1)
@@ -91,6 +100,7 @@ class ChatView(QScrollArea):
     def clear(self) -> None:
         self._generation += 1
         self._pending = []
+        self._building = None
         for widget in self._widgets:
             widget.setParent(None)
             widget.deleteLater()
@@ -102,32 +112,45 @@ class ChatView(QScrollArea):
     ) -> None:
         """Show a conversation. ``live(id)`` gives the text so far of a reply still being
         written (asked when its widget is built, so no text arriving meanwhile is missed).
-        Widgets are built a batch per event-loop turn; ``conversation_shown`` says when done."""
+
+        Widgets are built newest first, above one another, a few milliseconds of work per
+        event-loop turn, so a long conversation shows its end at once and never freezes the
+        window; ``conversation_shown`` says when all are built."""
         self.clear()
         self._pinned = True
-        self._pending = list(messages)
+        self._pending = list(reversed(messages))
         self.placeholder.setVisible(not messages)
         self._build_batch(self._generation, live or (lambda _id: None))
 
     def _build_batch(self, generation: int, live: Callable[[int], str | None]) -> None:
         if generation != self._generation:
             return
-        batch, self._pending = self._pending[:BUILD_BATCH], self._pending[BUILD_BATCH:]
-        for message in batch:
-            widget = self.add_message(
-                message.role,
-                message_id=message.id,
-                status=message.status,
-                meta=message.meta,
-                label=self._label_for(message.role, message.meta),
-            )
-            text = live(message.id)
-            if text is not None:
-                widget.start_stream(text)
-            else:
-                widget.set_text(message.content)
-                widget.finish(message.status, message.meta)
-        if self._pending:
+        deadline = time.perf_counter() + BUILD_SLICE_S
+        while self._building is not None or self._pending:
+            if self._building is None:
+                message = self._pending.pop(0)
+                widget = self._create(
+                    message.role,
+                    message_id=message.id,
+                    status=message.status,
+                    meta=message.meta,
+                    label=self._label_for(message.role, message.meta),
+                    index=0,
+                )
+                text = live(message.id)
+                if text is not None:
+                    widget.start_stream(text)
+                    continue
+                widget.load_text(message.content)
+                self._building = widget
+                self._building_message = message
+            if not self._building.load_step(deadline):
+                break  # out of time in the middle of a long message
+            self._building.finish(self._building_message.status, self._building_message.meta)
+            self._building = None
+            if time.perf_counter() >= deadline:
+                break
+        if self._building is not None or self._pending:
             QTimer.singleShot(0, lambda: self._build_batch(generation, live))
         else:
             self.update_regenerate()
@@ -148,6 +171,21 @@ class ChatView(QScrollArea):
         meta: dict[str, Any] | None = None,
         label: str | None = None,
     ) -> MessageWidget:
+        """A new message at the end."""
+        return self._create(
+            role, message_id=message_id, status=status, meta=meta, label=label, index=None
+        )
+
+    def _create(
+        self,
+        role: str,
+        *,
+        message_id: int | None,
+        status: str,
+        meta: dict[str, Any] | None,
+        label: str | None,
+        index: int | None,
+    ) -> MessageWidget:
         widget = MessageWidget(
             role,
             self.colors,
@@ -160,8 +198,12 @@ class ChatView(QScrollArea):
         widget.regenerate_requested.connect(self.regenerate_requested)
         widget.delete_requested.connect(self.delete_requested)
         widget.copy_done.connect(self.copy_done)
-        self.layout_.insertWidget(self.layout_.count() - 1, widget)
-        self._widgets.append(widget)
+        if index is None:
+            self.layout_.insertWidget(self.layout_.count() - 1, widget)
+            self._widgets.append(widget)
+        else:  # above the messages built so far (after the placeholder)
+            self.layout_.insertWidget(1 + index, widget)
+            self._widgets.insert(index, widget)
         self.placeholder.setVisible(False)
         return widget
 

@@ -1,8 +1,8 @@
 """Hardware: what the probe found (CPU, RAM, GPUs, NPUs, runtimes) and which device Cove chose, and
 why.
 
-The probe runs as ``cove probe --json`` in its own process: it loads native runtimes to ask them
-what they support, and the window never loads a runtime (nor can a crashing driver take it down).
+The engine host does the probing: it loads native runtimes to ask them what they support, and the
+window never loads a runtime (nor can a crashing driver take it down).
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ import json
 import sys
 from typing import Any
 
-from PySide6.QtCore import QObject, QProcess, Signal
+from PySide6.QtCore import QObject, QProcess, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
+from app.engine_service import EngineService
 from app.model_catalog import human_bytes, verdict_from_plan
 from app.theme import Colors
 
@@ -22,29 +23,67 @@ PROBE_TIMEOUT_MS = 60_000
 
 
 class HardwareProbe(QObject):
-    """Runs the probe once (again on ``refresh``) and keeps the report."""
+    """Asks the engine host for its hardware report (once, and again on ``refresh``). If the host
+    cannot start, the probe runs as ``cove probe --json`` in a process of its own instead."""
 
     probed = Signal(dict)
     probe_failed = Signal(str)
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, engine: EngineService, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self.engine = engine
         self.report: dict[str, Any] | None = None
         self.error: str | None = None
+        self._busy = False
         self._process: QProcess | None = None
+        self._host_failed = False
+        engine.start_failed.connect(self._host_down)
 
     @property
     def running(self) -> bool:
-        return self._process is not None
+        return self._busy
 
     def refresh(self) -> None:
-        if self._process is not None:
+        if self._busy:
             return
+        self._busy = True
+        if self.engine.engine is not None:
+            self._ask_host()
+        elif self._host_failed:
+            self._run_process()
+        else:
+            self.engine.started.connect(self._ask_host, Qt.ConnectionType.SingleShotConnection)
+
+    def _host_down(self, _message: str) -> None:
+        self._host_failed = True
+        if self._busy and self._process is None:
+            self._run_process()
+
+    def _ask_host(self) -> None:
+        engine = self.engine.engine
+        if engine is None:
+            self._run_process()
+            return
+        self.engine.control_pool.submit(
+            engine.client.hardware, self._got, lambda exc: self._failed_with(str(exc))
+        )
+
+    def _got(self, report: dict[str, Any]) -> None:
+        self._busy = False
+        self.report, self.error = report, None
+        self.probed.emit(report)
+
+    def _failed_with(self, message: str) -> None:
+        self._busy = False
+        self.error = message
+        self.probe_failed.emit(message)
+
+    def _run_process(self) -> None:
         process = QProcess(self)
         process.setProgram(sys.executable)
         process.setArguments(["-m", "engine.cli", "probe", "--json"])
         process.finished.connect(lambda code, _status: self._finished(process, code))
-        process.errorOccurred.connect(lambda _err: self._failed(process))
+        process.errorOccurred.connect(lambda _err: self._process_failed(process))
         self._process = process
         process.start()
 
@@ -60,19 +99,16 @@ class HardwareProbe(QObject):
         except ValueError:
             report = None
         if not isinstance(report, dict):
-            self.error = err.strip() or f"the hardware probe exited with code {code}"
-            self.probe_failed.emit(self.error)
+            self._failed_with(err.strip() or f"the hardware probe exited with code {code}")
             return
-        self.report, self.error = report, None
-        self.probed.emit(report)
+        self._got(report)
 
-    def _failed(self, process: QProcess) -> None:
+    def _process_failed(self, process: QProcess) -> None:
         if self._process is not process or process.state() != QProcess.ProcessState.NotRunning:
             return
         self._process = None
-        self.error = process.errorString()
         process.deleteLater()
-        self.probe_failed.emit(self.error)
+        self._failed_with(process.errorString())
 
 
 def _row(label: str, value: str) -> str:

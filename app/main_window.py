@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +47,14 @@ DEFAULT_SIZE = (1240, 780)
 MIN_SIZE = (820, 520)
 
 
+def _render_sample(colors: Any) -> None:
+    from app.message_widget import MessageWidget
+
+    widget = MessageWidget("assistant", colors)
+    widget.set_text("A *sample* with `code`:\n\n- one\n\n```python\nx = 1\n```\n")
+    widget.deleteLater()
+
+
 class MainWindow(QMainWindow):
     first_painted = Signal(float)  # time.perf_counter() of the first paint
 
@@ -71,7 +80,7 @@ class MainWindow(QMainWindow):
 
         self.engine = EngineService(self)
         self.background = WorkerPool("background", 1)
-        self.probe = HardwareProbe(self)
+        self.probe = HardwareProbe(self.engine, self)
         self.sidebar = Sidebar()
         self.view = ChatView(colors)
         self.composer = Composer()
@@ -264,7 +273,25 @@ class MainWindow(QMainWindow):
 
         self.status.set_engine_text("Opening the chat history…")
         self.controller.open_store()
-        self.background.submit(warm_up)
+        self.background.submit(warm_up, lambda _r: self._warm_up_widgets())
+
+    def _warm_up_widgets(self) -> None:
+        """Render one throw-away message, in small steps between events, so that Qt for Python's
+        one-time set-up of the types a message uses is not paid in the middle of a reply."""
+        from app.message_widget import MessageBody, MessageWidget
+
+        steps: list[Callable[[], object]] = [
+            lambda: MessageBody().viewport(),
+            lambda: MessageWidget("assistant", self.theme.colors).deleteLater(),
+            lambda: _render_sample(self.theme.colors),
+        ]
+
+        def run(i: int) -> None:
+            steps[i]()
+            if i + 1 < len(steps):
+                QTimer.singleShot(0, lambda: run(i + 1))
+
+        QTimer.singleShot(0, lambda: run(0))
 
     def _store_opened(self) -> None:
         store = self.controller.store

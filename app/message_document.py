@@ -11,6 +11,8 @@ strings and comments).
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from PySide6.QtGui import (
@@ -40,7 +42,19 @@ from app.markdown_stream import (
 )
 from app.theme import Colors
 
+__all__ = [
+    "COPY_SCHEME",
+    "SEGMENT_CHARS",
+    "MessageRenderer",
+    "copy_index",
+    "document_stylesheet",
+    "markdown_to_html",
+    "warm_up",
+]
+
 COPY_SCHEME = "copy"
+# A message's text continues in a new document after this many characters (see MessageRenderer).
+SEGMENT_CHARS = 2500
 _BETWEEN_TAGS = re.compile(r">\s*\n\s*<")
 
 
@@ -75,13 +89,23 @@ class _OpenCode:
 
 class MessageRenderer:
     """Renders Markdown into ``document`` as it arrives; ``code_blocks`` holds each code block's
-    text (the copy links refer to it by index)."""
+    text (the copy links refer to it by index).
 
-    def __init__(self, document: QTextDocument, colors: Colors) -> None:
-        self.doc = document
+    With ``next_document``, a long message continues in a fresh document once the current one
+    holds ``SEGMENT_CHARS`` (switching only between blocks): laying out and painting a document
+    costs more the more blocks it has, so a long reply is a column of small documents and an
+    update near its end costs what one near its start did.
+    """
+
+    def __init__(
+        self,
+        document: QTextDocument,
+        colors: Colors,
+        next_document: Callable[[], QTextDocument] | None = None,
+    ) -> None:
         self.colors = colors
-        self.doc.setDefaultStyleSheet(document_stylesheet(colors))
-        self.doc.setDocumentMargin(0)
+        self._next_document = next_document
+        self._use(document)
         self.code_blocks: list[str] = []
         self._splitter = BlockSplitter()
         # The last block is an empty placeholder (the document's first block, or the block Qt
@@ -93,7 +117,19 @@ class MessageRenderer:
         self._code_font = code_font()
         self._highlighter = Highlighter(colors.pygments_style, self._code_format())
         self._source: list[str] = []
+        self._pending: list[Event] = []
+        self._bulk = False  # rendering a complete text: code is highlighted once, at its end
         self.finished = False
+
+    def _use(self, document: QTextDocument) -> None:
+        self.doc = document
+        self.doc.setDefaultStyleSheet(document_stylesheet(self.colors))
+        self.doc.setDocumentMargin(0)
+        self._placeholder = True
+
+    def _maybe_next_document(self) -> None:
+        if self._next_document is not None and self.doc.characterCount() > SEGMENT_CHARS:
+            self._use(self._next_document())
 
     # -- public ------------------------------------------------------------------------------
 
@@ -115,10 +151,37 @@ class MessageRenderer:
 
     def set_text(self, text: str) -> None:
         """Render a complete message (no tail churn)."""
+        self.begin_text(text)
+        while not self.render_some(None):
+            pass
+
+    def begin_text(self, text: str) -> None:
+        """Start rendering a complete message in steps (``render_some``), so that a long one
+        never holds the UI thread for long."""
         self._source.append(text)
-        events = self._splitter.feed(text) + self._splitter.finish()
-        self._apply(events, render_tail=False)
+        self._bulk = True
+        self._pending = self._splitter.feed(text) + self._splitter.finish()
+        self._remove_tail()
+
+    def render_some(self, deadline: float | None) -> bool:
+        """Render pending blocks until ``deadline`` (time.perf_counter()); True when done."""
+        while self._pending:
+            count = 1
+            # A code block's lines are cheap to collect: take the block whole.
+            if isinstance(self._pending[0], CodeStarted):
+                while count < len(self._pending) and not isinstance(
+                    self._pending[count - 1], CodeEnded
+                ):
+                    count += 1
+            batch, self._pending = self._pending[:count], self._pending[count:]
+            self._apply(batch, render_tail=False)
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        if self._pending:
+            return False
+        self._bulk = False
         self.finished = True
+        return True
 
     # -- events ------------------------------------------------------------------------------
 
@@ -129,8 +192,10 @@ class MessageRenderer:
             self._remove_tail_markdown_only()
         for event in events:
             if isinstance(event, MarkdownBlock):
+                self._maybe_next_document()
                 self._insert_html(markdown_to_html(event.source))
             elif isinstance(event, CodeStarted):
+                self._maybe_next_document()
                 self._open_code(event.language)
             elif isinstance(event, CodeLine):
                 self._code_line(event.text)
@@ -258,6 +323,8 @@ class MessageRenderer:
     def _code_line(self, text: str) -> None:
         assert self._code is not None
         self._code.lines.append(text)
+        if self._bulk:
+            return
         cursor = self._partial_cursor()
         cursor.removeSelectedText()
         for fmt, value in self._highlighter.tokens(text, self._code.language):

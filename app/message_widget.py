@@ -6,7 +6,14 @@ import math
 from typing import Any
 
 from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeyEvent, QResizeEvent, QWheelEvent
+from PySide6.QtGui import (
+    QDesktopServices,
+    QGuiApplication,
+    QKeyEvent,
+    QResizeEvent,
+    QTextDocument,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -127,9 +134,14 @@ class MessageWidget(QFrame):
         self.regenerate_button.clicked.connect(lambda: self.regenerate_requested.emit(self))
         self.delete_button.clicked.connect(lambda: self.delete_requested.emit(self))
 
-        self.body = MessageBody()
-        self.body.anchorClicked.connect(self._anchor_clicked)
-        self.renderer = MessageRenderer(self.body.document(), colors)
+        # The text: one or more MessageBody documents in a column (see MessageRenderer).
+        self.text_box = QWidget()
+        self.text_layout = QVBoxLayout(self.text_box)
+        self.text_layout.setContentsMargins(0, 0, 0, 0)
+        self.text_layout.setSpacing(0)
+        self.bodies: list[MessageBody] = []
+        self.body = self._new_body()
+        self.renderer = self._new_renderer()
         self.waiting = QLabel("Waiting for the model…")
         self.waiting.setProperty("muted", True)
         self.waiting.setVisible(False)
@@ -139,32 +151,17 @@ class MessageWidget(QFrame):
             bubble.setObjectName("UserBubble")
             inner = QVBoxLayout(bubble)
             inner.setContentsMargins(12, 8, 12, 8)
-            inner.addWidget(self.body)
+            inner.addWidget(self.text_box)
             self.bubble: QFrame | None = bubble
             outer.addWidget(bubble)
         else:
             self.bubble = None
             outer.addWidget(self.waiting)
-            outer.addWidget(self.body)
+            outer.addWidget(self.text_box)
 
-        self.editor = QPlainTextEdit()
-        self.editor.setVisible(False)
-        self.editor.installEventFilter(self)
-        self.edit_bar = QWidget()
-        edit_row = QHBoxLayout(self.edit_bar)
-        edit_row.setContentsMargins(0, 4, 0, 0)
-        edit_row.addStretch(1)
-        cancel = QPushButton("Cancel")
-        cancel.setObjectName("Secondary")
-        send = QPushButton("Save && send")
-        send.setObjectName("Primary")
-        cancel.clicked.connect(self.stop_editing)
-        send.clicked.connect(self._submit_edit)
-        edit_row.addWidget(cancel)
-        edit_row.addWidget(send)
-        self.edit_bar.setVisible(False)
-        outer.addWidget(self.editor)
-        outer.addWidget(self.edit_bar)
+        self._outer = outer
+        self._editor: QPlainTextEdit | None = None  # built on first edit: most never are
+        self.edit_bar: QWidget | None = None
 
         self.footer = QLabel()
         self.footer.setProperty("muted", True)
@@ -205,6 +202,15 @@ class MessageWidget(QFrame):
         self.renderer.set_text(text)
         self.waiting.setVisible(False)
 
+    def load_text(self, text: str) -> None:
+        """Show a complete message in steps: call ``load_step`` until it returns True."""
+        self._reset_renderer()
+        self.renderer.begin_text(text)
+        self.waiting.setVisible(False)
+
+    def load_step(self, deadline: float | None) -> bool:
+        return self.renderer.render_some(deadline)
+
     def start_stream(self, text: str = "") -> None:
         """Become the reply being written; ``text`` is what arrived before this widget existed."""
         self._reset_renderer()
@@ -241,9 +247,30 @@ class MessageWidget(QFrame):
         else:
             self.renderer.append(text)
 
+    def _new_body(self) -> MessageBody:
+        body = MessageBody()
+        body.anchorClicked.connect(self._anchor_clicked)
+        self.text_layout.addWidget(body)
+        self.bodies.append(body)
+        return body
+
+    def _next_document(self) -> QTextDocument:
+        return self._new_body().document()
+
+    def _new_renderer(self) -> MessageRenderer:
+        return MessageRenderer(self.body.document(), self.colors, self._next_document)
+
     def _reset_renderer(self) -> None:
+        for body in self.bodies[1:]:
+            body.setParent(None)
+            body.deleteLater()
+        self.bodies = [self.body]
         self.body.document().clear()
-        self.renderer = MessageRenderer(self.body.document(), self.colors)
+        self.renderer = self._new_renderer()
+
+    def to_html(self) -> str:
+        """The rendered text of every document, for comparing renderings."""
+        return "".join(body.toHtml() for body in self.bodies)
 
     # -- status, actions -----------------------------------------------------------------------
 
@@ -314,22 +341,52 @@ class MessageWidget(QFrame):
         elif url.scheme() in ("http", "https", "mailto"):
             QDesktopServices.openUrl(url)
 
+    @property
+    def editor(self) -> QPlainTextEdit:
+        if self._editor is None:
+            self._build_editor()
+        assert self._editor is not None
+        return self._editor
+
+    def _build_editor(self) -> None:
+        editor = QPlainTextEdit()
+        editor.installEventFilter(self)
+        bar = QWidget()
+        edit_row = QHBoxLayout(bar)
+        edit_row.setContentsMargins(0, 4, 0, 0)
+        edit_row.addStretch(1)
+        cancel = QPushButton("Cancel")
+        cancel.setObjectName("Secondary")
+        send = QPushButton("Save && send")
+        send.setObjectName("Primary")
+        cancel.clicked.connect(self.stop_editing)
+        send.clicked.connect(self._submit_edit)
+        edit_row.addWidget(cancel)
+        edit_row.addWidget(send)
+        index = self._outer.indexOf(self.footer)
+        self._outer.insertWidget(index, editor)
+        self._outer.insertWidget(index + 1, bar)
+        self._editor, self.edit_bar = editor, bar
+
     def start_editing(self) -> None:
         self.editor.setPlainText(self.text)
-        self.editor.setMinimumHeight(min(240, max(80, self.body.height() + 24)))
-        (self.bubble or self.body).setVisible(False)
+        self.editor.setMinimumHeight(min(240, max(80, self.text_box.height() + 24)))
+        (self.bubble or self.text_box).setVisible(False)
         self.editor.setVisible(True)
+        assert self.edit_bar is not None
         self.edit_bar.setVisible(True)
         self.editor.setFocus()
 
     def stop_editing(self) -> None:
-        self.editor.setVisible(False)
+        if self._editor is None or self.edit_bar is None:
+            return
+        self._editor.setVisible(False)
         self.edit_bar.setVisible(False)
-        (self.bubble or self.body).setVisible(True)
+        (self.bubble or self.text_box).setVisible(True)
 
     @property
     def editing(self) -> bool:
-        return self.editor.isVisible()
+        return self._editor is not None and self._editor.isVisible()
 
     def _submit_edit(self) -> None:
         text = self.editor.toPlainText().strip()
@@ -339,7 +396,7 @@ class MessageWidget(QFrame):
         self.edit_submitted.emit(self, text)
 
     def eventFilter(self, watched: Any, event: QEvent) -> bool:
-        if watched is self.editor and event.type() == QEvent.Type.KeyPress:
+        if watched is self._editor and event.type() == QEvent.Type.KeyPress:
             assert isinstance(event, QKeyEvent)
             if event.key() == Qt.Key.Key_Escape:
                 self.stop_editing()

@@ -123,3 +123,12 @@ def stored_messages(conv_id: int) -> list[Any]:
 
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _sound_qt_binding() -> None:
+    """The app guards against PySide6 6.12.0's None leak at start-up (app.qt_compat); so must
+    a test session that drives its widgets."""
+    from app.qt_compat import keep_none_alive
+
+    keep_none_alive()

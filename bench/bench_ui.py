@@ -1,0 +1,316 @@
+"""Desktop window responsiveness: streaming a long reply, opening a long chat, cold start.
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_ui.py [--json] [--quick]
+
+1. Update cost: a synthetic 2,000-token reply (paragraphs, lists, code blocks) is fed to the real
+   ChatView in the pieces the generation worker emits (coalesced every 30 ms at 200 tokens/s);
+   each update is timed with the layout and painting it causes. Reported: median cost over the
+   first and the last tenth of the reply, and their ratio (target <= 2).
+2. Streaming: the same reply streamed through the real main window's whole path (generation
+   worker thread, coalescing, saving to SQLite every 0.5 s, signals, rendering) at 100 and 400
+   tokens/s, with a 5 ms heartbeat timer on the UI thread; reported: the longest event-loop stall
+   (target <= 50 ms). The engine is replaced by a token source that sleeps between tokens: the
+   window, not the model, is what is measured.
+3. Opening a 200-message conversation: the longest stall while its widgets are built.
+4. Cold start: ``python -m app --exit-after-paint`` in a fresh process, process start to the first
+   painted window (target <= 1.5 s); median and worst of several runs, after one warm-up run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+TOKENS = 2000
+EMIT_TOKENS = 6  # 200 tokens/s coalesced every 30 ms
+
+PARAGRAPH = (
+    "The keeper of the **lighthouse** climbed the stairs each evening, counting the steps "
+    "and listening to the `wind` against the glass. She kept a [log](https://example.com) of "
+    "every ship that passed, its flag, its heading and the hour, and wrote what the sea was "
+    "doing in a small careful hand.\n\n"
+)
+CODE = (
+    "```python\n"
+    "def sweep(angle: float, speed: float = 0.5) -> float:\n"
+    '    """Advance the beam; wrap at a full turn."""\n'
+    "    angle = (angle + speed * 360) % 360\n"
+    "    return round(angle, 2)\n"
+    "```\n\n"
+)
+LIST = "".join(f"{i}. Check lamp {i}, trim the wick, log it\n" for i in range(1, 7)) + "\n"
+
+
+def synthetic_tokens(n: int = TOKENS) -> list[str]:
+    """About ``n`` tokens of Markdown, cut the way a tokenizer cuts (words with their space)."""
+    blocks = [PARAGRAPH, LIST, PARAGRAPH, CODE]
+    pieces: list[str] = []
+    i = 0
+    while len(pieces) < n:
+        pieces += re.findall(r"\s*\S+|\s+", blocks[i % len(blocks)])
+        i += 1
+    return pieces[:n]
+
+
+def coalesce(tokens: Sequence[str], per_update: int) -> list[str]:
+    return ["".join(tokens[i : i + per_update]) for i in range(0, len(tokens), per_update)]
+
+
+def app_and_theme() -> tuple[Any, Any]:
+    from PySide6.QtWidgets import QApplication
+
+    from app.qt_compat import keep_none_alive
+    from app.theme import ThemeManager
+    from app.workers import install_invoker
+
+    app = QApplication.instance() or QApplication([])
+    assert isinstance(app, QApplication)
+    keep_none_alive()
+    install_invoker()
+    return app, ThemeManager(app, "light")
+
+
+def bench_update_cost(app: Any, theme: Any, tokens: int = TOKENS) -> dict[str, Any]:
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from app.chat_view import ChatView
+    from app.message_document import warm_up
+
+    warm_up()
+    view = ChatView(theme.colors)
+    view.resize(1240, 700)
+    view.show()
+    app.processEvents()
+    widget = view.add_message("assistant")
+    widget.start_stream()
+    updates = coalesce(synthetic_tokens(tokens), EMIT_TOKENS)
+    render: list[float] = []
+    paint: list[float] = []
+    for text in updates:
+        start = time.perf_counter()
+        widget.append(text)
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
+        laid_out = time.perf_counter()
+        app.processEvents()  # painting what changed, and scrolling to keep the end in view
+        render.append(laid_out - start)
+        paint.append(time.perf_counter() - laid_out)
+    widget.finish("complete")
+    total = [r + p for r, p in zip(render, paint, strict=True)]
+    tenth = max(1, len(total) // 10)
+
+    def ms(values: list[float]) -> float:
+        return round(statistics.median(values) * 1000, 2)
+
+    result = {
+        "tokens": tokens,
+        "updates": len(total),
+        "reply_chars": len(widget.text),
+        "documents": len(widget.bodies),
+        "first_tenth_median_ms": ms(total[:tenth]),
+        "last_tenth_median_ms": ms(total[-tenth:]),
+        "end_to_start_ratio": round(ms(total[-tenth:]) / ms(total[:tenth]), 2),
+        "render_first_tenth_ms": ms(render[:tenth]),
+        "render_last_tenth_ms": ms(render[-tenth:]),
+        "paint_first_tenth_ms": ms(paint[:tenth]),
+        "paint_last_tenth_ms": ms(paint[-tenth:]),
+        "max_update_ms": round(max(total) * 1000, 1),
+    }
+    view.close()
+    return result
+
+
+def fake_chat(tokens: Sequence[str], rate: float) -> Any:
+    """A chat function with the engine client's contract: text chunks at ``rate`` tokens/s,
+    then one terminal chunk."""
+    from engine.types import Chunk, GenerationStats
+
+    def chat(_messages: Any, _params: Any, cancel: threading.Event) -> Iterator[Chunk]:
+        start = time.perf_counter()
+        for i, token in enumerate(tokens):
+            if cancel.is_set():
+                yield Chunk(finish_reason="cancelled")
+                return
+            delay = start + (i + 1) / rate - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+            yield Chunk(text=token)
+        total = time.perf_counter() - start
+        stats = GenerationStats(
+            prompt_tokens=20, completion_tokens=len(tokens), decode_tokens_per_s=rate, total_s=total
+        )
+        yield Chunk(finish_reason="stop", stats=stats)
+
+    return lambda: chat
+
+
+def bench_streaming(app: Any, theme: Any, rate: float) -> dict[str, Any]:
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    from app.main_window import MainWindow
+    from app.stall_meter import StallMeter
+
+    with tempfile.TemporaryDirectory(prefix="cove-bench-") as data:
+        os.environ["COVE_DATA_DIR"] = data
+        window = MainWindow(theme)
+        window.start_engine = False
+        window.resize(1240, 780)
+        window.show()
+        loop = QEventLoop()
+        window.controller.store_opened.connect(loop.quit)
+        window.start()
+        loop.exec()
+        window.show_page("chat")
+        tokens = synthetic_tokens()
+        window.engine.chat_fn = fake_chat(tokens, rate)  # type: ignore[method-assign]
+        meter = StallMeter()
+        done = QEventLoop()
+        window.controller.reply_finished.connect(lambda _o: done.quit())
+        QTimer.singleShot(20_000 + int(len(tokens) / rate * 3000), done.quit)
+        app.processEvents()
+        meter.start()
+        started = time.perf_counter()
+        window.composer.set_text("Tell me about the lighthouse, with code.")
+        window.controller.send(window.composer.text)
+        done.exec()
+        meter.stop()
+        elapsed = time.perf_counter() - started
+        reply = window.view.messages[-1]
+        ok = reply.status == "complete" and reply.text == "".join(tokens)
+        window.close()
+        app.processEvents()
+    return {
+        "tokens_per_s": rate,
+        "ok": ok,
+        "seconds": round(elapsed, 2),
+        "max_ui_stall_ms": meter.max_stall_ms,
+    }
+
+
+def bench_open_long_chat(app: Any, theme: Any, messages: int = 200) -> dict[str, Any]:
+    from PySide6.QtCore import QEventLoop
+
+    from app.main_window import MainWindow
+    from app.stall_meter import StallMeter
+    from engine.store import Store
+
+    reply = "".join(synthetic_tokens(300))
+    with tempfile.TemporaryDirectory(prefix="cove-bench-") as data:
+        os.environ["COVE_DATA_DIR"] = data
+        with Store() as store:
+            conv = store.create_conversation("Long chat")
+            for i in range(messages // 2):
+                store.add_message(conv.id, "user", f"Question {i}: what about the lamp?")
+                store.add_message(conv.id, "assistant", reply)
+            store.set_setting("welcomed", True)
+        window = MainWindow(theme)
+        window.start_engine = False
+        window.resize(1240, 780)
+        window.show()
+        meter = StallMeter()
+        shown = QEventLoop()
+        window.view.conversation_shown.connect(shown.quit)
+        app.processEvents()
+        meter.start()
+        started = time.perf_counter()
+        window.start()  # opens the history, then the most recent chat
+        shown.exec()
+        meter.stop()
+        elapsed = time.perf_counter() - started
+        count = len(window.view.messages)
+        window.close()
+        app.processEvents()
+    return {
+        "messages": count,
+        "seconds_to_shown": round(elapsed, 2),
+        "max_ui_stall_ms": meter.max_stall_ms,
+    }
+
+
+def bench_cold_start(runs: int) -> dict[str, Any]:
+    times: list[float] = []
+    env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    for i in range(runs + 1):
+        with tempfile.TemporaryDirectory(prefix="cove-bench-") as data:
+            env["COVE_DATA_DIR"] = data
+            out = subprocess.run(
+                [sys.executable, "-m", "app", "--exit-after-paint"],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=True,
+            )
+        line = [x for x in out.stdout.splitlines() if x.startswith("{")][-1]
+        if i:  # the first run warms the file cache
+            times.append(float(json.loads(line)["window_shown_s"]))
+    return {
+        "runs": runs,
+        "median_s": round(statistics.median(times), 3),
+        "worst_s": round(max(times), 3),
+        "all_s": times,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--quick", action="store_true", help="fewer cold-start runs")
+    args = parser.parse_args(argv)
+    app, theme = app_and_theme()
+    results: dict[str, Any] = {
+        "machine": {"cpus": os.cpu_count(), "platform": sys.platform},
+        "update_cost": bench_update_cost(app, theme),
+        "update_cost_8k": bench_update_cost(app, theme, 4 * TOKENS),
+        "streaming": [bench_streaming(app, theme, rate) for rate in (100.0, 400.0)],
+        "open_long_chat": bench_open_long_chat(app, theme),
+        "cold_start": bench_cold_start(3 if args.quick else 7),
+    }
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    for key in ("update_cost", "update_cost_8k"):
+        u = results[key]
+        print(
+            f"update cost, {u['tokens']}-token reply ({u['updates']} updates, "
+            f"{u['reply_chars']} chars in {u['documents']} documents): median first tenth "
+            f"{u['first_tenth_median_ms']} ms, last tenth {u['last_tenth_median_ms']} ms "
+            f"(ratio {u['end_to_start_ratio']}; render {u['render_first_tenth_ms']} -> "
+            f"{u['render_last_tenth_ms']} ms, paint {u['paint_first_tenth_ms']} -> "
+            f"{u['paint_last_tenth_ms']} ms); worst {u['max_update_ms']} ms"
+        )
+    for s in results["streaming"]:
+        print(
+            f"streaming {TOKENS} tokens at {s['tokens_per_s']:.0f} tokens/s: longest UI stall "
+            f"{s['max_ui_stall_ms']} ms ({s['seconds']} s, complete: {s['ok']})"
+        )
+    o = results["open_long_chat"]
+    print(
+        f"opening a {o['messages']}-message chat: shown in {o['seconds_to_shown']} s, longest "
+        f"UI stall {o['max_ui_stall_ms']} ms"
+    )
+    c = results["cold_start"]
+    print(
+        f"cold start to first paint: median {c['median_s']} s, worst {c['worst_s']} s "
+        f"({c['runs']} runs)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
