@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
 MAX_DETAIL_LINES = 8
+# The host's request log says nothing about why it stopped; the rest of its log might.
+_ACCESS_LINE = re.compile(r"\b(GET|POST|PUT|DELETE|HEAD) /\S* \d{3}\b")
 
 
 def plain_reason(message: str) -> str:
@@ -55,8 +58,12 @@ class EngineBanner(QFrame):
     def show_crash(self, message: str, log_lines: Sequence[str], title: str = "") -> None:
         self.title.setText(f"<b>{title or 'The engine stopped'}</b>")
         self.message.setText(plain_reason(message))
-        lines = [line.strip() for line in log_lines if line.strip()][-MAX_DETAIL_LINES:]
-        self.details.setText("\n".join(lines) if lines else "The engine wrote nothing to its log.")
+        lines = [
+            line.strip() for line in log_lines if line.strip() and not _ACCESS_LINE.search(line)
+        ][-MAX_DETAIL_LINES:]
+        self.details.setText(
+            "\n".join(lines) if lines else "The engine logged no error before it stopped."
+        )
         self.details_button.setVisible(True)
         self.restart_button.setEnabled(True)
         self.restart_button.setText("Restart engine")

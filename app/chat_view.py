@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -59,11 +58,6 @@ class ChatView(QScrollArea):
 
         contents = QWidget()
         contents.setObjectName("ChatContents")
-        # Opaque, so that scrolling moves the pixels already painted (a blit) and only the new
-        # strip is painted, instead of the whole viewport on every streamed update.
-        contents.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
-        contents.setAutoFillBackground(True)
-        contents.setBackgroundRole(QPalette.ColorRole.Base)
         row = QHBoxLayout(contents)
         row.setContentsMargins(24, 16, 24, 16)
         row.addStretch(1)

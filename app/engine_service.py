@@ -54,7 +54,8 @@ class EngineService(QObject):
         self.model: str | None = None  # what was asked to be loaded
         self.loading = False
         self.restarting = False
-        self._crash_reported = False
+        self._crash_reported = False  # a crash is being (or was) reported: the watchdog waits
+        self._reported_crash = False  # the banner was told
         self._load_cancel = threading.Event()
         self._stopping = False
         self._owned = True
@@ -103,7 +104,7 @@ class EngineService(QObject):
         if self._stopping:
             return
         self.engine = engine
-        self._crash_reported = False
+        self._crash_reported = self._reported_crash = False
         self._watch.start()
         self.started.emit()
 
@@ -223,8 +224,9 @@ class EngineService(QObject):
 
     def report_crash(self, message: str) -> None:
         """A reply found the host dead (or the watchdog did). Reported once per crash."""
-        if self._crash_reported or self._stopping:
+        if self._reported_crash or self._stopping:
             return
+        self._reported_crash = True
         self._crash_reported = True
         engine = self.engine
         tail = engine.log_tail(12) if engine is not None else []
@@ -235,7 +237,23 @@ class EngineService(QObject):
         if engine is None or self.restarting or self._crash_reported:
             return
         if not engine.alive():
-            self.report_crash("The engine stopped unexpectedly. Restart it to continue.")
+            # Asking the dead host anything makes the client describe how it died (its exit
+            # code or signal, and its last log lines).
+            def ask() -> None:
+                engine.client.status()
+
+            def died(exc: BaseException) -> None:
+                self.report_crash(
+                    str(exc)
+                    if isinstance(exc, EngineError) and str(exc)
+                    else "The engine stopped unexpectedly. Restart it to continue."
+                )
+
+            self._crash_reported = True  # until the description arrives
+            self.control_pool.submit(ask, lambda _r: self._reset_crash(), died)
+
+    def _reset_crash(self) -> None:
+        self._crash_reported = False
 
     def restart(self) -> None:
         """A fresh host with the same model; what was typed and received stays where it is."""
@@ -260,14 +278,14 @@ class EngineService(QObject):
         def done(fresh: LocalEngine) -> None:
             self.restarting = False
             self.engine = fresh
-            self._crash_reported = False
+            self._crash_reported = self._reported_crash = False
             self._watch.start()
             self.restarted.emit()
             self.refresh_status()
 
         def failed(exc: BaseException) -> None:
             self.restarting = False
-            self._crash_reported = False
+            self._crash_reported = self._reported_crash = False
             self.report_crash(f"The engine could not be restarted: {exc}")
 
         self.model_pool.submit(job, done, failed)

@@ -278,6 +278,10 @@ class MessageRenderer:
 
     def _open_code(self, language: str) -> None:
         cursor = self._cursor_at_end()
+        if self._placeholder:
+            # The empty block Qt keeps before a frame at the start of a document would show as a
+            # blank line above the code.
+            cursor.setBlockFormat(_collapsed_block())
         frame_format = QTextFrameFormat()
         frame_format.setBackground(QColor(self.colors.code_bg))
         frame_format.setBorder(1)
@@ -305,7 +309,11 @@ class MessageRenderer:
         block_format = QTextBlockFormat()
         block_format.setNonBreakableLines(True)
         cursor.insertBlock(block_format, self._code_format())
-        self._placeholder = True  # the block Qt keeps after the frame
+        # The block Qt keeps after the frame: collapsed until text fills it (_insert_html gives
+        # it the format of what is inserted).
+        after = self._cursor_at_end()
+        after.setBlockFormat(_collapsed_block())
+        self._placeholder = True
 
     def _partial_cursor(self) -> QTextCursor:
         """A selection of the code frame's last line (the one still being written)."""
@@ -354,6 +362,12 @@ class MessageRenderer:
                 if part:
                     cursor.insertText(part, fmt)
         self._placeholder = True
+
+
+def _collapsed_block() -> QTextBlockFormat:
+    fmt = QTextBlockFormat()
+    fmt.setLineHeight(1, QTextBlockFormat.LineHeightTypes.FixedHeight.value)
+    return fmt
 
 
 def copy_index(href: str) -> int | None:

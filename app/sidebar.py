@@ -70,8 +70,9 @@ class Sidebar(QWidget):
 
         self.list = QListWidget()
         self.list.setObjectName("ConversationList")
-        self.list.setWordWrap(True)
+        self.list.setWordWrap(False)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._context_menu)
         self.list.itemClicked.connect(self._item_clicked)

@@ -192,6 +192,8 @@ def stylesheet(c: Colors) -> str:
     QToolButton#MenuButton:hover {{ background: {c.inline_code_bg}; }}
     QStatusBar {{ border-top: 1px solid {c.border}; }}
     QStatusBar::item {{ border: none; }}
+    QStatusBar QPushButton {{ text-align: left; padding: 2px 6px; border: none; }}
+    QStatusBar QPushButton:hover {{ background: {c.inline_code_bg}; border-radius: 6px; }}
     """
 
 

@@ -1,0 +1,101 @@
+"""Every view, light and dark, at 1280x720, saved as PNGs: to look at them (set COVE_SCREENSHOTS
+to a folder to keep them; docs/screenshots holds the ones in the README)."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from PySide6.QtGui import QImage
+
+from tests.app.conftest import LOAD_TIMEOUT_MS, REPLY_TIMEOUT_MS, WindowFactory, type_and_send
+
+if TYPE_CHECKING:
+    from pytestqt.qtbot import QtBot
+
+    from app.main_window import MainWindow
+
+pytestmark = pytest.mark.slow
+
+SIZE = (1280, 720)
+PROMPT = "Write a Python function that checks whether a number is prime, with a short explanation."
+
+
+def distinct_colours(image: QImage) -> int:
+    seen = set()
+    for y in range(0, image.height(), 12):
+        for x in range(0, image.width(), 12):
+            seen.add(image.pixel(x, y))
+    return len(seen)
+
+
+def save(window: MainWindow, folder: Path, name: str) -> Path:
+    path = folder / f"{name}.png"
+    assert window.grab().save(str(path))
+    image = QImage(str(path))
+    assert image.width() >= SIZE[0] and distinct_colours(image) > 8, f"{name} looks blank"
+    return path
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("COVE_SCREENSHOTS") or tmp_path / "shots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def test_every_view_in_both_themes(
+    qtbot: QtBot, make_window: WindowFactory, shots: Path, engine: Any
+) -> None:
+    from engine.store import ChatSettings
+
+    window = make_window(welcomed=False)
+    window.resize(*SIZE)
+    qtbot.waitUntil(lambda: window.pages.currentWidget() is window.welcome, timeout=30_000)
+    with qtbot.waitSignal(window.probe.probed, timeout=LOAD_TIMEOUT_MS):
+        window.show_page("welcome")
+    qtbot.waitUntil(lambda: "starter" in window.welcome.starter.text(), timeout=LOAD_TIMEOUT_MS)
+    for scheme in ("light", "dark"):
+        window.set_theme(scheme, save=False)
+        save(window, shots, f"welcome-{scheme}")
+
+    window.set_theme("light", save=False)
+    window.show_page("chat")
+    window.controller.draft_settings = ChatSettings(temperature=0.0, max_tokens=220)
+    window.controller.draft_system_prompt = "You are a helpful assistant."
+    with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS):
+        type_and_send(qtbot, window, PROMPT)
+    with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS):
+        type_and_send(qtbot, window, "Now give me a table of the first five primes.")
+    window.view.scroll_to_bottom()
+    for scheme in ("light", "dark"):
+        window.set_theme(scheme, save=False)
+        qtbot.wait(50)  # one paint after re-rendering in the new colours
+        save(window, shots, f"chat-{scheme}")
+        window.settings_button.setChecked(True)
+        save(window, shots, f"chat-settings-{scheme}")
+        window.settings_button.setChecked(False)
+
+    with qtbot.waitSignal(window.models_view.verdicts_ready, timeout=LOAD_TIMEOUT_MS):
+        window.show_page("models")
+    for scheme in ("light", "dark"):
+        window.set_theme(scheme, save=False)
+        save(window, shots, f"models-{scheme}")
+
+    window.show_page("hardware")
+    qtbot.waitUntil(lambda: "What Cove chose" in window.hardware_view.page.toPlainText())
+    for scheme in ("light", "dark"):
+        window.set_theme(scheme, save=False)
+        save(window, shots, f"hardware-{scheme}")
+
+    window.show_page("chat")
+    with qtbot.waitSignal(window.engine.crashed, timeout=REPLY_TIMEOUT_MS):
+        os.kill(engine.pid, signal.SIGKILL)
+    for scheme in ("light", "dark"):
+        window.set_theme(scheme, save=False)
+        save(window, shots, f"crash-banner-{scheme}")
+    with qtbot.waitSignal(window.engine.restarted, timeout=REPLY_TIMEOUT_MS):
+        window.banner.restart_button.click()
