@@ -35,11 +35,15 @@ def build_parser() -> argparse.ArgumentParser:
     probe.add_argument("--json", action="store_true", help="print JSON")
 
     inspect = sub.add_parser("inspect", help="read a model file's metadata without loading it")
-    inspect.add_argument("model", metavar="MODEL", help="a .gguf path, or 'starter'")
+    inspect.add_argument(
+        "model", metavar="MODEL", help="a .gguf path, an ONNX model folder, or 'starter'"
+    )
     inspect.add_argument("--json", action="store_true", help="print JSON")
 
     plan = sub.add_parser("plan", help="will MODEL fit in free memory, where, at what context")
-    plan.add_argument("model", metavar="MODEL", help="a .gguf path, or 'starter'")
+    plan.add_argument(
+        "model", metavar="MODEL", help="a .gguf path, an ONNX model folder, or 'starter'"
+    )
     plan.add_argument("--ctx", type=_positive, metavar="N", help="context length wanted")
     plan.add_argument("--json", action="store_true", help="print JSON")
 
@@ -115,19 +119,27 @@ def _probe(as_json: bool) -> int:
 def _inspect(model: str, as_json: bool) -> int:
     from engine.gguf import read_gguf
     from engine.models import resolve_model
+    from engine.onnx_model import is_onnx_chat_folder, read_onnx_model
     from engine.templates import choose_template
 
     path = resolve_model(model)
-    info = read_gguf(path)
-    summary = dict(info.summary())
+    if is_onnx_chat_folder(path):
+        onnx = read_onnx_model(path)
+        summary = dict(onnx.summary())
+        template = choose_template(
+            embedded=onnx.chat_template, architecture=onnx.architecture, model_name=onnx.name
+        )
+    else:
+        info = read_gguf(path)
+        summary = dict(info.summary())
+        tokens = info.metadata.get("tokenizer.ggml.tokens")
+        template = choose_template(
+            embedded=info.chat_template,
+            architecture=info.architecture,
+            tokens=[str(t) for t in tokens] if isinstance(tokens, list) else None,
+            model_name=info.name,
+        )
     summary["path"] = str(path)
-    tokens = info.metadata.get("tokenizer.ggml.tokens")
-    template = choose_template(
-        embedded=info.chat_template,
-        architecture=info.architecture,
-        tokens=[str(t) for t in tokens] if isinstance(tokens, list) else None,
-        model_name=info.name,
-    )
     summary["chat_template"] = {
         "name": template.name,
         "origin": template.origin,

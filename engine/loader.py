@@ -10,6 +10,7 @@ from engine.backends import LoadedModel, LoadProgress, backend_for
 from engine.errors import InsufficientMemory
 from engine.gguf import GGUFFile, read_gguf
 from engine.models import resolve_model
+from engine.onnx_model import OnnxModelInfo, is_onnx_chat_folder, plan_onnx, read_onnx_model
 from engine.planner import Device, DeviceKind, Plan, Resources, make_plan
 
 if TYPE_CHECKING:
@@ -48,8 +49,13 @@ def current_resources() -> Resources:
 
 def plan_model(
     name: str, *, ctx: int | None = None, resources: Resources | None = None
-) -> tuple[Path, GGUFFile, Plan]:
+) -> tuple[Path, GGUFFile | OnnxModelInfo, Plan]:
+    """Resolve and read a model (a GGUF file, or an ONNX model folder) and plan it against the
+    memory free now."""
     path = resolve_model(name)
+    if is_onnx_chat_folder(path):
+        onnx = read_onnx_model(path)
+        return path, onnx, plan_onnx(onnx, resources or current_resources(), requested_ctx=ctx)
     info = read_gguf(path)
     plan = make_plan(info, resources or current_resources(), requested_ctx=ctx)
     return path, info, plan

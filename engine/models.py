@@ -40,5 +40,7 @@ def resolve_model(name: str) -> Path:
         return starter_path()
     path = Path(name).expanduser()
     if not path.exists():
-        raise ModelNotFound(f"No model at {path}. Give a path to a .gguf file, or 'starter'.")
+        raise ModelNotFound(
+            f"No model at {path}. Give a path to a .gguf file, an ONNX model folder, or 'starter'."
+        )
     return path

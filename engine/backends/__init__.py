@@ -81,7 +81,8 @@ def backend_for(path: Path) -> Backend:
             return backend
     known = ", ".join(sorted(_REGISTRY))
     raise BackendUnavailable(
-        f"No backend can run {path.name}. Cove runs GGUF files (backends: {known})."
+        f"No backend can run {path.name}. Cove runs GGUF files and ONNX model folders with a "
+        f"genai_config.json (backends: {known})."
     )
 
 
@@ -99,3 +100,7 @@ def _ensure_builtin() -> None:
             from engine.backends.llama_cpp import LlamaCppBackend
 
             register(LlamaCppBackend())
+        if "onnxruntime-genai" not in _REGISTRY:
+            from engine.backends.ort_genai import OrtGenaiBackend
+
+            register(OrtGenaiBackend())

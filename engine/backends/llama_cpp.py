@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.backends import LoadProgress
+from engine.backends.clock import StatsClock
 from engine.context import fit_messages, reply_reserve
 from engine.errors import BackendUnavailable, EngineError, LoadCancelled, ModelLoadError
 from engine.gguf import GGUFFile, read_gguf
@@ -29,7 +30,6 @@ from engine.types import (
     Chunk,
     FinishReason,
     GenerationParams,
-    GenerationStats,
     Truncation,
 )
 
@@ -291,7 +291,7 @@ class LlamaCppModel:
             yield Chunk(finish_reason="error", error="This model is already generating a reply.")
             return
         sampler = None
-        stats = _StatsClock(started)
+        stats = StatsClock(started)
         finish: FinishReason = "stop"
         error: str | None = None
         context_full = False
@@ -329,7 +329,7 @@ class LlamaCppModel:
         params: GenerationParams,
         cancel: threading.Event,
         stop: Sequence[str],
-        stats: _StatsClock,
+        stats: StatsClock,
     ) -> Generator[Chunk, None, tuple[FinishReason, bool]]:
         """Sample, detokenize and decode one token at a time; returns (finish, context_full)."""
         lib, ctx, vocab = self._lib, self._ctx, self._vocab
@@ -491,40 +491,6 @@ class LlamaCppModel:
     def _check_open(self) -> None:
         if self._closed:
             raise EngineError("The model was unloaded. Load it again to continue.")
-
-
-class _StatsClock:
-    def __init__(self, started: float) -> None:
-        self.started = started
-        self.prompt_tokens = 0
-        self.cached_tokens = 0
-        self.completion_tokens = 0
-        self.prompt_done: float | None = None
-        self.first: float | None = None
-
-    def prompt(self, n: int, reused: int) -> None:
-        self.prompt_tokens, self.cached_tokens = n, max(reused, 0)
-        self.prompt_done = time.perf_counter()
-
-    def first_token(self) -> None:
-        self.first = time.perf_counter()
-
-    def result(self) -> GenerationStats:
-        end = time.perf_counter()
-        prompt_s = (self.prompt_done or end) - self.started
-        evaluated = self.prompt_tokens - self.cached_tokens
-        # Decode rate counts the tokens produced after the first one over the time after it.
-        decode_s = end - (self.first or end)
-        decoded = max(self.completion_tokens - 1, 0)
-        return GenerationStats(
-            prompt_tokens=self.prompt_tokens,
-            cached_tokens=self.cached_tokens,
-            completion_tokens=self.completion_tokens,
-            ttft_s=round((self.first or end) - self.started, 6),
-            prompt_tokens_per_s=round(evaluated / prompt_s, 2) if prompt_s > 0 else 0.0,
-            decode_tokens_per_s=round(decoded / decode_s, 2) if decode_s > 0 else 0.0,
-            total_s=round(end - self.started, 6),
-        )
 
 
 def _tokens_of(g: GGUFFile) -> list[str] | None:

@@ -146,12 +146,13 @@ class HostState:
         finally:
             self.loading = None
         resolved = path.resolve()
+        model_id = path.name if path.is_dir() else path.stem
         resident = Resident(
             model=model,
             plan=plan,
             path=resolved,
-            id=path.stem,
-            aliases=frozenset({name, path.stem, str(path), str(resolved)}),
+            id=model_id,
+            aliases=frozenset({name, model_id, str(path), str(resolved)}),
             backend=backend.name,
         )
         with self._slot_lock:

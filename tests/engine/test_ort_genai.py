@@ -1,0 +1,211 @@
+"""ONNX chat models on onnxruntime-genai, on the real int4 SmolLM2 folder: answers, the streaming
+contract, KV reuse across turns, cancellation, overflow, malformed folders, the memory plan, and the
+same model through the engine host."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.backends import backend_for
+from engine.backends.ort_genai import OrtGenaiModel
+from engine.errors import ModelLoadError
+from engine.onnx_model import plan_onnx, read_onnx_model
+from engine.planner import Device, Plan, Resources
+from engine.types import ChatMessage, GenerationParams
+from tests.conftest import collect
+
+GREEDY = GenerationParams(temperature=0.0, max_tokens=32)
+RESOURCES = Resources(cpu=Device("CPU RAM", "cpu", 16 * 2**30, 24 * 2**30), threads=2)
+QUESTION = [ChatMessage("user", "What is the capital of France?")]
+
+
+@pytest.fixture(scope="module")
+def folder(shared_models: Path) -> Path:
+    path = shared_models / "smollm2-135m-instruct-onnx-int4-cpu"
+    if not path.is_dir():
+        pytest.skip(f"{path} is absent")
+    return path
+
+
+def plan_for(folder: Path, ctx: int) -> Plan:
+    return plan_onnx(read_onnx_model(folder), RESOURCES, requested_ctx=ctx)
+
+
+@pytest.fixture(scope="module")
+def model(folder: Path) -> Iterator[OrtGenaiModel]:
+    m = OrtGenaiModel(folder, plan_for(folder, 2048))
+    yield m
+    m.close()
+
+
+def test_the_registry_routes_folders_to_onnxruntime_genai(folder: Path) -> None:
+    assert backend_for(folder).name == "onnxruntime-genai"
+
+
+def test_greedy_answer_and_stats(model: OrtGenaiModel) -> None:
+    text, final = collect(model.chat(QUESTION, GREEDY))
+    assert "Paris" in text
+    assert final.finish_reason in ("stop", "length")
+    stats = final.stats
+    assert stats is not None and stats.prompt_tokens > 10 and stats.completion_tokens > 0
+    assert stats.ttft_s > 0 and stats.decode_tokens_per_s > 0
+    again, _ = collect(model.chat(QUESTION, GREEDY))
+    assert again == text
+
+
+def test_follow_up_evaluates_only_new_tokens(model: OrtGenaiModel) -> None:
+    text, first = collect(model.chat(QUESTION, GREEDY))
+    follow = [*QUESTION, ChatMessage("assistant", text), ChatMessage("user", "And Italy?")]
+    _text, second = collect(model.chat(follow, GREEDY))
+    assert first.stats is not None and second.stats is not None
+    assert second.stats.cached_tokens >= first.stats.prompt_tokens - 1
+    assert second.stats.prompt_tokens > second.stats.cached_tokens
+
+
+def test_seeded_sampling_is_reproducible(model: OrtGenaiModel) -> None:
+    msgs = [ChatMessage("user", "Tell me a story about a cat.")]
+    p = GenerationParams(temperature=1.0, seed=7, max_tokens=24)
+    a, _ = collect(model.chat(msgs, p))
+    b, _ = collect(model.chat(msgs, p))
+    assert a == b
+
+
+def test_cancel_stops_within_one_token(model: OrtGenaiModel) -> None:
+    cancel = threading.Event()
+    chunks = []
+    params = GenerationParams(temperature=0.8, seed=1, max_tokens=500)
+    for chunk in model.chat([ChatMessage("user", "Write a long story.")], params, cancel):
+        chunks.append(chunk)
+        if len(chunks) == 3:
+            cancel.set()
+    assert chunks[-1].finish_reason == "cancelled"
+    assert len(chunks) == 4
+    # The model is usable right after.
+    _text, final = collect(model.chat(QUESTION, GREEDY))
+    assert final.finish_reason in ("stop", "length")
+
+
+def test_overflow_keeps_the_system_prompt_and_says_so(folder: Path) -> None:
+    with OrtGenaiModel(folder, plan_for(folder, 512)) as small:
+        history = [ChatMessage("system", "You are terse.")]
+        for i in range(12):
+            history += [
+                ChatMessage("user", f"Question {i}: " + "tell me about the sea " * 10),
+                ChatMessage("assistant", "The sea is large. " * 8),
+            ]
+        history.append(ChatMessage("user", "What is the capital of France?"))
+        _text, final = collect(small.chat(history, GenerationParams(temperature=0, max_tokens=16)))
+    assert final.finish_reason in ("stop", "length")
+    assert final.truncation is not None and final.truncation.dropped_messages > 0
+    assert "system prompt was kept" in final.truncation.describe()
+
+
+@pytest.mark.parametrize(
+    ("damage", "needle"),
+    [
+        (lambda d: (d / "genai_config.json").write_text("{not json"), "not valid JSON"),
+        (lambda d: (d / "genai_config.json").write_text('{"model": 3}'), "'model' must be"),
+        (lambda d: (d / "tokenizer.json").unlink(), "tokenizer.json"),
+        (lambda d: (d / "model.onnx").unlink(), "missing its model graph"),
+        (lambda d: (d / "model.onnx").write_bytes(b"\x00garbage" * 100), "could not load"),
+        (
+            lambda d: (d / "model.onnx.data").write_bytes(b"\x01" * 1000),
+            "could not load",
+        ),
+    ],
+)
+def test_malformed_folders_are_clear_errors(folder: Path, tmp_path: Path, damage, needle) -> None:  # type: ignore[no-untyped-def]
+    copy = tmp_path / "model"
+    shutil.copytree(folder, copy)
+    damage(copy)
+    with pytest.raises(ModelLoadError, match=needle):
+        OrtGenaiModel(copy, plan_for(folder, 1024))
+
+
+def test_config_with_hostile_values_is_rejected(folder: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "model"
+    shutil.copytree(folder, copy)
+    config = json.loads((copy / "genai_config.json").read_text())
+    config["model"]["decoder"]["filename"] = "../../etc/passwd"
+    (copy / "genai_config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelLoadError, match="file in the folder"):
+        read_onnx_model(copy)
+    config["model"]["decoder"]["filename"] = "model.onnx"
+    config["model"]["decoder"]["num_hidden_layers"] = 10**9
+    (copy / "genai_config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelLoadError, match="num_hidden_layers"):
+        read_onnx_model(copy)
+
+
+def test_plan_reduces_context_or_refuses(folder: Path) -> None:
+    info = read_onnx_model(folder)
+    roomy = plan_onnx(info, RESOURCES, requested_ctx=8192)
+    assert roomy.verdict == "fits" and roomy.n_ctx == 8192
+    tight = Resources(cpu=Device("CPU RAM", "cpu", 800 * 2**20, 24 * 2**30), threads=2)
+    reduced = plan_onnx(info, tight, requested_ctx=8192)
+    assert reduced.verdict == "fits_reduced_context" and 512 <= reduced.n_ctx < 8192
+    none = Resources(cpu=Device("CPU RAM", "cpu", 300 * 2**20, 24 * 2**30), threads=2)
+    assert plan_onnx(info, none).verdict == "does_not_fit"
+
+
+_MEASURE = """
+import json, sys
+from pathlib import Path
+from engine.backends.ort_genai import OrtGenaiModel
+from engine.onnx_model import plan_onnx, read_onnx_model
+from engine.planner import Device, Resources
+from engine.types import ChatMessage, GenerationParams
+folder, ctx = Path(sys.argv[1]), int(sys.argv[2])
+plan = plan_onnx(read_onnx_model(folder), Resources(Device("CPU RAM", "cpu", 16 << 30, 24 << 30)),
+                 requested_ctx=ctx)
+m = OrtGenaiModel(folder, plan)
+long = [ChatMessage("user", "hello " * (ctx - 200))]
+for _ in m.chat(long, GenerationParams(temperature=0, max_tokens=16)):
+    pass
+# VmHWM, not ru_maxrss: the latter carries the parent's peak across fork and exec.
+hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+peak = int(hwm.split()[1]) * 1024
+print(json.dumps({"predicted": plan.total_bytes, "peak": peak}))
+"""
+
+
+@pytest.mark.parametrize("ctx", [2048, 4096])
+def test_plan_predicts_measured_peak_memory(folder: Path, ctx: int) -> None:
+    """A fresh process loads the folder with its plan and fills the context: the predicted total
+    is within 10 % of the measured peak resident memory."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("reads the peak resident size from /proc")
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(folder), str(ctx)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    error = (result["predicted"] - result["peak"]) / result["peak"]
+    assert abs(error) < 0.10, result
+
+
+def test_the_host_serves_an_onnx_folder(local_engine: object, folder: Path) -> None:
+    from engine.client import LocalEngine
+
+    assert isinstance(local_engine, LocalEngine)
+    client = local_engine.client
+    status = client.load(str(folder), ctx=2048)
+    try:
+        assert status.backend == "onnxruntime-genai" and status.n_ctx == 2048
+        assert status.model == folder.name
+        text, final = collect(client.chat(QUESTION, GREEDY))
+        assert "Paris" in text and final.finish_reason in ("stop", "length")
+    finally:
+        client.load("starter", ctx=2048)
