@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
@@ -317,6 +318,14 @@ async def _load(request: Request, state: HostState, config: HostConfig) -> Respo
         return not cancel.is_set()
 
     async def run_load() -> dict[str, Any]:
+        from engine.embeddings import is_embedding_folder
+
+        path = Path(model).expanduser()
+        if is_embedding_folder(path):  # the embedding slot; the chat model stays resident
+            async with state.embed_turn():
+                await asyncio.to_thread(state.load_embedder, path)
+            progress(1.0)
+            return state.status()
         async with state.turn():
             await asyncio.to_thread(state.load_chat, model, ctx, progress)
         return state.status()

@@ -350,3 +350,15 @@ def test_hardware_report_comes_from_the_host(host: LocalEngine) -> None:
     assert report["cpu"]["physical_cores"] >= 1
     assert "CPU" in report["best_device"]
     assert any(line.startswith("RAM:") for line in report["summary"])
+
+
+def test_loading_an_embedding_folder_fills_the_embedding_slot(
+    host: LocalEngine, shared_models: Path
+) -> None:
+    folder = shared_models / "all-minilm-l6-v2-onnx"
+    chat_model = host.client.status().model
+    status = host.client.load(str(folder))
+    assert status.embedding_model == folder.name
+    assert status.model == chat_model, "the chat model stays resident"
+    (vector,) = host.client.embed(["hello"])
+    assert len(vector) == 384
