@@ -263,10 +263,8 @@ class ChatController(QObject):
         new = None
         if self.current is None:
             new = NewConversation(title_from(text), self.draft_system_prompt, self.draft_settings)
-        user = self.view.add_message("user")
-        user.set_text(text)
+        self.view.add_message("user").set_text(text)
         self._start("send", text=text, new=new)
-        del user
         return True
 
     def regenerate(self, widget: MessageWidget) -> None:

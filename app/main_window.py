@@ -200,10 +200,11 @@ class MainWindow(QMainWindow):
         return menu
 
     def _shortcuts(self) -> None:
-        def bind(keys: str | QKeySequence.StandardKey, slot: Any) -> None:
+        def bind(keys: str | QKeySequence.StandardKey, slot: Any) -> QShortcut:
             shortcut = QShortcut(QKeySequence(keys), self)
             shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
             shortcut.activated.connect(slot)
+            return shortcut
 
         bind("Ctrl+N", self.new_chat)
         bind(QKeySequence.StandardKey.ZoomIn, self.theme.zoom_in)
@@ -211,7 +212,11 @@ class MainWindow(QMainWindow):
         bind(QKeySequence.StandardKey.ZoomOut, self.theme.zoom_out)
         bind("Ctrl+0", self.theme.zoom_reset)
         bind("Ctrl+F", lambda: self.sidebar.search.setFocus())
-        bind("Escape", self.controller.stop)
+        # Esc stops a reply from anywhere in the window, but only while there is one: otherwise
+        # it belongs to the focused widget (cancelling an edit, closing a menu).
+        stop = bind("Escape", self.controller.stop)
+        stop.setEnabled(False)
+        self.controller.generating_changed.connect(stop.setEnabled)
 
     # -- wiring --------------------------------------------------------------------------------
 
@@ -329,8 +334,11 @@ class MainWindow(QMainWindow):
             self._closing = True
             self.settings_panel.flush()
             self.hide()
+            self.engine.cancel_load()  # before waiting for the model's queue to drain
             self.controller.close()
             self.engine.shutdown()
+            for pool in (self.background, self.models_view.pool, self.engine.control_pool):
+                pool.wait(5_000)
         event.accept()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -466,7 +474,7 @@ class MainWindow(QMainWindow):
     def _loaded(self, status: EngineStatus) -> None:
         self.status.hide_loading()
         self.models_view.show_loading(False)
-        self.models_view.set_loaded(status.model_path)
+        self.models_view.set_loaded(self.engine.model)
         self.composer.set_hint("")
         self.view.assistant_label = status.model or "Cove"
         if self.engine.model:

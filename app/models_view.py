@@ -52,11 +52,11 @@ class ModelsView(QWidget):
         super().__init__()
         self.colors = colors
         self._plan = plan
-        self._pool = WorkerPool("models", 1)
+        self.pool = WorkerPool("models", 1)
         self.entries: list[ModelEntry] = []
         self.verdicts: dict[str, Verdict] = {}
         self.imported: list[str] = []
-        self.loaded_path: str | None = None
+        self.loaded_id: str | None = None  # the id the engine was asked to load
         self._scan_token = 0
 
         layout = QVBoxLayout(self)
@@ -139,7 +139,7 @@ class ModelsView(QWidget):
         self._scan_token += 1
         token = self._scan_token
         imported = list(self.imported)
-        self._pool.submit(
+        self.pool.submit(
             lambda: scan_models(imported=imported),
             lambda entries: self._listed(token, entries),
             lambda exc: self.details.setText(f"Could not list the models: {exc}"),
@@ -153,7 +153,7 @@ class ModelsView(QWidget):
         self.table.setRowCount(len(entries))
         for row, entry in enumerate(entries):
             name = entry.name
-            if self.loaded_path and Path(self.loaded_path) == entry.path:
+            if entry.id == self.loaded_id:
                 name += "  ● loaded"
             cells = (name, entry.kind, human_bytes(entry.size_bytes), "Checking…")
             for col, text in enumerate(cells):
@@ -245,14 +245,13 @@ class ModelsView(QWidget):
     def set_progress(self, fraction: float) -> None:
         self.progress.setValue(round(max(0.0, min(1.0, fraction)) * 1000))
 
-    def set_loaded(self, model_path: str | None) -> None:
-        self.loaded_path = model_path
+    def set_loaded(self, model_id: str | None) -> None:
+        self.loaded_id = model_id
         for row, entry in enumerate(self.entries):
             item = self.table.item(row, 0)
-            if item is None:
-                continue
-            loaded = model_path is not None and Path(model_path) == entry.path
-            item.setText(entry.name + ("  ● loaded" if loaded else ""))
+            if item is not None:
+                loaded = model_id is not None and entry.id == model_id
+                item.setText(entry.name + ("  ● loaded" if loaded else ""))
 
     # -- importing -----------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from engine.store import ChatSettings
 
 SAVE_DELAY_MS = 400
-CONTEXT_CHOICES = (2048, 4096, 8192, 16384, 32768, 65536, 131072)
+CONTEXT_CHOICES = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
 
 
 class SettingsPanel(QFrame):

@@ -41,7 +41,11 @@ def wait_for_text(qtbot: QtBot, window: MainWindow, chars: int = 1) -> None:
     def has_text() -> None:
         messages = window.view.messages
         assert messages and messages[-1].role == "assistant"
-        assert len(messages[-1].text) >= chars
+        reply = messages[-1]
+        if reply.status != "streaming" and len(reply.text) < chars:
+            # Fail now, with the reason, rather than wait for text that will not come.
+            raise RuntimeError(f"the reply ended early ({reply.status}): {reply.meta}")
+        assert len(reply.text) >= chars
 
     qtbot.waitUntil(has_text, timeout=REPLY_TIMEOUT_MS)
 

@@ -1,0 +1,311 @@
+"""Conversations list, settings, models, hardware, welcome, themes: the real window."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+
+from tests.app.conftest import (
+    LOAD_TIMEOUT_MS,
+    QUICK_MS,
+    REPLY_TIMEOUT_MS,
+    WindowFactory,
+    stored_messages,
+    type_and_send,
+)
+
+if TYPE_CHECKING:
+    from pytestqt.qtbot import QtBot
+
+    from app.main_window import MainWindow
+
+
+def seed_history() -> list[int]:
+    """Three conversations written as an earlier session would have."""
+    from engine.store import ChatSettings, Store
+
+    ids = []
+    with Store() as store:
+        for title, question, answer in (
+            ("Bread", "How long should bread dough rise?", "About an hour, until doubled."),
+            ("Bananas", "Why do bananas turn brown?", "Enzymes oxidise when the peel ages."),
+            ("Trains", "How fast is a TGV?", "Up to 320 km/h in service."),
+        ):
+            conv = store.create_conversation(title, settings=ChatSettings(temperature=0.3))
+            store.add_message(conv.id, "user", question)
+            store.add_message(conv.id, "assistant", answer)
+            ids.append(conv.id)
+    return ids
+
+
+def cell(view: Any, row: int) -> str:
+    item = view.table.item(row, 0)
+    assert item is not None
+    return str(item.text())
+
+
+def titles(window: MainWindow) -> list[str]:
+    return [window.sidebar.list.item(i).text() for i in range(window.sidebar.list.count())]
+
+
+def test_conversation_list_search_rename_delete_export(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    bread, bananas, trains = seed_history()
+    window = make_window(with_engine=False)
+    qtbot.waitUntil(lambda: titles(window) == ["Trains", "Bananas", "Bread"], timeout=QUICK_MS)
+    # The most recent conversation opens by itself.
+    qtbot.waitUntil(lambda: len(window.view.messages) == 2, timeout=QUICK_MS)
+    assert window.controller.current is not None and window.controller.current.id == trains
+
+    # Search across conversations: the message that matches, and open it from the result.
+    QTest.keyClicks(window.sidebar.search, "brown")
+    qtbot.waitUntil(lambda: window.sidebar.list.count() == 1, timeout=QUICK_MS)
+    assert "Bananas" in titles(window)[0] and "brown" in titles(window)[0]
+    with qtbot.waitSignal(window.view.conversation_shown, timeout=QUICK_MS):
+        item = window.sidebar.list.item(0)
+        rect = window.sidebar.list.visualItemRect(item)
+        QTest.mouseClick(
+            window.sidebar.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center()
+        )
+    assert window.view.messages[0].text == "Why do bananas turn brown?"
+    window.sidebar.search.clear()
+    qtbot.waitUntil(lambda: window.sidebar.list.count() == 3, timeout=QUICK_MS)
+
+    # Rename in place.
+    with qtbot.waitSignal(window.controller.conversations_listed, timeout=QUICK_MS):
+        window.sidebar.list.item(titles(window).index("Bread")).setText("Sourdough")
+    qtbot.waitUntil(lambda: "Sourdough" in titles(window), timeout=QUICK_MS)
+    from engine.store import Store
+
+    with Store() as store:
+        conv = store.get_conversation(bread)
+        assert conv is not None and conv.title == "Sourdough"
+
+    # Export the open conversation as Markdown and JSON.
+    for fmt, name in (("markdown", "chat.md"), ("json", "chat.json")):
+        target = tmp_path / name
+        monkeypatch.setattr(
+            QFileDialog, "getSaveFileName", staticmethod(lambda *_a, t=target: (str(t), ""))
+        )
+        with qtbot.waitSignal(window.controller.notice, timeout=QUICK_MS):
+            window._export_current(fmt)
+    assert "Why do bananas turn brown?" in (tmp_path / "chat.md").read_text()
+    exported = json.loads((tmp_path / "chat.json").read_text())
+    assert "brown" in json.dumps(exported)
+
+    # Delete, after confirming.
+    monkeypatch.setattr(
+        QMessageBox, "question", staticmethod(lambda *_a, **_k: QMessageBox.StandardButton.Yes)
+    )
+    with qtbot.waitSignal(window.controller.conversations_listed, timeout=QUICK_MS):
+        window.sidebar.delete_requested.emit(bananas)
+    qtbot.waitUntil(lambda: titles(window) == ["Sourdough", "Trains"], timeout=QUICK_MS)
+    assert window.controller.current is None and not window.view.messages
+    assert stored_messages(bananas) == []
+
+
+def test_settings_per_conversation_are_saved(
+    qtbot: QtBot, make_window: WindowFactory, theme: Any
+) -> None:
+    _bread, _bananas, trains = seed_history()
+    window = make_window(with_engine=False)
+    qtbot.waitUntil(lambda: window.controller.current is not None, timeout=QUICK_MS)
+    window.settings_button.click()
+    panel = window.settings_panel
+    assert panel.isVisible()
+    assert panel.temperature.value() == pytest.approx(0.3)
+    QTest.keyClicks(panel.system_prompt, "Answer like a pirate.")
+    panel.top_k.setValue(12)
+    panel.max_tokens.setValue(256)
+    panel.context.setCurrentIndex(panel.context.findData(4096))
+    panel.flush()
+    window.close()
+
+    from engine.store import Store
+
+    with Store() as store:
+        conv = store.get_conversation(trains)
+    assert conv is not None
+    assert conv.system_prompt == "Answer like a pirate."
+    assert (conv.settings.top_k, conv.settings.max_tokens, conv.settings.ctx) == (12, 256, 4096)
+
+    again = make_window(with_engine=False)
+    qtbot.waitUntil(lambda: again.controller.current is not None, timeout=QUICK_MS)
+    assert again.settings_panel.system_prompt.toPlainText() == "Answer like a pirate."
+    assert again.settings_panel.top_k.value() == 12
+    # Defaults for the model, on request.
+    again.settings_panel.reset_button.click()
+    assert again.controller.settings().top_k == 40
+
+
+def test_theme_follows_the_choice_and_text_scales(qtbot: QtBot, make_window: WindowFactory) -> None:
+    from app.theme import DARK, LIGHT
+
+    seed_history()
+    window = make_window(with_engine=False)
+    qtbot.waitUntil(lambda: len(window.view.messages) == 2, timeout=QUICK_MS)
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    window.theme_actions["dark"].trigger()
+    assert app.palette().base().color().name() == DARK.base
+    assert window.view.messages[0].renderer.colors is DARK
+    window.theme_actions["light"].trigger()
+    assert app.palette().base().color().name() == LIGHT.base
+    size = app.font().pointSizeF()
+    QTest.keyClick(window.composer.edit, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+    assert app.font().pointSizeF() > size
+    QTest.keyClick(window.composer.edit, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+    assert app.font().pointSizeF() == pytest.approx(size)
+    window.theme.set_font_scale(1.3)
+    window.close()
+    from engine.store import Store
+
+    with Store() as store:
+        assert store.get_setting("theme") == "light"
+        assert store.get_setting("font_scale") == pytest.approx(1.3)
+    window.theme.zoom_reset()
+
+
+@pytest.mark.slow
+def test_first_run_welcome(qtbot: QtBot, make_window: WindowFactory) -> None:
+    window = make_window(welcomed=False)
+    qtbot.waitUntil(lambda: window.pages.currentWidget() is window.welcome, timeout=QUICK_MS)
+    qtbot.waitUntil(
+        lambda: "this computer runs" in window.welcome.capacity.text(), timeout=LOAD_TIMEOUT_MS
+    )
+    qtbot.waitUntil(lambda: "Fits" in window.welcome.starter.text(), timeout=LOAD_TIMEOUT_MS)
+    assert "RAM" in window.welcome.hardware.text()
+    QTest.mouseClick(window.welcome.start_button, Qt.MouseButton.LeftButton)
+    assert window.pages.currentWidget() is window.chat_page
+    from engine.store import Store
+
+    def saved() -> None:
+        with Store() as store:
+            assert store.get_setting("welcomed") is True
+
+    qtbot.waitUntil(saved, timeout=QUICK_MS)
+
+
+@pytest.mark.slow
+def test_hardware_view_says_what_was_found_and_chosen(
+    qtbot: QtBot, make_window: WindowFactory
+) -> None:
+    window = make_window()
+    with qtbot.waitSignal(window.probe.probed, timeout=LOAD_TIMEOUT_MS):
+        QTest.mouseClick(window.sidebar.hardware_button, Qt.MouseButton.LeftButton)
+    text = window.hardware_view.page.toPlainText()
+    for expected in (
+        "What Cove chose",
+        "SmolLM2",
+        "runs on CPU",
+        "This computer",
+        "Memory",
+        "Runtimes",
+        "llama.cpp",
+        "ONNX Runtime",
+        "Not found",
+    ):
+        assert expected in text, expected
+
+
+@pytest.mark.slow
+def test_models_list_verdicts_import_load_and_cancel(
+    qtbot: QtBot, make_window: WindowFactory, starter: Path, shared_models: Path, tmp_path: Path
+) -> None:
+    models = Path(os.environ["COVE_MODELS_DIR"])
+    models.mkdir(parents=True)
+    shutil.copyfile(starter, models / "copy-of-starter.gguf")  # a different file: a real load
+    onnx = shared_models / "smollm2-135m-instruct-onnx-int4-cpu"
+    (models / "smollm2-onnx").symlink_to(onnx, target_is_directory=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    imported = elsewhere / "imported.gguf"
+    imported.symlink_to(starter)
+
+    window = make_window()
+    view = window.models_view
+    with qtbot.waitSignal(view.verdicts_ready, timeout=LOAD_TIMEOUT_MS):
+        QTest.mouseClick(window.sidebar.models_button, Qt.MouseButton.LeftButton)
+    names = [e.name for e in view.entries]
+    assert names == ["SmolLM2 135M Instruct (starter)", "copy-of-starter", "smollm2-onnx"]
+    kinds = {e.name: e.kind for e in view.entries}
+    assert kinds["smollm2-onnx"] == "ONNX"
+    verdicts = {e.name: view.verdicts[e.id] for e in view.entries}
+    assert (
+        verdicts["copy-of-starter"].text.startswith("Fits")
+        and verdicts["copy-of-starter"].level == "ok"
+    )
+    assert verdicts["smollm2-onnx"].text  # the host says what it thinks of an ONNX folder
+    assert cell(view, 0).endswith("● loaded")
+
+    with qtbot.waitSignal(view.verdicts_ready, timeout=LOAD_TIMEOUT_MS):
+        view.import_paths([str(imported)])
+    assert [e.name for e in view.entries][-1] == "imported"
+
+    # Load the copy, with progress, then cancel a load, then go back to the starter.
+    view.table.selectRow(1)
+    progress: list[float] = []
+    window.engine.load_progressed.connect(progress.append)
+    with qtbot.waitSignal(window.engine.loaded, timeout=LOAD_TIMEOUT_MS) as loaded:
+        QTest.mouseClick(view.load_button, Qt.MouseButton.LeftButton)
+    assert loaded.args[0].model_path == str(models / "copy-of-starter.gguf")
+    assert progress and progress[-1] == pytest.approx(1.0)
+    assert cell(view, 1).endswith("● loaded") and not cell(view, 0).endswith("● loaded")
+
+    with qtbot.waitSignal(window.engine.load_failed, timeout=LOAD_TIMEOUT_MS) as failed:
+        window.engine.load("starter")
+        QTest.mouseClick(window.status.cancel_button, Qt.MouseButton.LeftButton)
+    assert failed.args[1] is True  # cancelled
+    assert not window.status.load_bar.isVisible()
+    with qtbot.waitSignal(window.engine.loaded, timeout=LOAD_TIMEOUT_MS):
+        window.engine.load("starter")
+
+
+@pytest.mark.slow
+def test_context_meter_warns_and_says_what_was_dropped(
+    qtbot: QtBot, make_window: WindowFactory
+) -> None:
+    from engine.store import ChatSettings
+
+    window = make_window()
+    window.settings_button.click()
+    panel = window.settings_panel
+    try:
+        panel.context.setCurrentIndex(panel.context.findData(1024))
+        with qtbot.waitSignal(window.engine.loaded, timeout=LOAD_TIMEOUT_MS) as loaded:
+            panel.reload_button.click()
+        assert loaded.args[0].n_ctx == 1024
+        window.controller.set_settings(ChatSettings(temperature=0.0, max_tokens=8, ctx=1024))
+        # Each message takes about 40 % of the context: the meter warns after the second,
+        # and the third no longer fits with the first.
+        long_text = " ".join(f"Fact {i}: the keeper logs ship number {i}." for i in range(34))
+        warnings: list[str] = []
+        outcome = None
+        for _turn in range(4):
+            with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS) as b:
+                type_and_send(qtbot, window, long_text)
+            outcome = b.args[0]
+            if outcome.final.truncation is not None:
+                break
+            warnings.append(window.status.context_warning)
+        assert outcome is not None and outcome.final.truncation is not None
+        assert any("of the 1024-token context" in w for w in warnings), warnings
+        reply = window.view.messages[-1]
+        assert "dropped" in reply.notice.text() and reply.notice_frame.isVisible()
+        assert "dropped" in window.context_notice.text()
+        assert "system prompt was kept" in window.context_notice.text()
+    finally:
+        with qtbot.waitSignal(window.engine.loaded, timeout=LOAD_TIMEOUT_MS):
+            window.engine.load("starter")
