@@ -134,7 +134,9 @@ def verdict_from_plan(plan: dict[str, Any]) -> Verdict:
     requested = int(plan.get("requested_ctx") or n_ctx)
     device = str(plan.get("device") or "CPU")
     budgets = [b for b in plan.get("budgets") or () if isinstance(b, dict)]
-    details = [_budget_line(b) for b in budgets]
+    backend = plan.get("backend")
+    details = [f"Runs with {backend} on {device}, {n_ctx:,}-token context"] if backend else []
+    details += [_budget_line(b) for b in budgets]
     details += [str(r) for r in plan.get("reasons") or ()]
     if verdict == "fits":
         return Verdict(f"Fits ({device}, {short_tokens(n_ctx)} context)", "ok", tuple(details))

@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtGui import QImage
 
 from tests.app.conftest import LOAD_TIMEOUT_MS, REPLY_TIMEOUT_MS, WindowFactory, type_and_send
+from tests.conftest import SHARED_MODELS
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
@@ -52,6 +53,11 @@ def test_every_view_in_both_themes(
 ) -> None:
     from engine.store import ChatSettings
 
+    onnx = SHARED_MODELS / "smollm2-135m-instruct-onnx-int4-cpu"
+    if onnx.is_dir():  # an ONNX model folder beside the starter in the models list
+        models = Path(os.environ["COVE_MODELS_DIR"])
+        models.mkdir(parents=True, exist_ok=True)
+        (models / "SmolLM2-135M-Instruct-ONNX-int4").symlink_to(onnx, target_is_directory=True)
     window = make_window(welcomed=False)
     window.resize(*SIZE)
     qtbot.waitUntil(lambda: window.pages.currentWidget() is window.welcome, timeout=30_000)
@@ -64,7 +70,7 @@ def test_every_view_in_both_themes(
 
     window.set_theme("light", save=False)
     window.show_page("chat")
-    window.controller.draft_settings = ChatSettings(temperature=0.0, max_tokens=220)
+    window.controller.draft_settings = ChatSettings(temperature=0.0, max_tokens=160)
     window.controller.draft_system_prompt = "You are a helpful assistant."
     with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS):
         type_and_send(qtbot, window, PROMPT)
