@@ -229,8 +229,16 @@ class EngineService(QObject):
         self._reported_crash = True
         self._crash_reported = True
         engine = self.engine
-        tail = engine.log_tail(12) if engine is not None else []
-        self.crashed.emit(message, [line for line in tail if not line.startswith("---")])
+
+        def tail() -> list[str]:  # reads the log file: not on the UI thread
+            lines = engine.log_tail(40) if engine is not None else []
+            return [line for line in lines if not line.startswith("---")]
+
+        self.control_pool.submit(
+            tail,
+            lambda lines: self.crashed.emit(message, lines),
+            lambda _exc: self.crashed.emit(message, []),
+        )
 
     def _check_alive(self) -> None:
         engine = self.engine
