@@ -177,7 +177,7 @@ class ChatController(QObject):
                 self.refresh_list()
                 return
             self.current = conversation
-            self.view.set_messages(messages, self._live_text)
+            self.view.set_messages(messages, self._live_text, focus=message_id)
             self.view.set_busy(self.active is not None)
             self.conversation_opened.emit(conversation)
             self._update_context(messages)

@@ -54,6 +54,7 @@ class ChatView(QScrollArea):
         self._pending: list[Any] = []
         self._building: MessageWidget | None = None
         self._building_message: Any = None
+        self._focus: int | None = None
         self._generation = 0  # which set_messages call a pending batch belongs to
 
         contents = QWidget()
@@ -102,16 +103,21 @@ class ChatView(QScrollArea):
         self.placeholder.setVisible(True)
 
     def set_messages(
-        self, messages: Sequence[Message], live: Callable[[int], str | None] | None = None
+        self,
+        messages: Sequence[Message],
+        live: Callable[[int], str | None] | None = None,
+        focus: int | None = None,
     ) -> None:
         """Show a conversation. ``live(id)`` gives the text so far of a reply still being
         written (asked when its widget is built, so no text arriving meanwhile is missed).
+        ``focus`` is a message to scroll to (a search hit) instead of the end.
 
         Widgets are built newest first, above one another, a few milliseconds of work per
         event-loop turn, so a long conversation shows its end at once and never freezes the
         window; ``conversation_shown`` says when all are built."""
         self.clear()
         self._pinned = True
+        self._focus = focus
         self._pending = list(reversed(messages))
         self.placeholder.setVisible(not messages)
         self._build_batch(self._generation, live or (lambda _id: None))
@@ -148,7 +154,13 @@ class ChatView(QScrollArea):
             QTimer.singleShot(0, lambda: self._build_batch(generation, live))
         else:
             self.update_regenerate()
-            self.scroll_to_bottom()
+            target = self.message_widget(self._focus)
+            if target is None:
+                self.scroll_to_bottom()
+            else:
+                self._pinned = False
+                # After the layout has placed the new widgets.
+                QTimer.singleShot(0, lambda: self.ensureWidgetVisible(target, 0, 80))
             self.conversation_shown.emit()
 
     def _label_for(self, role: str, meta: dict[str, Any]) -> str:

@@ -326,6 +326,8 @@ class MainWindow(QMainWindow):
         elif self.start_engine:
             self.status.set_engine_text("Starting the engine…")
             self.engine.start(model=model)
+        else:
+            self.status.set_engine_text("No engine")
         if not values["welcomed"]:
             self.show_page("welcome")
 
