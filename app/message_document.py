@@ -123,6 +123,7 @@ class MessageRenderer:
 
     def _use(self, document: QTextDocument) -> None:
         self.doc = document
+        self.doc.setUndoRedoEnabled(False)  # read-only text: an undo stack would only grow
         self.doc.setDefaultStyleSheet(document_stylesheet(self.colors))
         self.doc.setDocumentMargin(0)
         self._placeholder = True
@@ -186,6 +187,18 @@ class MessageRenderer:
     # -- events ------------------------------------------------------------------------------
 
     def _apply(self, events: list[Event], *, render_tail: bool) -> None:
+        # One edit block per update: the document is laid out (and its size reported) once,
+        # not after the removal of the open block and again after its re-insertion, which
+        # would shrink and regrow the message and scroll the chat twice per update.
+        doc = self.doc
+        block = QTextCursor(doc)
+        block.beginEditBlock()
+        try:
+            self._apply_events(events, render_tail=render_tail)
+        finally:
+            block.endEditBlock()
+
+    def _apply_events(self, events: list[Event], *, render_tail: bool) -> None:
         if events or not render_tail:
             self._remove_tail()
         else:
