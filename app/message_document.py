@@ -397,6 +397,9 @@ def warm_up() -> None:
     from pygments.styles import get_style_by_name
 
     from app.highlight import lexer_for
+    from app.qt_compat import prepare_qt_types
+
+    prepare_qt_types()
 
     markdown_to_html("*warm* `up`\n\n- a\n\n| a |\n|---|\n| b |")
     for name in ("default", "github-dark"):

@@ -39,3 +39,20 @@ def keep_none_alive() -> bool:
     refcount = ctypes.c_ssize_t.from_address(id(None))
     refcount.value += _NONE_RESERVE
     return True
+
+
+def prepare_qt_types() -> None:
+    """Create Qt for Python's enum classes ahead of use. They are made lazily, a module's worth at
+    a time, the first time a widget type needs them: about 40 ms the first time a message is
+    shown. Attribute access on type objects is safe off the UI thread (no QObject is made), so a
+    worker pays for it at start-up instead."""
+    from PySide6 import QtGui, QtWidgets
+
+    for module in (QtGui, QtWidgets):
+        for name in dir(module):
+            cls = getattr(module, name, None)
+            if not isinstance(cls, type):
+                continue
+            for attr in dir(cls):
+                if attr[:1].isupper():
+                    getattr(cls, attr, None)
