@@ -180,7 +180,7 @@ class ChatController(QObject):
             self.view.set_messages(messages, self._live_text, focus=message_id)
             self.view.set_busy(self.active is not None)
             self.conversation_opened.emit(conversation)
-            self._update_context(messages)
+            self._update_context()
 
         self._io(job, done)
 
@@ -395,6 +395,11 @@ class ChatController(QObject):
                 if message is not None:
                     if widget.message_id is None:
                         widget.set_message_id(message.id)
+                    if message.content != widget.text:  # the history is the reference
+                        if message.content.startswith(widget.text):
+                            widget.append(message.content[len(widget.text) :])
+                        else:
+                            widget.set_text(message.content)
                     widget.finish(message.status, message.meta)
                 else:
                     widget.finish("error", {"error": outcome.error or "The reply failed."})
@@ -412,16 +417,16 @@ class ChatController(QObject):
 
     # -- context meter ---------------------------------------------------------------------------
 
-    def _update_context(self, messages: list[Message] | None = None) -> None:
+    def _update_context(self) -> None:
         """Tokens the conversation uses against the loaded context: exact after a reply (the
         engine counted the prompt and the reply), estimated from characters before."""
         status = self.engine.status
         limit = int(status.n_ctx) if status is not None and status.n_ctx else 0
-        widgets = self.view.messages
+        items = self.view.history()  # (role, text, meta), including messages not yet shown
         used = 0
         exact_from = -1
-        for i in range(len(widgets) - 1, -1, -1):
-            stats = widgets[i].meta.get("stats")
+        for i in range(len(items) - 1, -1, -1):
+            stats = items[i][2].get("stats")
             if isinstance(stats, dict) and stats.get("prompt_tokens"):
                 used = int(stats["prompt_tokens"]) + int(stats.get("completion_tokens") or 0)
                 exact_from = i
@@ -431,11 +436,11 @@ class ChatController(QObject):
             used = round(len(self.system_prompt()) * rate) + (
                 TOKENS_PER_MESSAGE if self.system_prompt() else 0
             )
-        for widget in widgets[exact_from + 1 :]:
-            used += round(len(widget.text) * rate) + TOKENS_PER_MESSAGE
+        for _role, text, _meta in items[exact_from + 1 :]:
+            used += round(len(text) * rate) + TOKENS_PER_MESSAGE
         truncation = ""
-        if widgets and widgets[-1].meta.get("truncation"):
-            truncation = str(widgets[-1].meta["truncation"])
+        if items and items[-1][2].get("truncation"):
+            truncation = str(items[-1][2]["truncation"])
         if truncation:
             message = truncation
         elif limit and used >= limit * WARN_AT:

@@ -11,12 +11,14 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QScrollArea,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
+from app.message_document import text_ready
 from app.message_widget import MessageWidget
 from app.theme import Colors
 
@@ -29,6 +31,12 @@ PIN_SLACK_PX = 48
 # Building a long conversation's widgets is spread over event-loop turns so that opening it never
 # freezes the window: about this much work per turn.
 BUILD_SLICE_S = 0.012
+WARM_UP_POLL_MS = 10
+# The next slice is started by a timer, not a posted call: posted calls run back to back before
+# the event loop looks at timers and input again, which would make the slices one long freeze.
+NEXT_SLICE_MS = 1
+# Messages built when a conversation opens; older ones are built on request.
+SHOWN_AT_ONCE = 40
 
 
 class ChatView(QScrollArea):
@@ -55,6 +63,9 @@ class ChatView(QScrollArea):
         self._building: MessageWidget | None = None
         self._building_message: Any = None
         self._focus: int | None = None
+        self._older: list[Any] = []
+        self._scroll_when_built = True
+        self._live: Callable[[int], str | None] = lambda _id: None
         self._generation = 0  # which set_messages call a pending batch belongs to
 
         contents = QWidget()
@@ -76,6 +87,11 @@ class ChatView(QScrollArea):
             "<p style='font-size:15pt'>Ask anything.</p>"
             "<p>Replies are written on this computer; nothing you type leaves it.</p>"
         )
+        self.earlier_button = QPushButton("Show earlier messages")
+        self.earlier_button.setObjectName("Secondary")
+        self.earlier_button.setVisible(False)
+        self.earlier_button.clicked.connect(self.show_earlier)
+        self.layout_.addWidget(self.earlier_button, 0, Qt.AlignmentFlag.AlignHCenter)
         self.layout_.addWidget(self.placeholder)
         self.layout_.addStretch(1)
         row.addWidget(self.column, 100)
@@ -95,7 +111,9 @@ class ChatView(QScrollArea):
     def clear(self) -> None:
         self._generation += 1
         self._pending = []
+        self._older = []
         self._building = None
+        self.earlier_button.setVisible(False)
         for widget in self._widgets:
             widget.setParent(None)
             widget.deleteLater()
@@ -112,18 +130,53 @@ class ChatView(QScrollArea):
         written (asked when its widget is built, so no text arriving meanwhile is missed).
         ``focus`` is a message to scroll to (a search hit) instead of the end.
 
-        Widgets are built newest first, above one another, a few milliseconds of work per
-        event-loop turn, so a long conversation shows its end at once and never freezes the
-        window; ``conversation_shown`` says when all are built."""
+        Only the newest ``SHOWN_AT_ONCE`` messages (or back to ``focus``) are built; older ones
+        wait behind "Show earlier messages". Widgets are built newest first, above one another,
+        a few milliseconds of work per event-loop turn, so a long conversation shows its end at
+        once and never freezes the window; ``conversation_shown`` says when all are built."""
         self.clear()
         self._pinned = True
         self._focus = focus
-        self._pending = list(reversed(messages))
+        self._scroll_when_built = True
+        self._live = live or (lambda _id: None)
+        older = list(messages)
+        ids = [m.id for m in older]
+        take = SHOWN_AT_ONCE
+        if focus in ids:
+            take = max(take, len(ids) - ids.index(focus) + 2)
+        self._older = older[:-take] if len(older) > take else []
+        self._pending = list(reversed(older[-take:]))
         self.placeholder.setVisible(not messages)
-        self._build_batch(self._generation, live or (lambda _id: None))
+        self._update_earlier_button()
+        self._build_batch(self._generation, self._live)
+
+    def show_earlier(self) -> None:
+        """Build the next older messages above the ones shown."""
+        if not self._older or self._pending or self._building is not None:
+            return
+        batch, self._older = self._older[-SHOWN_AT_ONCE:], self._older[:-SHOWN_AT_ONCE]
+        self._pending = list(reversed(batch))
+        self._scroll_when_built = False
+        self._update_earlier_button()
+        self._build_batch(self._generation, self._live)
+
+    def _update_earlier_button(self) -> None:
+        count = len(self._older)
+        self.earlier_button.setText(f"Show {count} earlier message{'s' if count != 1 else ''}")
+        self.earlier_button.setVisible(bool(count))
+
+    def history(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """(role, text, meta) of every message of the conversation, shown or not, in order."""
+        unbuilt = self._older + list(reversed(self._pending))  # older than every widget
+        items = [(m.role, m.content, m.meta) for m in unbuilt]
+        items += [(w.role, w.text, w.meta) for w in self._widgets]
+        return items
 
     def _build_batch(self, generation: int, live: Callable[[int], str | None]) -> None:
         if generation != self._generation:
+            return
+        if not text_ready():  # the start-up warm-up is importing what rendering needs
+            QTimer.singleShot(WARM_UP_POLL_MS, lambda: self._build_batch(generation, live))
             return
         deadline = time.perf_counter() + BUILD_SLICE_S
         while self._building is not None or self._pending:
@@ -151,8 +204,8 @@ class ChatView(QScrollArea):
             if time.perf_counter() >= deadline:
                 break
         if self._building is not None or self._pending:
-            QTimer.singleShot(0, lambda: self._build_batch(generation, live))
-        else:
+            QTimer.singleShot(NEXT_SLICE_MS, lambda: self._build_batch(generation, live))
+        elif self._scroll_when_built:
             self.update_regenerate()
             target = self.message_widget(self._focus)
             if target is None:
@@ -207,8 +260,10 @@ class ChatView(QScrollArea):
         if index is None:
             self.layout_.insertWidget(self.layout_.count() - 1, widget)
             self._widgets.append(widget)
-        else:  # above the messages built so far (after the placeholder)
-            self.layout_.insertWidget(1 + index, widget)
+        else:  # above the messages built so far
+            first = self.layout_.indexOf(self._widgets[0]) if self._widgets else None
+            at = first if first is not None else self.layout_.count() - 1
+            self.layout_.insertWidget(at + index, widget)
             self._widgets.insert(index, widget)
         self.placeholder.setVisible(False)
         return widget

@@ -29,6 +29,9 @@ log = logging.getLogger(__name__)
 
 EMIT_INTERVAL_S = 0.03
 SAVE_INTERVAL_S = 0.5
+BUSY_ERROR = "already generating"
+BUSY_RETRY_S = 10.0
+BUSY_RETRY_DELAY_S = 0.1
 
 Mode = Literal["send", "regenerate", "edit"]
 ChatFn = Callable[[Sequence[ChatMessage], GenerationParams, threading.Event], Iterator[Chunk]]
@@ -159,28 +162,43 @@ class GenerationWorker(QRunnable):
         return user, store.messages(conv_id)
 
     def _stream(self, reply_id: int, messages: list[ChatMessage], parts: list[str]) -> Chunk:
+        deadline = time.monotonic() + BUSY_RETRY_S
+        while True:
+            final = self._stream_once(reply_id, messages, parts)
+            # A reply stopped a moment ago may still be finishing in the engine (it stops within
+            # a token of the disconnect); a request that arrives meanwhile is refused at once.
+            # Ask again shortly rather than fail the user's message.
+            busy = final.finish_reason == "error" and BUSY_ERROR in (final.error or "")
+            if not busy or parts or time.monotonic() > deadline or self.request.cancel.is_set():
+                return final
+            time.sleep(BUSY_RETRY_DELAY_S)
+
+    def _stream_once(self, reply_id: int, messages: list[ChatMessage], parts: list[str]) -> Chunk:
         req = self.request
         if req.cancel.is_set():
             return Chunk(finish_reason="cancelled")
         pending: list[str] = []
         last_emit = last_save = time.monotonic()
         final: Chunk | None = None
-        for chunk in self._chat()(messages, req.params, req.cancel):
-            if chunk.is_terminal:
-                final = chunk
-                break
-            parts.append(chunk.text)
-            pending.append(chunk.text)
-            now = time.monotonic()
-            if now - last_emit >= EMIT_INTERVAL_S:
+        try:
+            for chunk in self._chat()(messages, req.params, req.cancel):
+                if chunk.is_terminal:
+                    final = chunk
+                    break
+                parts.append(chunk.text)
+                pending.append(chunk.text)
+                now = time.monotonic()
+                if now - last_emit >= EMIT_INTERVAL_S:
+                    self.signals.chunk_received.emit(reply_id, "".join(pending))
+                    pending.clear()
+                    last_emit = now
+                if now - last_save >= SAVE_INTERVAL_S:
+                    self.store.update_message_content(reply_id, "".join(parts))
+                    last_save = now
+        finally:
+            # Also when the engine died mid-stream: the window shows every word that is saved.
+            if pending:
                 self.signals.chunk_received.emit(reply_id, "".join(pending))
-                pending.clear()
-                last_emit = now
-            if now - last_save >= SAVE_INTERVAL_S:
-                self.store.update_message_content(reply_id, "".join(parts))
-                last_save = now
-        if pending:
-            self.signals.chunk_received.emit(reply_id, "".join(pending))
         if final is None:
             final = Chunk(finish_reason="cancelled" if req.cancel.is_set() else "error")
         return final

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -11,12 +12,22 @@ from PySide6.QtGui import QColor, QFont, QTextCharFormat
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
 
+# Pygments' lexer and style registries import themselves lazily and swap their module in
+# sys.modules as they do, which is not safe when two threads do it at once (the start-up warm-up
+# on a worker, and the first code block on the UI thread): one thread at a time.
+_PYGMENTS = threading.RLock()
+
 # Names models use in fences that Pygments spells differently.
 ALIASES = {"py": "python", "sh": "bash", "shell": "bash", "js": "javascript", "ts": "typescript"}
 
 
-@lru_cache(maxsize=64)
 def lexer_for(language: str) -> Lexer:
+    with _PYGMENTS:
+        return _lexer_for(language)
+
+
+@lru_cache(maxsize=64)
+def _lexer_for(language: str) -> Lexer:
     from pygments.lexers import TextLexer, get_lexer_by_name
     from pygments.util import ClassNotFound
 
@@ -29,17 +40,22 @@ def lexer_for(language: str) -> Lexer:
     return lexer
 
 
-class Highlighter:
-    """Formats per token type for one Pygments style, cached (a style has a few dozen)."""
-
-    def __init__(self, style_name: str, base: QTextCharFormat) -> None:
+def style_by_name(name: str) -> Any:
+    with _PYGMENTS:
         from pygments.styles import get_style_by_name
         from pygments.util import ClassNotFound
 
         try:
-            self._style: Any = get_style_by_name(style_name)
+            return get_style_by_name(name)
         except ClassNotFound:
-            self._style = get_style_by_name("default")
+            return get_style_by_name("default")
+
+
+class Highlighter:
+    """Formats per token type for one Pygments style, cached (a style has a few dozen)."""
+
+    def __init__(self, style_name: str, base: QTextCharFormat) -> None:
+        self._style: Any = style_by_name(style_name)
         self._base = base
         self._formats: dict[Any, QTextCharFormat] = {}
 
@@ -63,7 +79,10 @@ class Highlighter:
 
     def tokens(self, code: str, language: str) -> Iterator[tuple[QTextCharFormat, str]]:
         """(format, text) pairs for ``code``; newlines are separate tokens."""
-        for token_type, value in lexer_for(language).get_tokens(code):
+        lexer = lexer_for(language)
+        with _PYGMENTS:  # lexing may import token helpers on first use
+            tokens = list(lexer.get_tokens(code))
+        for token_type, value in tokens:
             if not value:
                 continue
             yield self.format_for(token_type), value

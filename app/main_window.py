@@ -76,6 +76,8 @@ class MainWindow(QMainWindow):
         self.start_engine = True
         self._painted = False
         self._closing = False
+        self._warming_text = False
+        self._types_prepared = False
         colors = theme.colors
 
         self.engine = EngineService(self)
@@ -277,8 +279,38 @@ class MainWindow(QMainWindow):
         from app.message_document import warm_up
 
         self.status.set_engine_text("Opening the chat history…")
+        self._warming_text = True
+        self.background.submit(warm_up, lambda _r: self._text_warmed())
+        self._prepare_types()
         self.controller.open_store()
-        self.background.submit(warm_up, lambda _r: self._warm_up_widgets())
+
+    def _prepare_types(self) -> None:
+        """Qt for Python's enum classes, made a few milliseconds at a time between events."""
+        from app.message_document import preparing_types
+        from app.qt_compat import qt_type_steps
+
+        preparing_types()
+        steps = qt_type_steps()
+
+        def run() -> None:
+            deadline = time.perf_counter() + 0.004
+            for _ in steps:
+                if time.perf_counter() >= deadline:
+                    QTimer.singleShot(1, run)  # a timer: see chat_view.NEXT_SLICE_MS
+                    return
+            preparing_types(done=True)
+            self._types_prepared = True
+            self._maybe_warm_up_widgets()
+
+        QTimer.singleShot(0, run)
+
+    def _text_warmed(self) -> None:
+        self._warming_text = False
+        self._maybe_warm_up_widgets()
+
+    def _maybe_warm_up_widgets(self) -> None:
+        if not self._warming_text and self._types_prepared:
+            self._warm_up_widgets()
 
     def _warm_up_widgets(self) -> None:
         """Render one throw-away message, in small steps between events, so that Qt for Python's
@@ -294,7 +326,7 @@ class MainWindow(QMainWindow):
         def run(i: int) -> None:
             steps[i]()
             if i + 1 < len(steps):
-                QTimer.singleShot(0, lambda: run(i + 1))
+                QTimer.singleShot(1, lambda: run(i + 1))
 
         QTimer.singleShot(0, lambda: run(0))
 

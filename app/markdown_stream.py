@@ -12,6 +12,7 @@ Qt-free: the splitter emits events that the Qt document writer applies.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -165,8 +166,17 @@ def _dedent(line: str, indent: int) -> str:
     return line[min(spaces, indent) :]
 
 
-@lru_cache(maxsize=1)
+_MARKDOWN_LOCK = threading.Lock()
+
+
 def _markdown() -> MarkdownIt:
+    # Built once; the warm-up on a worker and the UI thread may both ask first.
+    with _MARKDOWN_LOCK:
+        return _build_markdown()
+
+
+@lru_cache(maxsize=1)
+def _build_markdown() -> MarkdownIt:
     # Imported on first use: the window paints before any Markdown is rendered.
     from markdown_it import MarkdownIt
 

@@ -11,6 +11,7 @@ strings and comments).
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,7 +50,10 @@ __all__ = [
     "copy_index",
     "document_stylesheet",
     "markdown_to_html",
+    "preparing_types",
+    "text_ready",
     "warm_up",
+    "warm_up_text",
 ]
 
 COPY_SCHEME = "copy"
@@ -391,18 +395,41 @@ def copy_index(href: str) -> int | None:
     return int(rest)
 
 
+_warming = threading.Event()
+_text_ready = threading.Event()
+_preparing_types = threading.Event()
+_types_ready = threading.Event()
+
+
+def text_ready() -> bool:
+    """False while the start-up warm-up is still preparing what rendering needs (imports on a
+    worker, Qt types on the UI thread): the chat then waits without blocking rather than pay
+    for them in one piece."""
+    text = _text_ready.is_set() or not _warming.is_set()
+    types = _types_ready.is_set() or not _preparing_types.is_set()
+    return text and types
+
+
+def preparing_types(done: bool = False) -> None:
+    (_types_ready if done else _preparing_types).set()
+
+
+def warm_up_text() -> None:
+    """Import and build the Markdown and highlighting machinery, so that the first message shown
+    does not pay for it on the UI thread. Qt-free."""
+    from app.highlight import lexer_for, style_by_name
+
+    _warming.set()
+    try:
+        markdown_to_html("*warm* `up`\n\n- a\n\n| a |\n|---|\n| b |")
+        for language in ("python", "bash", "javascript", "json", ""):
+            lexer_for(language)
+        for name in ("default", "github-dark"):
+            style_by_name(name)
+    finally:
+        _text_ready.set()
+
+
 def warm_up() -> None:
-    """Import and build the Markdown and highlighting machinery (on a worker thread at start-up)
-    so that the first reply does not pay for it on the UI thread."""
-    from pygments.styles import get_style_by_name
-
-    from app.highlight import lexer_for
-    from app.qt_compat import prepare_qt_types
-
-    prepare_qt_types()
-
-    markdown_to_html("*warm* `up`\n\n- a\n\n| a |\n|---|\n| b |")
-    for name in ("default", "github-dark"):
-        get_style_by_name(name)
-    for language in ("python", "bash", "javascript", "json", ""):
-        list(lexer_for(language).get_tokens("x = 1\n"))
+    """The part of the start-up warm-up that runs on a worker thread."""
+    warm_up_text()

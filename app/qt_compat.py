@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 
 # Larger than the number of Qt calls any session makes, and far from the maximum of Py_ssize_t.
 _NONE_RESERVE = 1 << 48
@@ -41,11 +42,12 @@ def keep_none_alive() -> bool:
     return True
 
 
-def prepare_qt_types() -> None:
-    """Create Qt for Python's enum classes ahead of use. They are made lazily, a module's worth at
-    a time, the first time a widget type needs them: about 40 ms the first time a message is
-    shown. Attribute access on type objects is safe off the UI thread (no QObject is made), so a
-    worker pays for it at start-up instead."""
+def qt_type_steps() -> Iterator[None]:
+    """Create Qt for Python's enum classes ahead of use, one class per step. They are otherwise
+    made lazily, the rest of a module's worth at once, the first time a widget needs them: about
+    40 ms (more on a busy machine) when the first message is shown. Run the steps on the UI
+    thread a few at a time between events (the lazy creation is not meant to race another
+    thread)."""
     from PySide6 import QtGui, QtWidgets
 
     for module in (QtGui, QtWidgets):
@@ -56,3 +58,4 @@ def prepare_qt_types() -> None:
             for attr in dir(cls):
                 if attr[:1].isupper():
                     getattr(cls, attr, None)
+            yield

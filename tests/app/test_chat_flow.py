@@ -31,10 +31,10 @@ def reply_and_wait(qtbot: QtBot, window: MainWindow, text: str) -> Any:
     return blocker.args[0]
 
 
-def long_settings(window: MainWindow) -> None:
+def long_settings(window: MainWindow, max_tokens: int = 400) -> None:
     from engine.store import ChatSettings
 
-    window.controller.draft_settings = ChatSettings(temperature=0.0, max_tokens=400)
+    window.controller.draft_settings = ChatSettings(temperature=0.0, max_tokens=max_tokens)
 
 
 def wait_for_text(qtbot: QtBot, window: MainWindow, chars: int = 1) -> None:
@@ -160,9 +160,9 @@ def test_switch_conversations_mid_stream(qtbot: QtBot, make_window: WindowFactor
     # A second chat, whose reply is still streaming when the user goes back to the first.
     QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     assert window.controller.current is None and not window.view.messages
-    long_settings(window)
+    long_settings(window, max_tokens=1500)  # still being written when the user comes back
     with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS) as blocker:
-        type_and_send(qtbot, window, "Count from one to forty in words.")
+        type_and_send(qtbot, window, "Write a very long story about a lighthouse keeper.")
         wait_for_text(qtbot, window, 2)
         assert window.controller.current is not None
         conv_b = window.controller.current.id

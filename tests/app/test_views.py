@@ -309,3 +309,29 @@ def test_context_meter_warns_and_says_what_was_dropped(
     finally:
         with qtbot.waitSignal(window.engine.loaded, timeout=LOAD_TIMEOUT_MS):
             window.engine.load("starter")
+
+
+def test_a_long_conversation_opens_at_its_end(qtbot: QtBot, make_window: WindowFactory) -> None:
+    from app.chat_view import SHOWN_AT_ONCE
+    from engine.store import Store
+
+    with Store() as store:
+        conv = store.create_conversation("Long")
+        for i in range(60):
+            store.add_message(conv.id, "user", f"Question {i}")
+            store.add_message(conv.id, "assistant", f"Answer {i}")
+    window = make_window(with_engine=False)
+    qtbot.waitUntil(
+        lambda: len(window.view.messages) == SHOWN_AT_ONCE and not window.view._pending,
+        timeout=QUICK_MS,
+    )
+    shown = window.view.messages
+    assert len(shown) == SHOWN_AT_ONCE and shown[-1].text == "Answer 59"
+    assert window.view.earlier_button.isVisible()
+    assert window.view.earlier_button.text() == f"Show {120 - SHOWN_AT_ONCE} earlier messages"
+    assert len(window.view.history()) == 120  # the context meter counts every message
+    while window.view.earlier_button.isVisible():
+        window.view.earlier_button.click()
+        qtbot.waitUntil(lambda: not window.view._pending, timeout=QUICK_MS)
+    texts = [w.text for w in window.view.messages]
+    assert texts[:2] == ["Question 0", "Answer 0"] and len(texts) == 120
