@@ -6,7 +6,11 @@ Measures
   * time to first token of a follow-up message in a ~1,500-token conversation vs the same
     message in a fresh chat (KV-cache reuse keeps it close to 1x)
 
-Each figure is the median of ``--repeat`` runs; ratios are Cove / baseline.
+Each figure is the median of ``--repeat`` rounds; ratios are Cove / baseline. Every round runs
+llama-bench and then Cove back to back, so that a machine whose load drifts (a shared or busy
+computer) disturbs both sides of a ratio alike instead of whichever happened to run second. The
+native cost of the follow-up (llama-bench evaluating the same number of new tokens at the same
+depth, against the fresh prompt at depth 0) is measured too: it is the floor Cove's ratio can reach.
 
     python bench/bench_engine.py [--model starter] [--threads N] [--repeat 5] [--json out.json]
 
@@ -53,18 +57,21 @@ def find_llama_bench(explicit: str | None) -> Path:
     return Path(out.stdout.strip().splitlines()[-1]) / "llama-bench"
 
 
-def run_llama_bench(binary: Path, model: Path, threads: int, repeat: int) -> dict[str, float]:
+def run_llama_bench(
+    binary: Path, model: Path, threads: int, *, prompt: int, gen: int, depth: int = 0
+) -> dict[str, float]:
+    """One llama-bench run (after its own warm-up) of ``pp{prompt}`` and/or ``tg{gen}`` at
+    ``depth`` tokens already in the KV cache; tokens/s keyed by test name."""
     cmd = [
-        str(binary), "-m", str(model), "-t", str(threads), "-p", "512", "-n", "128",
-        "-b", "512", "-ub", "512", "-fa", "1", "-r", str(repeat), "-o", "json",
+        str(binary), "-m", str(model), "-t", str(threads), "-p", str(prompt), "-n", str(gen),
+        "-d", str(depth), "-b", "512", "-ub", "512", "-fa", "1", "-r", "1", "-o", "json",
     ]  # fmt: skip
     out = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    rows = json.loads(out.stdout)
     result: dict[str, float] = {}
-    for row in rows:
-        key = "pp512" if row["n_prompt"] == 512 and row["n_gen"] == 0 else "tg128"
+    for row in json.loads(out.stdout):
+        name = f"pp{row['n_prompt']}" if row["n_gen"] == 0 else f"tg{row['n_gen']}"
         samples = row.get("samples_ts") or [row["avg_ts"]]
-        result[key] = statistics.median(samples)
+        result[name] = statistics.median(samples)
     return result
 
 
@@ -87,28 +94,20 @@ def prompt_of(model: LlamaCppModel, n_tokens: int) -> str:
     return text
 
 
-def cove_prompt_speed(model: LlamaCppModel, repeat: int) -> tuple[float, int]:
-    text = prompt_of(model, 512)
-    rates, n = [], 0
-    for _ in range(repeat):
-        model.reset()
-        final = drain(model.complete(text, GenerationParams(temperature=0.0, max_tokens=1)))
-        assert final.stats is not None
-        rates.append(final.stats.prompt_tokens_per_s)
-        n = final.stats.prompt_tokens
-    return statistics.median(rates), n
+def cove_prompt_speed(model: LlamaCppModel, text: str) -> tuple[float, int]:
+    model.reset()
+    final = drain(model.complete(text, GenerationParams(temperature=0.0, max_tokens=1)))
+    assert final.stats is not None
+    return final.stats.prompt_tokens_per_s, final.stats.prompt_tokens
 
 
-def cove_decode_speed(model: LlamaCppModel, repeat: int) -> float:
-    rates = []
-    for _ in range(repeat):
-        model.reset()
-        final = drain(model.chat([ChatMessage("user", STORY)], GREEDY))
-        assert final.stats is not None
-        if final.stats.completion_tokens < 64:
-            raise RuntimeError("the reply was too short to measure decoding")
-        rates.append(final.stats.decode_tokens_per_s)
-    return statistics.median(rates)
+def cove_decode_speed(model: LlamaCppModel) -> float:
+    model.reset()
+    final = drain(model.chat([ChatMessage("user", STORY)], GREEDY))
+    assert final.stats is not None
+    if final.stats.completion_tokens < 64:
+        raise RuntimeError("the reply was too short to measure decoding")
+    return final.stats.decode_tokens_per_s
 
 
 def conversation(model: LlamaCppModel, n_tokens: int) -> list[ChatMessage]:
@@ -128,31 +127,30 @@ def conversation(model: LlamaCppModel, n_tokens: int) -> list[ChatMessage]:
     return msgs
 
 
-def cove_follow_up(model: LlamaCppModel, repeat: int) -> dict[str, float]:
-    history = conversation(model, 1500)
+def cove_follow_up(model: LlamaCppModel, history: list[ChatMessage]) -> dict[str, float]:
+    """TTFT of a follow-up in the long conversation (its history already cached, as after the
+    previous reply) and of the same message in a fresh chat."""
     follow_up = ChatMessage("user", "Summarise what you told me in one sentence.")
     params = GenerationParams(temperature=0.0, max_tokens=8)
-    long_ttft, fresh_ttft = [], []
-    cached = evaluated = 0
-    for _ in range(repeat):
-        model.reset()
-        drain(model.chat(history, GenerationParams(temperature=0.0, max_tokens=1)))
-        final = drain(model.chat([*history, follow_up], params))
-        assert final.stats is not None
-        long_ttft.append(final.stats.ttft_s)
-        cached = final.stats.cached_tokens
-        evaluated = final.stats.prompt_tokens - cached
-        model.reset()
-        fresh = drain(model.chat([history[0], follow_up], params))
-        assert fresh.stats is not None
-        fresh_ttft.append(fresh.stats.ttft_s)
+    model.reset()
+    drain(model.chat(history, GenerationParams(temperature=0.0, max_tokens=1)))
+    final = drain(model.chat([*history, follow_up], params))
+    assert final.stats is not None
+    model.reset()
+    fresh = drain(model.chat([history[0], follow_up], params))
+    assert fresh.stats is not None
     return {
-        "conversation_tokens": float(model.count_tokens([*history, follow_up])),
-        "reused_tokens": float(cached),
-        "evaluated_tokens": float(evaluated),
-        "follow_up_ttft_s": statistics.median(long_ttft),
-        "fresh_ttft_s": statistics.median(fresh_ttft),
+        "conversation_tokens": float(final.stats.prompt_tokens),
+        "reused_tokens": float(final.stats.cached_tokens),
+        "evaluated_tokens": float(final.stats.prompt_tokens - final.stats.cached_tokens),
+        "fresh_tokens": float(fresh.stats.prompt_tokens),
+        "follow_up_ttft_s": final.stats.ttft_s,
+        "fresh_ttft_s": fresh.stats.ttft_s,
     }
+
+
+def median_of(rows: list[dict[str, float]], key: str) -> float:
+    return statistics.median(row[key] for row in rows)
 
 
 def main() -> int:
@@ -173,27 +171,60 @@ def main() -> int:
         plan = replace(plan, threads=args.threads)
     threads = plan.threads
 
-    baseline = run_llama_bench(find_llama_bench(args.llama_bench), path, threads, args.repeat)
+    binary = find_llama_bench(args.llama_bench)
+    load_before = os.getloadavg()
+    rounds: list[dict[str, float]] = []
     with LlamaCppModel(path, plan) as model:
         drain(model.complete("Warm up.", GenerationParams(temperature=0.0, max_tokens=4)))
-        pp, pp_tokens = cove_prompt_speed(model, args.repeat)
-        tg = cove_decode_speed(model, args.repeat)
-        follow = cove_follow_up(model, args.repeat)
+        text = prompt_of(model, 512)
+        history = conversation(model, 1500)
+        for _ in range(args.repeat):
+            row = run_llama_bench(binary, path, threads, prompt=512, gen=128)
+            row["cove_pp"], row["cove_prompt_tokens"] = cove_prompt_speed(model, text)
+            row["cove_tg"] = cove_decode_speed(model)
+            row.update(cove_follow_up(model, history))
+            # The same work natively: the new tokens at the conversation's depth, and the fresh
+            # prompt at depth 0 (prompt tokens / (tokens/s) = seconds).
+            new, depth = int(row["evaluated_tokens"]), int(row["reused_tokens"])
+            fresh = int(row["fresh_tokens"])
+            deep = run_llama_bench(binary, path, threads, prompt=new, gen=0, depth=depth)
+            shallow = run_llama_bench(binary, path, threads, prompt=fresh, gen=0)
+            row["native_follow_up_s"] = new / deep[f"pp{new}"]
+            row["native_fresh_s"] = fresh / shallow[f"pp{fresh}"]
+            rounds.append(row)
+    load_after = os.getloadavg()
+
+    pp_native, pp = median_of(rounds, "pp512"), median_of(rounds, "cove_pp")
+    tg_native, tg = median_of(rounds, "tg128"), median_of(rounds, "cove_tg")
+    follow, fresh_s = median_of(rounds, "follow_up_ttft_s"), median_of(rounds, "fresh_ttft_s")
+    native_follow = median_of(rounds, "native_follow_up_s")
+    native_fresh = median_of(rounds, "native_fresh_s")
     result = {
         "model": path.name,
         "threads": threads,
         "repeat": args.repeat,
-        "llama_bench_pp512_tps": round(baseline["pp512"], 1),
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in load_after],
+        "llama_bench_pp512_tps": round(pp_native, 1),
         "cove_prompt_tps": round(pp, 1),
-        "cove_prompt_tokens": pp_tokens,
-        "prompt_ratio": round(pp / baseline["pp512"], 3),
-        "llama_bench_tg128_tps": round(baseline["tg128"], 1),
+        "cove_prompt_tokens": int(median_of(rounds, "cove_prompt_tokens")),
+        "prompt_ratio": round(pp / pp_native, 3),
+        "llama_bench_tg128_tps": round(tg_native, 1),
         "cove_decode_tps": round(tg, 1),
-        "decode_ratio": round(tg / baseline["tg128"], 3),
-        **{k: round(v, 4) for k, v in follow.items()},
-        "follow_up_ratio": round(follow["follow_up_ttft_s"] / follow["fresh_ttft_s"], 3),
+        "decode_ratio": round(tg / tg_native, 3),
+        "conversation_tokens": int(median_of(rounds, "conversation_tokens")),
+        "reused_tokens": int(median_of(rounds, "reused_tokens")),
+        "evaluated_tokens": int(median_of(rounds, "evaluated_tokens")),
+        "fresh_tokens": int(median_of(rounds, "fresh_tokens")),
+        "follow_up_ttft_s": round(follow, 4),
+        "fresh_ttft_s": round(fresh_s, 4),
+        "follow_up_ratio": round(follow / fresh_s, 3),
+        "llama_bench_follow_up_s": round(native_follow, 4),
+        "llama_bench_fresh_s": round(native_fresh, 4),
+        "llama_bench_follow_up_ratio": round(native_follow / native_fresh, 3),
+        "rounds": rounds,
     }
-    print(json.dumps(result, indent=2))
+    print(json.dumps({k: v for k, v in result.items() if k != "rounds"}, indent=2))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
     return 0
