@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +35,7 @@ from app.settings_panel import SettingsPanel
 from app.sidebar import Sidebar
 from app.status_bar import StatusBar
 from app.theme import ThemeManager
+from app.warm_up import WarmUp
 from app.welcome import WelcomeView
 from app.workers import WorkerPool
 
@@ -45,14 +45,6 @@ if TYPE_CHECKING:
 
 DEFAULT_SIZE = (1240, 780)
 MIN_SIZE = (820, 520)
-
-
-def _render_sample(colors: Any) -> None:
-    from app.message_widget import MessageWidget
-
-    widget = MessageWidget("assistant", colors)
-    widget.set_text("A *sample* with `code`:\n\n- one\n\n```python\nx = 1\n```\n")
-    widget.deleteLater()
 
 
 class MainWindow(QMainWindow):
@@ -76,8 +68,6 @@ class MainWindow(QMainWindow):
         self.start_engine = True
         self._painted = False
         self._closing = False
-        self._warming_text = False
-        self._types_prepared = False
         colors = theme.colors
 
         self.engine = EngineService(self)
@@ -276,59 +266,9 @@ class MainWindow(QMainWindow):
     def start(self) -> None:
         """After the window is shown: open the history, then start the engine. Nothing here
         blocks; the window is usable while both happen."""
-        from app.message_document import warm_up
-
         self.status.set_engine_text("Opening the chat history…")
-        self._warming_text = True
-        self.background.submit(warm_up, lambda _r: self._text_warmed())
-        self._prepare_types()
+        WarmUp(self.background, lambda: self.theme.colors, self).start()
         self.controller.open_store()
-
-    def _prepare_types(self) -> None:
-        """Qt for Python's enum classes, made a few milliseconds at a time between events."""
-        from app.message_document import preparing_types
-        from app.qt_compat import qt_type_steps
-
-        preparing_types()
-        steps = qt_type_steps()
-
-        def run() -> None:
-            deadline = time.perf_counter() + 0.004
-            for _ in steps:
-                if time.perf_counter() >= deadline:
-                    QTimer.singleShot(1, run)  # a timer: see chat_view.NEXT_SLICE_MS
-                    return
-            preparing_types(done=True)
-            self._types_prepared = True
-            self._maybe_warm_up_widgets()
-
-        QTimer.singleShot(0, run)
-
-    def _text_warmed(self) -> None:
-        self._warming_text = False
-        self._maybe_warm_up_widgets()
-
-    def _maybe_warm_up_widgets(self) -> None:
-        if not self._warming_text and self._types_prepared:
-            self._warm_up_widgets()
-
-    def _warm_up_widgets(self) -> None:
-        """Render one throw-away message, in small steps between events, so that Qt for Python's
-        one-time set-up of the types a message uses is not paid in the middle of a reply."""
-        from app.message_widget import MessageBody, MessageWidget
-
-        steps: list[Callable[[], object]] = [
-            lambda: MessageBody().viewport(),
-            lambda: MessageWidget("assistant", self.theme.colors).deleteLater(),
-            lambda: _render_sample(self.theme.colors),
-        ]
-
-        def run(i: int) -> None:
-            steps[i]()
-            if i + 1 < len(steps):
-                QTimer.singleShot(1, lambda: run(i + 1))
-
-        QTimer.singleShot(0, lambda: run(0))
 
     def _store_opened(self) -> None:
         store = self.controller.store
