@@ -335,3 +335,30 @@ def test_a_long_conversation_opens_at_its_end(qtbot: QtBot, make_window: WindowF
         qtbot.waitUntil(lambda: not window.view._pending, timeout=QUICK_MS)
     texts = [w.text for w in window.view.messages]
     assert texts[:2] == ["Question 0", "Answer 0"] and len(texts) == 120
+
+
+def test_composer_keys(qtbot: QtBot) -> None:
+    from app.composer import Composer
+
+    composer = Composer()
+    qtbot.addWidget(composer)
+    sent: list[str] = []
+    stops: list[bool] = []
+    composer.send_requested.connect(sent.append)
+    composer.stop_requested.connect(lambda: stops.append(True))
+    QTest.keyClicks(composer.edit, "first line")
+    QTest.keyClick(composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    QTest.keyClicks(composer.edit, "second line")
+    assert sent == [] and composer.text == "first line\nsecond line"
+    QTest.keyClick(composer.edit, Qt.Key.Key_Return)
+    assert sent == ["first line\nsecond line"]
+    assert composer.text == "first line\nsecond line"  # kept until the owner accepts it
+    QTest.keyClick(composer.edit, Qt.Key.Key_Escape)
+    assert stops == [True]
+    composer.take_text()
+    QTest.keyClick(composer.edit, Qt.Key.Key_Return)
+    assert sent == ["first line\nsecond line"]  # nothing to send
+    composer.set_generating(True)
+    assert composer.button.text() == "Stop"
+    composer.button.click()
+    assert stops == [True, True]
