@@ -362,3 +362,28 @@ def test_composer_keys(qtbot: QtBot) -> None:
     assert composer.button.text() == "Stop"
     composer.button.click()
     assert stops == [True, True]
+
+
+def test_the_system_theme_is_followed(qapp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The OS changing its colour scheme re-themes the window, unless the user chose one. (The
+    offscreen platform has no colour scheme of its own, so the OS side is stood in for.)"""
+    import app.theme as theme_module
+    from app.theme import DARK, LIGHT, ThemeManager
+
+    system = {"scheme": "light"}
+    monkeypatch.setattr(theme_module, "system_scheme", lambda: system["scheme"])
+    hints = qapp.styleHints()
+    manager = ThemeManager(qapp, "system")
+    try:
+        system["scheme"] = "dark"
+        hints.colorSchemeChanged.emit(Qt.ColorScheme.Dark)
+        assert qapp.palette().base().color().name() == DARK.base
+        system["scheme"] = "light"
+        hints.colorSchemeChanged.emit(Qt.ColorScheme.Light)
+        assert qapp.palette().base().color().name() == LIGHT.base
+        manager.set_preference("dark")  # the user's choice wins over the system's
+        hints.colorSchemeChanged.emit(Qt.ColorScheme.Light)
+        assert qapp.palette().base().color().name() == DARK.base
+    finally:
+        manager.set_preference("light")
+        hints.colorSchemeChanged.disconnect(manager._os_scheme_changed)
