@@ -113,3 +113,41 @@ def _shorten_oldest_kept(
             "shortened. Choose a larger context or send a shorter message."
         )
     return candidate
+
+
+def fit_prompt(
+    messages: Sequence[ChatMessage],
+    render: Callable[[Sequence[ChatMessage]], str],
+    tokenize: Callable[[str], list[int]],
+    *,
+    n_ctx: int,
+    max_tokens: int | None,
+) -> tuple[list[int], Truncation | None]:
+    """The prompt tokens of a conversation fitted to the window (see :func:`fit_messages`); each
+    candidate is rendered and tokenized once, and the final prompt reuses that work."""
+    cache: dict[str, list[int]] = {}
+
+    def tokens(msgs: Sequence[ChatMessage]) -> list[int]:
+        text = render(msgs)
+        if text not in cache:
+            cache[text] = tokenize(text)
+        return cache[text]
+
+    fitted, truncation = fit_messages(
+        messages,
+        lambda msgs: len(tokens(msgs)),
+        n_ctx=n_ctx,
+        reserve=reply_reserve(n_ctx, max_tokens),
+    )
+    return tokens(fitted), truncation
+
+
+def prompt_overflow(n_tokens: int, n_ctx: int, max_tokens: int | None) -> str | None:
+    """Why a raw prompt (no conversation to trim) cannot run in this window, or None."""
+    limit = n_ctx - reply_reserve(n_ctx, max_tokens)
+    if n_tokens <= limit:
+        return None
+    return (
+        f"The prompt has {n_tokens} tokens; this {n_ctx}-token context leaves room for {limit}. "
+        "Shorten it or load the model with a larger context."
+    )

@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.backends import LoadProgress
 from engine.backends.clock import StatsClock
-from engine.context import fit_messages, reply_reserve
+from engine.context import fit_prompt, prompt_overflow
 from engine.errors import BackendUnavailable, EngineError, LoadCancelled, ModelLoadError
 from engine.gguf import GGUFFile, read_gguf
 from engine.planner import Plan
@@ -213,23 +213,14 @@ class LlamaCppModel:
     ) -> Iterator[Chunk]:
         """Stream a reply to a conversation; the last chunk is terminal and carries the stats."""
         started = time.perf_counter()
-        rendered: dict[str, list[int]] = {}
-
-        def prompt_tokens(msgs: Sequence[ChatMessage]) -> list[int]:
-            # The policy and the final prompt render the same text; tokenize it once.
-            text = self._render(msgs)
-            if text not in rendered:
-                rendered[text] = self.tokenize(text)
-            return rendered[text]
-
         try:
-            fitted, truncation = fit_messages(
+            tokens, truncation = fit_prompt(
                 messages,
-                lambda msgs: len(prompt_tokens(msgs)),
+                self._render,
+                self.tokenize,
                 n_ctx=self._n_ctx,
-                reserve=reply_reserve(self._n_ctx, params.max_tokens),
+                max_tokens=params.max_tokens,
             )
-            tokens = prompt_tokens(fitted)
         except EngineError as exc:
             yield Chunk(finish_reason="error", error=str(exc))
             return
@@ -242,13 +233,9 @@ class LlamaCppModel:
         """Stream a raw continuation of ``prompt`` (no chat template)."""
         started = time.perf_counter()
         tokens = self.tokenize(prompt)
-        limit = self._n_ctx - reply_reserve(self._n_ctx, params.max_tokens)
-        if len(tokens) > limit:
-            yield Chunk(
-                finish_reason="error",
-                error=f"The prompt has {len(tokens)} tokens; this {self._n_ctx}-token context "
-                f"leaves room for {limit}. Shorten it or load the model with a larger context.",
-            )
+        overflow = prompt_overflow(len(tokens), self._n_ctx, params.max_tokens)
+        if overflow is not None:
+            yield Chunk(finish_reason="error", error=overflow)
             return
         yield from self._stream(tokens, params, cancel, params.stop, started, None)
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from engine.backends import LoadProgress
 from engine.backends.clock import StatsClock
-from engine.context import fit_messages, reply_reserve
+from engine.context import fit_prompt, prompt_overflow
 from engine.errors import BackendUnavailable, EngineError, LoadCancelled, ModelLoadError
 from engine.onnx_model import is_onnx_chat_folder, read_onnx_model
 from engine.planner import Plan
@@ -108,22 +108,14 @@ class OrtGenaiModel:
         cancel: threading.Event | None = None,
     ) -> Iterator[Chunk]:
         started = time.perf_counter()
-        rendered: dict[str, list[int]] = {}
-
-        def prompt_tokens(msgs: Sequence[ChatMessage]) -> list[int]:
-            text = render(self.template, msgs)
-            if text not in rendered:
-                rendered[text] = self.tokenize(text)
-            return rendered[text]
-
         try:
-            fitted, truncation = fit_messages(
+            tokens, truncation = fit_prompt(
                 messages,
-                lambda msgs: len(prompt_tokens(msgs)),
+                lambda msgs: render(self.template, msgs),
+                self.tokenize,
                 n_ctx=self._n_ctx,
-                reserve=reply_reserve(self._n_ctx, params.max_tokens),
+                max_tokens=params.max_tokens,
             )
-            tokens = prompt_tokens(fitted)
         except EngineError as exc:
             yield Chunk(finish_reason="error", error=str(exc))
             return
@@ -139,13 +131,9 @@ class OrtGenaiModel:
         except EngineError as exc:
             yield Chunk(finish_reason="error", error=str(exc))
             return
-        limit = self._n_ctx - reply_reserve(self._n_ctx, params.max_tokens)
-        if len(tokens) > limit:
-            yield Chunk(
-                finish_reason="error",
-                error=f"The prompt has {len(tokens)} tokens; this {self._n_ctx}-token context "
-                f"leaves room for {limit}. Shorten it or load the model with a larger context.",
-            )
+        overflow = prompt_overflow(len(tokens), self._n_ctx, params.max_tokens)
+        if overflow is not None:
+            yield Chunk(finish_reason="error", error=overflow)
             return
         yield from self._stream(tokens, params, cancel, params.stop, started, None)
 
