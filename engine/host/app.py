@@ -231,9 +231,11 @@ async def _generation(
         return JSONResponse(whole(text, final))
 
     async def events() -> AsyncIterator[bytes]:
-        async with state.turn():
+        # aclosing: leaving early (a client gone) must finish the generation thread before the
+        # turn passes to the next request, or that request finds the model still busy.
+        async with state.turn(), contextlib.aclosing(state.run_stream(produce, cancel)) as items:
             first = True
-            async for item in state.run_stream(produce, cancel):
+            async for item in items:
                 if isinstance(item, str):
                     yield b": keep-alive\n\n"
                 elif not item.is_terminal:
@@ -441,8 +443,8 @@ async def _collect(
     parts: list[str] = []
     final: Chunk | None = None
     try:
-        async with state.turn():
-            async for item in state.run_stream(produce, cancel):
+        async with state.turn(), contextlib.aclosing(state.run_stream(produce, cancel)) as items:
+            async for item in items:
                 if isinstance(item, str):
                     continue
                 if item.is_terminal:

@@ -15,7 +15,7 @@ import logging
 import os
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -233,7 +233,7 @@ class HostState:
 
     async def run_stream(
         self, produce: Callable[[], Iterator[Chunk]], cancel: threading.Event
-    ) -> AsyncIterator[Chunk | str]:
+    ) -> AsyncGenerator[Chunk | str, None]:
         """Run a blocking chunk generator in a thread and yield its chunks here; text chunks that
         arrived together are merged, and HEARTBEAT is yielded when the stream has been quiet.
 

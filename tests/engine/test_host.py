@@ -259,6 +259,9 @@ def test_disconnect_mid_stream_stops_generation(host: LocalEngine, model_id: str
             lines += line.startswith("data:")
             if lines >= 1:  # the first token: the host is certainly still generating
                 break
+    # The very next request waits for that generation to stop instead of finding the model busy.
+    _text, after = collect(host.client.chat([ChatMessage("user", "Hi")], GREEDY))
+    assert after.finish_reason in ("stop", "length"), after.error
     # The connection is closed: the host notices and stops well before 1,500 tokens.
     assert wait_until(lambda: host.client.status().generations_cancelled == before + 1, 15)
     status = host.client.status()
