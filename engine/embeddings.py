@@ -18,6 +18,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 from engine.errors import BackendUnavailable, GenerationError, ModelLoadError
+from engine.ort_import import import_onnxruntime
 
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
@@ -311,7 +312,7 @@ def _load_tokenizers(path: Path, max_tokens: int) -> tuple[Any, Any]:
 
 def _load_session(path: Path, threads: int) -> Any:
     try:
-        import onnxruntime as ort
+        ort = import_onnxruntime()
     except ImportError as exc:  # pragma: no cover - depends on the installation
         raise BackendUnavailable(
             f"onnxruntime is not installed ({exc}). Reinstall Cove's dependencies."

@@ -25,6 +25,7 @@ import psutil
 
 from engine import cpu_features
 from engine.cpu_features import CpuInfo as CpuInfo  # re-exported: part of the report
+from engine.ort_import import import_onnxruntime
 
 T = TypeVar("T")
 MiB = 1024**2
@@ -268,7 +269,7 @@ def probe_apple_gpu(
 
 def probe_ort() -> OrtInfo:
     try:
-        import onnxruntime
+        onnxruntime = import_onnxruntime()
     except ImportError as exc:
         raise Unavailable(f"not installed ({exc})") from exc
     providers = tuple(str(x) for x in onnxruntime.get_available_providers())
