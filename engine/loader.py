@@ -72,12 +72,17 @@ def load_model(
     native allocation happens."""
     path, _info, plan = plan_model(name, ctx=ctx, resources=resources)
     del _info  # the parsed header holds the whole vocabulary; the runtime keeps its own copy
+    require_fit(plan)
+    model = backend_for(path).load(path, plan, progress)
+    return Loaded(model=model, plan=plan, path=path)
+
+
+def require_fit(plan: Plan) -> None:
+    """Refuse a plan that does not fit, before any native allocation happens."""
     if not plan.loadable:
         raise InsufficientMemory(
             " ".join(plan.reasons) or "The model does not fit in free memory.", plan.to_dict()
         )
-    model = backend_for(path).load(path, plan, progress)
-    return Loaded(model=model, plan=plan, path=path)
 
 
 def resources_after_unload(resources: Resources, plan: Plan) -> Resources:

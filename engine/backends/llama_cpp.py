@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.backends import LoadProgress
-from engine.backends.clock import StatsClock
+from engine.backends.clock import Body, StatsClock, guarded_stream
 from engine.context import fit_prompt, prompt_overflow
 from engine.errors import BackendUnavailable, EngineError, LoadCancelled, ModelLoadError
 from engine.gguf import GGUFFile, read_gguf
@@ -274,41 +274,20 @@ class LlamaCppModel:
         started: float,
         truncation: Truncation | None,
     ) -> Iterator[Chunk]:
-        if not self._lock.acquire(blocking=False):
-            yield Chunk(finish_reason="error", error="This model is already generating a reply.")
-            return
-        sampler = None
-        stats = StatsClock(started)
-        finish: FinishReason = "stop"
-        error: str | None = None
-        context_full = False
-        try:
+        def body(stats: StatsClock) -> Body:
             self._check_open()
-            cancel = self._abort = cancel or threading.Event()
-            reused = self._prefill(tokens, cancel)
+            event = self._abort = cancel or threading.Event()
+            reused = self._prefill(tokens, event)
             stats.prompt(len(tokens), reused)
             if reused < 0:
-                finish = "cancelled"
-            else:
-                sampler = self._make_sampler(params)
-                finish, context_full = yield from self._sample(sampler, params, cancel, stop, stats)
-        except EngineError as exc:
-            finish, error = "error", str(exc)
-            self.reset()
-        except Exception as exc:  # the generator boundary: the stream must still end properly
-            finish, error = "error", f"The engine failed while generating: {exc}"
-            self.reset()
-        finally:
-            if sampler is not None:
+                return "cancelled", False
+            sampler = self._make_sampler(params)
+            try:
+                return (yield from self._sample(sampler, params, event, stop, stats))
+            finally:
                 self._lib.llama_sampler_free(sampler)
-            self._lock.release()
-        yield Chunk(
-            finish_reason=finish,
-            stats=stats.result(),
-            truncation=truncation,
-            error=error,
-            context_full=context_full,
-        )
+
+        return guarded_stream(self._lock, started, truncation, body, self.reset)
 
     def _sample(
         self,

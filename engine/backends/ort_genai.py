@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.backends import LoadProgress
-from engine.backends.clock import StatsClock
+from engine.backends.clock import Body, StatsClock, guarded_stream
 from engine.context import fit_prompt, prompt_overflow
 from engine.errors import BackendUnavailable, EngineError, LoadCancelled, ModelLoadError
 from engine.onnx_model import is_onnx_chat_folder, read_onnx_model
@@ -162,37 +162,16 @@ class OrtGenaiModel:
         started: float,
         truncation: Truncation | None,
     ) -> Iterator[Chunk]:
-        if not self._lock.acquire(blocking=False):
-            yield Chunk(finish_reason="error", error="This model is already generating a reply.")
-            return
-        stats = StatsClock(started)
-        finish: FinishReason = "stop"
-        error: str | None = None
-        context_full = False
-        try:
+        def body(stats: StatsClock) -> Body:
             self._check_open()
-            cancel = cancel or threading.Event()
-            reused = self._prefill(tokens, params, cancel)
+            event = cancel or threading.Event()
+            reused = self._prefill(tokens, params, event)
             stats.prompt(len(tokens), reused)
             if reused < 0:
-                finish = "cancelled"
-            else:
-                finish, context_full = yield from self._sample(params, cancel, stop, stats)
-        except EngineError as exc:
-            finish, error = "error", str(exc)
-            self.reset()
-        except Exception as exc:  # the generator boundary: the stream must still end properly
-            finish, error = "error", f"The engine failed while generating: {exc}"
-            self.reset()
-        finally:
-            self._lock.release()
-        yield Chunk(
-            finish_reason=finish,
-            stats=stats.result(),
-            truncation=truncation,
-            error=error,
-            context_full=context_full,
-        )
+                return "cancelled", False
+            return (yield from self._sample(params, event, stop, stats))
+
+        return guarded_stream(self._lock, started, truncation, body, self.reset)
 
     def _prefill(self, tokens: list[int], params: GenerationParams, cancel: threading.Event) -> int:
         """Bring the generator's sequence to ``tokens``, reusing the common prefix; returns how

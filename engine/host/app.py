@@ -270,17 +270,9 @@ async def _status(request: Request, state: HostState, config: HostConfig) -> Res
 
 
 async def _plan(request: Request, state: HostState, config: HostConfig) -> Response:
-    from engine.loader import current_resources, plan_model, resources_after_unload
-
     model, ctx, _stream = wire.parse_load(await read_json(request, config.max_body))
-
-    def run() -> dict[str, object]:
-        resources = current_resources()
-        if state.chat is not None:
-            resources = resources_after_unload(resources, state.chat.plan)
-        return plan_model(model, ctx=ctx, resources=resources)[2].to_dict()
-
-    return JSONResponse(await asyncio.to_thread(run))
+    plan = await asyncio.to_thread(state.plan, model, ctx)
+    return JSONResponse(plan.to_dict())
 
 
 async def _hardware(request: Request, state: HostState, config: HostConfig) -> Response:

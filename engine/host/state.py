@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, Final
 from engine.errors import (
     EngineBusy,
     EngineError,
-    InsufficientMemory,
     ModelNotFound,
 )
 from engine.types import Chunk
@@ -120,7 +119,7 @@ class HostState:
         """Plan, then load (blocking; run in a worker thread). The resident model's memory
         counts as free for the plan, and it is unloaded only once the new plan fits."""
         from engine.backends import backend_for
-        from engine.loader import current_resources, plan_model, resources_after_unload
+        from engine.loader import require_fit
         from engine.models import resolve_model
 
         path = resolve_model(name)
@@ -129,15 +128,8 @@ class HostState:
         if current is not None and same and ctx in (None, current.model.n_ctx):
             current.aliases = current.aliases | {name}
             return current
-        resources = current_resources()
-        if current is not None:
-            resources = resources_after_unload(resources, current.plan)
-        _path, _info, plan = plan_model(name, ctx=ctx, resources=resources)
-        del _info
-        if not plan.loadable:
-            raise InsufficientMemory(
-                " ".join(plan.reasons) or "The model does not fit in free memory.", plan.to_dict()
-            )
+        plan = self.plan(name, ctx)
+        require_fit(plan)
         backend = backend_for(path)
         self.unload_chat()
         self.loading = path.name
@@ -159,6 +151,17 @@ class HostState:
             self.chat = resident
         log.info("loaded %s (%s, context %d)", resident.id, plan.device, model.n_ctx)
         return resident
+
+    def plan(self, name: str, ctx: int | None) -> Plan:
+        """The plan for ``name`` against the memory free now, counting the resident chat model's
+        memory as free (loading another unloads it)."""
+        from engine.loader import current_resources, plan_model, resources_after_unload
+
+        resources = current_resources()
+        chat = self.chat
+        if chat is not None:
+            resources = resources_after_unload(resources, chat.plan)
+        return plan_model(name, ctx=ctx, resources=resources)[2]
 
     def unload_chat(self) -> bool:
         with self._slot_lock:
@@ -277,6 +280,9 @@ class HostState:
                 if isinstance(item, BaseException):
                     raise EngineError(f"The engine failed while generating: {item}") from item
                 if item.is_terminal:
+                    # The backend released the model before its terminal chunk: a status asked
+                    # for once a client has read it must not say "generating".
+                    self.generating = False
                     self._count(item)
                     yield item
                     continue
