@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from engine.types import TEMPERATURE_RANGE
+
 if TYPE_CHECKING:
     from engine.store import ChatSettings
 
@@ -56,7 +58,7 @@ class SettingsPanel(QFrame):
         form = QFormLayout()
         form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft)
         self.temperature = QDoubleSpinBox()
-        self.temperature.setRange(0.0, 2.0)
+        self.temperature.setRange(*TEMPERATURE_RANGE)
         self.temperature.setSingleStep(0.05)
         self.temperature.setToolTip("0 always picks the likeliest word; higher is more varied.")
         self.top_p = QDoubleSpinBox()

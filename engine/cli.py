@@ -284,6 +284,9 @@ def _interactive(
             continue
         if final.truncation is not None:
             print(f"[{final.truncation.describe()}]", file=sys.stderr)
+        if final.ignored_params:
+            names = ", ".join(final.ignored_params)
+            print(f"[this runtime cannot apply: {names}; they were ignored]", file=sys.stderr)
         if final.finish_reason == "error":
             print(f"[error: {final.error}]", file=sys.stderr)
             history.pop()
@@ -324,6 +327,7 @@ def _stats_dict(final: Chunk) -> dict[str, object]:
         "total_s": stats.total_s if stats else None,
         "context_full": final.context_full,
         "truncation": final.truncation.describe() if final.truncation else None,
+        "ignored_params": list(final.ignored_params),
     }
     if final.error:
         data["error"] = final.error

@@ -348,7 +348,12 @@ def _final(finish: str | None, extras: dict[str, Any] | None, stats: GenerationS
         stats=stats,
         truncation=truncation_from(extras.get("truncation")) if extras else None,
         context_full=bool(extras.get("context_full")) if extras else False,
+        ignored_params=_names(extras.get("ignored_params")) if extras else (),
     )
+
+
+def _names(value: object) -> tuple[str, ...]:
+    return tuple(str(v) for v in value) if isinstance(value, list) else ()
 
 
 class _Clock:

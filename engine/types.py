@@ -16,6 +16,15 @@ class ChatMessage:
     content: str
 
 
+# The accepted range of each sampling parameter, in one place: the API, the CLI and the window's
+# settings all take these (temperature follows the OpenAI API's 0..2).
+TEMPERATURE_RANGE = (0.0, 2.0)
+TOP_P_RANGE = (0.0, 1.0)  # (exclusive, inclusive]
+MIN_P_RANGE = (0.0, 1.0)  # [inclusive, exclusive)
+TOP_K_MAX = 1000
+REPEAT_PENALTY_RANGE = (0.0, 10.0)  # (exclusive, inclusive]
+
+
 @dataclass(frozen=True, slots=True)
 class GenerationParams:
     """Sampling and stopping. ``temperature == 0`` means greedy decoding."""
@@ -31,16 +40,22 @@ class GenerationParams:
     stop: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.temperature <= 5.0:
-            raise ValueError("temperature must be between 0 and 5")
-        if self.top_k < 0:
-            raise ValueError("top_k must be 0 (off) or positive")
-        if not 0.0 < self.top_p <= 1.0:
-            raise ValueError("top_p must be in (0, 1]")
-        if not 0.0 <= self.min_p < 1.0:
-            raise ValueError("min_p must be in [0, 1)")
-        if self.repeat_penalty <= 0.0:
-            raise ValueError("repeat_penalty must be positive")
+        low, high = TEMPERATURE_RANGE
+        if not low <= self.temperature <= high:
+            raise ValueError(f"temperature must be between {low:g} and {high:g}")
+        if not 0 <= self.top_k <= TOP_K_MAX:
+            raise ValueError(f"top_k must be 0 (off) or up to {TOP_K_MAX}")
+        low, high = TOP_P_RANGE
+        if not low < self.top_p <= high:
+            raise ValueError(f"top_p must be above {low:g} and at most {high:g}")
+        low, high = MIN_P_RANGE
+        if not low <= self.min_p < high:
+            raise ValueError(f"min_p must be at least {low:g} and below {high:g}")
+        low, high = REPEAT_PENALTY_RANGE
+        if not low < self.repeat_penalty <= high:
+            raise ValueError(f"repeat_penalty must be above {low:g} and at most {high:g}")
+        if self.repeat_last_n < -1:
+            raise ValueError("repeat_last_n must be -1 (the whole context), 0 (off) or positive")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise ValueError("max_tokens must be at least 1")
         if any(not s for s in self.stop):
@@ -91,6 +106,11 @@ class Chunk:
     truncation: Truncation | None = None
     error: str | None = None
     context_full: bool = False
+    # The error's stable code (an EngineError subclass's ``code``): what callers check.
+    code: str | None = None
+    # Parameters of the request that this runtime could not honour (reported, never dropped
+    # silently): e.g. min_p on onnxruntime-genai.
+    ignored_params: tuple[str, ...] = ()
 
     @property
     def is_terminal(self) -> bool:

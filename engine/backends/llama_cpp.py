@@ -9,29 +9,21 @@ and the KV cache is reused token-for-token across the turns of a conversation.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import ctypes
 import threading
-import time
 from collections import deque
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from engine.backends import LoadProgress
-from engine.backends.clock import Body, StatsClock, guarded_stream
-from engine.context import fit_prompt, prompt_overflow
+from engine.backends.loop import GenerationLoop, TokenDecoder, TokenSource
 from engine.errors import BackendUnavailable, EngineError, LoadCancelled, ModelLoadError
 from engine.gguf import GGUFFile, read_gguf
 from engine.planner import Plan
-from engine.stopping import StopMatcher
 from engine.templates import ChatTemplate, choose_template, render
-from engine.types import (
-    ChatMessage,
-    Chunk,
-    FinishReason,
-    GenerationParams,
-    Truncation,
-)
+from engine.types import ChatMessage, GenerationParams
 
 # ggml type ids for the KV cache types the planner may choose.
 _KV_GGML_TYPE = {"f16": 1, "q8_0": 8, "q4_0": 2}
@@ -89,12 +81,9 @@ class LlamaCppBackend:
         return LlamaCppModel(path, plan, progress=progress)
 
 
-class LlamaCppModel:
-    """One resident model with one context (one conversation's KV cache).
-
-    Not thread-safe by design: the engine serialises requests per model, and a lock turns a
-    second concurrent call into a clear error instead of corrupted state.
-    """
+class LlamaCppModel(GenerationLoop):
+    """One resident model with one context (one conversation's KV cache), generating through the
+    shared loop (engine/backends/loop.py)."""
 
     def __init__(self, path: Path, plan: Plan, *, progress: LoadProgress | None = None) -> None:
         # Validate the file in Python first: malformed input never reaches native code. The
@@ -109,11 +98,9 @@ class LlamaCppModel:
             model_name=info.name,
         )
         del info
+        super().__init__(plan.n_ctx, plan.n_batch)
         self.plan = plan
         self._lib = lib = native()
-        self._lock = threading.Lock()
-        self._abort = threading.Event()
-        self._closed = False
         self._model: Any = None
         self._ctx: Any = None
         self._batch: Any = None
@@ -152,8 +139,8 @@ class LlamaCppModel:
         )
         cparams.type_k = cparams.type_v = _KV_GGML_TYPE[plan.kv_type]
         # Polled by ggml between graph nodes; installed only while a prompt is evaluated (see
-        # _prefill) so that single-token decoding does not pay a Python call per node.
-        self._abort_cb = lib.ggml_abort_callback(lambda _data: self._abort.is_set())
+        # _prefilling) so that single-token decoding does not pay a Python call per node.
+        self._abort_cb = lib.ggml_abort_callback(lambda _data: self._cancel.is_set())
         self._ctx = lib.llama_init_from_model(self._model, cparams)
         if not self._ctx:
             lib.llama_model_free(self._model)
@@ -165,7 +152,6 @@ class LlamaCppModel:
         self._mem = lib.llama_get_memory(self._ctx)
         self._n_ctx = int(lib.llama_n_ctx(self._ctx))
         self._batch = lib.llama_batch_init(plan.n_batch, 0, 1)
-        self._cached: list[int] = []
         self._pieces: dict[int, bytes] = {}
         self._piece_buf = ctypes.create_string_buffer(256)
         self.bos_text = self._token_text(lib.llama_vocab_bos(self._vocab))
@@ -173,19 +159,10 @@ class LlamaCppModel:
         self._add_bos = bool(lib.llama_vocab_get_add_bos(self._vocab))
         self._stop_tokens = self._template_stop_tokens()
 
-    # -- public -----------------------------------------------------------------------------
+    # -- what the loop asks of llama.cpp --------------------------------------------------------
 
-    @property
-    def n_ctx(self) -> int:
-        return self._n_ctx
-
-    @property
-    def cached_tokens(self) -> int:
-        """Tokens of the last conversation still in the KV cache (reused by a follow-up)."""
-        return len(self._cached)
-
-    def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
-        return len(self.tokenize(self._render(messages)))
+    def render(self, messages: Sequence[ChatMessage]) -> str:
+        return render(self.template, messages, bos_token=self.bos_text, eos_token=self.eos_text)
 
     def tokenize(
         self, text: str, *, special: bool = True, add_bos: bool | None = None
@@ -205,166 +182,55 @@ class LlamaCppModel:
             n = self._lib.llama_tokenize(self._vocab, data, len(data), buf, cap, add_bos, special)
         return list(buf[:n])
 
-    def chat(
-        self,
-        messages: Sequence[ChatMessage],
-        params: GenerationParams,
-        cancel: threading.Event | None = None,
-    ) -> Iterator[Chunk]:
-        """Stream a reply to a conversation; the last chunk is terminal and carries the stats."""
-        started = time.perf_counter()
-        try:
-            tokens, truncation = fit_prompt(
-                messages,
-                self._render,
-                self.tokenize,
-                n_ctx=self._n_ctx,
-                max_tokens=params.max_tokens,
-            )
-        except EngineError as exc:
-            yield Chunk(finish_reason="error", error=str(exc))
-            return
-        stop = (*params.stop, *self.template.stop)
-        yield from self._stream(tokens, params, cancel, stop, started, truncation)
+    def _rewind(self, keep: int, params: GenerationParams) -> int:
+        if not self._lib.llama_memory_seq_rm(self._mem, 0, keep, -1):
+            self._forget()
+            return 0
+        return keep
 
-    def complete(
-        self, prompt: str, params: GenerationParams, cancel: threading.Event | None = None
-    ) -> Iterator[Chunk]:
-        """Stream a raw continuation of ``prompt`` (no chat template)."""
-        started = time.perf_counter()
-        tokens = self.tokenize(prompt)
-        overflow = prompt_overflow(len(tokens), self._n_ctx, params.max_tokens)
-        if overflow is not None:
-            yield Chunk(finish_reason="error", error=overflow)
-            return
-        yield from self._stream(tokens, params, cancel, params.stop, started, None)
-
-    def close(self) -> None:
-        """Free the context, the batch and the weights; idempotent."""
-        if self._closed:
-            return
-        self._abort.set()  # stops a generation in flight, which releases the lock
-        with self._lock:
-            self._closed = True
-            lib = self._lib
-            if self._batch is not None:
-                lib.llama_batch_free(self._batch)
-                self._batch = None
-            if self._ctx:
-                lib.llama_free(self._ctx)
-                self._ctx = None
-            if self._model:
-                lib.llama_model_free(self._model)
-                self._model = None
-
-    def __enter__(self) -> LlamaCppModel:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
-
-    # -- generation -------------------------------------------------------------------------
-
-    def _stream(
-        self,
-        tokens: list[int],
-        params: GenerationParams,
-        cancel: threading.Event | None,
-        stop: Sequence[str],
-        started: float,
-        truncation: Truncation | None,
-    ) -> Iterator[Chunk]:
-        def body(stats: StatsClock) -> Body:
-            self._check_open()
-            event = self._abort = cancel or threading.Event()
-            reused = self._prefill(tokens, event)
-            stats.prompt(len(tokens), reused)
-            if reused < 0:
-                return "cancelled", False
-            sampler = self._make_sampler(params)
-            try:
-                return (yield from self._sample(sampler, params, event, stop, stats))
-            finally:
-                self._lib.llama_sampler_free(sampler)
-
-        return guarded_stream(self._lock, started, truncation, body, self.reset)
-
-    def _sample(
-        self,
-        sampler: Any,
-        params: GenerationParams,
-        cancel: threading.Event,
-        stop: Sequence[str],
-        stats: StatsClock,
-    ) -> Generator[Chunk, None, tuple[FinishReason, bool]]:
-        """Sample, detokenize and decode one token at a time; returns (finish, context_full)."""
-        lib, ctx, vocab = self._lib, self._ctx, self._vocab
-        matcher = StopMatcher(stop)
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        limit = params.max_tokens
-        finish: FinishReason = "stop"
-        context_full = False
-        generated = 0
-        while True:
-            if cancel.is_set():
-                return "cancelled", False
-            token = lib.llama_sampler_sample(sampler, ctx, -1)
-            if generated == 0:
-                stats.first_token()
-            if lib.llama_vocab_is_eog(vocab, token) or token in self._stop_tokens:
-                break
-            generated += 1
-            stats.completion_tokens = generated
-            text, hit = matcher.feed(decoder.decode(self._piece(token)))
-            if text:
-                yield Chunk(text=text)
-            if hit:
-                return "stop", False
-            if limit is not None and generated >= limit:
-                finish = "length"
-                break
-            if len(self._cached) + 1 >= self._n_ctx:
-                finish, context_full = "length", True
-                break
-            if not self._decode([token], cancel):
-                return "cancelled", False
-            self._cached.append(token)
-        tail = matcher.flush(decoder.decode(b"", final=True))
-        if tail:
-            yield Chunk(text=tail)
-        return finish, context_full
-
-    def _prefill(self, tokens: list[int], cancel: threading.Event) -> int:
-        """Bring the KV cache to ``tokens`` minus the last one... then evaluate the last one, so
-        that logits exist. Returns how many tokens were reused, or -1 when cancelled."""
-        if not tokens:
-            raise EngineError("The prompt is empty.")
-        common = 0
-        for a, b in zip(self._cached, tokens, strict=False):
-            if a != b:
-                break
-            common += 1
-        # The last prompt token must be evaluated again to produce the logits to sample from.
-        common = min(common, len(tokens) - 1)
-        if not self._lib.llama_memory_seq_rm(self._mem, 0, common, -1):
-            self.reset()
-            common = 0
-        del self._cached[common:]
-        todo = tokens[common:]
-        step = self.plan.n_batch
+    @contextlib.contextmanager
+    def _prefilling(self) -> Iterator[None]:
         lib = self._lib
         lib.llama_set_abort_callback(self._ctx, self._abort_cb, None)
         try:
-            for start in range(0, len(todo), step):
-                if cancel.is_set():
-                    return -1
-                part = todo[start : start + step]
-                if not self._decode(part, cancel, logits_last=start + step >= len(todo)):
-                    return -1
-                self._cached.extend(part)
+            yield
         finally:
             lib.llama_set_abort_callback(self._ctx, lib.ggml_abort_callback(), None)
-        return common
+
+    def _feed(self, tokens: list[int], cancel: threading.Event, last: bool) -> bool:
+        return self._decode(tokens, cancel, logits_last=last)
+
+    @contextlib.contextmanager
+    def _sampler(self, params: GenerationParams) -> Iterator[TokenSource]:
+        chain = self._make_sampler(params)
+        try:
+            yield _LlamaSampler(self, chain)
+        finally:
+            self._lib.llama_sampler_free(chain)
+
+    def _is_end(self, token: int) -> bool:
+        return bool(self._lib.llama_vocab_is_eog(self._vocab, token)) or token in self._stop_tokens
+
+    def _decoder(self) -> TokenDecoder:
+        return _ByteDecoder(self._piece)
+
+    def _forget(self) -> None:
+        if self._ctx:
+            self._lib.llama_memory_clear(self._mem, True)
+
+    def _free(self) -> None:
+        lib = self._lib
+        if self._batch is not None:
+            lib.llama_batch_free(self._batch)
+            self._batch = None
+        if self._ctx:
+            lib.llama_free(self._ctx)
+            self._ctx = None
+        if self._model:
+            lib.llama_model_free(self._model)
+            self._model = None
+
+    # -- llama.cpp ------------------------------------------------------------------------------
 
     def _decode(self, tokens: list[int], cancel: threading.Event, logits_last: bool = True) -> bool:
         """Evaluate tokens at the next positions; False when aborted by cancellation."""
@@ -415,11 +281,6 @@ class LlamaCppModel:
         add(chain, lib.llama_sampler_init_dist(seed))
         return chain
 
-    # -- helpers ----------------------------------------------------------------------------
-
-    def _render(self, messages: Sequence[ChatMessage]) -> str:
-        return render(self.template, messages, bos_token=self.bos_text, eos_token=self.eos_text)
-
     def _piece(self, token: int) -> bytes:
         piece = self._pieces.get(token)
         if piece is None:
@@ -448,15 +309,35 @@ class LlamaCppModel:
                 found.add(ids[0])
         return frozenset(found)
 
-    def reset(self) -> None:
-        """Forget the cached conversation (the next request evaluates its whole prompt)."""
-        if self._ctx:
-            self._lib.llama_memory_clear(self._mem, True)
-        self._cached.clear()
 
-    def _check_open(self) -> None:
-        if self._closed:
-            raise EngineError("The model was unloaded. Load it again to continue.")
+class _LlamaSampler:
+    """llama.cpp's native sampler chain: sampling reads the context's last logits in place."""
+
+    def __init__(self, model: LlamaCppModel, chain: Any) -> None:
+        self._sample = model._lib.llama_sampler_sample
+        self._ctx = model._ctx
+        self._chain = chain
+        self._decode = model._decode
+
+    def sample(self) -> int:
+        return int(self._sample(self._chain, self._ctx, -1))
+
+    def accept(self, token: int, cancel: threading.Event) -> bool:
+        return self._decode([token], cancel)
+
+
+class _ByteDecoder:
+    """Token pieces are bytes; a character split across tokens waits for its last byte."""
+
+    def __init__(self, piece: Callable[[int], bytes]) -> None:
+        self._piece = piece
+        self._utf8 = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def feed(self, token: int) -> str:
+        return self._utf8.decode(self._piece(token))
+
+    def flush(self) -> str:
+        return self._utf8.decode(b"", final=True)
 
 
 def _tokens_of(g: GGUFFile) -> list[str] | None:

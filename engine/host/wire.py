@@ -250,6 +250,7 @@ def cove_extras(final: Chunk) -> dict[str, Any]:
             "description": t.describe(),
         },
         "context_full": final.context_full,
+        "ignored_params": list(final.ignored_params),
     }
 
 
@@ -365,8 +366,6 @@ def _params(data: Mapping[str, Any]) -> GenerationParams:
             if not _is_int(data[name]):
                 raise InvalidRequest(f"'{name}' must be an integer.")
             kwargs[target] = data[name]
-    if "temperature" in kwargs and kwargs["temperature"] > 2.0:
-        raise InvalidRequest("'temperature' must be between 0 and 2.")
     stop = data.get("stop")
     if stop is not None:
         stops = [stop] if isinstance(stop, str) else stop

@@ -1,0 +1,339 @@
+"""One generation loop for every backend.
+
+The loop owns everything a backend would otherwise copy: templating and fitting the conversation
+into the window, stop strings, cancellation, the timings, the terminal chunk, and the bookkeeping
+of which tokens are in the KV cache (so that a follow-up only evaluates its new tokens). A backend
+supplies only what is runtime-specific: render and tokenize, rewind its cache, evaluate tokens,
+sample the next one, turn tokens back into text, and free its memory.
+
+The shape follows mlx-lm's ``stream_generate``: a generator of small chunks whose last item carries
+the finish reason and the stats.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Generator, Iterator, Sequence
+from contextlib import AbstractContextManager as ContextManager
+from typing import TYPE_CHECKING, Protocol, Self
+
+from engine.backends.clock import StatsClock
+from engine.context import fit_prompt, prompt_overflow
+from engine.errors import EngineBusy, EngineError, GenerationError, ModelNotFound
+from engine.stopping import StopMatcher
+from engine.types import ChatMessage, Chunk, FinishReason, GenerationParams, Truncation
+
+if TYPE_CHECKING:
+    from engine.templates import ChatTemplate
+
+# The body of one generation: yields text chunks, returns (finish reason, context full).
+Body = Generator[Chunk, None, tuple[FinishReason, bool]]
+
+
+class TokenSource(Protocol):
+    """A runtime's sampler for one generation."""
+
+    def sample(self) -> int:
+        """The next token, from the logits of the last evaluated position."""
+        ...
+
+    def accept(self, token: int, cancel: threading.Event) -> bool:
+        """Make ``token`` part of the sequence so that the next sample follows it; False when
+        cancelled on the way."""
+        ...
+
+
+class TokenDecoder(Protocol):
+    """Token ids to text, holding back bytes of a character split across tokens."""
+
+    def feed(self, token: int) -> str: ...
+
+    def flush(self) -> str: ...
+
+
+class GenerationLoop(ABC):
+    """A resident model that generates through the shared loop.
+
+    Not thread-safe by design: the engine serialises requests per model, and a lock turns a second
+    concurrent call into a clear error instead of corrupted state. ``close()`` stops a running
+    generation, waits for it to let go of the model, then frees the runtime's memory.
+    """
+
+    template: ChatTemplate
+    n_batch: int
+
+    def __init__(self, n_ctx: int, n_batch: int) -> None:
+        self._n_ctx = n_ctx
+        self.n_batch = n_batch
+        self._lock = threading.Lock()
+        # The running generation's cancel event: close() sets it, and native code polls it.
+        self._cancel = threading.Event()
+        self._closed = False
+        self._cached: list[int] = []
+
+    # -- what a backend supplies -------------------------------------------------------------
+
+    @abstractmethod
+    def render(self, messages: Sequence[ChatMessage]) -> str:
+        """The conversation in the model's chat template (sandboxed)."""
+
+    @abstractmethod
+    def tokenize(self, text: str) -> list[int]: ...
+
+    @abstractmethod
+    def _rewind(self, keep: int, params: GenerationParams) -> int:
+        """Cut the runtime's sequence back to its first ``keep`` tokens and return how many it
+        kept: fewer (0, starting afresh) when it cannot keep them all, or when ``params`` need a
+        fresh sampler state."""
+
+    @abstractmethod
+    def _feed(self, tokens: list[int], cancel: threading.Event, last: bool) -> bool:
+        """Evaluate prompt tokens at the next positions (``last``: the final part, whose last
+        position needs logits); False when cancelled, with nothing of this part kept."""
+
+    @abstractmethod
+    def _sampler(self, params: GenerationParams) -> ContextManager[TokenSource]: ...
+
+    @abstractmethod
+    def _is_end(self, token: int) -> bool:
+        """End of generation: the vocabulary's end tokens and the template's end-of-turn."""
+
+    @abstractmethod
+    def _decoder(self) -> TokenDecoder: ...
+
+    @abstractmethod
+    def _forget(self) -> None:
+        """Drop the runtime's cached sequence."""
+
+    @abstractmethod
+    def _free(self) -> None:
+        """Release the runtime's native memory (called once, with the model idle)."""
+
+    def _prefilling(self) -> ContextManager[None]:
+        """Held while a prompt is evaluated (llama.cpp installs its abort callback here)."""
+        return contextlib.nullcontext()
+
+    def unsupported(self, params: GenerationParams) -> tuple[str, ...]:
+        """Names of the parameters set in ``params`` that this runtime cannot honour."""
+        del params
+        return ()
+
+    # -- the shared public surface -----------------------------------------------------------
+
+    @property
+    def n_ctx(self) -> int:
+        return self._n_ctx
+
+    @property
+    def cached_tokens(self) -> int:
+        """Tokens of the last conversation still in the KV cache (reused by a follow-up)."""
+        return len(self._cached)
+
+    def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
+        return len(self.tokenize(self.render(messages)))
+
+    def chat(
+        self,
+        messages: Sequence[ChatMessage],
+        params: GenerationParams,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[Chunk]:
+        """Stream a reply to a conversation; the last chunk is terminal and carries the stats."""
+        started = time.perf_counter()
+
+        def prompt() -> tuple[list[int], Truncation | None]:
+            return fit_prompt(
+                messages,
+                self.render,
+                self.tokenize,
+                n_ctx=self._n_ctx,
+                max_tokens=params.max_tokens,
+            )
+
+        stop = (*params.stop, *self.template.stop)
+        return self._generate(prompt, params, cancel, stop, started)
+
+    def complete(
+        self, prompt: str, params: GenerationParams, cancel: threading.Event | None = None
+    ) -> Iterator[Chunk]:
+        """Stream a raw continuation of ``prompt`` (no chat template)."""
+        started = time.perf_counter()
+
+        def tokens() -> tuple[list[int], Truncation | None]:
+            ids = self.tokenize(prompt)
+            overflow = prompt_overflow(len(ids), self._n_ctx, params.max_tokens)
+            if overflow is not None:
+                raise EngineError(overflow)
+            return ids, None
+
+        return self._generate(tokens, params, cancel, params.stop, started)
+
+    def reset(self) -> None:
+        """Forget the cached conversation (the next request evaluates its whole prompt)."""
+        self._forget()
+        self._cached.clear()
+
+    def close(self) -> None:
+        """Stop a generation in flight, wait for it to let go, free the memory; idempotent."""
+        if self._closed:
+            return
+        self._cancel.set()
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._cached.clear()
+            self._free()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    def _generate(
+        self,
+        prompt: _Prompt,
+        params: GenerationParams,
+        cancel: threading.Event | None,
+        stop: Sequence[str],
+        started: float,
+    ) -> Iterator[Chunk]:
+        """One generation at a time, ending in exactly one terminal chunk whatever happens:
+        an error inside becomes an ``error`` terminal chunk and forgets the cached sequence."""
+        if not self._lock.acquire(blocking=False):
+            busy = EngineBusy("This model is already generating a reply.")
+            yield Chunk(finish_reason="error", error=str(busy), code=busy.code)
+            return
+        stats = StatsClock(started)
+        finish: FinishReason = "stop"
+        error: str | None = None
+        code: str | None = None
+        context_full = False
+        truncation: Truncation | None = None
+        try:
+            self._check_open()
+            event = self._cancel = cancel or threading.Event()
+            tokens, truncation = prompt()
+            finish, context_full = yield from self._run(tokens, params, event, stop, stats)
+        except EngineError as exc:
+            finish, error, code = "error", str(exc), exc.code
+            self._reset_quietly()
+        except Exception as exc:  # the generator boundary: the stream must still end properly
+            failure = GenerationError(f"The engine failed while generating: {exc}")
+            finish, error, code = "error", str(failure), failure.code
+            self._reset_quietly()
+        finally:
+            self._lock.release()
+        yield Chunk(
+            finish_reason=finish,
+            stats=stats.result(),
+            truncation=truncation,
+            error=error,
+            code=code,
+            context_full=context_full,
+            ignored_params=self.unsupported(params),
+        )
+
+    def _run(
+        self,
+        tokens: list[int],
+        params: GenerationParams,
+        cancel: threading.Event,
+        stop: Sequence[str],
+        stats: StatsClock,
+    ) -> Body:
+        reused = self._prefill(tokens, params, cancel)
+        stats.prompt(len(tokens), reused)
+        if reused < 0:
+            return "cancelled", False
+        with self._sampler(params) as source:
+            return (yield from self._sample(source, params, cancel, stop, stats))
+
+    def _prefill(self, tokens: list[int], params: GenerationParams, cancel: threading.Event) -> int:
+        """Bring the cache to ``tokens``, reusing their longest prefix already in it; returns how
+        many tokens were reused, or -1 when cancelled."""
+        if not tokens:
+            raise EngineError("The prompt is empty.")
+        common = 0
+        for a, b in zip(self._cached, tokens, strict=False):
+            if a != b:
+                break
+            common += 1
+        # The last prompt token is evaluated again so that there are logits to sample from.
+        common = min(common, len(tokens) - 1)
+        common = self._rewind(common, params)
+        del self._cached[common:]
+        todo = tokens[common:]
+        step = self.n_batch
+        with self._prefilling():
+            for start in range(0, len(todo), step):
+                if cancel.is_set():
+                    return -1
+                part = todo[start : start + step]
+                if not self._feed(part, cancel, last=start + step >= len(todo)):
+                    return -1
+                self._cached.extend(part)
+        return common
+
+    def _sample(
+        self,
+        source: TokenSource,
+        params: GenerationParams,
+        cancel: threading.Event,
+        stop: Sequence[str],
+        stats: StatsClock,
+    ) -> Body:
+        """Sample, detokenize and accept one token at a time."""
+        matcher = StopMatcher(stop)
+        decoder = self._decoder()
+        limit = params.max_tokens
+        finish: FinishReason = "stop"
+        context_full = False
+        generated = 0
+        while True:
+            if cancel.is_set():
+                return "cancelled", False
+            token = source.sample()
+            if generated == 0:
+                stats.first_token()
+            if self._is_end(token):
+                break
+            generated += 1
+            stats.completion_tokens = generated
+            text, hit = matcher.feed(decoder.feed(token))
+            if text:
+                yield Chunk(text=text)
+            if hit:
+                return "stop", False
+            if limit is not None and generated >= limit:
+                finish = "length"
+                break
+            # Room for this token and the one sampled after it.
+            if len(self._cached) + 2 > self._n_ctx:
+                finish, context_full = "length", True
+                break
+            if not source.accept(token, cancel):
+                return "cancelled", False
+            self._cached.append(token)
+        tail = matcher.flush(decoder.flush())
+        if tail:
+            yield Chunk(text=tail)
+        return finish, context_full
+
+    def _reset_quietly(self) -> None:
+        with contextlib.suppress(Exception):
+            self.reset()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ModelNotFound("The model was unloaded. Load it again to continue.")
+
+
+class _Prompt(Protocol):
+    def __call__(self) -> tuple[list[int], Truncation | None]: ...
