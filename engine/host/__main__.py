@@ -11,6 +11,7 @@ from pathlib import Path
 from engine.errors import EngineError
 from engine.host import TOKEN_ENV
 from engine.host.server import ServeOptions, serve
+from engine.host.state import STREAM_FLUSH_S
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -23,6 +24,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-queue", type=int, default=8)
     parser.add_argument("--log-prompts", action="store_true")
     parser.add_argument("--exit-with-parent", type=int, metavar="PID")
+    parser.add_argument(
+        "--stream-flush-ms",
+        type=float,
+        default=STREAM_FLUSH_S * 1000,
+        help="hand streamed text to the connection at most this often (0: every token)",
+    )
     args = parser.parse_args(argv)
     options = ServeOptions(
         host=args.host,
@@ -35,6 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         log_prompts=args.log_prompts,
         announce=True,
         parent_pid=args.exit_with_parent,
+        flush_s=max(args.stream_flush_ms, 0.0) / 1000,
     )
     try:
         return serve(options)

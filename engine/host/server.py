@@ -20,7 +20,7 @@ from types import FrameType
 
 from engine.host import READY_PREFIX
 from engine.host.app import DEFAULT_MAX_BODY, HostConfig, make_app
-from engine.host.state import HostState
+from engine.host.state import STREAM_FLUSH_S, HostState
 
 log = logging.getLogger("cove.host")
 
@@ -38,6 +38,7 @@ class ServeOptions:
     log_prompts: bool = False
     announce: bool = False
     parent_pid: int | None = None
+    flush_s: float = STREAM_FLUSH_S
 
 
 def is_loopback(host: str) -> bool:
@@ -83,7 +84,9 @@ def serve(options: ServeOptions) -> int:
             options.host,
             "" if options.api_key else " and no --api-key is set, so anyone can use it",
         )
-    state = HostState(max_queue=options.max_queue, log_prompts=options.log_prompts)
+    state = HostState(
+        max_queue=options.max_queue, log_prompts=options.log_prompts, flush_s=options.flush_s
+    )
     sock = bind(options.host, options.port)
     try:
         if options.embedding_model is not None:

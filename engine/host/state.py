@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
@@ -38,6 +39,11 @@ log = logging.getLogger("cove.host")
 # regains control (to notice its own cancel) even while a long prompt is evaluated.
 HEARTBEAT_S: Final = 0.25
 HEARTBEAT: Final = "heartbeat"
+# Text is handed from the generating thread to the event loop at most this often (the first piece
+# at once). Every hand-off wakes the loop thread, which writes an SSE event that wakes the client:
+# per token, those wake-ups take CPU from the runtime's own threads when they use every core
+# (docs/PERFORMANCE.md measures it). The window repaints about every 30 ms, so nothing shows later.
+STREAM_FLUSH_S: Final = 0.03
 
 
 @dataclass(slots=True)
@@ -58,9 +64,12 @@ class Counters:
 
 
 class HostState:
-    def __init__(self, *, max_queue: int = 8, log_prompts: bool = False) -> None:
+    def __init__(
+        self, *, max_queue: int = 8, log_prompts: bool = False, flush_s: float = STREAM_FLUSH_S
+    ) -> None:
         self.max_queue = max_queue
         self.log_prompts = log_prompts
+        self.flush_s = flush_s
         self.chat: Resident | None = None
         self.embedder: EmbeddingModel | None = None
         self.embedder_path: Path | None = None
@@ -250,10 +259,24 @@ class HostState:
             pending.append(item)
             ready.set()
 
+        flush_s = self.flush_s
+
         def work() -> None:
+            held: list[str] = []
+            due = 0.0
             try:
                 for chunk in produce():
-                    loop.call_soon_threadsafe(put, chunk)
+                    if not chunk.is_terminal:
+                        held.append(chunk.text)
+                        now = time.monotonic()
+                        if now < due:
+                            continue
+                        due = now + flush_s
+                    if held:
+                        loop.call_soon_threadsafe(put, Chunk(text="".join(held)))
+                        held.clear()
+                    if chunk.is_terminal:
+                        loop.call_soon_threadsafe(put, chunk)
             except BaseException as exc:  # the thread boundary: hand the error to the loop
                 _safe_call(loop, put, exc)
             finally:

@@ -1,0 +1,1 @@
+"""Benchmarks; their results are written up in docs/PERFORMANCE.md."""
