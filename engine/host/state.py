@@ -260,6 +260,9 @@ class HostState:
             ready.set()
 
         flush_s = self.flush_s
+        # The terminal chunk, as the thread produced it: counted once the thread is done, whether
+        # or not a consumer (gone with its client) ever read it.
+        produced: list[Chunk] = []
 
         def work() -> None:
             held: list[str] = []
@@ -276,6 +279,7 @@ class HostState:
                         loop.call_soon_threadsafe(put, Chunk(text="".join(held)))
                         held.clear()
                     if chunk.is_terminal:
+                        produced.append(chunk)
                         loop.call_soon_threadsafe(put, chunk)
             except BaseException as exc:  # the thread boundary: hand the error to the loop
                 _safe_call(loop, put, exc)
@@ -285,7 +289,7 @@ class HostState:
         thread = threading.Thread(target=work, name="cove-generate", daemon=True)
         self.generating = True
         thread.start()
-        finished = False
+        finished = counted = False
         try:
             while True:
                 if not pending:
@@ -307,6 +311,7 @@ class HostState:
                     # for once a client has read it must not say "generating".
                     self.generating = False
                     self._count(item)
+                    counted = True
                     yield item
                     continue
                 # Join text chunks that are already waiting: fewer, larger writes when the
@@ -321,6 +326,8 @@ class HostState:
             if not finished:
                 cancel.set()
                 await asyncio.to_thread(thread.join)
+            if produced and not counted:
+                self._count(produced[-1])
             self.generating = False
 
     def _count(self, final: Chunk) -> None:
