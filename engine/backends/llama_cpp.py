@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.backends import LoadProgress
 from engine.backends.loop import GenerationLoop, TokenDecoder, TokenSource
+from engine.backends.threadpool import ThreadPool, attach_threadpool
 from engine.errors import BackendUnavailable, EngineError, LoadCancelled, ModelLoadError
 from engine.gguf import GGUFFile, read_gguf
 from engine.planner import Plan
@@ -104,6 +105,7 @@ class LlamaCppModel(GenerationLoop):
         self._model: Any = None
         self._ctx: Any = None
         self._batch: Any = None
+        self._pool: ThreadPool | None = None
 
         mparams = lib.llama_model_default_params()
         mparams.n_gpu_layers = plan.gpu_layers
@@ -148,6 +150,9 @@ class LlamaCppModel(GenerationLoop):
             raise ModelLoadError(
                 _native_failure(f"llama.cpp could not create a {plan.n_ctx}-token context")
             )
+        # One set of worker threads for the context's life, as llama.cpp's own tools keep:
+        # without it ggml starts and joins its threads for every token.
+        self._pool = attach_threadpool(lib, self._ctx, plan.threads)
         self._vocab = lib.llama_model_get_vocab(self._model)
         self._mem = lib.llama_get_memory(self._ctx)
         self._n_ctx = int(lib.llama_n_ctx(self._ctx))
@@ -226,6 +231,9 @@ class LlamaCppModel(GenerationLoop):
         if self._ctx:
             lib.llama_free(self._ctx)
             self._ctx = None
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
         if self._model:
             lib.llama_model_free(self._model)
             self._model = None
