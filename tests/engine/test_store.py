@@ -17,7 +17,6 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from engine import store_schema
 from engine.errors import EngineError
 from engine.store import (
     ChatSettings,
@@ -28,7 +27,8 @@ from engine.store import (
     reply_meta,
     reply_status,
 )
-from engine.store_search import fts_query
+from engine.store import schema as store_schema
+from engine.store.search import fts_query
 from engine.types import Chunk, GenerationParams, GenerationStats, Truncation
 
 REPO = Path(__file__).resolve().parents[2]
