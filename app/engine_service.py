@@ -8,10 +8,8 @@ waits its turn. Quick questions (status, plans) use a second pool and never wait
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QRunnable, QTimer, Signal
@@ -27,13 +25,6 @@ log = logging.getLogger(__name__)
 
 WATCH_INTERVAL_MS = 1500
 STARTER = "starter"
-
-
-def log_path() -> Path | None:
-    """The host's log beside the chat history when a data folder is forced (tests, self-test),
-    else the platform's log folder (LocalEngine's default)."""
-    data = os.environ.get("COVE_DATA_DIR")
-    return Path(data).expanduser() / "logs" / "engine.log" if data else None
 
 
 class EngineService(QObject):
@@ -75,7 +66,7 @@ class EngineService(QObject):
         def job() -> LocalEngine:
             from engine.client import LocalEngine
 
-            engine = LocalEngine.start(log_path=log_path())
+            engine = LocalEngine.start()
             post_to_ui(lambda: self._engine_up(engine))
             if model is not None:
                 self._load_in_worker(engine, model, ctx)
@@ -275,7 +266,7 @@ class EngineService(QObject):
             from engine.client import LocalEngine
 
             if engine is None:
-                fresh = LocalEngine.start(log_path=log_path())
+                fresh = LocalEngine.start()
                 fresh.client.load(model)
                 return fresh
             engine.restart()
