@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QRunnable, QTimer, Signal
 
@@ -19,7 +19,9 @@ from engine.errors import EngineError, LoadCancelled
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
-    from engine.client import EngineStatus, LocalEngine
+    from engine.local_engine import LocalEngine
+    from engine.planner import Plan
+    from engine.protocol import EngineStatus
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +66,7 @@ class EngineService(QObject):
             self._begin_load(model)
 
         def job() -> LocalEngine:
-            from engine.client import LocalEngine
+            from engine.local_engine import LocalEngine
 
             engine = LocalEngine.start()
             post_to_ui(lambda: self._engine_up(engine))
@@ -178,7 +180,7 @@ class EngineService(QObject):
     def plan(
         self,
         model: str,
-        on_done: Callable[[dict[str, Any]], None],
+        on_done: Callable[[Plan], None],
         on_error: Callable[[BaseException], None],
     ) -> None:
         engine = self.engine
@@ -263,7 +265,7 @@ class EngineService(QObject):
         model = self.model or STARTER
 
         def job() -> LocalEngine:
-            from engine.client import LocalEngine
+            from engine.local_engine import LocalEngine
 
             if engine is None:
                 fresh = LocalEngine.start()

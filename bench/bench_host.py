@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine.client import LocalEngine  # noqa: E402
 from engine.loader import load_model  # noqa: E402
+from engine.local_engine import LocalEngine  # noqa: E402
 from engine.types import ChatMessage, Chunk, GenerationParams  # noqa: E402
 
 CTX = 2048

@@ -196,7 +196,8 @@ def describe_plan(plan: Plan) -> str:
 
 def _chat(args: argparse.Namespace) -> int:
     """One path for every engine: a private local host (the default), or a remote server."""
-    from engine.client import EngineClient, LocalEngine
+    from engine.client import EngineClient
+    from engine.local_engine import LocalEngine
 
     params = GenerationParams(
         temperature=args.temperature,

@@ -24,8 +24,8 @@ from typing import IO
 
 from engine.client import EngineClient
 from engine.errors import EngineCrashed, EngineError
-from engine.host import READY_PREFIX, TOKEN_ENV
 from engine.paths import engine_log_path
+from engine.protocol import READY_PREFIX, TOKEN_ENV
 
 STOP_GRACE_S = 5.0
 
@@ -239,4 +239,3 @@ def _drain(stream: IO[bytes]) -> None:
                 pass
 
     threading.Thread(target=run, name="cove-host-stdout", daemon=True).start()
-

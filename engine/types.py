@@ -91,6 +91,8 @@ class Chunk:
     truncation: Truncation | None = None
     error: str | None = None
     context_full: bool = False
+    # With an error: the EngineError code (engine.errors) callers check, never the message text.
+    code: str | None = None
 
     @property
     def is_terminal(self) -> bool:

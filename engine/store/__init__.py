@@ -4,7 +4,8 @@
 full-text search; ``export`` JSON and Markdown exports; ``types`` the values it hands out.
 """
 
-from engine.store.database import Store, StoreError, default_db_path
+from engine.paths import db_path as default_db_path
+from engine.store.database import Store, StoreError
 from engine.store.types import (
     ChatSettings,
     Conversation,

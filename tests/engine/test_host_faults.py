@@ -15,8 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from engine.client import LocalEngine
 from engine.errors import EngineCrashed
+from engine.local_engine import LocalEngine
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
 
@@ -120,7 +120,7 @@ def test_a_private_host_stops_when_its_app_dies(starter: Path, tmp_path: Path) -
     script = (
         "import sys, time\n"
         "from pathlib import Path\n"
-        "from engine.client import LocalEngine\n"
+        "from engine.local_engine import LocalEngine\n"
         f"e = LocalEngine.start(log_path=Path({str(tmp_path / 'e.log')!r}))\n"
         "print(e.pid, flush=True)\n"
         "time.sleep(120)\n"
