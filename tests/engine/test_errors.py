@@ -3,7 +3,7 @@ is what callers check."""
 
 from __future__ import annotations
 
-import engine.host.guards  # noqa: F401  (defines the host's own request errors)
+import engine.host.guards
 import engine.store  # noqa: F401  (defines StoreError)
 from engine import protocol
 from engine.errors import EngineError, InsufficientMemory
