@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from engine.errors import EngineCrashed
+from engine.errors import EngineBusy, EngineCrashed
 from engine.local_engine import LocalEngine
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
@@ -105,6 +105,7 @@ def test_a_full_queue_answers_429_with_retry_after(engine: LocalEngine) -> None:
     assert r.status_code == 429
     assert r.headers["Retry-After"].isdigit()
     assert "busy" in r.json()["error"]["message"]
+    assert r.json()["error"]["code"] == EngineBusy.code
 
 
 def test_a_private_host_stops_when_its_app_dies(starter: Path, tmp_path: Path) -> None:
