@@ -299,6 +299,13 @@ class HostState:
             if not finished:
                 cancel.set()
                 await asyncio.to_thread(thread.join)
+                # The consumer left (its client disconnected) before reading the terminal chunk:
+                # the generation still counts, as what it ended as. The thread's last hand-offs
+                # were queued on the loop before the join's result, so they are in ``pending``.
+                for left in pending:
+                    if isinstance(left, Chunk) and left.is_terminal:
+                        self._count(left)
+                        break
             self.generating = False
 
     def _count(self, final: Chunk) -> None:
