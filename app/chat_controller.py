@@ -28,6 +28,7 @@ from app.generation import (
 )
 from app.message_widget import MessageWidget
 from app.workers import WorkerPool
+from engine.store.types import ReplyMeta
 from engine.types import GenerationParams
 
 if TYPE_CHECKING:
@@ -426,9 +427,9 @@ class ChatController(QObject):
         used = 0
         exact_from = -1
         for i in range(len(items) - 1, -1, -1):
-            stats = items[i][2].get("stats")
-            if isinstance(stats, dict) and stats.get("prompt_tokens"):
-                used = int(stats["prompt_tokens"]) + int(stats.get("completion_tokens") or 0)
+            stats = ReplyMeta.of(items[i][2]).stats
+            if stats is not None and stats.prompt_tokens:
+                used = stats.prompt_tokens + stats.completion_tokens
                 exact_from = i
                 break
         rate = self._tokens_per_char or 1 / CHARS_PER_TOKEN
@@ -438,9 +439,7 @@ class ChatController(QObject):
             )
         for _role, text, _meta in items[exact_from + 1 :]:
             used += round(len(text) * rate) + TOKENS_PER_MESSAGE
-        truncation = ""
-        if items and items[-1][2].get("truncation"):
-            truncation = str(items[-1][2]["truncation"])
+        truncation = (ReplyMeta.of(items[-1][2]).truncation or "") if items else ""
         if truncation:
             message = truncation
         elif limit and used >= limit * WARN_AT:

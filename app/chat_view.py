@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from app.message_document import text_ready
 from app.message_widget import MessageWidget
 from app.theme import Colors
+from engine.store.types import ReplyMeta
 
 if TYPE_CHECKING:
     from engine.store import Message
@@ -219,7 +220,7 @@ class ChatView(QScrollArea):
     def _label_for(self, role: str, meta: dict[str, Any]) -> str:
         if role == "user":
             return "You"
-        return str(meta.get("model") or self.assistant_label)
+        return ReplyMeta.of(meta).model or self.assistant_label
 
     def add_message(
         self,

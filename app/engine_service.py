@@ -8,11 +8,9 @@ waits its turn. Quick questions (status, plans) use a second pool and never wait
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QRunnable, QTimer, Signal
 
@@ -21,19 +19,14 @@ from engine.errors import EngineError, LoadCancelled
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
-    from engine.client import EngineStatus, LocalEngine
+    from engine.local_engine import LocalEngine
+    from engine.planner import Plan
+    from engine.protocol import EngineStatus
 
 log = logging.getLogger(__name__)
 
 WATCH_INTERVAL_MS = 1500
 STARTER = "starter"
-
-
-def log_path() -> Path | None:
-    """The host's log beside the chat history when a data folder is forced (tests, self-test),
-    else the platform's log folder (LocalEngine's default)."""
-    data = os.environ.get("COVE_DATA_DIR")
-    return Path(data).expanduser() / "logs" / "engine.log" if data else None
 
 
 class EngineService(QObject):
@@ -73,9 +66,9 @@ class EngineService(QObject):
             self._begin_load(model)
 
         def job() -> LocalEngine:
-            from engine.client import LocalEngine
+            from engine.local_engine import LocalEngine
 
-            engine = LocalEngine.start(log_path=log_path())
+            engine = LocalEngine.start()
             post_to_ui(lambda: self._engine_up(engine))
             if model is not None:
                 self._load_in_worker(engine, model, ctx)
@@ -187,7 +180,7 @@ class EngineService(QObject):
     def plan(
         self,
         model: str,
-        on_done: Callable[[dict[str, Any]], None],
+        on_done: Callable[[Plan], None],
         on_error: Callable[[BaseException], None],
     ) -> None:
         engine = self.engine
@@ -272,10 +265,10 @@ class EngineService(QObject):
         model = self.model or STARTER
 
         def job() -> LocalEngine:
-            from engine.client import LocalEngine
+            from engine.local_engine import LocalEngine
 
             if engine is None:
-                fresh = LocalEngine.start(log_path=log_path())
+                fresh = LocalEngine.start()
                 fresh.client.load(model)
                 return fresh
             engine.restart()

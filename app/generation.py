@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from PySide6.QtCore import QObject, QRunnable, Signal
 
-from engine.errors import EngineCrashed, EngineError
+from engine.errors import EngineBusy, EngineCrashed, EngineError
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
@@ -29,7 +29,6 @@ log = logging.getLogger(__name__)
 
 EMIT_INTERVAL_S = 0.03
 SAVE_INTERVAL_S = 0.5
-BUSY_ERROR = "already generating"
 BUSY_RETRY_S = 10.0
 BUSY_RETRY_DELAY_S = 0.1
 
@@ -168,7 +167,7 @@ class GenerationWorker(QRunnable):
             # A reply stopped a moment ago may still be finishing in the engine (it stops within
             # a token of the disconnect); a request that arrives meanwhile is refused at once.
             # Ask again shortly rather than fail the user's message.
-            busy = final.finish_reason == "error" and BUSY_ERROR in (final.error or "")
+            busy = final.finish_reason == "error" and final.code == EngineBusy.code
             if not busy or parts or time.monotonic() > deadline or self.request.cancel.is_set():
                 return final
             time.sleep(BUSY_RETRY_DELAY_S)

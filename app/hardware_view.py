@@ -10,14 +10,19 @@ from __future__ import annotations
 import html
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QProcess, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from app.engine_service import EngineService
-from app.model_catalog import human_bytes, verdict_from_plan
 from app.theme import Colors
+from app.verdicts import verdict_from_plan
+from engine.hardware.report import HardwareReport
+from engine.units import format_bytes
+
+if TYPE_CHECKING:
+    from engine.protocol import EngineStatus
 
 PROBE_TIMEOUT_MS = 60_000
 
@@ -26,13 +31,13 @@ class HardwareProbe(QObject):
     """Asks the engine host for its hardware report (once, and again on ``refresh``). If the host
     cannot start, the probe runs as ``cove probe --json`` in a process of its own instead."""
 
-    probed = Signal(dict)
+    probed = Signal(object)  # HardwareReport
     probe_failed = Signal(str)
 
     def __init__(self, engine: EngineService, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.engine = engine
-        self.report: dict[str, Any] | None = None
+        self.report: HardwareReport | None = None
         self.error: str | None = None
         self._busy = False
         self._process: QProcess | None = None
@@ -68,7 +73,7 @@ class HardwareProbe(QObject):
             engine.client.hardware, self._got, lambda exc: self._failed_with(str(exc))
         )
 
-    def _got(self, report: dict[str, Any]) -> None:
+    def _got(self, report: HardwareReport) -> None:
         self._busy = False
         self.report, self.error = report, None
         self.probed.emit(report)
@@ -95,10 +100,10 @@ class HardwareProbe(QObject):
         err = bytes(process.readAllStandardError().data()).decode("utf-8", "replace")
         process.deleteLater()
         try:
-            report = json.loads(out) if code == 0 else None
-        except ValueError:
+            report = HardwareReport.from_dict(json.loads(out)) if code == 0 else None
+        except (ValueError, KeyError, TypeError):
             report = None
-        if not isinstance(report, dict):
+        if report is None:
             self._failed_with(err.strip() or f"the hardware probe exited with code {code}")
             return
         self._got(report)
@@ -115,67 +120,50 @@ def _row(label: str, value: str) -> str:
     return f"<tr><td style='padding:2px 16px 2px 0'><b>{label}</b></td><td>{value}</td></tr>"
 
 
-def report_html(report: dict[str, Any], status: Any, colors: Colors) -> str:
+def report_html(report: HardwareReport, status: EngineStatus | None, colors: Colors) -> str:
     """The probe's report as a page: found, not found, and the choice with its reasons."""
     esc = html.escape
-    cpu = report.get("cpu") or {}
-    mem = report.get("memory") or {}
-    ort = report.get("ort") or {}
-    llama = report.get("llama_cpp") or {}
-    coreml = report.get("coreml") or {}
+    cpu, mem, ort, llama = report.cpu, report.memory, report.ort, report.llama_cpp
     muted = f"color:{colors.muted}"
     out = ["<h3>What Cove chose</h3>"]
-    if status is not None and getattr(status, "model", None):
-        plan = status.plan or {}
+    if status is not None and status.model:
+        plan = status.plan
+        threads = f", {plan.threads} threads" if plan is not None and plan.threads else ""
         out.append(
-            f"<p><b>{esc(str(status.model))}</b> runs on <b>{esc(str(status.device))}</b> "
-            f"with {esc(str(status.backend))}, context {status.n_ctx:,} tokens"
-            + (f", {plan.get('threads')} threads" if plan.get("threads") else "")
-            + ".</p>"
+            f"<p><b>{esc(status.model)}</b> runs on <b>{esc(str(status.device))}</b> "
+            f"with {esc(str(status.backend))}, context {status.n_ctx or 0:,} tokens{threads}.</p>"
         )
-        verdict = verdict_from_plan(plan) if plan else None
-        if verdict is not None:
+        if plan is not None:
+            verdict = verdict_from_plan(plan)
             why = "".join(f"<li>{esc(d)}</li>" for d in verdict.details)
             out.append(f"<p>Why: {esc(verdict.text)}.</p><ul>{why}</ul>")
     out.append(
-        f"<p>For GGUF models the best device here is: <b>{esc(str(report.get('best_device')))}"
-        "</b>.</p>"
+        f"<p>For GGUF models the best device here is: <b>{esc(report.best_device())}</b>.</p>"
     )
     out.append("<h3>This computer</h3><table>")
-    out.append(_row("System", esc(f"{report.get('os')} ({cpu.get('arch', '?')})")))
-    out.append(_row("CPU", esc(str(cpu.get("model", "unknown")))))
-    out.append(
-        _row(
-            "Cores",
-            f"{cpu.get('physical_cores', '?')} physical, {cpu.get('logical_cores', '?')} logical",
-        )
-    )
-    features = " ".join(cpu.get("features") or ()) or "none detected"
-    out.append(_row("SIMD", esc(features)))
+    out.append(_row("System", esc(f"{report.os} ({cpu.arch})")))
+    out.append(_row("CPU", esc(cpu.model)))
+    out.append(_row("Cores", f"{cpu.physical_cores} physical, {cpu.logical_cores} logical"))
+    out.append(_row("SIMD", esc(" ".join(cpu.features) or "none detected")))
     out.append(
         _row(
             "Memory",
-            f"{human_bytes(mem.get('total_bytes', 0))} total, "
-            f"{human_bytes(mem.get('available_bytes', 0))} available",
+            f"{format_bytes(mem.total_bytes)} total, {format_bytes(mem.available_bytes)} available",
         )
     )
-    gpus = report.get("gpus") or []
-    if gpus:
-        for gpu in gpus:
+    if report.gpus:
+        for gpu in report.gpus:
             memory = (
-                f"{human_bytes(gpu.get('total_bytes', 0))} unified, "
-                f"~{human_bytes(gpu.get('budget_bytes', 0))} usable by the GPU"
-                if gpu.get("unified_memory")
-                else f"{human_bytes(gpu.get('free_bytes', 0))} free of "
-                f"{human_bytes(gpu.get('total_bytes', 0))}"
+                f"{format_bytes(gpu.total_bytes)} unified, "
+                f"~{format_bytes(gpu.budget_bytes)} usable by the GPU"
+                if gpu.unified_memory
+                else f"{format_bytes(gpu.free_bytes)} free of {format_bytes(gpu.total_bytes)}"
             )
-            out.append(
-                _row(f"GPU {gpu.get('index', 0)}", esc(f"{gpu.get('name')} ({gpu.get('api')})"))
-            )
+            out.append(_row(f"GPU {gpu.index}", esc(f"{gpu.name} ({gpu.api})")))
             out.append(_row("", esc(memory)))
     else:
         out.append(_row("GPU", f"<span style='{muted}'>none found</span>"))
-    npus = ort.get("npus") or []
+    npus = ort.npus()
     out.append(
         _row(
             "NPU",
@@ -183,29 +171,21 @@ def report_html(report: dict[str, Any], status: Any, colors: Colors) -> str:
         )
     )
     out.append("</table><h3>Runtimes</h3><table>")
-    if llama.get("available"):
-        offload = "GPU offload" if llama.get("supports_gpu_offload") else "CPU only"
-        devices = ", ".join(llama.get("devices") or ()) or "unknown"
-        out.append(
-            _row("llama.cpp", esc(f"{llama.get('version')} ({offload}; devices: {devices})"))
-        )
+    if llama.available:
+        offload = "GPU offload" if llama.supports_gpu_offload else "CPU only"
+        devices = ", ".join(llama.devices) or "unknown"
+        out.append(_row("llama.cpp", esc(f"{llama.version} ({offload}; devices: {devices})")))
     else:
-        out.append(_row("llama.cpp", esc(f"unavailable: {llama.get('reason', '')}")))
-    if ort.get("available"):
-        providers = ", ".join(
-            p.removesuffix("ExecutionProvider") for p in ort.get("providers") or ()
-        )
-        out.append(_row("ONNX Runtime", esc(f"{ort.get('version')}: {providers or 'none'}")))
+        out.append(_row("llama.cpp", esc(f"unavailable: {llama.reason or ''}")))
+    if ort.available:
+        providers = ", ".join(p.removesuffix("ExecutionProvider") for p in ort.providers)
+        out.append(_row("ONNX Runtime", esc(f"{ort.version}: {providers or 'none'}")))
     else:
-        out.append(_row("ONNX Runtime", esc(f"unavailable: {ort.get('reason', '')}")))
-    out.append(_row("Core ML", esc(str(coreml.get("reason", "")))))
+        out.append(_row("ONNX Runtime", esc(f"unavailable: {ort.reason or ''}")))
+    out.append(_row("Core ML", esc(report.coreml.reason)))
     out.append("</table>")
-    absent = report.get("absent") or []
-    if absent:
-        items = "".join(
-            f"<li><b>{esc(str(a.get('what')))}</b>: {esc(str(a.get('reason')))}</li>"
-            for a in absent
-        )
+    if report.absent:
+        items = "".join(f"<li><b>{esc(a.what)}</b>: {esc(a.reason)}</li>" for a in report.absent)
         out.append(f"<h3>Not found</h3><ul style='{muted}'>{items}</ul>")
     return "".join(out)
 
@@ -217,7 +197,7 @@ class HardwareView(QWidget):
         super().__init__()
         self.probe = probe
         self.colors = colors
-        self.status: Any = None
+        self.status: EngineStatus | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(28, 20, 28, 20)
         header = QHBoxLayout()
@@ -245,7 +225,7 @@ class HardwareView(QWidget):
         self.probe.refresh()
         self.show_report()
 
-    def set_status(self, status: Any) -> None:
+    def set_status(self, status: EngineStatus | None) -> None:
         self.status = status
         self.show_report()
 

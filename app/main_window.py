@@ -29,18 +29,20 @@ from app.chat_view import MAX_COLUMN_WIDTH, ChatView
 from app.composer import Composer
 from app.engine_service import STARTER, EngineService
 from app.hardware_view import HardwareProbe, HardwareView
-from app.model_catalog import IMPORTED_SETTING, verdict_from_error, verdict_from_plan
-from app.models_view import ModelsView
+from app.models_view import IMPORTED_SETTING, ModelsView
 from app.settings_panel import SettingsPanel
 from app.sidebar import Sidebar
 from app.status_bar import StatusBar
 from app.theme import ThemeManager
+from app.verdicts import verdict_from_error, verdict_from_plan
 from app.warm_up import WarmUp
 from app.welcome import WelcomeView
 from app.workers import WorkerPool
 
 if TYPE_CHECKING:
-    from engine.client import EngineStatus, LocalEngine
+    from engine.local_engine import LocalEngine
+    from engine.planner import Plan
+    from engine.protocol import EngineStatus
     from engine.store import Conversation, Store
 
 DEFAULT_SIZE = (1240, 780)
@@ -346,7 +348,7 @@ class MainWindow(QMainWindow):
         self._save_setting("welcomed", True)
 
     def _check_starter(self) -> None:
-        def done(plan: dict[str, Any]) -> None:
+        def done(plan: Plan) -> None:
             verdict = verdict_from_plan(plan)
             self.welcome.set_starter(f"The starter model, SmolLM2 135M: {verdict.text}.")
 

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from app.message_document import MessageRenderer, copy_index
 from app.theme import Colors
+from engine.store.types import ReplyMeta
 
 STATUS_BADGES = {
     "interrupted": ("Interrupted", "Badge"),
@@ -294,10 +295,11 @@ class MessageWidget(QFrame):
             button.setEnabled(saved and not streaming and not self._busy)
 
     def _show_status(self) -> None:
+        meta = ReplyMeta.of(self.meta)
         badge = None
         if self.status in ("interrupted", "error"):
             badge = STATUS_BADGES[self.status]
-            if self.status == "interrupted" and self.meta.get("finish_reason") == "cancelled":
+            if self.status == "interrupted" and meta.finish_reason == "cancelled":
                 badge = ("Stopped", "Badge")
         if badge and badge[0]:
             self.badge.setText(badge[0])
@@ -307,22 +309,22 @@ class MessageWidget(QFrame):
             self.badge.setVisible(True)
         else:
             self.badge.setVisible(False)
-        stats = self.meta.get("stats") if isinstance(self.meta.get("stats"), dict) else None
+        stats = meta.stats
         parts: list[str] = []
-        if stats and stats.get("completion_tokens"):
-            parts.append(f"{stats['completion_tokens']} tokens")
-            if stats.get("decode_tokens_per_s"):
-                parts.append(f"{stats['decode_tokens_per_s']:.1f} tokens/s")
-            if stats.get("ttft_s"):
-                parts.append(f"first token {stats['ttft_s']:.2f} s")
+        if stats and stats.completion_tokens:
+            parts.append(f"{stats.completion_tokens} tokens")
+            if stats.decode_tokens_per_s:
+                parts.append(f"{stats.decode_tokens_per_s:.1f} tokens/s")
+            if stats.ttft_s:
+                parts.append(f"first token {stats.ttft_s:.2f} s")
         self.footer.setText(" · ".join(parts))
         self.footer.setVisible(bool(parts) and self.role == "assistant")
         notices: list[str] = []
-        if self.meta.get("truncation"):
-            notices.append(str(self.meta["truncation"]))
-        if self.status in ("interrupted", "error") and self.meta.get("error"):
-            notices.append(_first_line(str(self.meta["error"])))
-        if self.meta.get("finish_reason") == "length":
+        if meta.truncation:
+            notices.append(meta.truncation)
+        if self.status in ("interrupted", "error") and meta.error:
+            notices.append(_first_line(meta.error))
+        if meta.finish_reason == "length":
             notices.append("The reply reached its length limit (max tokens in the chat settings).")
         self.notice.setText("\n".join(notices))
         self.notice_frame.setVisible(bool(notices))

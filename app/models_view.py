@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QDesktopServices
@@ -22,23 +21,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.model_catalog import (
-    ModelEntry,
-    Verdict,
-    human_bytes,
-    models_dir,
-    scan_models,
-    verdict_from_error,
-    verdict_from_plan,
-)
 from app.theme import Colors
+from app.verdicts import Verdict, verdict_from_error, verdict_from_plan
 from app.workers import WorkerPool
+from engine.library import ModelEntry, scan_models
+from engine.paths import models_dir
+from engine.planner import Plan
+from engine.units import format_bytes
 
+IMPORTED_SETTING = "imported_models"  # the paths the user imported, as a saved setting
 COLUMNS = ("Model", "Format", "Size", "On this computer")
 LEVEL_COLORS = {"ok": "ok", "warn": "warning_text", "bad": "error_text", "unknown": "muted"}
 
-# (model id, on_done(plan dict), on_error(exception))
-PlanFn = Callable[[str, Callable[[dict[str, Any]], None], Callable[[BaseException], None]], None]
+# (model id, on_done(plan), on_error(exception))
+PlanFn = Callable[[str, Callable[[Plan], None], Callable[[BaseException], None]], None]
 
 
 class ModelsView(QWidget):
@@ -155,7 +151,7 @@ class ModelsView(QWidget):
             name = entry.name
             if entry.id == self.loaded_id:
                 name += "  ● loaded"
-            cells = (name, entry.kind, human_bytes(entry.size_bytes), "Checking…")
+            cells = (name, entry.kind, format_bytes(entry.size_bytes), "Checking…")
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(str(entry.path) if col == 0 else text)
@@ -169,7 +165,7 @@ class ModelsView(QWidget):
         for entry in self.entries:
             model_id = entry.id
 
-            def done(plan: dict[str, Any], model_id: str = model_id) -> None:
+            def done(plan: Plan, model_id: str = model_id) -> None:
                 self._set_verdict(token, model_id, verdict_from_plan(plan))
 
             def failed(exc: BaseException, model_id: str = model_id) -> None:
@@ -214,7 +210,7 @@ class ModelsView(QWidget):
             self.load_button.setEnabled(False)
             return
         verdict = self.verdicts.get(entry.id)
-        lines = [f"<b>{entry.name}</b> — {entry.kind}, {human_bytes(entry.size_bytes)}"]
+        lines = [f"<b>{entry.name}</b> — {entry.kind}, {format_bytes(entry.size_bytes)}"]
         lines.append(f"<span style='color:{self.colors.muted}'>{entry.path}</span>")
         if verdict is not None:
             lines.append(verdict.text)

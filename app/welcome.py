@@ -3,51 +3,33 @@
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from app.model_catalog import human_bytes
+from engine.units import format_bytes
 
-# A 4-bit quantised model takes about 0.6 bytes per parameter on disk and in memory (Q4_K_M);
-# leave a quarter of the memory for the KV cache, compute buffers and the rest of the system.
-BYTES_PER_PARAM_Q4 = 0.6
-SHARE_FOR_WEIGHTS = 0.75
+if TYPE_CHECKING:
+    from engine.hardware.report import HardwareReport
 
 
-def capacity_text(report: dict[str, Any]) -> str:
-    """One or two sentences on the size of model this machine runs well, and where."""
-    mem = report.get("memory") or {}
-    available = int(mem.get("available_bytes") or 0)
-    llama = report.get("llama_cpp") or {}
-    gpus = [g for g in report.get("gpus") or () if isinstance(g, dict)]
-    offload = bool(llama.get("supports_gpu_offload"))
-    budget, where = available, "on the CPU"
-    if gpus and offload:
-        best = max(gpus, key=lambda g: int(g.get("budget_bytes") or 0))
-        if int(best.get("budget_bytes") or 0) > 0:
-            budget = int(best["budget_bytes"])
-            where = f"on the {best.get('name', 'GPU')}"
-    params_b = budget * SHARE_FOR_WEIGHTS / BYTES_PER_PARAM_Q4 / 1e9
-    if params_b < 1:
-        size = "small models (under 1 billion parameters)"
-    else:
-        size = f"models up to about {params_b:.0f} billion parameters at 4-bit"
+def capacity_text(report: HardwareReport) -> str:
+    """Where models would run here, as the hardware report says. How large a model fits is the
+    planner's answer, per model: the starter's verdict below, and every model's in Models."""
     return (
-        f"With {human_bytes(budget)} free {where}, this computer runs {size}. "
-        "Cove checks every model against the memory that is free before loading it."
+        f"For GGUF models the best device here is: {report.best_device()}. Cove checks every "
+        "model against the memory that is free before loading it."
     )
 
 
-def hardware_line(report: dict[str, Any]) -> str:
-    cpu = report.get("cpu") or {}
-    mem = report.get("memory") or {}
-    gpus = [g.get("name", "GPU") for g in report.get("gpus") or () if isinstance(g, dict)]
-    npus = (report.get("ort") or {}).get("npus") or []
+def hardware_line(report: HardwareReport) -> str:
+    cpu = report.cpu
+    gpus = [g.name for g in report.gpus]
+    npus = report.ort.npus()
     parts = [
-        f"{cpu.get('model', 'CPU')} ({cpu.get('physical_cores', '?')} cores)",
-        f"{human_bytes(int(mem.get('total_bytes') or 0))} RAM",
+        f"{cpu.model} ({cpu.physical_cores} cores)",
+        f"{format_bytes(report.memory.total_bytes)} RAM",
         ", ".join(gpus) if gpus else "no GPU that Cove can use",
     ]
     if npus:
@@ -100,7 +82,7 @@ class WelcomeView(QWidget):
         outer.addStretch(1)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
-    def set_report(self, report: dict[str, Any]) -> None:
+    def set_report(self, report: HardwareReport) -> None:
         self.hardware.setText(html.escape(hardware_line(report)))
         self.capacity.setText(html.escape(capacity_text(report)))
 

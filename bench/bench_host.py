@@ -32,8 +32,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.bench_engine import find_llama_bench, run_llama_bench  # noqa: E402
-from engine.client import LocalEngine  # noqa: E402
 from engine.loader import load_model  # noqa: E402
+from engine.local_engine import LocalEngine  # noqa: E402
 from engine.models import resolve_model  # noqa: E402
 from engine.types import ChatMessage, Chunk, GenerationParams  # noqa: E402
 

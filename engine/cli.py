@@ -168,7 +168,7 @@ def _plan(model: str, ctx: int | None, as_json: bool) -> int:
 
 
 def describe_plan(plan: Plan) -> str:
-    from engine.hardware import format_bytes
+    from engine.units import format_bytes
 
     verdicts = {
         "fits": "fits",
@@ -196,7 +196,8 @@ def describe_plan(plan: Plan) -> str:
 
 def _chat(args: argparse.Namespace) -> int:
     """One path for every engine: a private local host (the default), or a remote server."""
-    from engine.client import EngineClient, LocalEngine
+    from engine.client import EngineClient
+    from engine.local_engine import LocalEngine
 
     params = GenerationParams(
         temperature=args.temperature,
@@ -335,7 +336,7 @@ def _stats_dict(final: Chunk) -> dict[str, object]:
 
 
 def _human(key: str, value: object) -> str:
-    from engine.hardware import format_bytes
+    from engine.units import format_bytes
 
     if isinstance(value, int) and key in ("file_size", "weights_bytes"):
         return format_bytes(value)

@@ -16,8 +16,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
@@ -26,42 +25,27 @@ from engine.errors import (
     EngineCrashed,
     EngineError,
     EngineUnreachable,
-    InsufficientMemory,
     LoadCancelled,
+    ProtocolError,
 )
-from engine.host.wire import truncation_from
+from engine.hardware.report import HardwareReport
+from engine.planner import Plan
+from engine.protocol import (
+    EngineStatus,
+    ModelInfo,
+    error_from,
+    plan_from,
+    status_from,
+    truncation_from,
+)
 from engine.types import ChatMessage, Chunk, FinishReason, GenerationParams, GenerationStats
 
-if TYPE_CHECKING:
-    from engine.local_engine import LocalEngine as LocalEngine
+__all__ = ["CrashCheck", "EngineClient", "EngineStatus", "ModelInfo"]
 
 # Checks whether the engine behind a broken connection died; returns what happened, or None.
 CrashCheck = Callable[[], str | None]
 
 _CANCEL_POLL_S = 0.05
-
-
-@dataclass(frozen=True, slots=True)
-class EngineStatus:
-    model: str | None = None
-    model_path: str | None = None
-    backend: str | None = None
-    device: str | None = None
-    n_ctx: int | None = None
-    plan: dict[str, Any] | None = None
-    generating: bool = False
-    queued: int = 0
-    loading: str | None = None
-    generations_completed: int = 0
-    generations_cancelled: int = 0
-    generation_errors: int = 0
-    embedding_model: str | None = None
-    pid: int | None = None
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> EngineStatus:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        return cls(**known)
 
 
 class EngineClient:
@@ -105,20 +89,32 @@ class EngineClient:
 
     # -- model management (Cove hosts) ------------------------------------------------------------
 
-    def list_models(self) -> list[str]:
+    def list_models(self) -> list[ModelInfo]:
         data = self._request("GET", f"{self.base_url}/models")
-        return [str(m["id"]) for m in data.get("data", []) if isinstance(m, dict) and "id" in m]
+        return [
+            ModelInfo.from_dict(m)
+            for m in data.get("data", [])
+            if isinstance(m, dict) and isinstance(m.get("id"), str)
+        ]
 
     def status(self) -> EngineStatus:
-        return EngineStatus.from_dict(self._request("GET", f"{self._root}/cove/v1/status"))
+        return status_from(self._request("GET", f"{self._root}/cove/v1/status"))
 
-    def hardware(self) -> dict[str, Any]:
-        """The host's hardware report (``HardwareReport.to_dict()`` plus ``summary`` lines and
-        ``best_device``)."""
-        return self._request("GET", f"{self._root}/cove/v1/hardware")
+    def hardware(self) -> HardwareReport:
+        """The host's hardware report: probed in the host, which owns the runtimes."""
+        data = self._request("GET", f"{self._root}/cove/v1/hardware")
+        try:
+            return HardwareReport.from_dict(data)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ProtocolError(
+                f"The engine sent a hardware report this Cove cannot read ({exc})."
+            ) from None
 
-    def plan(self, model: str, *, ctx: int | None = None) -> dict[str, Any]:
-        return self._request("POST", f"{self._root}/cove/v1/plan", {"model": model, "ctx": ctx})
+    def plan(self, model: str, *, ctx: int | None = None) -> Plan:
+        """The planner's verdict and breakdown for ``model`` on the host's machine, without
+        loading it."""
+        body = {"model": model, "ctx": ctx}
+        return plan_from(self._request("POST", f"{self._root}/cove/v1/plan", body))
 
     def unload(self) -> None:
         self._request("POST", f"{self._root}/cove/v1/unload", {})
@@ -141,9 +137,9 @@ class EngineClient:
             if "progress" in event and progress is not None:
                 progress(float(event["progress"]))
             elif "status" in event:
-                status = EngineStatus.from_dict(event["status"])
+                status = status_from(event["status"])
             elif "error" in event:
-                raise _error_from(event["error"], 0)
+                raise error_from(event["error"], 0)
         if status is None:
             if cancel is not None and cancel.is_set():
                 raise LoadCancelled(f"Loading {model} was cancelled.")
@@ -195,7 +191,7 @@ class EngineClient:
             models = self.list_models()
             if not models:
                 raise errors.ModelNotFound("The engine has no model loaded.")
-            self._model = models[0]
+            self._model = models[0].id
         return self._model
 
     def _generate(
@@ -210,9 +206,13 @@ class EngineClient:
         try:
             for event in self._events(url, body, cancel):
                 if "error" in event:
-                    error = event["error"]
-                    message = error.get("message") if isinstance(error, dict) else str(error)
-                    yield Chunk(finish_reason="error", error=str(message), stats=clock.stats(usage))
+                    exc = error_from(event["error"], 0)
+                    yield Chunk(
+                        finish_reason="error",
+                        error=str(exc),
+                        stats=clock.stats(usage),
+                        code=exc.code,
+                    )
                     return
                 usage = event.get("usage") or usage
                 extras = event.get("cove") or extras
@@ -225,7 +225,9 @@ class EngineClient:
         except EngineError as exc:
             if isinstance(exc, EngineCrashed | EngineUnreachable):
                 raise
-            yield Chunk(finish_reason="error", error=str(exc), stats=clock.stats(usage))
+            yield Chunk(
+                finish_reason="error", error=str(exc), stats=clock.stats(usage), code=exc.code
+            )
             return
         if cancel is not None and cancel.is_set():
             yield Chunk(finish_reason="cancelled", stats=clock.stats(usage))
@@ -242,7 +244,7 @@ class EngineClient:
             raise self._broken(exc) from None
         data = _json(response)
         if response.status_code >= 400:
-            raise _error_from(data.get("error", data), response.status_code)
+            raise error_from(data.get("error", data), response.status_code)
         return data
 
     def _events(
@@ -258,7 +260,7 @@ class EngineClient:
                 if response.status_code >= 400:
                     response.read()
                     data = _json(response)
-                    raise _error_from(data.get("error", data), response.status_code)
+                    raise error_from(data.get("error", data), response.status_code)
                 _watch_cancel(response, cancel, done)
                 for line in response.iter_lines():
                     if cancel.is_set():
@@ -400,51 +402,3 @@ def _json(response: httpx.Response) -> dict[str, Any]:
         text = response.text[:200]
         data = {"error": {"message": text or f"HTTP {response.status_code}"}}
     return data if isinstance(data, dict) else {"data": data}
-
-
-_BY_STATUS: dict[int, type[EngineError]] = {
-    400: errors.InvalidRequest,
-    401: errors.EngineAuthError,
-    403: errors.EngineAuthError,
-    404: errors.ModelNotFound,
-    409: errors.LoadCancelled,
-    413: errors.InvalidRequest,
-    415: errors.InvalidRequest,
-    422: errors.InvalidRequest,
-    429: errors.EngineBusy,
-    507: errors.InsufficientMemory,
-}
-
-
-def _error_classes() -> dict[str, type[EngineError]]:
-    found: dict[str, type[EngineError]] = {}
-    pending: list[type[EngineError]] = [EngineError]
-    while pending:
-        cls = pending.pop()
-        found.setdefault(cls.code, cls)
-        pending.extend(cls.__subclasses__())
-    return found
-
-
-def _error_from(error: object, status: int) -> EngineError:
-    """The typed error for an OpenAI-style error object (Cove's ``code`` first, else the status)."""
-    if isinstance(error, dict):
-        message = str(error.get("message") or f"The engine answered HTTP {status}.")
-        code = error.get("code")
-        plan = error.get("plan")
-    else:
-        message, code, plan = str(error), None, None
-    cls = _error_classes().get(code) if isinstance(code, str) else None
-    cls = cls or _BY_STATUS.get(status, EngineError)
-    if cls is InsufficientMemory:
-        return InsufficientMemory(message, plan if isinstance(plan, dict) else None)
-    return cls(message)
-
-
-def __getattr__(name: str) -> Any:
-    # ``from engine.client import LocalEngine`` without importing process management eagerly.
-    if name == "LocalEngine":
-        from engine.local_engine import LocalEngine
-
-        return LocalEngine
-    raise AttributeError(name)

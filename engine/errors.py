@@ -1,6 +1,15 @@
-"""Typed errors. Every message says what happened and what the user can do about it."""
+"""Typed errors. Every message says what happened and what the user can do about it.
+
+Each class has a stable ``code``: it crosses the process boundary in error bodies and in a stream's
+terminal chunk (``Chunk.code``), and it is what callers check, never the message text.
+"""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.planner import Plan
 
 
 class EngineError(Exception):
@@ -32,7 +41,7 @@ class InsufficientMemory(EngineError):
 
     code = "insufficient_memory"
 
-    def __init__(self, message: str, plan: dict[str, object] | None = None) -> None:
+    def __init__(self, message: str, plan: Plan | None = None) -> None:
         super().__init__(message)
         self.plan = plan
 
@@ -89,3 +98,9 @@ class EngineCrashed(EngineError):
     """The local engine process died (a crash in native code, an out-of-memory kill)."""
 
     code = "engine_crashed"
+
+
+class ProtocolError(EngineError):
+    """The engine answered something this version of Cove cannot read."""
+
+    code = "protocol_error"

@@ -81,7 +81,7 @@ def require_fit(plan: Plan) -> None:
     """Refuse a plan that does not fit, before any native allocation happens."""
     if not plan.loadable:
         raise InsufficientMemory(
-            " ".join(plan.reasons) or "The model does not fit in free memory.", plan.to_dict()
+            " ".join(plan.reasons) or "The model does not fit in free memory.", plan
         )
 
 

@@ -16,7 +16,6 @@ import selectors
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import deque
@@ -25,7 +24,8 @@ from typing import IO
 
 from engine.client import EngineClient
 from engine.errors import EngineCrashed, EngineError
-from engine.host import READY_PREFIX, TOKEN_ENV
+from engine.paths import engine_log_path
+from engine.protocol import READY_PREFIX, TOKEN_ENV
 
 STOP_GRACE_S = 5.0
 
@@ -66,7 +66,7 @@ class LocalEngine:
     ) -> LocalEngine:
         """Start a host and wait until it serves (and has loaded ``model``, when given)."""
         if log_path is None:
-            log_path = default_log_dir() / f"engine-{os.getpid()}.log"
+            log_path = engine_log_path()
         engine = cls(
             model=model,
             embedding_model=embedding_model,
@@ -239,12 +239,3 @@ def _drain(stream: IO[bytes]) -> None:
                 pass
 
     threading.Thread(target=run, name="cove-host-stdout", daemon=True).start()
-
-
-def default_log_dir() -> Path:
-    try:
-        import platformdirs
-
-        return platformdirs.user_log_path("Cove", appauthor=False)
-    except Exception:  # no writable home: fall back to the temp folder
-        return Path(tempfile.gettempdir()) / "cove-logs"

@@ -7,9 +7,9 @@ memory with headroom. The formula, its sources and its measured error are in doc
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Any, Literal, cast, get_args
 
 from engine.gguf import GGUFFile
 
@@ -107,6 +107,44 @@ class Plan:
         data = asdict(self)
         data["total_bytes"] = self.total_bytes
         return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Plan:
+        """The plan back from ``to_dict()``'s JSON (``total_bytes`` and unknown keys are
+        ignored). Raises KeyError, TypeError or ValueError on a malformed one."""
+        verdict = str(data["verdict"])
+        if verdict not in get_args(Verdict):
+            raise ValueError(f"unknown verdict {verdict!r}")
+        budgets = data.get("budgets") or ()
+        if not isinstance(budgets, list | tuple):
+            raise TypeError("budgets must be a list")
+        return cls(
+            model=str(data["model"]),
+            backend=str(data["backend"]),
+            device=str(data["device"]),
+            verdict=cast(Verdict, verdict),
+            n_ctx=int(data["n_ctx"]),
+            requested_ctx=int(data["requested_ctx"]),
+            n_layers=int(data["n_layers"]),
+            gpu_layers=int(data["gpu_layers"]),
+            threads=int(data["threads"]),
+            n_batch=int(data["n_batch"]),
+            n_ubatch=int(data["n_ubatch"]),
+            kv_type=str(data["kv_type"]),
+            flash_attn=bool(data["flash_attn"]),
+            budgets=tuple(
+                DeviceBudget(
+                    device=str(b["device"]),
+                    weights=int(b["weights"]),
+                    kv_cache=int(b["kv_cache"]),
+                    compute=int(b["compute"]),
+                    overhead=int(b["overhead"]),
+                    free=int(b["free"]),
+                )
+                for b in budgets
+            ),
+            reasons=tuple(str(r) for r in data.get("reasons") or ()),
+        )
 
 
 def usable_bytes(free: int) -> int:

@@ -57,7 +57,7 @@ def drain() -> Iterator[object]:
 def local_engine(starter: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """One engine host process for the session, with the starter model (2k context) and, when the
     test models are present, the embedding model loaded."""
-    from engine.client import LocalEngine
+    from engine.local_engine import LocalEngine
 
     embedder = SHARED_MODELS / "all-minilm-l6-v2-onnx"
     log = tmp_path_factory.mktemp("host") / "engine.log"

@@ -1,4 +1,4 @@
-"""``python -m engine.host``: the process the app starts (see engine.client.LocalEngine)."""
+"""``python -m engine.host``: the process the app starts (see engine.local_engine.LocalEngine)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine.errors import EngineError
-from engine.host import TOKEN_ENV
 from engine.host.server import ServeOptions, serve
 from engine.host.state import STREAM_FLUSH_S
+from engine.protocol import TOKEN_ENV
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from engine.host import READY_PREFIX
-from engine.host.app import DEFAULT_MAX_BODY, HostConfig, make_app
+from engine.host.guards import DEFAULT_MAX_BODY, HostConfig
+from engine.host.routes import make_app
 from engine.host.state import STREAM_FLUSH_S, HostState
+from engine.protocol import READY_PREFIX
 
 log = logging.getLogger("cove.host")
 

@@ -26,6 +26,7 @@ from engine.errors import (
     EngineError,
     ModelNotFound,
 )
+from engine.protocol import EngineStatus
 from engine.types import Chunk
 
 if TYPE_CHECKING:
@@ -215,24 +216,24 @@ class HostState:
 
     # -- status ----------------------------------------------------------------------------------
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> EngineStatus:
         chat = self.chat
-        return {
-            "model": chat.id if chat else None,
-            "model_path": str(chat.path) if chat else None,
-            "backend": chat.backend if chat else None,
-            "device": chat.plan.device if chat else None,
-            "n_ctx": chat.model.n_ctx if chat else None,
-            "plan": chat.plan.to_dict() if chat else None,
-            "generating": self.generating,
-            "queued": self._waiting,
-            "loading": self.loading,
-            "generations_completed": self.counters.completed,
-            "generations_cancelled": self.counters.cancelled,
-            "generation_errors": self.counters.errors,
-            "embedding_model": self.embedder.name if self.embedder else None,
-            "pid": os.getpid(),
-        }
+        return EngineStatus(
+            model=chat.id if chat else None,
+            model_path=str(chat.path) if chat else None,
+            backend=chat.backend if chat else None,
+            device=chat.plan.device if chat else None,
+            n_ctx=chat.model.n_ctx if chat else None,
+            plan=chat.plan if chat else None,
+            generating=self.generating,
+            queued=self._waiting,
+            loading=self.loading,
+            generations_completed=self.counters.completed,
+            generations_cancelled=self.counters.cancelled,
+            generation_errors=self.counters.errors,
+            embedding_model=self.embedder.name if self.embedder else None,
+            pid=os.getpid(),
+        )
 
     def close(self) -> None:
         self.unload_chat()

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any, get_args
 
 from engine.errors import InvalidRequest
-from engine.types import ChatMessage, Chunk, GenerationParams, Role, Truncation
+from engine.protocol import completion_extras
+from engine.types import ChatMessage, Chunk, GenerationParams, Role
 
 MAX_STOP = 8
 MAX_STOP_CHARS = 256
@@ -148,7 +149,7 @@ def chat_final_chunk(cid: str, model: str, created: int, final: Chunk) -> dict[s
         "model": model,
         "choices": [{"index": 0, "delta": {}, "finish_reason": openai_finish(final)}],
         "usage": usage(final),
-        "cove": cove_extras(final),
+        "cove": completion_extras(final),
     }
 
 
@@ -166,7 +167,7 @@ def chat_response(cid: str, model: str, created: int, text: str, final: Chunk) -
             }
         ],
         "usage": usage(final),
-        "cove": cove_extras(final),
+        "cove": completion_extras(final),
     }
 
 
@@ -184,7 +185,7 @@ def text_final(cid: str, model: str, created: int, text: str, final: Chunk) -> d
     body = text_chunk(cid, model, created, text)
     body["choices"][0]["finish_reason"] = openai_finish(final)
     body["usage"] = usage(final)
-    body["cove"] = cove_extras(final)
+    body["cove"] = completion_extras(final)
     return body
 
 
@@ -207,10 +208,6 @@ def embeddings_response(
     }
 
 
-def error_body(message: str, kind: str, code: str | None = None) -> dict[str, Any]:
-    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
-
-
 def openai_finish(final: Chunk) -> str:
     return "length" if final.finish_reason == "length" else "stop"
 
@@ -224,48 +221,6 @@ def usage(final: Chunk) -> dict[str, int]:
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
     }
-
-
-def cove_extras(final: Chunk) -> dict[str, Any]:
-    s = final.stats
-    t = final.truncation
-    return {
-        "finish_reason": final.finish_reason,
-        "timings": None
-        if s is None
-        else {
-            "ttft_s": s.ttft_s,
-            "decode_tokens_per_s": s.decode_tokens_per_s,
-            "prompt_tokens_per_s": s.prompt_tokens_per_s,
-            "cached_tokens": s.cached_tokens,
-            "total_s": s.total_s,
-        },
-        "truncation": None
-        if t is None
-        else {
-            "dropped_messages": t.dropped_messages,
-            "shortened_messages": t.shortened_messages,
-            "dropped_tokens": t.dropped_tokens,
-            "context_limit": t.context_limit,
-            "description": t.describe(),
-        },
-        "context_full": final.context_full,
-        "ignored_params": list(final.ignored_params),
-    }
-
-
-def truncation_from(data: object) -> Truncation | None:
-    if not isinstance(data, Mapping):
-        return None
-    try:
-        return Truncation(
-            dropped_messages=int(data["dropped_messages"]),
-            shortened_messages=int(data["shortened_messages"]),
-            dropped_tokens=int(data["dropped_tokens"]),
-            context_limit=int(data["context_limit"]),
-        )
-    except (KeyError, TypeError, ValueError):
-        return None
 
 
 def now() -> int:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from app.main_window import MainWindow
     from app.theme import ThemeManager
-    from engine.client import LocalEngine
+    from engine.local_engine import LocalEngine
     from engine.store import ChatSettings
 
 # Generous: the machines that run this suite may have two busy cores.
@@ -29,7 +29,7 @@ QUICK_MS = 30_000
 
 @pytest.fixture(scope="session")
 def shared_engine(tmp_path_factory: pytest.TempPathFactory, starter: Path) -> Iterator[Any]:
-    from engine.client import LocalEngine
+    from engine.local_engine import LocalEngine
 
     log = tmp_path_factory.mktemp("host") / "engine.log"
     engine = LocalEngine.start(model="starter", log_path=log, ready_timeout=180)

@@ -82,7 +82,7 @@ def llama_server(starter: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
 def test_chat_stream_from_a_foreign_server(llama_server: str) -> None:
     client = EngineClient(llama_server, KEY)
     models = client.list_models()
-    assert models
+    assert models and all(m.id for m in models)
     msgs = [ChatMessage("user", "What is the capital of France?")]
     text, final = collect(client.chat(msgs, GenerationParams(temperature=0.0, max_tokens=32)))
     assert "Paris" in text

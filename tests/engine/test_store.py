@@ -17,10 +17,10 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from engine import store_schema
 from engine.errors import EngineError
 from engine.store import (
     ChatSettings,
+    ReplyMeta,
     SearchHit,
     Store,
     StoreError,
@@ -28,7 +28,8 @@ from engine.store import (
     reply_meta,
     reply_status,
 )
-from engine.store_search import fts_query
+from engine.store import schema as store_schema
+from engine.store.search import fts_query
 from engine.types import Chunk, GenerationParams, GenerationStats, Truncation
 
 REPO = Path(__file__).resolve().parents[2]
@@ -843,3 +844,15 @@ def test_reply_status_and_meta_from_the_terminal_chunk() -> None:
         "finish_reason": "error",
         "error": "boom",
     }
+
+
+def test_stored_reply_meta_reads_back_typed() -> None:
+    stats = GenerationStats(prompt_tokens=40, completion_tokens=12, ttft_s=0.5)
+    final = Chunk(finish_reason="length", stats=stats, truncation=Truncation(2, 0, 300, 2048))
+    meta = ReplyMeta.of(json.loads(json.dumps({"model": "m", **reply_meta(final)})))
+    assert meta.stats == stats and meta.finish_reason == "length" and meta.model == "m"
+    assert meta.truncation is not None and "2048-token context" in meta.truncation
+    assert ReplyMeta.of({"stats": "garbled", "error": "boom"}) == ReplyMeta(error="boom")
+    assert ReplyMeta.of({"stats": {"completion_tokens": 3, "from_a_newer_cove": 1}}).stats == (
+        GenerationStats(completion_tokens=3)
+    )

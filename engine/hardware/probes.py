@@ -1,9 +1,7 @@
-"""What this machine offers for running models, as plain data.
-
-Every probe is a small function gathered in :class:`Probes`, so tests (and odd platforms) can
-swap any of them. :func:`probe_hardware` never raises: a probe that fails, or finds nothing,
-turns into an :class:`Absent` entry whose reason is shown to the user as is. Runtimes are
-imported inside their probes so that importing this module stays cheap.
+"""Probe the machine: every probe is a small function gathered in :class:`Probes`, so tests (and
+odd platforms) can swap any of them. :func:`probe_hardware` never raises: a probe that fails, or
+finds nothing, turns into an :class:`Absent` entry whose reason is shown to the user as is.
+Runtimes are imported inside their probes so that importing this module stays cheap.
 """
 
 from __future__ import annotations
@@ -24,121 +22,27 @@ from typing import Any, TypeVar
 import psutil
 
 from engine import cpu_features
-from engine.cpu_features import CpuInfo as CpuInfo  # re-exported: part of the report
+from engine.cpu_features import CpuInfo
+from engine.hardware.report import (
+    NPU_PROVIDERS,
+    Absent,
+    CoreMLInfo,
+    GpuInfo,
+    HardwareReport,
+    LlamaCppInfo,
+    MemoryInfo,
+    OrtInfo,
+    PlatformInfo,
+)
 from engine.ort_import import import_onnxruntime
 
 T = TypeVar("T")
 MiB = 1024**2
 GiB = 1024**3
 
-KNOWN_PROVIDERS: tuple[str, ...] = (
-    "QNNExecutionProvider",
-    "OpenVINOExecutionProvider",
-    "VitisAIExecutionProvider",
-    "DmlExecutionProvider",
-    "CoreMLExecutionProvider",
-    "CUDAExecutionProvider",
-    "TensorrtExecutionProvider",
-    "ROCMExecutionProvider",
-    "CPUExecutionProvider",
-)
-NPU_PROVIDERS: dict[str, str] = {
-    "QNNExecutionProvider": "Qualcomm Hexagon NPU",
-    "OpenVINOExecutionProvider": "Intel NPU/GPU via OpenVINO",
-    "VitisAIExecutionProvider": "AMD Ryzen AI NPU",
-}
-
 
 class Unavailable(Exception):
     """Raised by a probe when what it looks for is not there; the message is the user's reason."""
-
-
-@dataclass(frozen=True, slots=True)
-class Absent:
-    what: str
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.what}: {self.reason}"
-
-
-@dataclass(frozen=True, slots=True)
-class PlatformInfo:
-    os_name: str  # "linux" / "darwin" / "windows"
-    os: str  # "Linux 6.1.0", "macOS 14.4", "Windows 11 (10.0.22631)"
-    arch: str  # "x86_64" / "arm64"
-
-
-@dataclass(frozen=True, slots=True)
-class MemoryInfo:
-    total_bytes: int
-    available_bytes: int
-
-
-@dataclass(frozen=True, slots=True)
-class GpuInfo:
-    vendor: str
-    name: str
-    index: int
-    total_bytes: int
-    free_bytes: int
-    api: str
-    driver: str | None
-    compute_capability: str | None
-    unified_memory: bool
-    budget_bytes: int  # what a model may occupy on it
-    estimated: bool  # budget_bytes is a rule of thumb, not a driver's answer
-
-
-@dataclass(frozen=True, slots=True)
-class OrtInfo:
-    """ONNX Runtime's execution providers. Listed means compiled in, not proven to work here:
-    e.g. CUDAExecutionProvider is listed by onnxruntime-gpu even without a usable CUDA."""
-
-    available: bool
-    version: str | None
-    providers: tuple[str, ...]
-    reason: str | None = None
-
-    def has(self, provider: str) -> bool:
-        return provider in self.providers
-
-    def known(self) -> dict[str, bool]:
-        return {p: p in self.providers for p in KNOWN_PROVIDERS}
-
-    def npus(self) -> list[str]:
-        return [name for p, name in NPU_PROVIDERS.items() if p in self.providers]
-
-
-@dataclass(frozen=True, slots=True)
-class CoreMLInfo:
-    available: bool
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class LlamaCppInfo:
-    available: bool
-    version: str | None
-    supports_gpu_offload: bool
-    devices: tuple[str, ...]  # ggml backend devices of this build: "CPU", "CUDA0", "MTL0"…
-    system_info: str
-    cpu_features: tuple[str, ...] = ()  # what the build's CPU backend uses: "AVX2", "FMA"…
-    reason: str | None = None
-
-
-def format_bytes(n: int | float) -> str:
-    """Binary units, about three significant digits: "512 MiB", "7.8 GiB", "24 B"."""
-    if n < 0:
-        return "-" + format_bytes(-n)
-    value, units = float(n), ("B", "KiB", "MiB", "GiB", "TiB")
-    i = 0
-    while value >= 1024 and i < len(units) - 1:
-        value /= 1024
-        i += 1
-    if i == 0 or value >= 100:
-        return f"{value:.0f} {units[i]}"
-    return f"{value:.1f} {units[i]}"
 
 
 def estimate_metal_budget(total_bytes: int, wired_limit_mb: int | None = None) -> int:
@@ -357,120 +261,6 @@ class Probes:
     ort: Callable[[], OrtInfo] = probe_ort
     coreml: Callable[[PlatformInfo], CoreMLInfo] = probe_coreml
     llama_cpp: Callable[[], LlamaCppInfo] = probe_llama_cpp
-
-
-# --- the report ---------------------------------------------------------------------------
-
-# Best x86 level wins; Arm extensions add up (NEON+DotProd+I8MM), so they are listed together.
-_X86_LABELS = {"avx512f": "AVX-512", "avx2": "AVX2", "avx": "AVX", "sse4_2": "SSE4.2"}
-_ARM_LABELS = {"neon": "NEON", "dotprod": "DotProd", "i8mm": "I8MM", "sve": "SVE"}
-
-
-def _simd_label(features: Sequence[str]) -> str:
-    for flag, label in _X86_LABELS.items():
-        if flag in features:
-            return label
-    arm = [label for flag, label in _ARM_LABELS.items() if flag in features]
-    return "+".join(arm) or "no SIMD detected"
-
-
-@dataclass(frozen=True, slots=True)
-class HardwareReport:
-    os: str
-    os_name: str
-    cpu: CpuInfo
-    memory: MemoryInfo
-    gpus: tuple[GpuInfo, ...]
-    ort: OrtInfo
-    coreml: CoreMLInfo
-    llama_cpp: LlamaCppInfo
-    absent: tuple[Absent, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        data["ort"]["known_providers"] = self.ort.known()
-        data["ort"]["npus"] = self.ort.npus()
-        data["best_device"] = self.best_device()
-        return data
-
-    def _cpu_phrase(self) -> str:
-        cores = self.cpu.physical_cores
-        return f"CPU ({_simd_label(self.cpu.features)}, {cores} physical core{'s' * (cores != 1)})"
-
-    def _backend_for(self, gpu: GpuInfo) -> str | None:
-        """The backend of the installed llama.cpp build that can drive ``gpu``, if any."""
-        wanted = {"cuda": ("CUDA", "Vulkan"), "metal": ("MTL", "Metal")}.get(gpu.api, ())
-        for device in self.llama_cpp.devices:
-            for mark in wanted:
-                if device.startswith(mark):
-                    return "Metal" if mark == "MTL" else mark
-        # A build whose devices could not be listed still says whether it offloads at all.
-        if self.llama_cpp.supports_gpu_offload and not self.llama_cpp.devices:
-            return {"cuda": "CUDA", "metal": "Metal"}.get(gpu.api)
-        return None
-
-    def best_device(self) -> str:
-        """One sentence on where GGUF models would run: the GPU llama.cpp can use, else the CPU."""
-        if not self.llama_cpp.available:
-            return (
-                f"nothing for GGUF yet: llama.cpp is unavailable ({self.llama_cpp.reason}); "
-                f"it would run on the {self._cpu_phrase()}"
-            )
-        for gpu in sorted(self.gpus, key=lambda g: g.budget_bytes, reverse=True):
-            backend = self._backend_for(gpu)
-            if backend is None:
-                continue
-            if gpu.unified_memory:
-                return (
-                    f"{backend}: {gpu.name} (about {format_bytes(gpu.budget_bytes)} of "
-                    f"{format_bytes(gpu.total_bytes)} unified memory usable)"
-                )
-            name = gpu.name if gpu.name.startswith("NVIDIA") else f"NVIDIA {gpu.name}"
-            return f"{backend}: {name} ({format_bytes(gpu.free_bytes)} free)"
-        phrase = self._cpu_phrase()
-        if self.gpus:
-            phrase += f"; this llama.cpp build cannot offload to the {self.gpus[0].name}"
-        return phrase
-
-    def summary_lines(self) -> list[str]:
-        cpu, mem = self.cpu, self.memory
-        lines = [
-            f"OS: {self.os} ({cpu.arch})",
-            f"CPU: {cpu.model}",
-            f"Cores: {cpu.physical_cores} physical, {cpu.logical_cores} logical",
-            f"SIMD: {' '.join(cpu.features) or 'none detected'}",
-            f"RAM: {format_bytes(mem.total_bytes)} total, "
-            f"{format_bytes(mem.available_bytes)} available",
-        ]
-        for g in self.gpus:
-            extra = [{"cuda": "CUDA", "metal": "Metal"}.get(g.api, g.api)]
-            if g.compute_capability:
-                extra.append(f"compute {g.compute_capability}")
-            if g.driver:
-                extra.append(f"driver {g.driver}")
-            if g.unified_memory:
-                usable = "estimated" if g.estimated else "reported"
-                mem_text = (
-                    f"{format_bytes(g.total_bytes)} unified, "
-                    f"~{format_bytes(g.budget_bytes)} usable by the GPU ({usable})"
-                )
-            else:
-                mem_text = f"{format_bytes(g.free_bytes)} free of {format_bytes(g.total_bytes)}"
-            lines.append(f"GPU {g.index}: {g.name} ({', '.join(extra)}): {mem_text}")
-        if self.ort.available:
-            lines.append(f"NPUs: {', '.join(self.ort.npus()) or 'none'}")
-            providers = ", ".join(self.ort.providers) or "none"
-            lines.append(f"ONNX Runtime {self.ort.version}: {providers}")
-        lines.append(f"Core ML: {self.coreml.reason}")
-        if self.llama_cpp.available:
-            devices = ", ".join(self.llama_cpp.devices) or "unknown"
-            offload = "GPU offload" if self.llama_cpp.supports_gpu_offload else "CPU only"
-            lines.append(f"llama.cpp {self.llama_cpp.version} ({offload}): devices {devices}")
-        lines.append(f"Best for GGUF: {self.best_device()}")
-        if self.absent:
-            lines.append("Not found:")
-            lines += [f"  {a}" for a in self.absent]
-        return lines
 
 
 def _attempt(

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal
 
-from engine.types import Chunk, FinishReason, GenerationParams, Role
+from engine.types import Chunk, FinishReason, GenerationParams, GenerationStats, Role
 
 MessageStatus = Literal["complete", "streaming", "interrupted", "error"]
 MESSAGE_STATUSES: tuple[MessageStatus, ...] = ("complete", "streaming", "interrupted", "error")
@@ -121,6 +121,40 @@ def reply_meta(final: Chunk) -> dict[str, Any]:
     if final.error:
         meta["error"] = final.error
     return meta
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyMeta:
+    """A reply's stored metadata, read back typed (what ``reply_meta`` wrote, plus the model's
+    name and the error of a reply that never got a terminal chunk). Unreadable parts are None."""
+
+    model: str | None = None
+    finish_reason: str | None = None  # a FinishReason, or "crashed"
+    stats: GenerationStats | None = None
+    truncation: str | None = None  # the notice shown to the user
+    error: str | None = None
+
+    @classmethod
+    def of(cls, meta: Mapping[str, Any]) -> ReplyMeta:
+        raw = meta.get("stats")
+        stats: GenerationStats | None = None
+        if isinstance(raw, Mapping):
+            known = {f.name for f in fields(GenerationStats)}
+            try:
+                stats = GenerationStats(**{k: v for k, v in raw.items() if k in known})
+            except TypeError:
+                stats = None
+        return cls(
+            model=_text_or_none(meta.get("model")),
+            finish_reason=_text_or_none(meta.get("finish_reason")),
+            stats=stats,
+            truncation=_text_or_none(meta.get("truncation")),
+            error=_text_or_none(meta.get("error")),
+        )
+
+
+def _text_or_none(value: object) -> str | None:
+    return str(value) if value else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from engine.store_schema import MESSAGES_FTS, TITLES_FTS
-from engine.store_types import SearchHit, Span
+from engine.store.schema import MESSAGES_FTS, TITLES_FTS
+from engine.store.types import SearchHit, Span
 
 # snippet() wraps each match in these; control characters that chat text does not contain, so they
 # can be told apart from the user's own brackets or asterisks and turned into offsets.

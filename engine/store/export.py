@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from engine.store_types import Conversation, Message
+from engine.store.types import Conversation, Message
 
 EXPORT_FORMAT = "cove.conversation"
 EXPORT_VERSION = 1

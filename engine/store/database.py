@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sqlite3
 import threading
 import time
@@ -21,9 +20,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from engine import store_export, store_schema
 from engine.errors import EngineError
-from engine.store_schema import (
+from engine.paths import DATA_DIR_ENV
+from engine.paths import db_path as default_db_path
+from engine.store import export as store_export
+from engine.store import schema as store_schema
+from engine.store.schema import (
     CONVERSATION_COLUMNS,
     MESSAGE_COLUMNS,
     conversation_from_row,
@@ -31,8 +33,8 @@ from engine.store_schema import (
     load_json_object,
     message_from_row,
 )
-from engine.store_search import search_fts, search_like
-from engine.store_types import (
+from engine.store.search import search_fts, search_like
+from engine.store.types import (
     ChatSettings,
     Conversation,
     Message,
@@ -40,27 +42,9 @@ from engine.store_types import (
     SearchHit,
     check_role,
     check_status,
-    reply_meta,
-    reply_status,
 )
 from engine.types import Role
 
-__all__ = [
-    "ChatSettings",
-    "Conversation",
-    "Message",
-    "MessageStatus",
-    "SearchHit",
-    "Store",
-    "StoreError",
-    "default_db_path",
-    "reply_meta",
-    "reply_status",
-]
-
-APP_NAME = "Cove"
-DB_FILENAME = "cove.sqlite3"
-DATA_DIR_ENV = "COVE_DATA_DIR"
 BUSY_TIMEOUT_S = 10.0
 
 
@@ -68,16 +52,6 @@ class StoreError(EngineError):
     """The chat history could not be opened, read or written."""
 
     code = "store_error"
-
-
-def default_db_path() -> Path:
-    """``$COVE_DATA_DIR/cove.sqlite3`` if set, else the platform's per-user data folder."""
-    override = os.environ.get(DATA_DIR_ENV)
-    if override:
-        return Path(override).expanduser() / DB_FILENAME
-    import platformdirs  # only needed to find the default folder
-
-    return platformdirs.user_data_path(APP_NAME, appauthor=False) / DB_FILENAME
 
 
 def _gone(kind: str, item_id: int) -> StoreError:

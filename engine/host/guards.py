@@ -1,0 +1,178 @@
+"""What stands in front of every endpoint: the host-header check (DNS rebinding), the API key,
+the body-size and content-type limits of a request, and errors as OpenAI-style JSON.
+
+Nothing here ever sends a traceback.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from engine.errors import (
+    BackendUnavailable,
+    ContextOverflow,
+    EngineAuthError,
+    EngineBusy,
+    EngineError,
+    InsufficientMemory,
+    InvalidRequest,
+    LoadCancelled,
+    ModelLoadError,
+    ModelNotFound,
+)
+from engine.protocol import error_body
+
+log = logging.getLogger("cove.host")
+
+DEFAULT_MAX_BODY = 8 * 1024 * 1024
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+
+_STATUS: tuple[tuple[type[EngineError], int, str], ...] = (
+    (InvalidRequest, 400, "invalid_request_error"),
+    (ContextOverflow, 400, "invalid_request_error"),
+    (ModelLoadError, 400, "invalid_request_error"),
+    (BackendUnavailable, 400, "invalid_request_error"),
+    (EngineAuthError, 401, "authentication_error"),
+    (ModelNotFound, 404, "not_found_error"),
+    (LoadCancelled, 409, "cancelled"),
+    (EngineBusy, 429, "rate_limit_error"),
+    (InsufficientMemory, 507, "insufficient_memory"),
+)
+
+
+class PayloadTooLarge(InvalidRequest):
+    code = "payload_too_large"
+
+
+class UnsupportedMediaType(InvalidRequest):
+    code = "unsupported_media_type"
+
+
+@dataclass(frozen=True, slots=True)
+class HostConfig:
+    api_key: str | None = None
+    max_body: int = DEFAULT_MAX_BODY
+    loopback_only: bool = True
+    retry_after_s: int = 2
+
+
+def error_status(exc: EngineError) -> tuple[int, dict[str, Any]]:
+    """The HTTP status and OpenAI-style body for an engine error."""
+    status, kind = 500, "server_error"
+    for cls, code, name in _STATUS:
+        if isinstance(exc, cls):
+            status, kind = code, name
+            break
+    if isinstance(exc, PayloadTooLarge):
+        status = 413
+    elif isinstance(exc, UnsupportedMediaType):
+        status = 415
+    body = error_body(str(exc), kind, exc.code)
+    if isinstance(exc, InsufficientMemory) and exc.plan is not None:
+        body["error"]["plan"] = exc.plan.to_dict()
+    return status, body
+
+
+def error_response(exc: EngineError, retry_after_s: int = 2) -> JSONResponse:
+    status, body = error_status(exc)
+    headers = {"Retry-After": str(retry_after_s)} if status == 429 else None
+    if status == 401:
+        headers = {"WWW-Authenticate": "Bearer"}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+async def read_json(request: Request, limit: int) -> object:
+    """The request body as JSON, refusing bodies over ``limit`` bytes before reading them all."""
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > limit):
+        raise PayloadTooLarge(f"The request body is larger than the {limit}-byte limit.")
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    body = bytearray()
+    async for part in request.stream():
+        body.extend(part)
+        if len(body) > limit:
+            raise PayloadTooLarge(f"The request body is larger than the {limit}-byte limit.")
+    if not body:
+        return {}
+    if ctype != "application/json":
+        # Also what stops a web page from posting here as a "simple" cross-site request.
+        raise UnsupportedMediaType(
+            "Send the request body as JSON (Content-Type: application/json)."
+        )
+    try:
+        return json.loads(bytes(body), parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise InvalidRequest(f"The request body is not valid JSON: {exc}.") from None
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not allowed")
+
+
+class Guard:
+    """Outermost middleware: host-header check (DNS rebinding), API key, and a log line per
+    request (method, path, status, time; never the body)."""
+
+    def __init__(self, app: ASGIApp, config: HostConfig) -> None:
+        self.app = app
+        self.config = config
+        self._key = config.api_key.encode() if config.api_key else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = [0]
+
+        async def send_logged(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        headers = {k.decode("latin-1").lower(): v for k, v in scope.get("headers", [])}
+        failure = self._reject(headers)
+        try:
+            if failure is not None:
+                await failure(scope, receive, send_logged)
+            else:
+                await self.app(scope, receive, send_logged)
+        finally:
+            log.info(
+                "%s %s %d %.1f ms",
+                scope.get("method", "?"),
+                scope.get("path", "?"),
+                status[0],
+                (time.perf_counter() - started) * 1000,
+            )
+
+    def _reject(self, headers: dict[str, bytes]) -> Response | None:
+        if self.config.loopback_only:
+            host = headers.get("host", b"").decode("latin-1")
+            name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+            if name and name.lower() not in LOOPBACK_NAMES:
+                return JSONResponse(
+                    error_body(
+                        "This engine only answers requests addressed to localhost.",
+                        "invalid_request_error",
+                        "bad_host",
+                    ),
+                    status_code=400,
+                )
+        if self._key is not None:
+            given = headers.get("authorization", b"")
+            expected = b"Bearer " + self._key
+            if not hmac.compare_digest(given, expected):
+                return error_response(
+                    EngineAuthError("Missing or wrong API key (send 'Authorization: Bearer KEY').")
+                )
+        return None

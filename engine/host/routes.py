@@ -1,0 +1,251 @@
+"""The engine host's HTTP surface: the OpenAI-compatible API plus Cove's load, unload, plan and
+status endpoints, as a Starlette application behind the guards (engine/host/guards.py).
+
+Every response is JSON (errors in OpenAI's shape) or an SSE stream (engine/host/streaming.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+from engine.errors import EngineError
+from engine.host import wire
+from engine.host.guards import Guard, HostConfig, error_response, error_status, read_json
+from engine.host.state import HostState
+from engine.host.streaming import event_stream, generation, sse, watch_disconnect
+from engine.protocol import ModelInfo, error_body
+
+log = logging.getLogger("cove.host")
+
+
+def make_app(state: HostState, config: HostConfig) -> ASGIApp:
+    routes = [
+        Route("/v1/models", _endpoint(state, config, _models), methods=["GET"]),
+        Route("/v1/chat/completions", _endpoint(state, config, _chat), methods=["POST"]),
+        Route("/v1/completions", _endpoint(state, config, _completions), methods=["POST"]),
+        Route("/v1/embeddings", _endpoint(state, config, _embeddings), methods=["POST"]),
+        Route("/cove/v1/status", _endpoint(state, config, _status), methods=["GET"]),
+        Route("/cove/v1/load", _endpoint(state, config, _load), methods=["POST"]),
+        Route("/cove/v1/unload", _endpoint(state, config, _unload), methods=["POST"]),
+        Route("/cove/v1/plan", _endpoint(state, config, _plan), methods=["POST"]),
+        Route("/cove/v1/hardware", _endpoint(state, config, _hardware), methods=["GET"]),
+    ]
+    app = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_allowed})
+    return Guard(app, config)
+
+
+Handler = Callable[[Request, HostState, HostConfig], Awaitable[Response]]
+
+
+def _endpoint(
+    state: HostState, config: HostConfig, handler: Handler
+) -> Callable[[Request], Awaitable[Response]]:
+    async def run(request: Request) -> Response:
+        try:
+            return await handler(request, state, config)
+        except EngineError as exc:
+            return error_response(exc, config.retry_after_s)
+        except Exception:  # the process boundary: log it, answer in JSON, stay up
+            log.exception("unexpected error in %s", request.url.path)
+            return error_response(EngineError("The engine hit an internal error; see its log."))
+
+    return run
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    return JSONResponse(
+        error_body(f"No such endpoint: {request.url.path}", "not_found_error", "not_found"),
+        status_code=404,
+    )
+
+
+async def _not_allowed(request: Request, exc: Exception) -> Response:
+    return JSONResponse(
+        error_body(
+            f"{request.method} is not allowed on {request.url.path}",
+            "invalid_request_error",
+            "method_not_allowed",
+        ),
+        status_code=405,
+    )
+
+
+# -- endpoints ---------------------------------------------------------------------------------
+
+
+async def _models(request: Request, state: HostState, config: HostConfig) -> Response:
+    data = []
+    if state.chat is not None:
+        created = int(state.chat.path.stat().st_mtime)
+        data.append(_model_card(state.chat.id, "chat", created))
+    if state.embedder is not None:
+        data.append(_model_card(state.embedder.name, "embedding", wire.now()))
+    return JSONResponse({"object": "list", "data": data})
+
+
+def _model_card(model_id: str, kind: str, created: int) -> dict[str, Any]:
+    return ModelInfo(model_id, kind, created, "cove").to_dict()
+
+
+async def _chat(request: Request, state: HostState, config: HostConfig) -> Response:
+    req = wire.parse_chat(await read_json(request, config.max_body))
+    resident = state.resolve_chat(req.model)
+    if state.log_prompts:
+        log.info("chat prompt: %s", json.dumps([m.content for m in req.messages])[:2000])
+    cancel = threading.Event()
+    cid, created, name = wire.completion_id("chatcmpl"), wire.now(), resident.id
+
+    def piece(text: str, first: bool) -> dict[str, Any]:
+        delta = {"role": "assistant", "content": text} if first else {"content": text}
+        return wire.chat_delta(cid, name, created, delta)
+
+    return await generation(
+        request,
+        state,
+        lambda: resident.model.chat(req.messages, req.params, cancel),
+        cancel,
+        stream=req.stream,
+        piece=piece,
+        last=lambda final: wire.chat_final_chunk(cid, name, created, final),
+        whole=lambda text, final: wire.chat_response(cid, name, created, text, final),
+    )
+
+
+async def _completions(request: Request, state: HostState, config: HostConfig) -> Response:
+    req = wire.parse_completion(await read_json(request, config.max_body))
+    resident = state.resolve_chat(req.model)
+    if state.log_prompts:
+        log.info("completion prompt: %s", json.dumps(req.prompt)[:2000])
+    cancel = threading.Event()
+    cid, created, name = wire.completion_id("cmpl"), wire.now(), resident.id
+    return await generation(
+        request,
+        state,
+        lambda: resident.model.complete(req.prompt, req.params, cancel),
+        cancel,
+        stream=req.stream,
+        piece=lambda text, _first: wire.text_chunk(cid, name, created, text),
+        last=lambda final: wire.text_final(cid, name, created, "", final),
+        whole=lambda text, final: wire.text_final(cid, name, created, text, final),
+    )
+
+
+async def _embeddings(request: Request, state: HostState, config: HostConfig) -> Response:
+    req = wire.parse_embeddings(await read_json(request, config.max_body))
+    model = state.resolve_embedder(req.model)
+    async with state.embed_turn():
+
+        def run() -> tuple[list[list[float]], int]:
+            vectors = model.embed(req.inputs)
+            return vectors, sum(model.count_tokens(t) for t in req.inputs)
+
+        vectors, tokens = await asyncio.to_thread(run)
+    return JSONResponse(wire.embeddings_response(model.name, vectors, tokens, req.base64))
+
+
+async def _status(request: Request, state: HostState, config: HostConfig) -> Response:
+    return JSONResponse(state.status().to_dict())
+
+
+async def _plan(request: Request, state: HostState, config: HostConfig) -> Response:
+    model, ctx, _stream = wire.parse_load(await read_json(request, config.max_body))
+    plan = await asyncio.to_thread(state.plan, model, ctx)
+    return JSONResponse(plan.to_dict())
+
+
+async def _hardware(request: Request, state: HostState, config: HostConfig) -> Response:
+    """What the probe found, what Cove chose and why: probed here, in the process that owns the
+    runtimes, so that the app never loads one to find out."""
+    from engine.hardware import probe_hardware
+
+    def run() -> dict[str, object]:
+        report = probe_hardware()
+        data = report.to_dict()
+        data["summary"] = report.summary_lines()
+        data["best_device"] = report.best_device()
+        return data
+
+    return JSONResponse(await asyncio.to_thread(run))
+
+
+async def _unload(request: Request, state: HostState, config: HostConfig) -> Response:
+    async with state.turn():
+        unloaded = await asyncio.to_thread(state.unload_chat)
+    return JSONResponse({"unloaded": unloaded, "status": state.status().to_dict()})
+
+
+async def _load(request: Request, state: HostState, config: HostConfig) -> Response:
+    model, ctx, stream = wire.parse_load(await read_json(request, config.max_body))
+    loop = asyncio.get_running_loop()
+    cancel = threading.Event()
+    progress_q: asyncio.Queue[float] = asyncio.Queue()
+    sent = [-1.0]
+
+    def progress(fraction: float) -> bool:
+        # Called from the loading thread; throttled to whole percents.
+        if fraction - sent[0] >= 0.01 or fraction >= 1.0:
+            sent[0] = fraction
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(progress_q.put_nowait, fraction)
+        return not cancel.is_set()
+
+    async def run_load() -> dict[str, Any]:
+        from engine.embeddings import is_embedding_folder
+
+        path = Path(model).expanduser()
+        if is_embedding_folder(path):  # the embedding slot; the chat model stays resident
+            async with state.embed_turn():
+                await asyncio.to_thread(state.load_embedder, path)
+            progress(1.0)
+            return state.status().to_dict()
+        async with state.turn():
+            await asyncio.to_thread(state.load_chat, model, ctx, progress)
+        return state.status().to_dict()
+
+    if not stream:
+        task = asyncio.create_task(run_load())
+        watcher = asyncio.create_task(watch_disconnect(request.receive, cancel))
+        try:
+            status = await task
+        finally:
+            watcher.cancel()
+        return JSONResponse(status)
+
+    async def events() -> AsyncIterator[bytes]:
+        task = asyncio.create_task(run_load())
+        try:
+            while not task.done():
+                getter = asyncio.ensure_future(progress_q.get())
+                done, _ = await asyncio.wait({getter, task}, timeout=0.25)
+                if getter in done:
+                    yield sse({"progress": round(getter.result(), 4)})
+                else:
+                    getter.cancel()
+                    yield b": keep-alive\n\n"
+            while not progress_q.empty():
+                yield sse({"progress": round(progress_q.get_nowait(), 4)})
+            try:
+                yield sse({"status": task.result()})
+            except EngineError as exc:
+                yield sse(error_status(exc)[1])
+            yield b"data: [DONE]\n\n"
+        finally:
+            if not task.done():
+                cancel.set()
+                with contextlib.suppress(Exception):
+                    await task
+
+    return await event_stream(state, events(), cancel)

@@ -1,0 +1,153 @@
+"""Streaming plumbing: one generation as an SSE stream (or one JSON body), written as the model
+produces it, and cancelled the moment its client disconnects: a task watches the ASGI ``receive``
+channel for ``http.disconnect`` and sets the generation's cancel event, which the engine checks per
+token and per prompt batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import Receive, Scope, Send
+
+from engine.errors import EngineError, GenerationError
+from engine.host.state import HostState
+from engine.protocol import error_body, error_class
+from engine.types import Chunk
+
+
+async def generation(
+    request: Request,
+    state: HostState,
+    produce: Callable[[], Iterator[Chunk]],
+    cancel: threading.Event,
+    *,
+    stream: bool,
+    piece: Callable[[str, bool], dict[str, Any]],
+    last: Callable[[Chunk], dict[str, Any]],
+    whole: Callable[[str, Chunk], dict[str, Any]],
+) -> Response:
+    """One generation as an SSE stream (``piece`` per text chunk, ``last`` for the terminal one)
+    or as one JSON body (``whole``)."""
+    if not stream:
+        text, final = await collect(request, state, produce, cancel)
+        return JSONResponse(whole(text, final))
+
+    async def events() -> AsyncIterator[bytes]:
+        # aclosing: leaving early (a client gone) must finish the generation thread before the
+        # turn passes to the next request, or that request finds the model still busy.
+        async with state.turn(), contextlib.aclosing(state.run_stream(produce, cancel)) as items:
+            first = True
+            async for item in items:
+                if isinstance(item, str):
+                    yield b": keep-alive\n\n"
+                elif not item.is_terminal:
+                    yield sse(piece(item.text, first))
+                    first = False
+                elif item.finish_reason == "error":
+                    code = item.code or GenerationError.code
+                    yield sse(error_body(item.error or "", "server_error", code))
+                    break
+                else:
+                    yield sse(last(item))
+                    break
+            yield b"data: [DONE]\n\n"
+
+    return await event_stream(state, events(), cancel)
+
+
+def sse(data: object) -> bytes:
+    return b"data: " + json.dumps(data, separators=(",", ":")).encode() + b"\n\n"
+
+
+async def event_stream(
+    state: HostState, events: AsyncIterator[bytes], cancel: threading.Event
+) -> Response:
+    """Start the stream only once its first bytes exist: an error raised before (the queue is
+    full) still gets its proper status code instead of a 200 with an error inside."""
+    iterator = aiter(events)
+    try:
+        first = await anext(iterator)
+    except StopAsyncIteration:
+        first = b""
+    return EventStream(first, iterator, cancel)
+
+
+class EventStream(Response):
+    """An SSE response that owns its connection: it watches for the client leaving while it
+    writes, which is what cancels the generation behind it."""
+
+    media_type = "text/event-stream"
+
+    def __init__(self, first: bytes, rest: AsyncIterator[bytes], cancel: threading.Event) -> None:
+        self.status_code = 200
+        self.background = None
+        self.raw_headers = [
+            (b"content-type", b"text/event-stream; charset=utf-8"),
+            (b"cache-control", b"no-cache"),
+            (b"x-accel-buffering", b"no"),
+        ]
+        self._first = first
+        self._rest = rest
+        self._cancel = cancel
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        watcher = asyncio.create_task(watch_disconnect(receive, self._cancel))
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+            await send({"type": "http.response.body", "body": self._first, "more_body": True})
+            async for data in self._rest:
+                if self._cancel.is_set():
+                    break
+                await send({"type": "http.response.body", "body": data, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:  # the client went away mid-write
+            self._cancel.set()
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(Exception):
+                await self._rest.aclose()  # type: ignore[attr-defined]
+
+
+async def watch_disconnect(receive: Receive, cancel: threading.Event) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            cancel.set()
+            return
+
+
+async def collect(
+    request: Request,
+    state: HostState,
+    produce: Callable[[], Iterator[Chunk]],
+    cancel: threading.Event,
+) -> tuple[str, Chunk]:
+    """Run a whole generation for a non-streaming request, still stopping if the client leaves."""
+    watcher = asyncio.create_task(watch_disconnect(request.receive, cancel))
+    parts: list[str] = []
+    final: Chunk | None = None
+    try:
+        async with state.turn(), contextlib.aclosing(state.run_stream(produce, cancel)) as items:
+            async for item in items:
+                if isinstance(item, str):
+                    continue
+                if item.is_terminal:
+                    final = item
+                    break
+                parts.append(item.text)
+    finally:
+        watcher.cancel()
+    if final is None:
+        final = Chunk(finish_reason="error", error="The stream ended without a result.")
+    if final.finish_reason == "error":
+        cls = error_class(final.code) or EngineError
+        raise cls(final.error or "The engine failed while generating.")
+    return "".join(parts), final

@@ -1,0 +1,32 @@
+"""Cove's chat history: conversations, messages and settings per chat in one SQLite file.
+
+``database`` holds the ``Store``; ``schema`` its ordered migrations and row mapping; ``search`` the
+full-text search; ``export`` JSON and Markdown exports; ``types`` the values it hands out.
+"""
+
+from engine.paths import db_path as default_db_path
+from engine.store.database import Store, StoreError
+from engine.store.types import (
+    ChatSettings,
+    Conversation,
+    Message,
+    MessageStatus,
+    ReplyMeta,
+    SearchHit,
+    reply_meta,
+    reply_status,
+)
+
+__all__ = [
+    "ChatSettings",
+    "Conversation",
+    "Message",
+    "MessageStatus",
+    "ReplyMeta",
+    "SearchHit",
+    "Store",
+    "StoreError",
+    "default_db_path",
+    "reply_meta",
+    "reply_status",
+]

@@ -1,0 +1,40 @@
+"""Every error the engine raises has a code of its own: the code crosses the process boundary and
+is what callers check."""
+
+from __future__ import annotations
+
+import engine.host.guards
+import engine.store  # noqa: F401  (defines StoreError)
+from engine import protocol
+from engine.errors import EngineError, InsufficientMemory
+
+
+def every_error() -> list[type[EngineError]]:
+    found: list[type[EngineError]] = []
+    pending: list[type[EngineError]] = [EngineError]
+    while pending:
+        cls = pending.pop()
+        found.append(cls)
+        pending.extend(cls.__subclasses__())
+    return found
+
+
+def test_every_error_has_its_own_code() -> None:
+    classes = every_error()
+    codes = [cls.code for cls in classes]
+    assert len(codes) == len(set(codes)), sorted(codes)
+    for cls in classes:
+        assert "code" in vars(cls), f"{cls.__name__} inherits its code"
+        assert protocol.error_class(cls.code) is cls
+
+
+def test_an_error_body_comes_back_as_its_class() -> None:
+    for cls in every_error():
+        body = protocol.error_body("what to do", "server_error", cls.code)
+        error = protocol.error_from(body["error"], 500)
+        assert type(error) is cls and str(error) == "what to do"
+
+
+def test_without_a_code_the_status_decides() -> None:
+    assert isinstance(protocol.error_from({"message": "full"}, 507), InsufficientMemory)
+    assert type(protocol.error_from("odd", 500)) is EngineError
