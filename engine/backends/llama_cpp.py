@@ -22,6 +22,7 @@ from engine.backends.clock import Body, StatsClock, guarded_stream
 from engine.context import fit_prompt, prompt_overflow
 from engine.errors import BackendUnavailable, EngineError, LoadCancelled, ModelLoadError
 from engine.gguf import GGUFFile, read_gguf
+from engine.kv_reuse import reusable_prefix
 from engine.planner import Plan
 from engine.stopping import StopMatcher
 from engine.templates import ChatTemplate, choose_template, render
@@ -151,6 +152,7 @@ class LlamaCppModel:
             else lib.LLAMA_FLASH_ATTN_TYPE_DISABLED
         )
         cparams.type_k = cparams.type_v = _KV_GGML_TYPE[plan.kv_type]
+        cparams.swa_full = plan.swa_full  # the planner sized the sliding-window cache for this
         # Polled by ggml between graph nodes; installed only while a prompt is evaluated (see
         # _prefill) so that single-token decoding does not pay a Python call per node.
         self._abort_cb = lib.ggml_abort_callback(lambda _data: self._abort.is_set())
@@ -164,6 +166,7 @@ class LlamaCppModel:
         self._vocab = lib.llama_model_get_vocab(self._model)
         self._mem = lib.llama_get_memory(self._ctx)
         self._n_ctx = int(lib.llama_n_ctx(self._ctx))
+        self._window = 0 if plan.swa_full else int(lib.llama_model_n_swa(self._model))
         self._batch = lib.llama_batch_init(plan.n_batch, 0, 1)
         self._cached: list[int] = []
         self._pieces: dict[int, bytes] = {}
@@ -346,6 +349,8 @@ class LlamaCppModel:
             common += 1
         # The last prompt token must be evaluated again to produce the logits to sample from.
         common = min(common, len(tokens) - 1)
+        oldest = self._lib.llama_memory_seq_pos_min(self._mem, 0)
+        common = reusable_prefix(common, oldest_cached=oldest, window=self._window)
         if not self._lib.llama_memory_seq_rm(self._mem, 0, common, -1):
             self.reset()
             common = 0
