@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,6 +25,8 @@ class ModelEntry:
     size_bytes: int
     path: Path
     source: Source
+    quantization: str = ""  # what the file says it is: Q4_K_M, IQ4_XS, ... (GGUF only)
+    tensor_types: str = ""  # the mix behind it: "Q8_0 45 %, Q4_K 40 %, Q6_K 15 %"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +65,25 @@ def _folder_size(folder: Path) -> int:
     return total
 
 
+def _gguf_entry(model_id: str, name: str, path: Path, source: Source) -> ModelEntry:
+    """A GGUF file's entry, with the quantization its header declares (read without the
+    weights); a file whose header cannot be read is listed anyway, and its plan says why."""
+    from engine.errors import ModelLoadError
+    from engine.gguf import describe_mix, read_gguf
+
+    entry = ModelEntry(model_id, name, "GGUF", path.stat().st_size, path, source)
+    try:
+        info = read_gguf(path)
+    except ModelLoadError:
+        return entry
+    mix = describe_mix(dict(info.tensor_types()))
+    return replace(entry, quantization=info.quantization(), tensor_types=mix)
+
+
 def _entry(path: Path, source: Source) -> ModelEntry | None:
     try:
         if path.is_file() and path.suffix.lower() == ".gguf":
-            return ModelEntry(str(path), path.stem, "GGUF", path.stat().st_size, path, source)
+            return _gguf_entry(str(path), path.stem, path, source)
         if path.is_dir() and (path / ONNX_MARKER).is_file():
             return ModelEntry(str(path), path.name, "ONNX", _folder_size(path), path, source)
     except OSError:
@@ -85,14 +102,7 @@ def scan_models(folder: Path | None = None, imported: Iterable[str] = ()) -> lis
     try:
         starter = starter_path()
         found.append(
-            ModelEntry(
-                STARTER_NAME,
-                "SmolLM2 135M Instruct (starter)",
-                "GGUF",
-                starter.stat().st_size,
-                starter,
-                "starter",
-            )
+            _gguf_entry(STARTER_NAME, "SmolLM2 135M Instruct (starter)", starter, "starter")
         )
         seen.add(starter.absolute())
     except (ModelNotFound, OSError):

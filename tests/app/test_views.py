@@ -242,6 +242,10 @@ def test_models_list_verdicts_import_load_and_cancel(
     assert names == ["SmolLM2 135M Instruct (starter)", "copy-of-starter", "smollm2-onnx"]
     kinds = {e.name: e.kind for e in view.entries}
     assert kinds["smollm2-onnx"] == "ONNX"
+    # The quantization the file declares (general.file_type), with the tensor mix in the details.
+    assert view.table.item(1, 1).text() == "GGUF Q4_1"
+    view.table.selectRow(1)
+    assert "GGUF Q4_1" in view.details.text() and "Tensor types: Q4_1" in view.details.text()
     verdicts = {e.name: view.verdicts[e.id] for e in view.entries}
     assert (
         verdicts["copy-of-starter"].text.startswith("Fits")

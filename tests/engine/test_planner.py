@@ -50,12 +50,15 @@ def test_kv_cache_matches_llama_cpp(info: GGUFFile) -> None:
 
 
 def test_compute_reserve_matches_llama_cpp(info: GGUFFile) -> None:
-    # llama.cpp reports "CPU compute buffer size = 98.25 MiB" (n_ubatch 512, flash attention).
+    # llama.cpp reports "CPU compute buffer size = 98.25 MiB" (n_ubatch 512, flash attention):
+    # the logits of a full micro-batch. Without flash attention, at 8192 tokens the K*Q scores
+    # outgrow them: 166.38 MiB.
     reserve = compute_bytes(info, 4096, 512, flash_attn=True)
-    assert reserve == pytest.approx(98.25 * MiB, rel=0.08)
+    assert reserve == pytest.approx(98.25 * MiB, rel=0.05)
     resident = compute_bytes(info, 4096, 512, flash_attn=True, resident_only=True)
     assert resident < reserve / 5
-    assert compute_bytes(info, 4096, 512, flash_attn=False) > reserve + 60 * MiB
+    no_flash = compute_bytes(info, 8192, 512, flash_attn=False)
+    assert no_flash == pytest.approx(166.38 * MiB, rel=0.05)
 
 
 def test_plenty_of_memory_fits_at_the_default_context(info: GGUFFile) -> None:
