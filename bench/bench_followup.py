@@ -27,7 +27,9 @@ from engine.backends import backend_for
 from engine.loader import plan_model
 from engine.types import ChatMessage, GenerationParams
 
-model_name, ctx, tokens, runs, swa_full = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
+model_name = sys.argv[1]
+ctx, tokens, runs = (int(a) for a in sys.argv[2:5])
+swa_full = sys.argv[5] == "1"
 path, _info, plan = plan_model(model_name, ctx=ctx)
 plan = replace(plan, swa_full=swa_full)
 model = backend_for(path).load(path, plan)

@@ -57,16 +57,33 @@ GGML_TYPES: dict[int, tuple[str, int, int]] = {
 }
 # general.file_type -> the name quantizers and model pages use: enum llama_ftype in
 # include/llama.h, named as llama-quantize names them (Q4_K_M ...). Ids 4-6 and 33-35 were removed.
-_FTYPES = (
-    "ALL_F32 F16 Q4_0 Q4_1 - - - Q8_0 Q5_0 Q5_1 Q2_K Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M Q5_K_S "
-    "Q5_K_M Q6_K IQ2_XXS IQ2_XS Q2_K_S IQ3_XS IQ3_XXS IQ1_S IQ4_NL IQ3_S IQ3_M IQ2_S IQ2_M IQ4_XS "
-    "IQ1_M BF16 - - - TQ1_0 TQ2_0 MXFP4_MOE NVFP4 Q1_0"
-).split()
-FILE_TYPES: dict[int, str] = {i: name for i, name in enumerate(_FTYPES) if name != "-"}
+# fmt: off
+FILE_TYPES: dict[int, str] = {
+    0: "ALL_F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K",
+    11: "Q3_K_S", 12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S",
+    17: "Q5_K_M", 18: "Q6_K", 19: "IQ2_XXS", 20: "IQ2_XS", 21: "Q2_K_S", 22: "IQ3_XS",
+    23: "IQ3_XXS", 24: "IQ1_S", 25: "IQ4_NL", 26: "IQ3_S", 27: "IQ3_M", 28: "IQ2_S", 29: "IQ2_M",
+    30: "IQ4_XS", 31: "IQ1_M", 32: "BF16", 36: "TQ1_0", 37: "TQ2_0", 38: "MXFP4_MOE", 39: "NVFP4",
+    40: "Q1_0",
+}
+# fmt: on
 # GGUF metadata value types: the fixed-size ones by their struct format, then string and array.
-_SCALARS = {code: struct.Struct("<" + fmt) for code, fmt in {
-    0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "B", 10: "Q", 11: "q", 12: "d",
-}.items()}
+_SCALARS = {
+    code: struct.Struct("<" + fmt)
+    for code, fmt in {
+        0: "B",
+        1: "b",
+        2: "H",
+        3: "h",
+        4: "I",
+        5: "i",
+        6: "f",
+        7: "B",
+        10: "Q",
+        11: "q",
+        12: "d",
+    }.items()
+}
 # fmt: on
 _BOOL, _STRING, _ARRAY = 7, 8, 9
 _MIN_VALUE_BYTES = {**{code: s.size for code, s in _SCALARS.items()}, _STRING: 8, _ARRAY: 12}

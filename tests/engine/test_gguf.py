@@ -242,7 +242,7 @@ def test_the_declared_file_type_wins_over_the_largest_tensor_type(
 def test_file_type_names_match_llama_cpp() -> None:
     gguf = pytest.importorskip("gguf")
     names = {int(t): t.name.removeprefix("MOSTLY_") for t in gguf.LlamaFileType if t < 1024}
-    assert FILE_TYPES == names
+    assert names == FILE_TYPES
 
 
 def test_missing_metadata_is_reported_when_asked(write: Callable[[bytes], Path]) -> None:

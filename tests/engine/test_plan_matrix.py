@@ -50,7 +50,7 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 class LogCapture:
-    """Every line llama.cpp logs while installed, debug included (the backend keeps a short tail)."""
+    """Every line llama.cpp logs while installed, debug included (the backend keeps a tail)."""
 
     def __init__(self) -> None:
         self.parts: list[str] = []
@@ -65,7 +65,7 @@ def llama_log() -> Iterator[LogCapture]:
     lib = backend.native()
     capture = LogCapture()
 
-    @lib.llama_log_callback  # type: ignore[misc]
+    @lib.llama_log_callback  # type: ignore[untyped-decorator]
     def on_log(_level: int, text: bytes, _data: object) -> None:
         capture.parts.append(text.decode("utf-8", "replace"))
 
@@ -132,9 +132,7 @@ def test_the_matrix_covers_sliding_windows_llama_cpp_ignores(models: dict[str, P
         assert any(swa) and not all(swa)
 
 
-def test_a_full_size_policy_is_modelled_too(
-    models: dict[str, Path], llama_log: LogCapture
-) -> None:
+def test_a_full_size_policy_is_modelled_too(models: dict[str, Path], llama_log: LogCapture) -> None:
     """The planner follows the policy the plan carries, whichever it is."""
     g = read_gguf(models["gemma3"])
     plan = replace(make_plan(g, _PLENTY, requested_ctx=4096), swa_full=True)
