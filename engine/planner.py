@@ -22,12 +22,15 @@ MiB = 1024 * 1024
 KV_BYTES: dict[str, float] = {"f16": 2.0, "q8_0": 34 / 32, "q4_0": 18 / 32}
 # llama.cpp pads the KV cache to a multiple of 256 cells.
 KV_PAD = 256
-# Process baseline measured for the engine (interpreter, llama.cpp, numpy, ONNX Runtime not loaded):
-# see docs/MEMORY_PLANNER.md for the measurement.
-RUNTIME_BASE = 48 * MiB
-# Resident bytes per byte of GGUF header (Python objects for the parsed vocabulary, allocator
-# slack, llama.cpp's token tables), measured on the starter model: docs/MEMORY_PLANNER.md.
-HEADER_FACTOR = 30
+# Process baseline measured for the engine (interpreter, llama.cpp, numpy, ONNX Runtime not loaded)
+# with a model of a 1,024-token vocabulary: see docs/MEMORY_PLANNER.md for the measurement.
+RUNTIME_BASE = 72 * MiB
+# Resident bytes per vocabulary token and per BPE merge: llama.cpp's token tables (text, score,
+# the text-to-id map, the piece cache) and what the Python parse of the header leaves behind.
+# Fitted on peak RSS of a 262,144-token SentencePiece vocabulary (197 B per token) and the
+# starter's 49,152 tokens with 48,900 merges (274 B per merge): docs/MEMORY_PLANNER.md.
+RUNTIME_PER_TOKEN = 200
+RUNTIME_PER_MERGE = 275
 # Per-device runtime cost of a GPU backend (CUDA context, cuBLAS workspace, Metal command buffers);
 # llama.cpp does not allocate it through its buffers, so it must be added by hand.
 GPU_RUNTIME = {"cuda": 400 * MiB, "metal": 64 * MiB}
@@ -214,10 +217,13 @@ def _ffn_width(g: GGUFFile) -> int:
 
 
 def runtime_overhead(g: GGUFFile) -> int:
-    """Process baseline plus what scales with the file's header: the vocabulary and merges, parsed
-    once in Python (to validate the file and choose the chat template) and held again by
-    llama.cpp's tokenizer."""
-    return RUNTIME_BASE + HEADER_FACTOR * g.data_offset
+    """Process baseline plus what scales with the tokenizer: llama.cpp's tables per token and per
+    merge, and the Python parse of the header (to validate the file and choose the chat
+    template). Counted per token and per merge rather than per header byte: a byte of vocabulary
+    costs far more than a byte of anything else in the header."""
+    merges = g.metadata.get("tokenizer.ggml.merges")
+    n_merges = len(merges) if isinstance(merges, list) else 0
+    return RUNTIME_BASE + RUNTIME_PER_TOKEN * g.vocab_size + RUNTIME_PER_MERGE * n_merges
 
 
 def split_weights(g: GGUFFile) -> tuple[list[int], int, int]:
