@@ -151,7 +151,8 @@ class ModelsView(QWidget):
             name = entry.name
             if entry.id == self.loaded_id:
                 name += "  ● loaded"
-            cells = (name, entry.kind, format_bytes(entry.size_bytes), "Checking…")
+            kind = f"{entry.kind} {entry.quantization}".strip()
+            cells = (name, kind, format_bytes(entry.size_bytes), "Checking…")
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(str(entry.path) if col == 0 else text)
@@ -210,8 +211,12 @@ class ModelsView(QWidget):
             self.load_button.setEnabled(False)
             return
         verdict = self.verdicts.get(entry.id)
-        lines = [f"<b>{entry.name}</b> — {entry.kind}, {format_bytes(entry.size_bytes)}"]
+        kind = f"{entry.kind} {entry.quantization}".strip()
+        lines = [f"<b>{entry.name}</b> — {kind}, {format_bytes(entry.size_bytes)}"]
         lines.append(f"<span style='color:{self.colors.muted}'>{entry.path}</span>")
+        if entry.tensor_types:
+            mix = f"Tensor types: {entry.tensor_types}"
+            lines.append(f"<span style='color:{self.colors.muted}'>{mix}</span>")
         if verdict is not None:
             lines.append(verdict.text)
             lines += [

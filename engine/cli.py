@@ -340,6 +340,10 @@ def _human(key: str, value: object) -> str:
 
     if isinstance(value, int) and key in ("file_size", "weights_bytes"):
         return format_bytes(value)
+    if isinstance(value, dict) and key == "tensor_types":
+        from engine.gguf import describe_mix
+
+        return describe_mix(value)
     if isinstance(value, int) and key == "parameters":
         return f"{value / 1e6:.1f} M" if value < 1e9 else f"{value / 1e9:.2f} B"
     return str(value)

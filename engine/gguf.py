@@ -55,10 +55,35 @@ GGML_TYPES: dict[int, tuple[str, int, int]] = {
     26: ("I32", 1, 4), 27: ("I64", 1, 8), 28: ("F64", 1, 8), 29: ("IQ1_M", 256, 56),
     30: ("BF16", 1, 2), 34: ("TQ1_0", 256, 54), 35: ("TQ2_0", 256, 66), 39: ("MXFP4", 32, 17),
 }
+# general.file_type -> the name quantizers and model pages use: enum llama_ftype in
+# include/llama.h, named as llama-quantize names them (Q4_K_M ...). Ids 4-6 and 33-35 were removed.
+# fmt: off
+FILE_TYPES: dict[int, str] = {
+    0: "ALL_F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K",
+    11: "Q3_K_S", 12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S",
+    17: "Q5_K_M", 18: "Q6_K", 19: "IQ2_XXS", 20: "IQ2_XS", 21: "Q2_K_S", 22: "IQ3_XS",
+    23: "IQ3_XXS", 24: "IQ1_S", 25: "IQ4_NL", 26: "IQ3_S", 27: "IQ3_M", 28: "IQ2_S", 29: "IQ2_M",
+    30: "IQ4_XS", 31: "IQ1_M", 32: "BF16", 36: "TQ1_0", 37: "TQ2_0", 38: "MXFP4_MOE", 39: "NVFP4",
+    40: "Q1_0",
+}
+# fmt: on
 # GGUF metadata value types: the fixed-size ones by their struct format, then string and array.
-_SCALARS = {code: struct.Struct("<" + fmt) for code, fmt in {
-    0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "B", 10: "Q", 11: "q", 12: "d",
-}.items()}
+_SCALARS = {
+    code: struct.Struct("<" + fmt)
+    for code, fmt in {
+        0: "B",
+        1: "b",
+        2: "H",
+        3: "h",
+        4: "I",
+        5: "i",
+        6: "f",
+        7: "B",
+        10: "Q",
+        11: "q",
+        12: "d",
+    }.items()
+}
 # fmt: on
 _BOOL, _STRING, _ARRAY = 7, 8, 9
 _MIN_VALUE_BYTES = {**{code: s.size for code, s in _SCALARS.items()}, _STRING: 8, _ARRAY: 12}
@@ -225,8 +250,25 @@ class GGUFFile:
     def weights_bytes(self) -> int:
         return sum(t.n_bytes for t in self.tensors)
 
+    def file_type(self) -> str | None:
+        """The quantization the file declares (general.file_type), by its usual name."""
+        value = self.metadata.get("general.file_type")
+        return FILE_TYPES.get(value) if _is_count(value) else None
+
+    def tensor_types(self) -> list[tuple[str, int]]:
+        """Weight bytes per tensor type, largest first. A K-quant mix such as Q4_K_M keeps some
+        matrices in Q6_K or Q8_0, which may even hold the most bytes (large embeddings)."""
+        by_bytes: Counter[str] = Counter()
+        for tensor in self.tensors:
+            by_bytes[tensor.type_name] += tensor.n_bytes
+        return by_bytes.most_common()
+
     def quantization(self) -> str:
-        """The type holding most of the weight bytes; norms and biases (1-D) do not count."""
+        """What the file says it is (general.file_type); for a file that does not say, the type
+        holding most of the weight bytes, norms and biases (1-D) not counted."""
+        declared = self.file_type()
+        if declared is not None:
+            return declared
         matrices = [t for t in self.tensors if len(t.shape) >= 2] or list(self.tensors)
         by_bytes: Counter[str] = Counter()
         for tensor in matrices:
@@ -249,6 +291,7 @@ class GGUFFile:
             "file_size": self.file_size,
             "weights_bytes": self.weights_bytes,
             "quantization": self.quantization(),
+            "tensor_types": dict(self.tensor_types()),
             "layers": get(lambda: self.block_count),
             "context_length": get(lambda: self.context_length),
             "embedding": get(lambda: self.embedding_length),
@@ -261,6 +304,17 @@ class GGUFFile:
             "has_chat_template": self.chat_template is not None,
             "tokenizer_model": self.tokenizer_model,
         }
+
+
+def describe_mix(bytes_by_type: dict[str, int]) -> str:
+    """'Q8_0 62 %, Q4_K 30 %, F32 8 %': each tensor type's share of the weight bytes."""
+    total = sum(bytes_by_type.values()) or 1
+
+    def share(n: int) -> str:
+        pct = 100 * n / total
+        return "<1 %" if 0 < pct < 0.5 else f"{pct:.0f} %"
+
+    return ", ".join(f"{name} {share(n)}" for name, n in bytes_by_type.items())
 
 
 def _is_count(value: object) -> TypeGuard[int]:

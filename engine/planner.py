@@ -22,12 +22,15 @@ MiB = 1024 * 1024
 KV_BYTES: dict[str, float] = {"f16": 2.0, "q8_0": 34 / 32, "q4_0": 18 / 32}
 # llama.cpp pads the KV cache to a multiple of 256 cells.
 KV_PAD = 256
-# Process baseline measured for the engine (interpreter, llama.cpp, numpy, ONNX Runtime not loaded):
-# see docs/MEMORY_PLANNER.md for the measurement.
-RUNTIME_BASE = 48 * MiB
-# Resident bytes per byte of GGUF header (Python objects for the parsed vocabulary, allocator
-# slack, llama.cpp's token tables), measured on the starter model: docs/MEMORY_PLANNER.md.
-HEADER_FACTOR = 30
+# Process baseline measured for the engine (interpreter, llama.cpp, numpy, ONNX Runtime not loaded)
+# with a model of a 1,024-token vocabulary: see docs/MEMORY_PLANNER.md for the measurement.
+RUNTIME_BASE = 72 * MiB
+# Resident bytes per vocabulary token and per BPE merge: llama.cpp's token tables (text, score,
+# the text-to-id map, the piece cache) and what the Python parse of the header leaves behind.
+# Fitted on peak RSS of a 262,144-token SentencePiece vocabulary (197 B per token) and the
+# starter's 49,152 tokens with 48,900 merges (274 B per merge): docs/MEMORY_PLANNER.md.
+RUNTIME_PER_TOKEN = 200
+RUNTIME_PER_MERGE = 275
 # Per-device runtime cost of a GPU backend (CUDA context, cuBLAS workspace, Metal command buffers);
 # llama.cpp does not allocate it through its buffers, so it must be added by hand.
 GPU_RUNTIME = {"cuda": 400 * MiB, "metal": 64 * MiB}
@@ -35,6 +38,11 @@ GPU_RUNTIME = {"cuda": 400 * MiB, "metal": 64 * MiB}
 # a plan that uses every free byte is the "it said it fits, then OOM" failure.
 HEADROOM = 0.10
 HEADROOM_MIN = 256 * MiB
+# Sliding-window layers keep a window-sized cache (llama.cpp's swa_full = false), not one as long
+# as the context: for Gemma 3 that is most of the KV memory (at 32k tokens, 111 MiB instead of
+# 576 MiB for the 270M model). The cost, positions older than the window being evicted, matters
+# only when a follow-up rewinds further back than the window: engine/kv_reuse.py decides that.
+SWA_FULL = False
 MIN_CONTEXT = 512
 DEFAULT_CONTEXT = 8192
 
@@ -94,6 +102,9 @@ class Plan:
     flash_attn: bool
     budgets: tuple[DeviceBudget, ...]
     reasons: tuple[str, ...] = field(default_factory=tuple)
+    # Whether sliding-window layers get a full-size cache (llama.cpp's swa_full): the backend
+    # sets exactly this, so that the plan and the allocation agree.
+    swa_full: bool = SWA_FULL
 
     @property
     def loadable(self) -> bool:
@@ -144,6 +155,7 @@ class Plan:
                 for b in budgets
             ),
             reasons=tuple(str(r) for r in data.get("reasons") or ()),
+            swa_full=bool(data.get("swa_full", SWA_FULL)),
         )
 
 
@@ -151,55 +163,106 @@ def usable_bytes(free: int) -> int:
     return max(0, free - max(int(free * HEADROOM), HEADROOM_MIN))
 
 
-def kv_cache_bytes(g: GGUFFile, n_ctx: int, kv_type: str = "f16", n_ubatch: int = 512) -> int:
-    """Sum over layers of cells * kv_heads * (head_dim_k + head_dim_v) * bytes per element.
+def kv_cache_parts(
+    g: GGUFFile, n_ctx: int, kv_type: str = "f16", n_ubatch: int = 512, swa_full: bool = SWA_FULL
+) -> tuple[int, int]:
+    """(bytes of the full-attention layers' cache, bytes of the sliding-window layers' cache).
 
-    Sliding-window layers hold only the window (plus one micro-batch in flight), as llama.cpp's
-    SWA cache does; other layers hold the whole padded context.
+    Per layer: cells * kv_heads * (head_dim_k + head_dim_v) * bytes per element. Full-attention
+    layers hold the whole context padded to 256 cells. Sliding-window layers, unless ``swa_full``,
+    hold ``pad(min(cells, window + n_ubatch), 256)``: the window plus one micro-batch in flight
+    (llama.cpp's llama_kv_cache_iswa, one sequence, not unified). llama.cpp keeps the two kinds in
+    two buffers and reports each; a model without sliding-window layers has only the first.
     """
     per_elem = KV_BYTES[kv_type]
-    cells = _pad(n_ctx, KV_PAD)
-    window = g.sliding_window
-    swa_cells = min(cells, _pad(window + n_ubatch, KV_PAD)) if window else cells
+    cells, swa_cells = kv_cache_cells(g, n_ctx, n_ubatch, swa_full)
     heads = g.kv_heads_per_layer()
     swa = g.swa_layers()
     dims = g.key_length + g.value_length
-    total = 0.0
+    full_part = swa_part = 0.0
     for layer in range(g.block_count):
-        layer_cells = swa_cells if swa[layer] else cells
-        total += layer_cells * heads[layer] * dims * per_elem
-    return math.ceil(total)
+        if swa[layer]:
+            swa_part += swa_cells * heads[layer] * dims * per_elem
+        else:
+            full_part += cells * heads[layer] * dims * per_elem
+    return math.ceil(full_part), math.ceil(swa_part)
+
+
+def kv_cache_bytes(
+    g: GGUFFile, n_ctx: int, kv_type: str = "f16", n_ubatch: int = 512, swa_full: bool = SWA_FULL
+) -> int:
+    """The whole KV cache: both parts of ``kv_cache_parts``."""
+    return sum(kv_cache_parts(g, n_ctx, kv_type, n_ubatch, swa_full))
 
 
 def compute_bytes(
-    g: GGUFFile, n_ctx: int, n_ubatch: int, flash_attn: bool, *, resident_only: bool = False
+    g: GGUFFile,
+    n_ctx: int,
+    n_ubatch: int,
+    flash_attn: bool,
+    *,
+    resident_only: bool = False,
+    swa_full: bool = SWA_FULL,
 ) -> int:
     """The graph's scratch memory for one micro-batch, as ggml's allocator reserves it.
 
-    The reserve is dominated by the logits of a full micro-batch (n_ubatch x n_vocab f32) plus a
-    few hidden-state sized activations the allocator cannot overlap, and the attention mask;
-    without flash attention the
-    K*Q score matrix (n_ctx x n_ubatch x n_head, f32) is materialised too. Cove asks for the
-    logits of the last prompt token only, so in RAM, where a page becomes resident when it is
-    first written, only one logits row is ever resident (``resident_only``). GPU allocations are
-    committed up front and count in full.
+    llama.cpp reserves the prompt graph for a full micro-batch with every row's logits. ggml's
+    allocator reuses memory once a tensor's last reader has run, so the buffer is the larger of
+    two peaks rather than their sum:
+
+    - inside the layers: the attention masks (f16, one row of cells per token, one mask per cache
+      kind), live from the first layer to the last, plus one layer's feed-forward activations
+      (f32: four ``n_ff``-wide and one ``n_embd``-wide per token; for a mixture of experts,
+      ``n_ff`` is the routed experts' width times the experts used per token). Without flash
+      attention the K*Q scores (f32, cells x tokens x heads) are live too;
+    - at the output: the logits (f32, ``n_vocab`` per token) and three hidden states per token.
+
+    Cove asks for the logits of the last prompt token only, so in RAM, where a page becomes
+    resident when it is first written, one logits row is ever resident (``resident_only``). GPU
+    allocations are committed up front and count in full. Measured against llama.cpp's "compute
+    buffer size" over the architecture matrix: docs/MEMORY_PLANNER.md.
     """
     n_embd = g.embedding_length
-    n_ff = _as_int(g.arch_value("feed_forward_length", 4 * n_embd))
-    # Hidden-state activations (f32) and the attention mask (f16, one row per KV cell).
-    activations = n_ubatch * (4 * (2 * n_embd + n_ff // 2) + 2 * _pad(n_ctx, KV_PAD))
-    logits_rows = 1 if resident_only else n_ubatch
-    size = activations + logits_rows * 4 * g.vocab_size
+    cells = _pad(n_ctx, KV_PAD)
+    masks = n_ubatch * sum(kv_cache_cells(g, n_ctx, n_ubatch, swa_full)) * 2
+    layer = masks + n_ubatch * 4 * (4 * _ffn_width(g) + n_embd)
     if not flash_attn:
-        size += _pad(n_ctx, KV_PAD) * n_ubatch * max(g.heads_per_layer()) * 4
-    return size
+        layer += cells * n_ubatch * max(g.heads_per_layer()) * 4
+    logits_rows = 1 if resident_only else n_ubatch
+    output = logits_rows * 4 * g.vocab_size + n_ubatch * 4 * 3 * n_embd
+    return max(layer, output)
+
+
+def kv_cache_cells(
+    g: GGUFFile, n_ctx: int, n_ubatch: int = 512, swa_full: bool = SWA_FULL
+) -> tuple[int, int]:
+    """(cells of the full-attention cache, cells of the sliding-window cache; 0 without one)."""
+    cells = _pad(n_ctx, KV_PAD)
+    window = g.sliding_window
+    if not any(g.swa_layers()) or window is None:
+        return cells, 0
+    return cells, cells if swa_full else _pad(min(cells, window + n_ubatch), KV_PAD)
+
+
+def _ffn_width(g: GGUFFile) -> int:
+    """Width of one token's feed-forward activations: the dense ``n_ff``, or for a mixture of
+    experts the routed experts' width times the experts each token uses (plus a shared expert)."""
+    experts_used = _as_int(g.arch_value("expert_used_count", 0))
+    expert_ff = _as_int(g.arch_value("expert_feed_forward_length", 0))
+    if experts_used and expert_ff:
+        shared = _as_int(g.arch_value("expert_shared_feed_forward_length", 0))
+        return experts_used * expert_ff + shared
+    return _as_int(g.arch_value("feed_forward_length", 4 * g.embedding_length))
 
 
 def runtime_overhead(g: GGUFFile) -> int:
-    """Process baseline plus what scales with the file's header: the vocabulary and merges, parsed
-    once in Python (to validate the file and choose the chat template) and held again by
-    llama.cpp's tokenizer."""
-    return RUNTIME_BASE + HEADER_FACTOR * g.data_offset
+    """Process baseline plus what scales with the tokenizer: llama.cpp's tables per token and per
+    merge, and the Python parse of the header (to validate the file and choose the chat
+    template). Counted per token and per merge rather than per header byte: a byte of vocabulary
+    costs far more than a byte of anything else in the header."""
+    merges = g.metadata.get("tokenizer.ggml.merges")
+    n_merges = len(merges) if isinstance(merges, list) else 0
+    return RUNTIME_BASE + RUNTIME_PER_TOKEN * g.vocab_size + RUNTIME_PER_MERGE * n_merges
 
 
 def split_weights(g: GGUFFile) -> tuple[list[int], int, int]:

@@ -22,6 +22,7 @@ from engine.backends.loop import GenerationLoop, TokenDecoder, TokenSource
 from engine.backends.threadpool import ThreadPool, attach_threadpool
 from engine.errors import BackendUnavailable, EngineError, LoadCancelled, ModelLoadError
 from engine.gguf import GGUFFile, read_gguf
+from engine.kv_reuse import reusable_prefix
 from engine.planner import Plan
 from engine.templates import ChatTemplate, choose_template, render
 from engine.types import ChatMessage, GenerationParams
@@ -140,6 +141,7 @@ class LlamaCppModel(GenerationLoop):
             else lib.LLAMA_FLASH_ATTN_TYPE_DISABLED
         )
         cparams.type_k = cparams.type_v = _KV_GGML_TYPE[plan.kv_type]
+        cparams.swa_full = plan.swa_full  # the planner sized the sliding-window cache for this
         # Polled by ggml between graph nodes; installed only while a prompt is evaluated (see
         # _prefilling) so that single-token decoding does not pay a Python call per node.
         self._abort_cb = lib.ggml_abort_callback(lambda _data: self._cancel.is_set())
@@ -156,6 +158,7 @@ class LlamaCppModel(GenerationLoop):
         self._vocab = lib.llama_model_get_vocab(self._model)
         self._mem = lib.llama_get_memory(self._ctx)
         self._n_ctx = int(lib.llama_n_ctx(self._ctx))
+        self._window = 0 if plan.swa_full else int(lib.llama_model_n_swa(self._model))
         self._batch = lib.llama_batch_init(plan.n_batch, 0, 1)
         self._pieces: dict[int, bytes] = {}
         self._piece_buf = ctypes.create_string_buffer(256)
@@ -188,6 +191,10 @@ class LlamaCppModel(GenerationLoop):
         return list(buf[:n])
 
     def _rewind(self, keep: int, params: GenerationParams) -> int:
+        # A window-sized cache has dropped positions older than the window: a prefix is reusable
+        # only while the cache still holds what the next token attends to (engine/kv_reuse.py).
+        oldest = self._lib.llama_memory_seq_pos_min(self._mem, 0)
+        keep = reusable_prefix(keep, oldest_cached=oldest, window=self._window)
         if not self._lib.llama_memory_seq_rm(self._mem, 0, keep, -1):
             self._forget()
             return 0

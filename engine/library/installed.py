@@ -4,11 +4,12 @@ files the user imported from elsewhere. Reads only file names and sizes, never m
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from engine.errors import ModelNotFound
+from engine.errors import ModelLoadError, ModelNotFound
+from engine.gguf import describe_mix, read_gguf
 from engine.models import STARTER_NAME, starter_path
 from engine.onnx_model import is_onnx_chat_folder
 from engine.paths import models_dir
@@ -27,6 +28,8 @@ class ModelEntry:
     size_bytes: int
     path: Path
     source: Source
+    quantization: str = ""  # what the file says it is: Q4_K_M, IQ4_XS, ... (GGUF only)
+    tensor_types: str = ""  # the mix behind it: "Q8_0 45 %, Q4_K 40 %, Q6_K 15 %"
 
 
 def scan_models(folder: Path | None = None, imported: Iterable[str] = ()) -> list[ModelEntry]:
@@ -37,11 +40,10 @@ def scan_models(folder: Path | None = None, imported: Iterable[str] = ()) -> lis
     seen: set[Path] = set()
     try:
         starter = starter_path()
-        size = starter.stat().st_size
+        found.append(_gguf_entry(STARTER_NAME, STARTER_TITLE, starter, "starter"))
     except (ModelNotFound, OSError):
         pass
     else:
-        found.append(ModelEntry(STARTER_NAME, STARTER_TITLE, "GGUF", size, starter, "starter"))
         seen.add(starter.absolute())
     folder = folder if folder is not None else models_dir()
     candidates: list[tuple[Path, Source]] = []
@@ -66,7 +68,7 @@ def scan_models(folder: Path | None = None, imported: Iterable[str] = ()) -> lis
 def _entry(path: Path, source: Source) -> ModelEntry | None:
     try:
         if path.is_file() and path.suffix.lower() == ".gguf":
-            return ModelEntry(str(path), path.stem, "GGUF", path.stat().st_size, path, source)
+            return _gguf_entry(str(path), path.stem, path, source)
         if is_onnx_chat_folder(path):
             return ModelEntry(str(path), path.name, "ONNX", _folder_size(path), path, source)
     except OSError:
@@ -76,3 +78,15 @@ def _entry(path: Path, source: Source) -> ModelEntry | None:
 
 def _folder_size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def _gguf_entry(model_id: str, name: str, path: Path, source: Source) -> ModelEntry:
+    """A GGUF file's entry, with the quantization its header declares (read without the
+    weights); a file whose header cannot be read is listed anyway, and its plan says why."""
+    entry = ModelEntry(model_id, name, "GGUF", path.stat().st_size, path, source)
+    try:
+        info = read_gguf(path)
+    except ModelLoadError:
+        return entry
+    mix = describe_mix(dict(info.tensor_types()))
+    return replace(entry, quantization=info.quantization(), tensor_types=mix)

@@ -46,8 +46,8 @@ def seed_history() -> list[int]:
     return ids
 
 
-def cell(view: Any, row: int) -> str:
-    item = view.table.item(row, 0)
+def cell(view: Any, row: int, column: int = 0) -> str:
+    item = view.table.item(row, column)
     assert item is not None
     return str(item.text())
 
@@ -242,6 +242,10 @@ def test_models_list_verdicts_import_load_and_cancel(
     assert names == ["SmolLM2 135M Instruct (starter)", "copy-of-starter", "smollm2-onnx"]
     kinds = {e.name: e.kind for e in view.entries}
     assert kinds["smollm2-onnx"] == "ONNX"
+    # The quantization the file declares (general.file_type), with the tensor mix in the details.
+    assert cell(view, 1, column=1) == "GGUF Q4_1"
+    view.table.selectRow(1)
+    assert "GGUF Q4_1" in view.details.text() and "Tensor types: Q4_1" in view.details.text()
     verdicts = {e.name: view.verdicts[e.id] for e in view.entries}
     assert (
         verdicts["copy-of-starter"].text.startswith("Fits")

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from engine.errors import ModelLoadError, ModelNotFound
-from engine.gguf import GGML_TYPES, GGUFFile, read_gguf
+from engine.gguf import FILE_TYPES, GGML_TYPES, GGUFFile, read_gguf
 from engine.models import starter_path
 
 # GGUF metadata value types and a few ggml tensor types, spelled out independently of the reader.
 U8, I8, U16, I16, U32, I32, F32, BOOL, STRING, ARRAY, U64, I64, F64 = range(13)
 _FORMATS = {U8: "B", I8: "b", U16: "H", I16: "h", U32: "I", I32: "i", F32: "f", BOOL: "B"}
 _FORMATS |= {U64: "Q", I64: "q", F64: "d"}
-T_F32, T_Q4_0 = 0, 2
+T_F32, T_Q4_0, T_Q8_0 = 0, 2, 8
 
 KV = tuple[str | bytes, int, object]
 Tensor = tuple[str, tuple[int, ...], int, bytes]
@@ -210,6 +210,29 @@ def test_quantization_counts_bytes_of_matrices_only(write: Callable[[bytes], Pat
     model = read_gguf(write(build_gguf(model_kvs(), tensors)))
     assert model.tensors[0].n_bytes == 36
     assert model.quantization() == "Q4_0"
+
+
+def test_the_declared_file_type_wins_over_the_largest_tensor_type(
+    write: Callable[[bytes], Path],
+) -> None:
+    # A Q4_K_M file whose embedding, the largest matrix, was kept at higher precision.
+    tensors: list[Tensor] = [
+        ("token_embd.weight", (64, 4), T_Q8_0, bytes(34 * 8)),
+        ("blk.0.attn_q.weight", (64, 1), T_Q4_0, bytes(18 * 2)),
+    ]
+    kvs = [*model_kvs(), ("general.file_type", U32, 15)]
+    model = read_gguf(write(build_gguf(kvs, tensors)))
+    assert model.file_type() == "Q4_K_M" and model.quantization() == "Q4_K_M"
+    assert model.tensor_types() == [("Q8_0", 272), ("Q4_0", 36)]
+    assert model.summary()["tensor_types"] == {"Q8_0": 272, "Q4_0": 36}
+    unknown = read_gguf(write(build_gguf([*model_kvs(), ("general.file_type", U32, 999)], tensors)))
+    assert unknown.file_type() is None and unknown.quantization() == "Q8_0"
+
+
+def test_file_type_names_match_llama_cpp() -> None:
+    gguf = pytest.importorskip("gguf")
+    names = {int(t): t.name.removeprefix("MOSTLY_") for t in gguf.LlamaFileType if t < 1024}
+    assert names == FILE_TYPES
 
 
 def test_missing_metadata_is_reported_when_asked(write: Callable[[bytes], Path]) -> None:

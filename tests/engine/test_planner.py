@@ -51,12 +51,15 @@ def test_kv_cache_matches_llama_cpp(info: GGUFFile) -> None:
 
 
 def test_compute_reserve_matches_llama_cpp(info: GGUFFile) -> None:
-    # llama.cpp reports "CPU compute buffer size = 98.25 MiB" (n_ubatch 512, flash attention).
+    # llama.cpp reports "CPU compute buffer size = 98.25 MiB" (n_ubatch 512, flash attention):
+    # the logits of a full micro-batch. Without flash attention, at 8192 tokens the K*Q scores
+    # outgrow them: 166.38 MiB.
     reserve = compute_bytes(info, 4096, 512, flash_attn=True)
-    assert reserve == pytest.approx(98.25 * MiB, rel=0.08)
+    assert reserve == pytest.approx(98.25 * MiB, rel=0.05)
     resident = compute_bytes(info, 4096, 512, flash_attn=True, resident_only=True)
     assert resident < reserve / 5
-    assert compute_bytes(info, 4096, 512, flash_attn=False) > reserve + 60 * MiB
+    no_flash = compute_bytes(info, 8192, 512, flash_attn=False)
+    assert no_flash == pytest.approx(166.38 * MiB, rel=0.05)
 
 
 def test_plenty_of_memory_fits_at_the_default_context(info: GGUFFile) -> None:
@@ -175,24 +178,35 @@ def test_sliding_window_layers_hold_only_the_window() -> None:
     assert kv_cache_bytes(full, 32768) == 12 * 32768 * per_cell_layer
 
 
-@pytest.mark.slow
-def test_prediction_matches_a_real_load_within_ten_percent() -> None:
+def measured_rows(*args: str) -> list[dict[str, float]]:
     out = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "bench_memory.py"),
-            "--ctx",
-            "2048",
-            "--json",
-            "/dev/stdout",
-        ],
+        [sys.executable, str(ROOT / "bench" / "bench_memory.py"), *args, "--json", "/dev/stdout"],
         capture_output=True,
         text=True,
         check=True,
         cwd=ROOT,
         timeout=240,
     )
-    rows = json.loads(out.stdout[out.stdout.index("[") :])
-    (row,) = rows
+    rows: list[dict[str, float]] = json.loads(out.stdout[out.stdout.index("[") :])
+    return rows
+
+
+@pytest.mark.slow
+def test_prediction_matches_a_real_load_within_ten_percent() -> None:
+    (row,) = measured_rows("--ctx", "2048")
     assert row["prompt_tokens"] > 1500, "the context was filled"
+    assert abs(row["error_pct"]) <= 10.0, row
+
+
+@pytest.mark.slow
+def test_a_large_vocabulary_costs_what_the_runtime_term_says(tmp_path: Path) -> None:
+    """A 262,144-token vocabulary (Gemma 3's) makes the header 6.4 MiB: the runtime term counts
+    it per token, where 30 x header bytes over-counted it by 140 MiB."""
+    pytest.importorskip("gguf")
+    from tests.tiny_gguf import MATRIX, with_vocab, write_model
+
+    path = write_model(tmp_path / "big-vocab.gguf", with_vocab(MATRIX["llama"], 262144))
+    assert read_gguf(path).data_offset > 6 * MiB
+    (row,) = measured_rows("--model", str(path), "--ctx", "1024")
+    assert row["prompt_tokens"] > 700, "the context was filled"
     assert abs(row["error_pct"]) <= 10.0, row
