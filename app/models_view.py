@@ -25,7 +25,7 @@ from app.theme import Colors
 from app.verdicts import Verdict, verdict_from_error, verdict_from_plan
 from app.workers import WorkerPool
 from engine.library import ModelEntry, scan_models
-from engine.paths import models_dir
+from engine.paths import models_dir, shown
 from engine.planner import Plan
 from engine.units import format_bytes
 
@@ -81,7 +81,7 @@ class ModelsView(QWidget):
         layout.addLayout(header)
         intro = QLabel(
             "Cove checks each model against the memory that is free right now, before loading "
-            f"it. Put GGUF files or ONNX model folders in {models_dir()} or import them."
+            f"it. Put GGUF files or ONNX model folders in {shown(models_dir())} or import them."
         )
         intro.setWordWrap(True)
         intro.setProperty("muted", True)
@@ -155,7 +155,7 @@ class ModelsView(QWidget):
             cells = (name, kind, format_bytes(entry.size_bytes), "Checking…")
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(str(entry.path) if col == 0 else text)
+                item.setToolTip(where(entry) if col == 0 else text)
                 self.table.setItem(row, col, item)
         if entries and not self.table.selectedItems():
             self.table.selectRow(0)
@@ -213,7 +213,7 @@ class ModelsView(QWidget):
         verdict = self.verdicts.get(entry.id)
         kind = f"{entry.kind} {entry.quantization}".strip()
         lines = [f"<b>{entry.name}</b> — {kind}, {format_bytes(entry.size_bytes)}"]
-        lines.append(f"<span style='color:{self.colors.muted}'>{entry.path}</span>")
+        lines.append(f"<span style='color:{self.colors.muted}'>{where(entry)}</span>")
         if entry.tensor_types:
             mix = f"Tensor types: {entry.tensor_types}"
             lines.append(f"<span style='color:{self.colors.muted}'>{mix}</span>")
@@ -280,3 +280,10 @@ class ModelsView(QWidget):
         folder = models_dir()
         folder.mkdir(parents=True, exist_ok=True)
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+
+def where(entry: ModelEntry) -> str:
+    """Where a model lives, as the user knows it: the starter ships inside Cove."""
+    if entry.source == "starter":
+        return f"Built into Cove ({entry.path.name})"
+    return shown(entry.path)

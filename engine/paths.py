@@ -61,3 +61,13 @@ def engine_log_path() -> Path:
     if os.environ.get(DATA_DIR_ENV):
         return log_dir() / "engine.log"
     return log_dir() / f"engine-{os.getpid()}.log"
+
+
+def shown(path: Path | str) -> str:
+    """A path as a person reads it: the home folder written as ``~``."""
+    full = Path(path).expanduser()
+    try:
+        inside = full.relative_to(Path.home())
+    except ValueError:
+        return str(full)
+    return "~" if inside == Path() else f"~/{inside}"

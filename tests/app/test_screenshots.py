@@ -49,9 +49,20 @@ def shots(tmp_path: Path) -> Path:
 
 
 def test_every_view_in_both_themes(
-    qtbot: QtBot, make_window: WindowFactory, shots: Path, engine: Any
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    shots: Path,
+    engine: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from engine.store import ChatSettings
+
+    # The shop window shows a user's folders, not the test run's: a home of its own, with the
+    # models where Cove keeps them on Linux.
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("COVE_MODELS_DIR", str(home / ".local" / "share" / "Cove" / "models"))
 
     onnx = SHARED_MODELS / "smollm2-135m-instruct-onnx-int4-cpu"
     if onnx.is_dir():  # an ONNX model folder beside the starter in the models list
