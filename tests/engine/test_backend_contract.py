@@ -65,6 +65,9 @@ def test_greedy_answer_and_one_terminal_chunk(model: GenerationLoop) -> None:
     assert final.finish_reason in ("stop", "length") and final.error is None
     stats = final.stats
     assert stats is not None and stats.prompt_tokens > 10 and stats.completion_tokens > 0
+    assert stats.ttft_s > 0 and stats.decode_tokens_per_s > 0
+    again, _ = collect(model.chat(QUESTION, GREEDY))
+    assert again == text  # greedy decoding is deterministic
 
 
 def test_max_tokens_ends_with_length(model: GenerationLoop) -> None:
@@ -86,7 +89,10 @@ def test_seeded_sampling_is_reproducible(model: GenerationLoop) -> None:
     params = GenerationParams(temperature=0.9, seed=7, max_tokens=16)
     first, _ = collect(model.chat(QUESTION, params))
     second, _ = collect(model.chat(QUESTION, params))
-    assert first == second
+    other, _ = collect(
+        model.chat(QUESTION, GenerationParams(temperature=0.9, seed=8, max_tokens=16))
+    )
+    assert first == second and first != other
 
 
 def test_cancel_from_the_stream_stops_within_one_token(model: GenerationLoop) -> None:
