@@ -214,6 +214,12 @@ class LlamaCppModel(GenerationLoop):
 
     @contextlib.contextmanager
     def _sampler(self, params: GenerationParams) -> Iterator[TokenSource]:
+        if params.temperature <= 0.0:
+            # Greedy: the argmax of the logits, read in place. The native chain would first copy
+            # every logit into a candidate array (n_vocab x 12 bytes) on every token, and its
+            # repetition penalty looks every candidate up in a table.
+            yield _Argmax(self, params.repeat_penalty, self._penalty_window(params))
+            return
         chain = self._make_sampler(params)
         try:
             yield _LlamaSampler(self, chain)
@@ -272,16 +278,21 @@ class LlamaCppModel(GenerationLoop):
             raise EngineError("The context is full: no room left in the KV cache.")
         raise EngineError(_native_failure(f"llama.cpp failed to evaluate the prompt (code {rc})"))
 
+    def _penalty_window(self, p: GenerationParams) -> int:
+        """How many of the last generated tokens the repetition penalty covers (-1: all)."""
+        if p.repeat_penalty == 1.0:
+            return 0
+        return self._n_ctx if p.repeat_last_n < 0 else p.repeat_last_n
+
     def _make_sampler(self, p: GenerationParams) -> Any:
         lib = self._lib
         chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
         add = lib.llama_sampler_chain_add
-        if p.repeat_penalty != 1.0:
+        window = self._penalty_window(p)
+        if window > 0:
             n_vocab = lib.llama_vocab_n_tokens(self._vocab)
-            add(
-                chain,
-                lib.llama_sampler_init_penalties(n_vocab, p.repeat_last_n, p.repeat_penalty, 0, 0),
-            )
+            penalties = lib.llama_sampler_init_penalties(n_vocab, window, p.repeat_penalty, 0, 0)
+            add(chain, penalties)
         if p.temperature <= 0.0:
             add(chain, lib.llama_sampler_init_greedy())
             return chain
@@ -336,6 +347,42 @@ class _LlamaSampler:
 
     def sample(self) -> int:
         return int(self._sample(self._chain, self._ctx, -1))
+
+    def accept(self, token: int, cancel: threading.Event) -> bool:
+        return self._decode([token], cancel)
+
+
+class _Argmax:
+    """Greedy decoding, with llama.cpp's repetition penalty applied to the tokens generated so far
+    (a logit above 0 divided by the penalty, one at or below 0 multiplied by it), read from the
+    logits in place. Picks exactly what the native greedy chain picks; a test holds it to that."""
+
+    def __init__(self, model: LlamaCppModel, penalty: float, window: int) -> None:
+        import numpy as np
+
+        self._np = np
+        lib = model._lib
+        self._get = lib.llama_get_logits_ith
+        self._ctx = model._ctx
+        self._n_vocab = int(lib.llama_vocab_n_tokens(model._vocab))
+        self._decode = model._decode
+        self._penalty = np.float32(penalty)
+        self._recent: deque[int] = deque(maxlen=max(window, 1))
+        self._window = window
+
+    def sample(self) -> int:
+        logits = self._np.ctypeslib.as_array(self._get(self._ctx, -1), shape=(self._n_vocab,))
+        if self._window and self._recent:
+            seen = self._np.fromiter(set(self._recent), dtype=self._np.int64)
+            values = logits[seen]
+            logits = logits.copy()
+            # float32 throughout, as llama.cpp computes it, so that ties break the same way.
+            penalty = self._penalty
+            logits[seen] = self._np.where(values > 0, values / penalty, values * penalty)
+        token = int(logits.argmax())
+        if self._window:
+            self._recent.append(token)
+        return token
 
     def accept(self, token: int, cancel: threading.Event) -> bool:
         return self._decode([token], cancel)

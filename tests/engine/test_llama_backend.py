@@ -157,3 +157,26 @@ def test_load_reports_progress_and_can_be_cancelled(starter: Path) -> None:
 
     with pytest.raises(LoadCancelled):
         LlamaCppModel(starter, plan_for(starter, 512), progress=lambda f: False)
+
+
+@pytest.mark.parametrize(("penalty", "window"), [(1.0, 64), (1.1, 64), (1.5, 16), (0.9, 64)])
+def test_greedy_in_place_picks_what_the_native_chain_picks(
+    starter: Path, monkeypatch: pytest.MonkeyPatch, penalty: float, window: int
+) -> None:
+    from engine.backends import llama_cpp
+
+    msgs = [ChatMessage("user", "Write a long story about the sea, and say 'sea' often.")]
+    params = GenerationParams(
+        temperature=0.0, repeat_penalty=penalty, repeat_last_n=window, max_tokens=96
+    )
+    with LlamaCppModel(starter, plan_for(starter, 1024)) as model:
+        fast, _ = collect(model.chat(msgs, params))
+
+        def native(m: LlamaCppModel, _penalty: float, _window: int) -> object:
+            return llama_cpp._LlamaSampler(m, m._make_sampler(params))
+
+        monkeypatch.setattr(llama_cpp, "_Argmax", native)
+        model.reset()
+        slow, final = collect(model.chat(msgs, params))
+    assert final.stats is not None and final.stats.completion_tokens > 16
+    assert fast == slow
