@@ -1,6 +1,6 @@
 """The Hugging Face Hub as Cove talks to it: where it is (``HF_ENDPOINT``, a mirror), who asks
-(``HF_TOKEN`` or the token setting), how (system proxies, TLS always verified, a custom CA bundle for
-corporate proxies), and what it says about a repository's files.
+(``HF_TOKEN`` or the token setting), how (system proxies, TLS always verified, a custom CA bundle
+for corporate proxies), and what it says about a repository's files.
 
 Speaks the hub's plain HTTP API, the same one ``huggingface_hub`` uses: ``/api/models/{repo}/tree/
 {revision}`` for file sizes and LFS SHA-256s, ``/{repo}/resolve/{revision}/{file}`` for the bytes

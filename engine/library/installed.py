@@ -1,14 +1,21 @@
-"""Installed models: the starter, GGUF files and ONNX model folders in the models folder, and
-files the user imported from elsewhere. Reads only file names and sizes, never model data."""
+"""Installed models: the starter, GGUF files and ONNX model folders in the models folder (downloads
+sit in one folder per repository), and files the user imported from elsewhere. Reads only file
+names and sizes, never model data. Deleting is limited to the models folder and refused while a
+process has the model loaded."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+import shutil
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from engine.errors import ModelNotFound
+from engine.errors import ModelInUse, ModelNotFound
+from engine.library.in_use import processes_using
+from engine.library.layout import find_installed, repo_of_folder
+from engine.library.partial import disk_usage, list_partials, remove_partial
 from engine.models import STARTER_NAME, starter_path
 from engine.onnx_model import is_onnx_chat_folder
 from engine.paths import models_dir
@@ -27,6 +34,19 @@ class ModelEntry:
     size_bytes: int
     path: Path
     source: Source
+    repo: str | None = None  # the hub repository it was downloaded from
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "model": f"{self.repo}/{self.path.name}" if self.repo else self.name,
+            "format": self.kind,
+            "size_bytes": self.size_bytes,
+            "path": str(self.path),
+            "source": self.source,
+            "repo": self.repo,
+        }
 
 
 def scan_models(folder: Path | None = None, imported: Iterable[str] = ()) -> list[ModelEntry]:
@@ -66,7 +86,9 @@ def scan_models(folder: Path | None = None, imported: Iterable[str] = ()) -> lis
 def _entry(path: Path, source: Source) -> ModelEntry | None:
     try:
         if path.is_file() and path.suffix.lower() == ".gguf":
-            return ModelEntry(str(path), path.stem, "GGUF", path.stat().st_size, path, source)
+            size = path.stat().st_size
+            repo = repo_of_folder(path.parent) if source == "folder" else None
+            return ModelEntry(str(path), path.stem, "GGUF", size, path, source, repo)
         if is_onnx_chat_folder(path):
             return ModelEntry(str(path), path.name, "ONNX", _folder_size(path), path, source)
     except OSError:
@@ -76,3 +98,61 @@ def _entry(path: Path, source: Source) -> ModelEntry | None:
 
 def _folder_size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+@dataclass(frozen=True, slots=True)
+class Removed:
+    path: Path
+    freed_bytes: int
+    partial: bool  # a partial download was discarded, not an installed model
+
+    def to_dict(self) -> dict[str, object]:
+        return {"path": str(self.path), "freed_bytes": self.freed_bytes, "partial": self.partial}
+
+
+def remove_model(
+    name: str,
+    folder: Path | None = None,
+    *,
+    in_use: Callable[[Path], list[int]] = processes_using,
+) -> Removed:
+    """Delete a model from the models folder (by any name ``cove models`` shows), or discard a
+    partial download of that name. Refuses the starter, files outside the models folder, and a
+    model some process has loaded."""
+    folder = folder if folder is not None else models_dir()
+    if name == STARTER_NAME:
+        raise ModelNotFound("The starter model ships with Cove and cannot be deleted.")
+    path = find_installed(folder, name)
+    if path is None:
+        candidate = Path(name).expanduser()
+        if candidate.exists():
+            path = candidate
+    if path is None:
+        for partial in list_partials(folder):
+            if name in (f"{partial.repo}/{partial.file}", partial.target.name, partial.target.stem):
+                return Removed(partial.target, remove_partial(partial.target), partial=True)
+        raise ModelNotFound(f"No downloaded model named {name!r}. 'cove models' lists them.")
+    root = folder.resolve()
+    resolved = path.resolve()
+    if root not in resolved.parents:
+        raise ModelNotFound(
+            f"{path} is not in Cove's models folder ({folder}); Cove only deletes models it "
+            "downloaded. Delete the file yourself if you no longer want it."
+        )
+    users = in_use(resolved)
+    if users:
+        pids = ", ".join(str(p) for p in users)
+        raise ModelInUse(
+            f"{path.name} is loaded (process {pids}). Unload it or switch to another model, "
+            "then delete it."
+        )
+    if resolved.is_dir():
+        freed = sum(disk_usage(p) for p in resolved.rglob("*") if p.is_file())
+        shutil.rmtree(resolved)
+    else:
+        freed = disk_usage(resolved)
+        resolved.unlink()
+    if resolved.parent != root:
+        with contextlib.suppress(OSError):
+            resolved.parent.rmdir()  # the repository's folder, once empty
+    return Removed(path, freed, partial=False)

@@ -43,3 +43,37 @@ def partial_path(target: Path) -> Path:
 
 def state_path(target: Path) -> Path:
     return target.with_name(target.name + STATE_SUFFIX)
+
+
+def find_installed(models: Path, name: str) -> Path | None:
+    """A downloaded model by the names ``cove pull`` prints: ``owner/repo/FILE``, ``owner/repo``
+    (when it holds one GGUF file), the file's name or its stem. None when nothing matches;
+    ``ModelNotFound`` when a short name matches several files."""
+    from engine.errors import ModelNotFound
+
+    pieces = name.strip("/").split("/")
+    if len(pieces) >= 3:
+        try:
+            path = target_path(models, "/".join(pieces[:2]), "/".join(pieces[2:]))
+        except HubNotFound:
+            return None
+        return path if path.is_file() else None
+    if len(pieces) == 2:
+        files = sorted(repo_folder(models, name).glob("*.gguf"))
+        return files[0] if len(files) == 1 else None
+    if not models.is_dir():
+        return None
+    matches = [
+        p
+        for p in sorted(models.glob("*/*.gguf")) + sorted(models.glob("*.gguf"))
+        if name in (p.name, p.stem) and p.is_file()
+    ]
+    if len(matches) > 1:
+        names = ", ".join(_display_name(models, p) for p in matches)
+        raise ModelNotFound(f"{name!r} names several models: {names}. Give the full name.")
+    return matches[0] if matches else None
+
+
+def _display_name(models: Path, path: Path) -> str:
+    repo = repo_of_folder(path.parent) if path.parent != models else None
+    return f"{repo}/{path.name}" if repo else path.name

@@ -61,7 +61,10 @@ def free_disk_space(path: Path) -> int:
 @dataclass(frozen=True, slots=True)
 class TransferOptions:
     connections: int = 4
+    # Parts are at most this big, and small files are still split across the connections (in
+    # parts of at least min_part_size): a part is also what a resume never fetches again.
     part_size: int = 64 << 20
+    min_part_size: int = 1 << 20
     save_interval_s: float = 2.0
     tick_s: float = 0.25
     # A part below this share of the median speed of the others, for longer than the grace
@@ -175,10 +178,15 @@ class Transfer:
         saved = load_state(target, spec)
         self._resumed = saved is not None
         self._state = saved or PartialState(
-            spec, ranged, split_parts(spec.size, self._options.part_size)
+            spec, ranged, split_parts(spec.size, self._part_size(spec.size))
         )
         if not ranged:
             self._state.ranged = False
+
+    def _part_size(self, size: int) -> int:
+        opts = self._options
+        spread = -(-size // (2 * max(1, opts.connections)))
+        return min(opts.part_size, max(opts.min_part_size, spread))
 
     @property
     def resumed_bytes(self) -> int:
