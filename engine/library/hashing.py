@@ -1,11 +1,11 @@
 """SHA-256 of a file whose parts arrive out of order, computed while the bytes stream.
 
 SHA-256 must see the bytes in order, so the hash follows the *frontier*: the end of the contiguous
-run of finished bytes from the start of the file. The part that writes at the frontier hands its
-chunks straight to the hash as they arrive (no second read); bytes that other parts wrote ahead of
-the frontier are read back by a helper thread when the frontier reaches them, from the page cache
-they were just written to, while the transfer goes on. When the last byte lands, at most the bytes
-that raced the frontier are left to hash. ``reread_bytes`` counts what was read back.
+run of finished bytes from the start of the file. The part writing at the frontier hands its
+chunks (the very ``bytes`` it received, no copy) to a hashing thread through a short queue, so the
+hash runs on another core than the transfer and those bytes are never read again. Bytes that other
+parts wrote ahead of the frontier are read back from the page cache they were just written to when
+the frontier reaches them (``reread_bytes`` counts them); with one connection there are none.
 
 A copy of the hash state is kept at every part boundary, so that a part re-fetched after a checksum
 mismatch is re-hashed from its own start, not from the start of the file.
@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections import deque
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,12 +24,13 @@ if TYPE_CHECKING:
     from engine.library.partial import Part
 
 Hash = Any  # hashlib's hash objects have no public type to name
-
 READ_BLOCK = 1 << 20
+MAX_QUEUED = 64  # chunks handed over and not hashed yet (a few MiB): memory stays flat
 
 
 class StreamHasher:
-    """Shares the transfer's lock: ``parts[i].done`` changes only under it."""
+    """Shares the transfer's lock: ``parts[i].done`` changes only under it. Only the hashing
+    thread touches the hash object."""
 
     def __init__(self, fd: int, parts: Sequence[Part], lock: threading.Lock) -> None:
         self._fd = fd
@@ -37,9 +39,11 @@ class StreamHasher:
         self._size = parts[-1].end if parts else 0
         self._cond = threading.Condition(lock)
         self._sha = hashlib.sha256()
-        self._hashed = 0
+        self._hashed = 0  # bytes in the hash
+        self._claimed = 0  # bytes in the hash, in the queue, or being read back
+        self._queue: deque[bytes] = deque()
         self._next_boundary = 1  # index into _starts of the next checkpoint
-        self._busy = False  # the helper thread is hashing outside the lock
+        self._busy = False
         self._stopped = False
         self.checkpoints: dict[int, Hash] = {0: self._sha.copy()}
         self.reread_bytes = 0
@@ -50,20 +54,28 @@ class StreamHasher:
     def hashed(self) -> int:
         return self._hashed
 
-    def offer(self, offset: int, data: bytes | memoryview) -> None:
-        """Called under the lock right after ``data`` was written at ``offset`` and counted."""
-        if not self._busy and offset == self._hashed:
-            self._update(data)
-        else:
-            self._cond.notify_all()
+    def offer(self, offset: int, data: bytes) -> None:
+        """Called under the lock right after ``data`` was written at ``offset`` and counted.
+        Waits while the queue is full: the transfer never runs far ahead of the hash."""
+        if offset == self._claimed:
+            while len(self._queue) >= MAX_QUEUED and not self._stopped:
+                self._cond.wait()
+            if offset == self._claimed:
+                self._queue.append(data)
+                self._claimed += len(data)
+                if len(self._queue) > 1:
+                    return  # the hashing thread is awake: it has work queued already
+        self._cond.notify_all()
 
     def reset(self) -> None:
         """Start again from byte 0 (a single-stream download that had to restart). Under the
         lock."""
+        self._queue.clear()
         while self._busy:
             self._cond.wait()
+        self._queue.clear()
         self._sha = hashlib.sha256()
-        self._hashed = 0
+        self._hashed = self._claimed = 0
         self._next_boundary = 1
         self.checkpoints = {0: self._sha.copy()}
 
@@ -81,6 +93,7 @@ class StreamHasher:
     def stop(self) -> None:
         with self._cond:
             self._stopped = True
+            self._queue.clear()
             self._cond.notify_all()
         self._thread.join()
 
@@ -90,37 +103,48 @@ class StreamHasher:
                 return part.offset
         return self._size
 
-    def _update(self, data: bytes | memoryview) -> None:
-        self._sha.update(data)
-        self._advance(len(data))
-
     def _run(self) -> None:
         buf = bytearray(READ_BLOCK)
         view = memoryview(buf)
         while True:
+            data: bytes | None = None
             with self._cond:
-                while not self._stopped and self._hashed >= self._frontier():
+                while not self._stopped and not self._queue and self._claimed >= self._frontier():
                     self._cond.wait()
                 if self._stopped:
                     return
-                start = self._hashed
-                n = min(self._frontier() - start, READ_BLOCK)
-                if self._next_boundary < len(self._starts):  # stop at the next checkpoint
-                    n = min(n, self._starts[self._next_boundary] - start)
+                if self._queue:
+                    data = self._queue.popleft()
+                    n = len(data)
+                    start = -1
+                else:  # bytes written ahead of the frontier: read them back
+                    start = self._claimed
+                    n = min(self._frontier() - start, READ_BLOCK)
+                    if self._next_boundary < len(self._starts):  # stop at the next checkpoint
+                        n = min(n, self._starts[self._next_boundary] - start)
+                    self._claimed += n
                 self._busy = True
-            try:
-                got = os.preadv(self._fd, [view[:n]], start)
-            except OSError:
-                got = 0
-            if got > 0:  # outside the lock: while busy, nobody else touches the hash
-                self._sha.update(view[:got])
+                if len(self._queue) == MAX_QUEUED - 1:
+                    self._cond.notify_all()  # room in the queue again
+            # Outside the lock: hashlib releases the GIL, so this runs beside the transfer.
+            if data is not None:
+                self._sha.update(data)
+                got = n
+            else:
+                try:
+                    got = os.preadv(self._fd, [view[:n]], start)
+                except OSError:
+                    got = 0
+                if got == n:
+                    self._sha.update(view[:n])
             with self._cond:
                 self._busy = False
-                if got > 0:
-                    self.reread_bytes += got
-                    self._advance(got)
-                else:
+                if got != n:
                     self._stopped = True  # the file vanished under us: the digest will not match
+                else:
+                    if data is None:
+                        self.reread_bytes += n
+                    self._advance(n)
                 self._cond.notify_all()
 
     def _advance(self, n: int) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import socket
 import threading
@@ -356,3 +357,13 @@ class _CdnHandler(_Handler):
 def random_bytes(n: int, seed: int = 0) -> bytes:
     """Deterministic, incompressible test data."""
     return random.Random(seed).randbytes(n)
+
+
+def write_random_file(path: Path, n: int) -> None:
+    """A large file of random bytes, written in blocks (flat memory)."""
+    with path.open("wb") as f:
+        left = n
+        while left:
+            block = os.urandom(min(left, 8 << 20))
+            f.write(block)
+            left -= len(block)
