@@ -1,4 +1,4 @@
-"""The ``cove`` command: probe, inspect, plan, chat, serve.
+"""The ``cove`` command: probe, inspect, plan, chat, serve, models, pull, rm.
 
 Errors reach the user as one readable line on stderr with a non-zero exit code, never a traceback.
 """
@@ -42,7 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     plan = sub.add_parser("plan", help="will MODEL fit in free memory, where, at what context")
     plan.add_argument(
-        "model", metavar="MODEL", help="a .gguf path, an ONNX model folder, or 'starter'"
+        "model",
+        metavar="MODEL",
+        help="a .gguf path, an ONNX model folder, 'starter', a downloaded model, or a GGUF on "
+        "the hub (owner/repo/FILE: only its header is read)",
     )
     plan.add_argument("--ctx", type=_positive, metavar="N", help="context length wanted")
     plan.add_argument("--json", action="store_true", help="print JSON")
@@ -60,6 +63,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine", metavar="URL", help="use this OpenAI-compatible server instead of a local one"
     )
     chat.add_argument("--api-key", metavar="K", help="API key for --engine")
+
+    models = sub.add_parser("models", help="list installed models and partial downloads")
+    models.add_argument("--json", action="store_true", help="print JSON")
+
+    pull = sub.add_parser("pull", help="download a model from Hugging Face (resumes)")
+    pull.add_argument(
+        "model",
+        metavar="MODEL",
+        help="owner/repo (its Q4_K_M GGUF, or the largest that fits) or owner/repo/FILE",
+    )
+    pull.add_argument("--quant", metavar="Q", help="the quantisation to pick, e.g. Q8_0")
+    pull.add_argument("--json", action="store_true", help="print JSON")
+
+    rm = sub.add_parser("rm", help="delete a downloaded model, or discard a partial download")
+    rm.add_argument("model", metavar="MODEL", help="a name 'cove models' shows")
+    rm.add_argument("--json", action="store_true", help="print JSON")
 
     serve = sub.add_parser("serve", help="run the OpenAI-compatible local API server")
     serve.add_argument("--model", metavar="MODEL", help="chat model to load ('starter', a path)")
@@ -89,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _plan(args.model, args.ctx, args.json)
         if command == "serve":
             return _serve(args)
+        if command in ("models", "pull", "rm"):
+            return _library(args)
         return _chat(args)
     except EngineError as exc:
         _fail(str(exc))
@@ -156,14 +177,66 @@ def _inspect(model: str, as_json: bool) -> int:
     return 0
 
 
+def _library(args: argparse.Namespace) -> int:
+    from engine.library import commands
+
+    if args.command == "models":
+        return commands.models_command(args.json)
+    if args.command == "rm":
+        return commands.rm_command(args.model, args.json)
+    return commands.pull_command(args.model, args.quant, args.json)
+
+
 def _plan(model: str, ctx: int | None, as_json: bool) -> int:
+    from engine.errors import ModelNotFound
     from engine.loader import plan_model
 
-    _path, _info, plan = plan_model(model, ctx=ctx)
+    try:
+        _path, _info, plan = plan_model(model, ctx=ctx)
+    except ModelNotFound:
+        if not _names_hub_file(model):
+            raise
+        return _plan_remote(model, ctx, as_json)
     if as_json:
         _print_json(plan.to_dict())
         return 0
     print(describe_plan(plan))
+    return 0
+
+
+def _names_hub_file(model: str) -> bool:
+    pieces = model.strip("/").split("/")
+    return len(pieces) >= 3 and pieces[-1].lower().endswith(".gguf") and not model.startswith(".")
+
+
+def _plan_remote(model: str, ctx: int | None, as_json: bool) -> int:
+    """Fit before download: the file's header over HTTP Range, the real planner on it."""
+    from engine.library.hub import Hub, HubConfig
+    from engine.library.remote_gguf import plan_remote
+    from engine.units import format_bytes
+
+    pieces = model.strip("/").split("/")
+    repo, file = "/".join(pieces[:2]), "/".join(pieces[2:])
+    with Hub(HubConfig.resolve()) as hub:
+        header, plan = plan_remote(hub, repo, file, ctx=ctx)
+    if as_json:
+        _print_json(
+            {
+                **plan.to_dict(),
+                "remote": {
+                    "repo": repo,
+                    "file": file,
+                    "file_size": header.size,
+                    "header_bytes_read": header.fetched_bytes,
+                },
+            }
+        )
+        return 0
+    print(describe_plan(plan))
+    print(
+        f"Read      {format_bytes(header.fetched_bytes)} of the file's header from the hub "
+        f"(the file is {format_bytes(header.size)}); nothing was downloaded"
+    )
     return 0
 
 

@@ -104,3 +104,52 @@ class ProtocolError(EngineError):
     """The engine answered something this version of Cove cannot read."""
 
     code = "protocol_error"
+
+
+class DownloadError(EngineError):
+    """A download failed after its retries (the server kept failing, the connection kept dropping,
+    the file changed on the server); what was fetched so far is kept for a resume."""
+
+    code = "download_error"
+
+
+class ChecksumMismatch(EngineError):
+    """A downloaded file's SHA-256 differs from the one the hub published; it was not installed."""
+
+    code = "checksum_mismatch"
+
+
+class InsufficientDisk(EngineError):
+    """There is not enough free disk space for a download (the file plus a safety margin)."""
+
+    code = "insufficient_disk"
+
+
+class HubAuthRequired(EngineError):
+    """The repository is gated or private: it needs a Hugging Face token with access to it."""
+
+    code = "hub_auth_required"
+
+
+class HubNotFound(EngineError):
+    """The repository, revision or file does not exist on the hub."""
+
+    code = "hub_not_found"
+
+
+class NetworkUnavailable(EngineError):
+    """The hub (or the configured mirror or proxy) cannot be reached at all."""
+
+    code = "network_unavailable"
+
+
+class DownloadCancelled(EngineError):
+    """The user cancelled a download; its partial files were deleted."""
+
+    code = "download_cancelled"
+
+
+class ModelInUse(EngineError):
+    """A model cannot be deleted while it is loaded."""
+
+    code = "model_in_use"

@@ -567,3 +567,10 @@ def _check_layout(cur: _Cursor, tensors: list[TensorInfo], data_offset: int, siz
     for before, after in itertools.pairwise(ordered):
         if after.offset < before.offset + before.n_bytes:
             raise cur.error(f"tensors {before.name!r} and {after.name!r} overlap")
+
+
+def read_gguf_from(file: BinaryIO, name: str, size: int) -> GGUFFile:
+    """Parse a GGUF header from any sequential reader of a file of ``size`` bytes (a remote file
+    read by HTTP Range); ``name`` stands for its path in errors. The same checks apply."""
+    path = Path(name)
+    return _parse(_Cursor(file, path, size), path, size)

@@ -35,12 +35,20 @@ def starter_path() -> Path:
 
 
 def resolve_model(name: str) -> Path:
-    """Turn ``starter`` or a path into an existing model file (or model folder)."""
+    """Turn ``starter``, a path, or a downloaded model's name (``owner/repo/FILE``, ``owner/repo``,
+    the file's name or stem) into an existing model file (or model folder)."""
     if name == STARTER_NAME:
         return starter_path()
     path = Path(name).expanduser()
-    if not path.exists():
-        raise ModelNotFound(
-            f"No model at {path}. Give a path to a .gguf file, an ONNX model folder, or 'starter'."
-        )
-    return path
+    if path.exists():
+        return path
+    from engine.library.layout import find_installed  # the library imports this module
+    from engine.paths import models_dir
+
+    found = find_installed(models_dir(), name)
+    if found is not None:
+        return found
+    raise ModelNotFound(
+        f"No model at {path}. Give a path to a .gguf file, an ONNX model folder, 'starter', or "
+        "the name of a downloaded model ('cove models' lists them, 'cove pull' fetches one)."
+    )

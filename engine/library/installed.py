@@ -1,15 +1,22 @@
-"""Installed models: the starter, GGUF files and ONNX model folders in the models folder, and
-files the user imported from elsewhere. Reads only file names and sizes, never model data."""
+"""Installed models: the starter, GGUF files and ONNX model folders in the models folder (downloads
+sit in one folder per repository), and files the user imported from elsewhere. Reads only file
+names and sizes, never model data. Deleting is limited to the models folder and refused while a
+process has the model loaded."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+import shutil
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from engine.errors import ModelLoadError, ModelNotFound
+from engine.errors import ModelInUse, ModelLoadError, ModelNotFound
 from engine.gguf import describe_mix, read_gguf
+from engine.library.in_use import processes_using
+from engine.library.layout import find_installed, repo_of_folder
+from engine.library.partial import disk_usage, list_partials, remove_partial
 from engine.models import STARTER_NAME, starter_path
 from engine.onnx_model import is_onnx_chat_folder
 from engine.paths import models_dir
@@ -30,6 +37,20 @@ class ModelEntry:
     source: Source
     quantization: str = ""  # what the file says it is: Q4_K_M, IQ4_XS, ... (GGUF only)
     tensor_types: str = ""  # the mix behind it: "Q8_0 45 %, Q4_K 40 %, Q6_K 15 %"
+    repo: str | None = None  # the hub repository it was downloaded from
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "model": f"{self.repo}/{self.path.name}" if self.repo else self.name,
+            "format": self.kind,
+            "size_bytes": self.size_bytes,
+            "path": str(self.path),
+            "source": self.source,
+            "repo": self.repo,
+            "quantization": self.quantization,
+        }
 
 
 def scan_models(folder: Path | None = None, imported: Iterable[str] = ()) -> list[ModelEntry]:
@@ -68,7 +89,8 @@ def scan_models(folder: Path | None = None, imported: Iterable[str] = ()) -> lis
 def _entry(path: Path, source: Source) -> ModelEntry | None:
     try:
         if path.is_file() and path.suffix.lower() == ".gguf":
-            return _gguf_entry(str(path), path.stem, path, source)
+            repo = repo_of_folder(path.parent) if source == "folder" else None
+            return _gguf_entry(str(path), path.stem, path, source, repo)
         if is_onnx_chat_folder(path):
             return ModelEntry(str(path), path.name, "ONNX", _folder_size(path), path, source)
     except OSError:
@@ -80,13 +102,73 @@ def _folder_size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def _gguf_entry(model_id: str, name: str, path: Path, source: Source) -> ModelEntry:
+def _gguf_entry(
+    model_id: str, name: str, path: Path, source: Source, repo: str | None = None
+) -> ModelEntry:
     """A GGUF file's entry, with the quantization its header declares (read without the
     weights); a file whose header cannot be read is listed anyway, and its plan says why."""
-    entry = ModelEntry(model_id, name, "GGUF", path.stat().st_size, path, source)
+    entry = ModelEntry(model_id, name, "GGUF", path.stat().st_size, path, source, repo=repo)
     try:
         info = read_gguf(path)
     except ModelLoadError:
         return entry
     mix = describe_mix(dict(info.tensor_types()))
     return replace(entry, quantization=info.quantization(), tensor_types=mix)
+
+
+@dataclass(frozen=True, slots=True)
+class Removed:
+    path: Path
+    freed_bytes: int
+    partial: bool  # a partial download was discarded, not an installed model
+
+    def to_dict(self) -> dict[str, object]:
+        return {"path": str(self.path), "freed_bytes": self.freed_bytes, "partial": self.partial}
+
+
+def remove_model(
+    name: str,
+    folder: Path | None = None,
+    *,
+    in_use: Callable[[Path], list[int]] = processes_using,
+) -> Removed:
+    """Delete a model from the models folder (by any name ``cove models`` shows), or discard a
+    partial download of that name. Refuses the starter, files outside the models folder, and a
+    model some process has loaded."""
+    folder = folder if folder is not None else models_dir()
+    if name == STARTER_NAME:
+        raise ModelNotFound("The starter model ships with Cove and cannot be deleted.")
+    path = find_installed(folder, name)
+    if path is None:
+        candidate = Path(name).expanduser()
+        if candidate.exists():
+            path = candidate
+    if path is None:
+        for partial in list_partials(folder):
+            if name in (f"{partial.repo}/{partial.file}", partial.target.name, partial.target.stem):
+                return Removed(partial.target, remove_partial(partial.target), partial=True)
+        raise ModelNotFound(f"No downloaded model named {name!r}. 'cove models' lists them.")
+    root = folder.resolve()
+    resolved = path.resolve()
+    if root not in resolved.parents:
+        raise ModelNotFound(
+            f"{path} is not in Cove's models folder ({folder}); Cove only deletes models it "
+            "downloaded. Delete the file yourself if you no longer want it."
+        )
+    users = in_use(resolved)
+    if users:
+        pids = ", ".join(str(p) for p in users)
+        raise ModelInUse(
+            f"{path.name} is loaded (process {pids}). Unload it or switch to another model, "
+            "then delete it."
+        )
+    if resolved.is_dir():
+        freed = sum(disk_usage(p) for p in resolved.rglob("*") if p.is_file())
+        shutil.rmtree(resolved)
+    else:
+        freed = disk_usage(resolved)
+        resolved.unlink()
+    if resolved.parent != root:
+        with contextlib.suppress(OSError):
+            resolved.parent.rmdir()  # the repository's folder, once empty
+    return Removed(path, freed, partial=False)

@@ -1,0 +1,597 @@
+"""Fetch one file: parallel ranged parts written at their final offsets, SHA-256 while the bytes
+stream, progress saved for a resume, retries, restarts of stalled or crawling parts, a repair that
+re-fetches only what it must after a checksum mismatch, and an atomic rename into place.
+
+Threads: one per connection (``_worker``), the hash helper, and the caller's thread, which watches
+the others (``_monitor``): it saves progress, reports it, restarts crawling parts and turns a pause
+or cancel into a halt every worker sees between two chunks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import os
+import shutil
+import statistics
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urljoin
+
+import httpx
+
+from engine.errors import (
+    ChecksumMismatch,
+    DownloadCancelled,
+    DownloadError,
+    EngineError,
+    InsufficientDisk,
+)
+from engine.library.hashing import Hash, StreamHasher, hash_from
+from engine.library.hub import Hub, raise_for_status
+from engine.library.layout import partial_path, state_path
+from engine.library.partial import (
+    FileSpec,
+    Part,
+    PartialState,
+    load_state,
+    remove_partial,
+    save_state,
+    split_parts,
+)
+from engine.library.retry import RETRY_STATUSES, Backoff, retry_after_s
+from engine.units import format_bytes
+
+log = logging.getLogger(__name__)
+
+Phase = Literal["downloading", "verifying", "repairing", "installing"]
+FreeSpace = Callable[[Path], int]
+
+
+def free_disk_space(path: Path) -> int:
+    return shutil.disk_usage(path).free
+
+
+@dataclass(frozen=True, slots=True)
+class TransferOptions:
+    connections: int = 4
+    # Parts are at most this big, and small files are still split across the connections (in
+    # parts of at least min_part_size): a part is also what a resume never fetches again.
+    part_size: int = 64 << 20
+    min_part_size: int = 1 << 20
+    save_interval_s: float = 2.0
+    tick_s: float = 0.25
+    # A part below this share of the median speed of the others, for longer than the grace
+    # period, is restarted on a fresh connection (a slow path or an overloaded CDN node).
+    crawl_ratio: float = 0.1
+    crawl_grace_s: float = 10.0
+    max_restarts: int = 3
+    disk_margin: int = 256 << 20
+    backoff: Backoff = field(default_factory=Backoff)
+
+
+@dataclass(frozen=True, slots=True)
+class TransferStats:
+    phase: Phase
+    done_bytes: int
+    total_bytes: int
+    fetched_bytes: int  # from the network in this session, repairs included
+    reread_bytes: int  # read back from disk by the hash (bytes that arrived ahead of the frontier)
+    retries: int
+    restarts: int
+
+
+class Control:
+    """Pause or cancel from any thread; the transfer stops between two chunks."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.cancelled = False
+
+    def pause(self) -> None:
+        self.stop.set()
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        self.stop.set()
+
+
+@dataclass(slots=True)
+class _Activity:
+    """One part on the wire: its speed, smoothed over the monitor's ticks."""
+
+    since: float
+    first_done: int
+    last_done: int
+    last_time: float = 0.0
+    rate: float = 0.0
+
+    def sample(self, now: float, done: int) -> None:
+        last = self.last_time or self.since
+        if now > last:
+            instant = (done - self.last_done) / (now - last)
+            self.rate = instant if not self.last_time else 0.6 * self.rate + 0.4 * instant
+            self.last_done, self.last_time = done, now
+
+
+class _RetryLater(Exception):
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after
+
+
+class _NoRanges(Exception):
+    """The server answered a ranged request with the whole file."""
+
+
+class _Halted(Exception):
+    pass
+
+
+Sink = Callable[[Part, int, bytes], None]
+
+
+class Transfer:
+    def __init__(
+        self,
+        hub: Hub,
+        spec: FileSpec,
+        url: str,
+        target: Path,
+        *,
+        ranged: bool = True,
+        options: TransferOptions | None = None,
+        control: Control | None = None,
+        on_progress: Callable[[TransferStats], None] | None = None,
+        free_space: FreeSpace = free_disk_space,
+    ) -> None:
+        self._hub = hub
+        self.spec = spec
+        self._url = url
+        self.target = target
+        self._options = options or TransferOptions()
+        self.control = control or Control()
+        self._on_progress = on_progress
+        self._free_space = free_space
+        self._lock = threading.Lock()
+        self._halt = threading.Event()
+        self._wake = threading.Event()
+        self._error: EngineError | None = None
+        self._no_ranges = False
+        self._restart: set[int] = set()
+        self._active: dict[int, _Activity] = {}  # by part start: the parts on the wire now
+        self._finished_rates: list[float] = []  # bytes/s of the parts that completed
+        self._url_refreshed = False
+        self._fd = -1
+        self._hasher: StreamHasher | None = None
+        self._phase: Phase = "downloading"
+        self.fetched_bytes = 0
+        self.retries = 0
+        self.restarts = 0
+        self.repaired_bytes = 0
+        saved = load_state(target, spec)
+        self._resumed = saved is not None
+        self._state = saved or PartialState(
+            spec, ranged, split_parts(spec.size, self._part_size(spec.size))
+        )
+        if not ranged:
+            self._state.ranged = False
+
+    def _part_size(self, size: int) -> int:
+        opts = self._options
+        spread = -(-size // (2 * max(1, opts.connections)))
+        return min(opts.part_size, max(opts.min_part_size, spread))
+
+    @property
+    def resumed_bytes(self) -> int:
+        return self._state.done_bytes if self._resumed else 0
+
+    def stats(self) -> TransferStats:
+        with self._lock:
+            done = self._state.done_bytes
+        hasher = self._hasher
+        return TransferStats(
+            self._phase,
+            done,
+            self.spec.size,
+            self.fetched_bytes,
+            hasher.reread_bytes if hasher else 0,
+            self.retries,
+            self.restarts,
+        )
+
+    def run(self) -> bool:
+        """Fetch, verify and install; True once installed, False when paused (the partial files
+        stay for a resume). Cancel deletes them and raises ``DownloadCancelled``."""
+        self.target.parent.mkdir(parents=True, exist_ok=True)
+        self._check_disk()
+        part = partial_path(self.target)
+        fd = os.open(part, os.O_RDWR | os.O_CREAT, 0o644)
+        self._fd = fd
+        try:
+            if os.fstat(fd).st_size != self.spec.size:
+                os.ftruncate(fd, self.spec.size)
+            while True:
+                try:
+                    hasher = self._transfer()
+                    break
+                except _NoRanges:
+                    log.info("%s: the server ignores Range; one stream", self.spec.name)
+                    self._state.ranged = False
+                    self._no_ranges = False
+                    self._halt.clear()
+            self._phase = "verifying"
+            self._report()
+            digest = hasher.finish()
+            if digest != self.spec.sha256:
+                self._phase = "repairing"
+                self._repair(hasher.checkpoints)
+            self._install()
+            return True
+        except _Halted:
+            if self.control.cancelled:
+                self._close()
+                remove_partial(self.target)
+                raise DownloadCancelled(f"Cancelled the download of {self.spec.name}.") from None
+            return False
+        finally:
+            self._close()
+
+    def _close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def _check_disk(self) -> None:
+        remaining = self.spec.size - self._state.done_bytes
+        margin = self._options.disk_margin
+        free = self._free_space(self.target.parent)
+        if free < remaining + margin:
+            raise InsufficientDisk(
+                f"Not enough disk space for {self.spec.name}: it needs "
+                f"{format_bytes(remaining + margin)} ({format_bytes(remaining)} to download and a "
+                f"{format_bytes(margin)} margin) but {format_bytes(free)} is free in "
+                f"{self.target.parent}. Free some space or delete models you no longer use "
+                "(cove models, cove rm)."
+            )
+
+    # -- the parallel transfer ----------------------------------------------------------------
+
+    def _transfer(self) -> StreamHasher:
+        state = self._state
+        if not state.ranged:  # without Range there is no resuming: start over in one stream
+            state.parts = [Part(0, self.spec.size)]
+        hasher = StreamHasher(self._fd, state.parts, self._lock)
+        self._hasher = hasher
+        pending = deque(p for p in state.parts if not p.complete)
+        count = min(self._options.connections if state.ranged else 1, len(pending))
+        workers = [
+            threading.Thread(target=self._worker, args=(pending,), name=f"cove-part-{i}")
+            for i in range(count)
+        ]
+        for worker in workers:
+            worker.start()
+        try:
+            self._monitor(workers)
+        except BaseException:  # Ctrl+C in the watching thread: stop the workers first
+            self._halt.set()
+            raise
+        finally:
+            for worker in workers:
+                worker.join()
+        if self._error is not None or self._no_ranges or self.control.stop.is_set():
+            hasher.stop()
+            with contextlib.suppress(OSError):
+                self._save()
+            if self._error is not None:
+                raise self._error
+            if self._no_ranges:
+                raise _NoRanges
+            raise _Halted
+        self._save()
+        return hasher
+
+    def _monitor(self, workers: list[threading.Thread]) -> None:
+        last_save = time.monotonic()
+        while any(w.is_alive() for w in workers):
+            self._wake.wait(self._options.tick_s)
+            self._wake.clear()
+            if self.control.stop.is_set():
+                self._halt.set()
+            self._find_crawlers()
+            now = time.monotonic()
+            if now - last_save >= self._options.save_interval_s:
+                last_save = now
+                try:
+                    self._save()
+                except OSError as exc:
+                    log.warning("could not save download progress: %s", exc)
+            self._report()
+
+    def _find_crawlers(self) -> None:
+        opts = self._options
+        now = time.monotonic()
+        with self._lock:
+            parts = {p.start: p for p in self._state.parts}
+            for start, activity in self._active.items():
+                activity.sample(now, parts[start].done)
+            for start, activity in self._active.items():
+                others = [a.rate for s, a in self._active.items() if s != start]
+                others += self._finished_rates[-8:]
+                if not others:
+                    continue
+                median = statistics.median(others)
+                if (
+                    now - activity.since >= opts.crawl_grace_s
+                    and median > 0
+                    and activity.rate < median * opts.crawl_ratio
+                    and parts[start].remaining > opts.part_size // 8
+                ):
+                    self._restart.add(start)
+
+    def _worker(self, pending: deque[Part]) -> None:
+        try:
+            while not self._halt.is_set():
+                with self._lock:
+                    if not pending:
+                        return
+                    part = pending.popleft()
+                self._fetch_with_retries(part, self._write)
+        except _NoRanges:
+            self._no_ranges = True
+            self._halt.set()
+        except _Halted:
+            pass
+        except EngineError as exc:
+            with self._lock:
+                self._error = self._error or exc
+            self._halt.set()
+        except Exception as exc:  # a worker's boundary: report, never die silently
+            log.exception("download worker failed")
+            with self._lock:
+                self._error = self._error or DownloadError(
+                    f"{self.spec.name}: the download failed ({exc}). Run it again to resume."
+                )
+            self._halt.set()
+        finally:
+            self._wake.set()
+
+    def _fetch_with_retries(self, part: Part, sink: Sink) -> None:
+        backoff = self._options.backoff
+        attempts = restarts = 0
+        while not part.complete:
+            if self._halt.is_set():
+                raise _Halted
+            before = part.done
+            try:
+                if self._fetch(part, sink) == "restart":
+                    restarts += 1
+                    self.restarts += 1
+                    if restarts > self._options.max_restarts:
+                        raise DownloadError(
+                            f"{self.spec.name}: the server keeps sending bytes far more slowly "
+                            "on some connections. Try again later; the download resumes."
+                        )
+                continue
+            except (httpx.TransportError, _RetryLater) as exc:
+                if part.done > before:
+                    attempts = 0
+                if attempts >= backoff.attempts:
+                    raise DownloadError(
+                        f"{self.spec.name}: {_describe(exc)}, {attempts + 1} times in a row. "
+                        "Check your connection and run the same command again: the download "
+                        "resumes where it stopped."
+                    ) from None
+                retry_after = exc.retry_after if isinstance(exc, _RetryLater) else None
+                delay = backoff.delay(attempts, retry_after)
+                attempts += 1
+                self.retries += 1
+                log.info("%s: %s; retrying in %.1f s", self.spec.name, _describe(exc), delay)
+                if not self._state.ranged and part.done and sink == self._write:
+                    with self._lock:  # no Range: the stream restarts at byte 0
+                        part.done = 0
+                        if self._hasher is not None:
+                            self._hasher.reset()
+                if self._halt.wait(delay):
+                    raise _Halted from None
+
+    def _fetch(self, part: Part, sink: Sink) -> Literal["done", "restart"]:
+        ranged = self._state.ranged
+        url = self._url
+        for _ in range(5):
+            headers = dict(self._hub.auth_headers(url))
+            if ranged:
+                headers["Range"] = f"bytes={part.offset}-{part.end - 1}"
+            with self._hub.client.stream("GET", url, headers=headers) as response:
+                location = response.headers.get("Location")
+                if response.is_redirect and location:
+                    url = urljoin(url, location)
+                    continue
+                self._check_response(response, part)
+                return self._stream(response, part, sink)
+        raise DownloadError(f"{self.spec.name}: too many redirects. Try again later.")
+
+    def _check_response(self, response: httpx.Response, part: Part) -> None:
+        status = response.status_code
+        if status in RETRY_STATUSES:
+            raise _RetryLater(f"HTTP {status}", retry_after_s(response.headers))
+        if status in (401, 403) and not self._url_refreshed and self._url != self._resolve_url():
+            self._refresh_url()  # a signed CDN link expired during a long download
+            raise _RetryLater("the download link expired", 0.0)
+        if status >= 400:
+            raise_for_status(
+                response,
+                what=self.spec.name,
+                repo=self.spec.repo,
+                path=self.spec.file,
+                token=self._hub.config.token,
+            )
+        if status == 200 and self._state.ranged:
+            raise _NoRanges
+        if status == 206:
+            expected = f"bytes {part.offset}-"
+            if not response.headers.get("Content-Range", "").startswith(expected):
+                raise _RetryLater("the server sent another byte range than asked")
+
+    def _resolve_url(self) -> str:
+        return self._hub.resolve_url(self.spec.repo, self.spec.file, self.spec.revision)
+
+    def _refresh_url(self) -> None:
+        with self._lock:
+            if self._url_refreshed:
+                return
+            self._url_refreshed = True
+        resolved = self._hub.resolve(self.spec.repo, self.spec.file, self.spec.revision)
+        self._url = resolved.url
+
+    def _stream(
+        self, response: httpx.Response, part: Part, sink: Sink
+    ) -> Literal["done", "restart"]:
+        with self._lock:
+            self._active[part.start] = _Activity(time.monotonic(), part.done, part.done)
+        try:
+            offset = part.offset
+            for chunk in response.iter_raw():
+                if self._halt.is_set():
+                    raise _Halted
+                if part.start in self._restart:
+                    with self._lock:
+                        self._restart.discard(part.start)
+                    return "restart"
+                take = min(len(chunk), part.end - offset)
+                sink(part, offset, chunk if take == len(chunk) else chunk[:take])
+                offset += take
+                if offset >= part.end:
+                    self._finished(part)
+                    return "done"
+            raise _RetryLater("the connection closed before the part was complete")
+        finally:
+            with self._lock:
+                self._active.pop(part.start, None)
+
+    def _finished(self, part: Part) -> None:
+        with self._lock:
+            activity = self._active.get(part.start)
+            if activity is not None:
+                elapsed = time.monotonic() - activity.since
+                if elapsed > 0:
+                    self._finished_rates.append((part.done - activity.first_done) / elapsed)
+
+    def _write(self, part: Part, offset: int, data: bytes) -> None:
+        view = memoryview(data)
+        written = 0
+        try:
+            while written < len(view):
+                written += os.pwrite(self._fd, view[written:], offset + written)
+        except OSError as exc:
+            raise self._disk_error(exc) from None
+        with self._lock:
+            part.done += len(data)
+            self.fetched_bytes += len(data)
+            if self._hasher is not None:
+                self._hasher.offer(offset, data)
+
+    def _disk_error(self, exc: OSError) -> EngineError:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return InsufficientDisk(
+                f"The disk filled up while downloading {self.spec.name}. Free some space and "
+                "run the same command again: the download resumes."
+            )
+        return DownloadError(f"Cannot write {partial_path(self.target)} ({exc.strerror}).")
+
+    def _save(self) -> None:
+        with self._lock:
+            snapshot = PartialState(
+                self.spec,
+                self._state.ranged,
+                [Part(p.start, p.end, p.done) for p in self._state.parts],
+            )
+        if self._fd >= 0:
+            _flush(self._fd)  # the state never claims bytes that are not on disk yet
+        save_state(self.target, snapshot)
+
+    def _report(self) -> None:
+        if self._on_progress is not None:
+            self._on_progress(self.stats())
+
+    # -- after a checksum mismatch ------------------------------------------------------------
+
+    def _repair(self, checkpoints: dict[int, Hash]) -> None:
+        """Re-fetch the parts in order, comparing them with what is on disk; after a part whose
+        bytes differed, re-hash from that part on (from its saved hash state). Installs nothing
+        that does not match: a file that still mismatches after every part was re-fetched is
+        deleted."""
+        size, expected = self.spec.size, self.spec.sha256
+        cps = dict(checkpoints)
+        for real in self._state.parts:
+            probe = Part(real.start, real.end)
+            before = self.repaired_bytes
+            self._fetch_with_retries(probe, self._compare)
+            if self.repaired_bytes == before:
+                continue
+            starts = [p.start for p in self._state.parts if p.start > real.start]
+            digest, later = hash_from(self._fd, cps[real.start], real.start, size, starts)
+            cps.update(later)
+            if digest == expected:
+                return
+        self._close()
+        remove_partial(self.target)
+        raise ChecksumMismatch(
+            f"{self.spec.name} does not match the SHA-256 the hub published ({expected}), even "
+            "after fetching it again. It was not installed. The file on the hub may be changing; "
+            "try again later."
+        )
+
+    def _compare(self, part: Part, offset: int, data: bytes) -> None:
+        try:
+            on_disk = os.pread(self._fd, len(data), offset)
+            if on_disk != data:
+                os.pwrite(self._fd, data, offset)
+                self.repaired_bytes += len(data)
+        except OSError as exc:
+            raise self._disk_error(exc) from None
+        with self._lock:
+            part.done += len(data)
+            self.fetched_bytes += len(data)
+
+    def _install(self) -> None:
+        self._phase = "installing"
+        _flush(self._fd)
+        self._close()
+        os.replace(partial_path(self.target), self.target)
+        _sync_folder(self.target.parent)
+        with contextlib.suppress(FileNotFoundError):
+            state_path(self.target).unlink()
+        self._report()
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, httpx.TimeoutException):
+        return "the server went silent"
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return "the connection dropped"
+    if isinstance(exc, httpx.ConnectError):
+        return "the server cannot be reached"
+    return str(exc) or type(exc).__name__
+
+
+def _flush(fd: int) -> None:
+    sync = getattr(os, "fdatasync", os.fsync)
+    sync(fd)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable (POSIX); Windows has no folder handles to sync."""
+    if os.name != "posix":
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
