@@ -152,6 +152,11 @@ class ModelsView(QWidget):
         self.details.setWordWrap(True)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.details)
+        # What the last delete or discard did, or why it did not (stays when the selection moves).
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        self.message.setVisible(False)
+        layout.addWidget(self.message)
         actions = QHBoxLayout()
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
@@ -339,7 +344,7 @@ class ModelsView(QWidget):
         if entry is None:
             return
         if entry.id == self.loaded_id:
-            self.details.setText(
+            self.say(
                 f"{entry.name} is the model loaded in the chat, so it cannot be deleted. Load "
                 "another model first, then delete this one."
             )
@@ -359,13 +364,17 @@ class ModelsView(QWidget):
         )
 
     def _deleted(self, entry: ModelEntry, removed: Removed) -> None:
-        self.details.setText(f"Deleted {entry.name}: {format_bytes(removed.freed_bytes)} freed.")
+        self.say(f"Deleted {entry.name}: {format_bytes(removed.freed_bytes)} freed.")
         self.model_deleted.emit(removed)
         self.refresh()
 
     def _delete_failed(self, entry: ModelEntry, exc: BaseException) -> None:
-        self.details.setText(f"{entry.name} was not deleted. {exc}")
+        self.say(f"{entry.name} was not deleted. {exc}")
         self.delete_failed.emit(entry.id)
+
+    def say(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setVisible(bool(text))
 
     def _ask(self, title: str, question: str) -> bool:
         answer = QMessageBox.question(self, title, question)
@@ -411,20 +420,18 @@ class ModelsView(QWidget):
         self.pool.submit(
             lambda: remove_partial(partial.target),
             lambda freed: self._discarded(name, freed),
-            lambda exc: self.details.setText(f"Could not discard {name}: {exc}"),
+            lambda exc: self.say(f"Could not discard {name}: {exc}"),
         )
 
     def _discarded(self, name: str, freed: int) -> None:
-        self.details.setText(
-            f"Discarded the partial download of {name}: {format_bytes(freed)} freed."
-        )
+        self.say(f"Discarded the partial download of {name}: {format_bytes(freed)} freed.")
         self.refresh()
 
     def _resume_partial(self, partial: PartialDownload) -> None:
         try:
             self.downloads.add(DownloadRequest(partial.repo, partial.file))
         except ValueError as exc:
-            self.details.setText(str(exc))
+            self.say(str(exc))
             return
         self.tabs.setCurrentWidget(self.downloads_view)
         self.refresh()
