@@ -111,7 +111,7 @@ class DownloadRow(QFrame):
     def show_progress(self, progress: DownloadProgress) -> None:
         status = progress.status
         self.bar.setValue(round(min(1.0, progress.fraction) * 1000))
-        self.bar.setVisible(status != "cancelled")
+        self.bar.setVisible(status != "cancelled" and progress.total_bytes > 0)
         self.status.setText(describe(progress))
         self.error.setText(progress.error or "" if status == "failed" else "")
         self.error.setVisible(status == "failed" and bool(progress.error))
@@ -168,6 +168,8 @@ class DownloadsView(QWidget):
         self.list.setSpacing(8)
         self.list.addStretch(1)
         scroll.setWidget(holder)
+        scroll.viewport().setAutoFillBackground(False)  # the page's background, not the window's
+        holder.setAutoFillBackground(False)
         layout.addWidget(scroll, 1)
 
         controller.download_added.connect(self._added)

@@ -386,6 +386,7 @@ class ModelsView(QWidget):
         """Partial files that no download in the queue is working on, with a Discard each."""
         active = self.downloads.active_names()
         self.partial_list = [p for p in partials if f"{p.repo}/{p.file}" not in active]
+        self.partials.setRowCount(0)  # drops the old rows' buttons
         self.partials.setRowCount(len(self.partial_list))
         for row, partial in enumerate(self.partial_list):
             name = QTableWidgetItem(f"{partial.repo}/{partial.file}")

@@ -83,19 +83,21 @@ def installed_path() -> Path:
 
 def add(qtbot: QtBot, view: ModelsView, text: str) -> Any:
     from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
 
     downloads = view.downloads_view
     downloads.field.setText(text)
     with qtbot.waitSignal(view.downloads.download_added, timeout=WAIT_MS) as added:
-        qtbot.mouseClick(downloads.add_button, Qt.MouseButton.LeftButton)
+        QTest.mouseClick(downloads.add_button, Qt.MouseButton.LeftButton)
     return added.args[0]
 
 
 def click(qtbot: QtBot, button: Any) -> None:
     from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
 
     assert not button.isHidden(), button.text()
-    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    QTest.mouseClick(button, Qt.MouseButton.LeftButton)
 
 
 def wait_for_bytes(qtbot: QtBot, view: ModelsView, download: Any, at_least: int) -> None:
@@ -196,7 +198,12 @@ def test_delete_refuses_the_loaded_model_and_says_the_space_freed(
     view.table.selectRow(row)
     assert view.delete_button.isEnabled()
     asked: list[str] = []
-    view.confirm = lambda _title, question: asked.append(question) or True
+
+    def confirm(_title: str, question: str) -> bool:
+        asked.append(question)
+        return True
+
+    view.confirm = confirm
 
     view.set_loaded(str(path))  # the chat has it loaded
     with qtbot.waitSignal(view.delete_failed, timeout=WAIT_MS):
@@ -236,7 +243,8 @@ def test_a_partial_download_is_listed_and_discarded(
         view.refresh()
     assert [f"{p.repo}/{p.file}" for p in view.partial_list] == [f"{REPO}/{FILE}"]
     assert not view.partials.isHidden()
-    assert "of 2.0 MiB" in view.partials.item(0, 1).text()
+    fetched = view.partials.item(0, 1)
+    assert fetched is not None and "of 2.0 MiB" in fetched.text()
 
     discard = view.partials.cellWidget(0, 2).findChildren(type(view.delete_button))[1]
     assert discard.text() == "Discard"
@@ -260,6 +268,6 @@ def test_progress_is_coalesced_but_every_change_of_status_goes_through(
     listen = controller._listener(object())  # type: ignore[arg-type]
     for status in ("resolving", "downloading"):
         for done in range(100):
-            listen(DownloadProgress("x", status, done_bytes=done))  # type: ignore[arg-type]
+            listen(DownloadProgress("x", status, done_bytes=done))
     listen(DownloadProgress("x", "done"))
     assert seen == ["resolving", "downloading", "done"]
