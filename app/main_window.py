@@ -27,6 +27,7 @@ from app.banner import EngineBanner
 from app.chat_controller import ChatController
 from app.chat_view import MAX_COLUMN_WIDTH, ChatView
 from app.composer import Composer
+from app.download_controller import DownloadController
 from app.engine_service import STARTER, EngineService
 from app.hardware_view import HardwareProbe, HardwareView
 from app.models_view import IMPORTED_SETTING, ModelsView
@@ -84,7 +85,9 @@ class MainWindow(QMainWindow):
         self.banner = EngineBanner()
         self.status = StatusBar()
         self.setStatusBar(self.status)
-        self.models_view = ModelsView(colors, self.engine.plan)
+        # Downloads run in this process, beside the engine host: a host crash never stops them.
+        self.downloads = DownloadController()
+        self.models_view = ModelsView(colors, self.engine.plan, self.downloads)
         self.hardware_view = HardwareView(self.probe, colors)
         self.welcome = WelcomeView()
 
@@ -312,6 +315,7 @@ class MainWindow(QMainWindow):
             self.hide()
             self.engine.cancel_load()  # before waiting for the model's queue to drain
             self.controller.close()
+            self.downloads.close()  # pauses them; the next start resumes from the partial files
             self.engine.shutdown()
             for pool in (self.background, self.models_view.pool, self.engine.control_pool):
                 pool.wait(5_000)

@@ -13,18 +13,26 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
+from app.download_controller import DownloadController
+from app.downloads_view import DownloadsView
 from app.theme import Colors
 from app.verdicts import Verdict, verdict_from_error, verdict_from_plan
 from app.workers import WorkerPool
 from engine.library import ModelEntry, scan_models
+from engine.library.download import DownloadRequest
+from engine.library.in_use import processes_using
+from engine.library.installed import Removed, remove_model
+from engine.library.partial import PartialDownload, list_partials, remove_partial
 from engine.paths import models_dir, shown
 from engine.planner import Plan
 from engine.units import format_bytes
@@ -42,12 +50,26 @@ class ModelsView(QWidget):
     imported_changed = Signal(list)  # the imported paths, to be saved
     back_requested = Signal()
     models_listed = Signal()
+    model_deleted = Signal(object)  # engine.library.installed.Removed
+    delete_failed = Signal(str)  # the model's id; the reason is in the details line
     verdicts_ready = Signal()
 
-    def __init__(self, colors: Colors, plan: PlanFn) -> None:
+    def __init__(
+        self,
+        colors: Colors,
+        plan: PlanFn,
+        downloads: DownloadController | None = None,
+        *,
+        in_use: Callable[[Path], list[int]] = processes_using,
+    ) -> None:
         super().__init__()
         self.colors = colors
         self._plan = plan
+        self.downloads = downloads or DownloadController()
+        self._in_use = in_use  # which processes have a model file open (refuses a delete)
+        self.partial_list: list[PartialDownload] = []
+        # asks the user to confirm a delete: (title, question) -> yes
+        self.confirm: Callable[[str, str], bool] = self._ask
         self.pool = WorkerPool("models", 1)
         self.entries: list[ModelEntry] = []
         self.verdicts: dict[str, Verdict] = {}
@@ -79,6 +101,28 @@ class ModelsView(QWidget):
         for button in (self.refresh_button, self.import_button, self.folder_button):
             header.addWidget(button)
         layout.addLayout(header)
+        # The Discover tab (the catalog) is built elsewhere and added with set_discover_tab().
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.installed_tab = QWidget()
+        self.downloads_view = DownloadsView(self.downloads)
+        self.tabs.addTab(self.installed_tab, "Installed")
+        self.tabs.addTab(self.downloads_view, "Downloads")
+        layout.addWidget(self.tabs, 1)
+        self._build_installed(QVBoxLayout(self.installed_tab))
+
+        self.downloads.download_added.connect(lambda _d: self._update_downloads_tab())
+        self.downloads.download_progressed.connect(lambda _d, _p: self._update_downloads_tab())
+        self.downloads.download_finished.connect(lambda _d, _p: self.refresh())
+        self.downloads_view.chat_requested.connect(self._chat_with)
+
+    def set_discover_tab(self, widget: QWidget) -> None:
+        """The place for the catalog: a Discover tab before Installed."""
+        self.tabs.insertTab(0, widget, "Discover")
+
+    def _build_installed(self, layout: QVBoxLayout) -> None:
+        layout.setContentsMargins(0, 12, 0, 0)
+        layout.setSpacing(10)
         intro = QLabel(
             "Cove checks each model against the memory that is free right now, before loading "
             f"it. Put GGUF files or ONNX model folders in {shown(models_dir())} or import them."
@@ -108,6 +152,11 @@ class ModelsView(QWidget):
         self.details.setWordWrap(True)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.details)
+        # What the last delete or discard did, or why it did not (stays when the selection moves).
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        self.message.setVisible(False)
+        layout.addWidget(self.message)
         actions = QHBoxLayout()
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
@@ -115,6 +164,10 @@ class ModelsView(QWidget):
         self.cancel_button = QPushButton("Cancel loading")
         self.cancel_button.setObjectName("Secondary")
         self.cancel_button.setVisible(False)
+        self.delete_button = QPushButton("Delete…")
+        self.delete_button.setObjectName("Secondary")
+        self.delete_button.setEnabled(False)
+        self.delete_button.clicked.connect(self.delete_selected)
         self.load_button = QPushButton("Load")
         self.load_button.setObjectName("Primary")
         self.load_button.setEnabled(False)
@@ -122,8 +175,24 @@ class ModelsView(QWidget):
         actions.addWidget(self.progress, 1)
         actions.addWidget(self.cancel_button)
         actions.addStretch(0)
+        actions.addWidget(self.delete_button)
         actions.addWidget(self.load_button)
         layout.addLayout(actions)
+
+        self.partials_title = QLabel("<b>Unfinished downloads</b>")
+        self.partials = QTableWidget(0, 3)
+        self.partials.setHorizontalHeaderLabels(("Download", "Fetched", ""))
+        self.partials.verticalHeader().setVisible(False)
+        self.partials.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.partials.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.partials.setShowGrid(False)
+        phead = self.partials.horizontalHeader()
+        phead.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col in (1, 2):
+            phead.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        for widget in (self.partials_title, self.partials):
+            widget.setVisible(False)
+            layout.addWidget(widget)
 
     # -- listing -------------------------------------------------------------------------------
 
@@ -136,14 +205,17 @@ class ModelsView(QWidget):
         token = self._scan_token
         imported = list(self.imported)
         self.pool.submit(
-            lambda: scan_models(imported=imported),
-            lambda entries: self._listed(token, entries),
+            lambda: (scan_models(imported=imported), list_partials(models_dir())),
+            lambda found: self._listed(token, *found),
             lambda exc: self.details.setText(f"Could not list the models: {exc}"),
         )
 
-    def _listed(self, token: int, entries: list[ModelEntry]) -> None:
+    def _listed(
+        self, token: int, entries: list[ModelEntry], partials: list[PartialDownload]
+    ) -> None:
         if token != self._scan_token:
             return
+        self._show_partials(partials)
         self.entries = entries
         self.verdicts = {}
         self.table.setRowCount(len(entries))
@@ -209,6 +281,7 @@ class ModelsView(QWidget):
         if entry is None:
             self.details.setText("")
             self.load_button.setEnabled(False)
+            self.delete_button.setEnabled(False)
             return
         verdict = self.verdicts.get(entry.id)
         kind = f"{entry.kind} {entry.quantization}".strip()
@@ -223,6 +296,10 @@ class ModelsView(QWidget):
                 f"<span style='color:{self.colors.muted}'>{d}</span>" for d in verdict.details
             ]
         self.details.setText("<br>".join(lines))
+        self.delete_button.setEnabled(entry.source == "folder")
+        self.delete_button.setToolTip(
+            "" if entry.source == "folder" else "Cove deletes only the models in its models folder."
+        )
         self.load_button.setEnabled(verdict is not None and verdict.level != "bad")
         if verdict is not None and verdict.level == "bad":
             self.load_button.setToolTip("This model does not fit in the memory that is free.")
@@ -253,6 +330,117 @@ class ModelsView(QWidget):
             if item is not None:
                 loaded = model_id is not None and entry.id == model_id
                 item.setText(entry.name + ("  ● loaded" if loaded else ""))
+
+    def _chat_with(self, model_id: str) -> None:
+        """A finished download: load it as the Load button does, then go to the chat."""
+        self.load_requested.emit(model_id)
+        self.back_requested.emit()
+
+    # -- deleting ------------------------------------------------------------------------------
+
+    def delete_selected(self) -> None:
+        """Delete the selected model from the models folder, after asking; never the loaded one."""
+        entry = self.selected()
+        if entry is None:
+            return
+        if entry.id == self.loaded_id:
+            self.say(
+                f"{entry.name} is the model loaded in the chat, so it cannot be deleted. Load "
+                "another model first, then delete this one."
+            )
+            self.delete_failed.emit(entry.id)
+            return
+        question = (
+            f"Delete {entry.name} ({format_bytes(entry.size_bytes)}) from {where(entry)}? "
+            "Downloading it again fetches the whole file."
+        )
+        if not self.confirm("Delete model", question):
+            return
+        in_use = self._in_use
+        self.pool.submit(
+            lambda: remove_model(entry.id, models_dir(), in_use=in_use),
+            lambda removed: self._deleted(entry, removed),
+            lambda exc: self._delete_failed(entry, exc),
+        )
+
+    def _deleted(self, entry: ModelEntry, removed: Removed) -> None:
+        self.say(f"Deleted {entry.name}: {format_bytes(removed.freed_bytes)} freed.")
+        self.model_deleted.emit(removed)
+        self.refresh()
+
+    def _delete_failed(self, entry: ModelEntry, exc: BaseException) -> None:
+        self.say(f"{entry.name} was not deleted. {exc}")
+        self.delete_failed.emit(entry.id)
+
+    def say(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setVisible(bool(text))
+
+    def _ask(self, title: str, question: str) -> bool:
+        answer = QMessageBox.question(self, title, question)
+        return answer == QMessageBox.StandardButton.Yes
+
+    # -- partial downloads ---------------------------------------------------------------------
+
+    def _show_partials(self, partials: list[PartialDownload]) -> None:
+        """Partial files that no download in the queue is working on, with a Discard each."""
+        active = self.downloads.active_names()
+        self.partial_list = [p for p in partials if f"{p.repo}/{p.file}" not in active]
+        self.partials.setRowCount(0)  # drops the old rows' buttons
+        self.partials.setRowCount(len(self.partial_list))
+        for row, partial in enumerate(self.partial_list):
+            name = QTableWidgetItem(f"{partial.repo}/{partial.file}")
+            name.setToolTip(shown(partial.target.parent))
+            self.partials.setItem(row, 0, name)
+            fetched = format_bytes(partial.downloaded_bytes)
+            if partial.total_bytes:
+                fetched += f" of {format_bytes(partial.total_bytes)}"
+            fetched += f" · {format_bytes(partial.disk_bytes)} on disk"
+            self.partials.setItem(row, 1, QTableWidgetItem(fetched))
+            buttons = QWidget()
+            box = QHBoxLayout(buttons)
+            box.setContentsMargins(4, 0, 4, 0)
+            resume = QPushButton("Resume")
+            resume.setObjectName("Secondary")
+            resume.clicked.connect(lambda _c=False, p=partial: self._resume_partial(p))
+            discard = QPushButton("Discard")
+            discard.setObjectName("Secondary")
+            discard.clicked.connect(lambda _c=False, p=partial: self.discard_partial(p))
+            box.addWidget(resume)
+            box.addWidget(discard)
+            self.partials.setCellWidget(row, 2, buttons)
+        self.partials.resizeRowsToContents()
+        rows = max(1, min(3, len(self.partial_list)))
+        height = self.partials.horizontalHeader().height() + rows * self.partials.rowHeight(0)
+        self.partials.setFixedHeight(height + 4)
+        for widget in (self.partials_title, self.partials):
+            widget.setVisible(bool(self.partial_list))
+
+    def discard_partial(self, partial: PartialDownload) -> None:
+        name = f"{partial.repo}/{partial.file}"
+        self.pool.submit(
+            lambda: remove_partial(partial.target),
+            lambda freed: self._discarded(name, freed),
+            lambda exc: self.say(f"Could not discard {name}: {exc}"),
+        )
+
+    def _discarded(self, name: str, freed: int) -> None:
+        self.say(f"Discarded the partial download of {name}: {format_bytes(freed)} freed.")
+        self.refresh()
+
+    def _resume_partial(self, partial: PartialDownload) -> None:
+        try:
+            self.downloads.add(DownloadRequest(partial.repo, partial.file))
+        except ValueError as exc:
+            self.say(str(exc))
+            return
+        self.tabs.setCurrentWidget(self.downloads_view)
+        self.refresh()
+
+    def _update_downloads_tab(self) -> None:
+        live = len(self.downloads.active_names())
+        index = self.tabs.indexOf(self.downloads_view)
+        self.tabs.setTabText(index, f"Downloads ({live})" if live else "Downloads")
 
     # -- importing -----------------------------------------------------------------------------
 

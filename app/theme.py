@@ -185,6 +185,12 @@ def stylesheet(c: Colors) -> str:
     QProgressBar#ContextMeter[warn="true"]::chunk {{ background: #d97706; }}
     QProgressBar#ContextMeter[full="true"]::chunk {{ background: #dc2626; }}
     QTabBar::tab {{ padding: 6px 14px; }}
+    QFrame#DownloadRow {{ border: 1px solid {c.border}; border-radius: 8px; background: {c.base}; }}
+    QLabel#DownloadError {{ color: {c.error_text}; }}
+    QProgressBar#DownloadBar {{
+        border: 1px solid {c.border}; border-radius: 4px; background: {c.base}; max-height: 8px;
+    }}
+    QProgressBar#DownloadBar::chunk {{ background: {c.accent}; border-radius: 3px; }}
     QToolButton#MenuButton {{
         border: 1px solid {c.border}; border-radius: 8px; padding: 4px 10px; font-weight: 600;
     }}

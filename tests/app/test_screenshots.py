@@ -116,3 +116,87 @@ def test_every_view_in_both_themes(
         save(window, shots, f"crash-banner-{scheme}")
     with qtbot.waitSignal(window.engine.restarted, timeout=REPLY_TIMEOUT_MS):
         window.banner.restart_button.click()
+
+
+def test_the_models_tabs(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    shots: Path,
+    starter: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Installed and Downloads with what a user sees midway: an installed download, a partial one,
+    one running, one that failed. The files come from the loopback hub; the verdicts from the
+    planner the engine host runs, here in-process (no host needed)."""
+    from engine.library.download import DownloadManager, DownloadRequest
+    from engine.library.hub import HubConfig
+    from engine.loader import plan_model
+    from tests.engine.fake_hub import FakeHub, write_random_file
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("COVE_MODELS_DIR", str(home / ".local" / "share" / "Cove" / "models"))
+    smol = ("HuggingFaceTB/SmolLM2-135M-Instruct-GGUF", "SmolLM2-135M-Instruct-Q4_1.gguf")
+    qwen = ("Qwen/Qwen2.5-0.5B-Instruct-GGUF", "qwen2.5-0.5b-instruct-q4_k_m.gguf")
+    llama = ("bartowski/Llama-3.2-1B-Instruct-GGUF", "Llama-3.2-1B-Instruct-Q4_K_M.gguf")
+    blobs = tmp_path / "blobs"
+    blobs.mkdir()
+    write_random_file(blobs / "qwen", 40 << 20)
+    write_random_file(blobs / "llama", 72 << 20)
+
+    with FakeHub() as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
+        hub.add(*smol, starter)
+        hub.add(*qwen, blobs / "qwen")
+        hub.add(*llama, blobs / "llama")
+
+        # An earlier run of Cove, closed while it fetched Qwen: a partial download on disk.
+        hub.state.hold_from = 15 << 20
+        earlier = DownloadManager(HubConfig.resolve())
+        try:
+            download = earlier.enqueue(DownloadRequest(*qwen))
+            qtbot.waitUntil(lambda: download.progress().done_bytes >= 15 << 20, timeout=60_000)
+            download.pause()
+            hub.state.release.set()
+            assert download.wait(60).status == "paused"
+        finally:
+            earlier.close()
+        hub.state.hold_from = None
+        hub.state.release.clear()
+
+        window = make_window(with_engine=False)
+        window.resize(*SIZE)
+        view = window.models_view
+
+        def plan(model: str, done: Any, failed: Any) -> None:
+            try:
+                done(plan_model(model)[2])
+            except Exception as exc:
+                failed(exc)
+
+        monkeypatch.setattr(view, "_plan", plan)
+        window.show_page("models")
+        view.tabs.setCurrentWidget(view.downloads_view)
+        downloads = view.downloads_view
+        with qtbot.waitSignal(view.downloads.download_finished, timeout=LOAD_TIMEOUT_MS):
+            downloads.field.setText("/".join(smol))
+            downloads.add_from_field()
+        failing = view.downloads.add(DownloadRequest(llama[0], "Llama-3.2-1B-Instruct-Q3.gguf"))
+        qtbot.waitUntil(lambda: not downloads.row(failing).error.isHidden(), timeout=60_000)
+        hub.state.hold_from = 31 << 20
+        running = view.downloads.add(DownloadRequest(*llama))
+        qtbot.waitUntil(
+            lambda: running.progress().done_bytes >= 31 << 20 and running.progress().speed_bps > 0,
+            timeout=60_000,
+        )
+        qtbot.waitUntil(lambda: downloads.row(running).bar.value() >= 400, timeout=60_000)
+        save(window, shots, "models-downloads-light")
+
+        with qtbot.waitSignal(view.verdicts_ready, timeout=LOAD_TIMEOUT_MS):
+            view.refresh()
+        view.tabs.setCurrentWidget(view.installed_tab)
+        view.table.selectRow(1)
+        save(window, shots, "models-installed-light")
+        hub.state.release.set()
+        window.downloads.close()
