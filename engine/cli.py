@@ -1,4 +1,4 @@
-"""The ``cove`` command: probe, inspect, plan, chat, serve, models, pull, rm.
+"""The ``cove`` command: probe, inspect, plan, chat, serve, models, search, pull, rm.
 
 Errors reach the user as one readable line on stderr with a non-zero exit code, never a traceback.
 """
@@ -67,13 +67,22 @@ def build_parser() -> argparse.ArgumentParser:
     models = sub.add_parser("models", help="list installed models and partial downloads")
     models.add_argument("--json", action="store_true", help="print JSON")
 
+    search = sub.add_parser(
+        "search", help="find models: the catalog, then Hugging Face, with what fits here"
+    )
+    search.add_argument("query", nargs="+", metavar="QUERY", help="words to look for")
+    search.add_argument("--json", action="store_true", help="print JSON")
+
     pull = sub.add_parser("pull", help="download a model from Hugging Face (resumes)")
     pull.add_argument(
         "model",
         metavar="MODEL",
-        help="owner/repo (its Q4_K_M GGUF, or the largest that fits) or owner/repo/FILE",
+        help="a catalog id (the build recommended here), owner/repo (its Q4_K_M GGUF, or the "
+        "largest that fits) or owner/repo/FILE",
     )
-    pull.add_argument("--quant", metavar="Q", help="the quantisation to pick, e.g. Q8_0")
+    pull.add_argument(
+        "--quant", metavar="Q", help="the quantisation (e.g. Q8_0) or ONNX target (cpu-int4)"
+    )
     pull.add_argument("--json", action="store_true", help="print JSON")
 
     rm = sub.add_parser("rm", help="delete a downloaded model, or discard a partial download")
@@ -108,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _plan(args.model, args.ctx, args.json)
         if command == "serve":
             return _serve(args)
-        if command in ("models", "pull", "rm"):
+        if command in ("models", "pull", "rm", "search"):
             return _library(args)
         return _chat(args)
     except EngineError as exc:
@@ -184,6 +193,10 @@ def _library(args: argparse.Namespace) -> int:
         return commands.models_command(args.json)
     if args.command == "rm":
         return commands.rm_command(args.model, args.json)
+    if args.command == "search":
+        from engine.library.search_cli import search_command
+
+        return search_command(" ".join(args.query), args.json)
     return commands.pull_command(args.model, args.quant, args.json)
 
 

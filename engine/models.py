@@ -36,7 +36,8 @@ def starter_path() -> Path:
 
 def resolve_model(name: str) -> Path:
     """Turn ``starter``, a path, or a downloaded model's name (``owner/repo/FILE``, ``owner/repo``,
-    the file's name or stem) into an existing model file (or model folder)."""
+    the file's name or stem, or the catalog id it was pulled by) into an existing model file (or
+    model folder)."""
     if name == STARTER_NAME:
         return starter_path()
     path = Path(name).expanduser()
@@ -46,6 +47,15 @@ def resolve_model(name: str) -> Path:
     from engine.paths import models_dir
 
     found = find_installed(models_dir(), name)
+    if found is not None:
+        return found
+    from engine.library.builds import resolve_catalog_name
+    from engine.library.catalog import CatalogError, load_catalog
+
+    try:
+        found = resolve_catalog_name(models_dir(), name, load_catalog())
+    except CatalogError:
+        found = None
     if found is not None:
         return found
     raise ModelNotFound(

@@ -41,6 +41,22 @@ def models_dir() -> Path:
     return data_dir() / "models"
 
 
+def cache_dir() -> Path:
+    """``cache`` in a forced data folder, else the platform's per-user cache folder: what Cove
+    can fetch again (the hub's file listings, kept for browsing offline)."""
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        return Path(override).expanduser() / "cache"
+    import platformdirs
+
+    return platformdirs.user_cache_path(APP_NAME, appauthor=False)
+
+
+def assets_dir() -> Path:
+    """The files Cove ships beside its code: icons, the model catalog."""
+    return Path(__file__).resolve().parents[1] / "assets"
+
+
 def log_dir() -> Path:
     """``logs`` in a forced data folder, else the platform's log folder (the temporary folder when
     there is no writable home)."""

@@ -1,18 +1,24 @@
-"""From what the user names in ``cove pull`` to one file on the hub: ``owner/repo/FILE`` as is;
-``owner/repo`` picks its Q4_K_M GGUF (or the quant asked for), else the largest one the planner
-says fits this machine, read by its remote header before any weight is fetched."""
+"""From what the user names in ``cove pull`` to files on the hub: a catalog id picks the build
+recommended for this machine (``engine/library/recommend.py``) or the quant asked for;
+``owner/repo/FILE`` is taken as is; ``owner/repo`` picks its Q4_K_M GGUF (or the quant asked for),
+else the largest one the planner says fits this machine, read by its remote header before any
+weight is fetched."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.errors import HubNotFound, InsufficientMemory
+from engine.errors import EngineError, HubNotFound, InsufficientMemory
 from engine.library.download import DownloadRequest
 from engine.library.hub import Hub, RemoteFile, check_repo
+from engine.library.hub_meta import ListingCache
 from engine.units import format_bytes
 
 if TYPE_CHECKING:
+    from engine.hardware import HardwareReport
+    from engine.library.catalog import CatalogModel
     from engine.planner import Resources
 
 DEFAULT_QUANT = "Q4_K_M"
@@ -52,8 +58,8 @@ def choose_file(
     pieces = model.strip("/").split("/")
     if len(pieces) < 2:
         raise HubNotFound(
-            f"Unknown model {model!r}: there is no catalog of model names in this version. Name "
-            "a Hugging Face repository as owner/repo, or one file as owner/repo/FILE."
+            f"Unknown model {model!r}: it is not in the catalog ('cove search {model}' looks for "
+            "it). Name a Hugging Face repository as owner/repo, or one file as owner/repo/FILE."
         )
     repo = check_repo("/".join(pieces[:2]))
     if len(pieces) > 2:
@@ -100,3 +106,74 @@ def _largest_that_fits(
 
 def _request(item: RemoteFile) -> DownloadRequest:
     return DownloadRequest(item.repo, item.path, item.revision, item.sha256)
+
+
+@dataclass(frozen=True, slots=True)
+class PullPlan:
+    """What ``cove pull MODEL`` fetches: the files (in order) and, for a catalog model, which
+    build was chosen and why."""
+
+    name: str
+    requests: tuple[DownloadRequest, ...]
+    catalog_id: str | None = None
+    variant: str | None = None
+    reason: str | None = None
+
+
+def plan_pull(
+    hub: Hub,
+    model: str,
+    quant: str | None = None,
+    *,
+    report: HardwareReport | None = None,
+    cache: ListingCache | None = None,
+) -> PullPlan:
+    """``model`` as a catalog id (its recommended build, or the one ``quant`` names: a GGUF
+    quant or an ONNX target), else as ``owner/repo[/FILE]`` (``choose_file``)."""
+    from engine.library.catalog import load_catalog
+
+    entry = load_catalog().get(model)
+    if entry is None:
+        request = choose_file(hub, model, quant)
+        return PullPlan(request.name, (request,))
+    return _catalog_pull(hub, entry, quant, report, cache or ListingCache())
+
+
+def _catalog_pull(
+    hub: Hub,
+    entry: CatalogModel,
+    quant: str | None,
+    report: HardwareReport | None,
+    cache: ListingCache,
+) -> PullPlan:
+    from engine.hardware import probe_hardware
+    from engine.library.builds import requests_for
+    from engine.library.hub_meta import build_files, fetch_listings
+    from engine.library.recommend import recommend
+
+    listings, problems = fetch_listings(hub, {v.repo for v in entry.variants}, cache, refresh=True)
+    if quant:
+        variant = entry.variant(quant)
+        if variant is None:
+            have = ", ".join(v.label.removeprefix("ONNX ") for v in entry.variants)
+            raise HubNotFound(f"{entry.id} has no {quant} build. It has: {have}.")
+        reason = None
+    else:
+        rec = recommend(entry, report or probe_hardware(), listings)
+        if rec.choice is None:
+            raise InsufficientMemory(f"{entry.name}: {rec.reason}")
+        variant, reason = rec.choice.variant, rec.reason
+    build = build_files(entry, variant, listings.get(variant.repo))
+    if not build.files:
+        problem = next((p for p in problems if p.repo == variant.repo), None)
+        if problem is not None:
+            raise error_class(problem.code)(problem.message)
+        raise HubNotFound(build.missing or f"{variant.key} is not on the hub.")
+    requests = tuple(requests_for(variant, build.files))
+    return PullPlan(variant.key, requests, entry.id, variant.key, reason)
+
+
+def error_class(code: str) -> type[EngineError]:
+    from engine import protocol
+
+    return protocol.error_class(code) or EngineError

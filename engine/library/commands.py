@@ -9,10 +9,12 @@ import threading
 import time
 from typing import TYPE_CHECKING, TextIO
 
-from engine.errors import EngineError
 from engine.units import format_bytes
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from engine.library.choose import PullPlan
     from engine.library.download import Download, DownloadProgress
 
 EXIT_INTERRUPTED = 130
@@ -69,40 +71,81 @@ def pull_command(
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
 ) -> int:
-    from engine import protocol
-    from engine.library.choose import choose_file
+    from engine.library.choose import error_class, plan_pull
     from engine.library.download import DownloadManager
 
     manager = DownloadManager()
+    results: list[DownloadProgress] = []
     try:
-        request = choose_file(manager.hub, model, quant)
-        download = manager.enqueue(request)
-        if not as_json and err.isatty():
-            download.add_listener(_Bar(err).draw)
-        try:
-            result = _wait(download)
-        except KeyboardInterrupt:
-            download.pause()
-            result = _wait(download)
-            print(f"\nPaused {request.name}; run the same command again to resume.", file=err)
-            return EXIT_INTERRUPTED
+        plan = plan_pull(manager.hub, model, quant)
+        if plan.reason and not as_json:
+            print(f"{plan.catalog_id}: {plan.reason}", file=out)
+        for request in plan.requests:
+            download = manager.enqueue(request)
+            if not as_json and err.isatty():
+                download.add_listener(_Bar(err).draw)
+            try:
+                result = _wait(download)
+            except KeyboardInterrupt:
+                download.pause()
+                _wait(download)
+                print(f"\nPaused {plan.name}; run the same command again to resume.", file=err)
+                return EXIT_INTERRUPTED
+            results.append(result)
+            if result.status != "done":
+                break
     finally:
         manager.close()
+    done = len(results) == len(plan.requests) and all(r.status == "done" for r in results)
+    path = _installed_path(plan, results) if done else None
     if as_json:
-        print(json.dumps(result.to_dict(), indent=2), file=out)
-    if result.status == "done" and result.path is not None:
+        data = {**results[-1].to_dict()} if len(results) == 1 and not plan.catalog_id else {}
+        if not data:
+            last = results[-1]
+            data = {
+                "model": plan.name,
+                "status": "done" if done else last.status,
+                "done_bytes": sum(r.done_bytes for r in results),
+                "total_bytes": sum(r.total_bytes for r in results),
+                "fetched_bytes": sum(r.fetched_bytes for r in results),
+                "resumed_bytes": sum(r.resumed_bytes for r in results),
+                "path": str(path) if path else None,
+                "error": last.error,
+                "error_code": last.error_code,
+            }
+        data |= {
+            "catalog_id": plan.catalog_id,
+            "variant": plan.variant,
+            "reason": plan.reason,
+            "files": [r.to_dict() for r in results],
+        }
+        print(json.dumps(data, indent=2), file=out)
+    if done and path is not None:
         if not as_json:
             if err.isatty():
                 print(file=err)
-            print(f"Installed {request.name} ({format_bytes(result.total_bytes)})", file=out)
-            print(f"  {result.path}", file=out)
-            print(f"Use it with: cove chat --model {request.name}", file=out)
+            total = sum(r.total_bytes for r in results)
+            print(f"Installed {plan.name} ({format_bytes(total)})", file=out)
+            print(f"  {path}", file=out)
+            print(f"Use it with: cove chat --model {plan.catalog_id or plan.name}", file=out)
         return 0
-    error_cls = protocol.error_class(result.error_code) or EngineError
+    failed = results[-1]
     if as_json:
-        print(f"cove: error: {result.error}", file=err)
+        print(f"cove: error: {failed.error}", file=err)
         return 1
-    raise error_cls(result.error or f"The download of {request.name} did not finish.")
+    raise error_class(failed.error_code or "")(
+        failed.error or f"The download of {plan.name} did not finish."
+    )
+
+
+def _installed_path(plan: PullPlan, results: list[DownloadProgress]) -> Path | None:
+    """The file, or for a build of several files the folder they went to."""
+    paths = [r.path for r in results if r.path is not None]
+    if len(paths) == 1:
+        return paths[0]
+    if plan.requests and plan.requests[0].dest is not None and paths:
+        return paths[-1].parent
+    return paths[-1] if paths else None
 
 
 def _wait(download: Download) -> DownloadProgress:

@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Literal
 
 from engine.errors import DownloadCancelled, DownloadError, EngineError
-from engine.library.hub import Hub, HubConfig, check_repo
-from engine.library.layout import target_path
+from engine.library.hub import Hub, HubConfig, RemoteFile, check_repo
+from engine.library.layout import dest_path, target_path
 from engine.library.partial import FileSpec
+from engine.library.small_file import MAX_GIT_FILE, fetch_git_file
 from engine.library.transfer import (
     Control,
     FreeSpace,
@@ -54,6 +55,9 @@ class DownloadRequest:
     file: str
     revision: str = "main"
     sha256: str | None = None  # from the catalog; otherwise the hub's LFS metadata says
+    # Where it goes, relative to the models folder, for files of a model folder (an ONNX build);
+    # None: the repository's flat folder (``layout.target_path``).
+    dest: str | None = None
 
     @property
     def name(self) -> str:
@@ -239,6 +243,8 @@ class DownloadManager:
 
     def target(self, request: DownloadRequest) -> Path:
         models = self._models if self._models is not None else models_dir()
+        if request.dest is not None:
+            return dest_path(models, request.dest)
         return target_path(models, check_repo(request.repo), request.file)
 
     def enqueue(self, request: DownloadRequest) -> Download:
@@ -292,6 +298,11 @@ class DownloadManager:
                 download._update(status="done", done_bytes=size, total_bytes=size, path=target)
                 return
             download._update(status="resolving")
+            blob = self._git_blob(request)
+            if blob is not None:
+                size = fetch_git_file(self._hub, blob, target)
+                download._update(status="done", done_bytes=size, total_bytes=size, path=target)
+                return
             spec, url, ranged = self._spec(request)
             transfer = Transfer(
                 self._hub,
@@ -322,6 +333,17 @@ class DownloadManager:
         except Exception as exc:  # a runner's boundary: the queue goes on
             error = DownloadError(f"{request.name}: the download failed ({exc}).")
             download._update(status="failed", error=str(error), error_code=error.code)
+
+    def _git_blob(self, request: DownloadRequest) -> RemoteFile | None:
+        """The file's listing when it is a small file kept in git itself (a config, a template):
+        no LFS SHA-256, but a git blob SHA-1 to check it against."""
+        if request.sha256 is not None:
+            return None
+        listed = {f.path: f for f in self._hub.list_files(request.repo, request.revision)}
+        entry = listed.get(request.file)
+        if entry is None or entry.sha256 is not None or entry.blob_oid is None:
+            return None
+        return entry if entry.size <= MAX_GIT_FILE else None
 
     def _spec(self, request: DownloadRequest) -> tuple[FileSpec, str, bool]:
         """Size and SHA-256 (the catalog's, else the LFS metadata's, else the linked ETag's),

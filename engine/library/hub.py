@@ -96,6 +96,7 @@ class RemoteFile:
     revision: str
     size: int
     sha256: str | None  # LFS files only
+    blob_oid: str | None = None  # the git blob's SHA-1, for files kept in git itself
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,7 +345,9 @@ def _remote_file(repo: str, revision: str, entry: Any) -> RemoteFile | None:
         sha = sha256_from_etag(oid if isinstance(oid, str) else None)
         if isinstance(lfs.get("size"), int):
             size = lfs["size"]
-    return RemoteFile(repo, path, revision, size, sha)
+    oid = entry.get("oid") if not isinstance(lfs, dict) else None
+    blob = oid.lower() if isinstance(oid, str) and re.match(r"^[0-9a-fA-F]{40}$", oid) else None
+    return RemoteFile(repo, path, revision, size, sha, blob)
 
 
 def _next_link(response: httpx.Response, url: str) -> str | None:

@@ -73,6 +73,9 @@ def scan_models(folder: Path | None = None, imported: Iterable[str] = ()) -> lis
             candidates.append((child, "folder"))
             if child.is_dir() and not is_onnx_chat_folder(child):
                 candidates += [(p, "folder") for p in sorted(child.glob("*.gguf"))]
+                candidates += [
+                    (p, "folder") for p in sorted(child.iterdir()) if is_onnx_chat_folder(p)
+                ]
     candidates += [(Path(p).expanduser(), "imported") for p in imported]
     for path, source in candidates:
         entry = _entry(path, source)
@@ -92,7 +95,9 @@ def _entry(path: Path, source: Source) -> ModelEntry | None:
             repo = repo_of_folder(path.parent) if source == "folder" else None
             return _gguf_entry(str(path), path.stem, path, source, repo)
         if is_onnx_chat_folder(path):
-            return ModelEntry(str(path), path.name, "ONNX", _folder_size(path), path, source)
+            repo = repo_of_folder(path.parent) if source == "folder" else None
+            name = f"{path.name}" if repo is None else f"{repo.split('/')[1]} {path.name}"
+            return ModelEntry(str(path), name, "ONNX", _folder_size(path), path, source, repo=repo)
     except OSError:
         return None
     return None

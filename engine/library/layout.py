@@ -37,6 +37,19 @@ def target_path(models: Path, repo: str, file: str) -> Path:
     return repo_folder(models, repo) / REPO_SEPARATOR.join(parts)
 
 
+def dest_path(models: Path, dest: str) -> Path:
+    """A file of a model folder: ``dest`` is relative to the models folder and stays inside it."""
+    parts = [p for p in dest.split("/") if p]
+    if len(parts) < 2 or any(p in (".", "..") or "\\" in p for p in parts):
+        raise HubNotFound(f"{dest!r} is not a place Cove can install a file.")
+    return models.joinpath(*parts)
+
+
+def build_folder_name(folder: str) -> str:
+    """The installed folder of a repository's subfolder build: ``cpu/int4`` -> ``cpu__int4``."""
+    return REPO_SEPARATOR.join(p for p in folder.split("/") if p) or "model"
+
+
 def partial_path(target: Path) -> Path:
     return target.with_name(target.name + PART_SUFFIX)
 
@@ -57,7 +70,7 @@ def find_installed(models: Path, name: str) -> Path | None:
             path = target_path(models, "/".join(pieces[:2]), "/".join(pieces[2:]))
         except HubNotFound:
             return None
-        return path if path.is_file() else None
+        return path if path.is_file() or (path / "genai_config.json").is_file() else None
     if len(pieces) == 2:
         files = sorted(repo_folder(models, name).glob("*.gguf"))
         return files[0] if len(files) == 1 else None

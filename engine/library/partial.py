@@ -193,7 +193,7 @@ def list_partials(models: Path) -> list[PartialDownload]:
         repo = repo_of_folder(folder)
         if repo is None or not folder.is_dir():
             continue
-        for part_file in sorted(folder.glob("*" + PART_SUFFIX)):
+        for part_file in sorted(folder.rglob("*" + PART_SUFFIX)):
             target = part_file.with_name(part_file.name[: -len(PART_SUFFIX)])
             try:
                 raw = json.loads(state_path(target).read_text(encoding="utf-8"))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Literal
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 CHUNK = 64 << 10
 STALL_LIMIT_S = 30.0  # a stalled answer ends by itself even if no test releases it
@@ -48,6 +48,7 @@ class HubFile:
     sha256: str
     size: int
     lfs: bool = True
+    blob_oid: str = ""  # the git blob's SHA-1, as the tree API lists it
 
     def read(self, offset: int, n: int) -> bytes:
         if isinstance(self.source, bytes):
@@ -84,6 +85,7 @@ class HubState:
         self.served: list[Served] = []
         self.api_requests: list[tuple[str, str, str | None]] = []  # method, path, authorization
         self.cdn_url = ""
+        self.downloads: dict[str, int] = {}  # per repository, for search's ranking
 
     def bytes_served(self) -> int:
         with self.lock:
@@ -121,7 +123,8 @@ class FakeHub:
                 while block := f.read(1 << 20):
                     digest.update(block)
             sha, size = digest.hexdigest(), source.stat().st_size
-        item = HubFile(repo, path, source, sha, size, lfs)
+        blob = hashlib.sha1(b"blob %d\0" % size + (source if isinstance(source, bytes) else b""))
+        item = HubFile(repo, path, source, sha, size, lfs, blob.hexdigest())
         with self.state.lock:
             self.state.files[(repo, path)] = item
             self.state.by_sha[sha] = item
@@ -190,6 +193,9 @@ class _HubHandler(_Handler):
         with state.lock:
             state.api_requests.append((self.command, path, auth))
         authorized = auth == f"Bearer {state.token}"
+        if path == "/api/models":
+            self._search(parse_qs(urlsplit(self.path).query), authorized)
+            return
         if path.startswith("/api/models/"):
             self._api(path[len("/api/models/") :], authorized)
             return
@@ -227,6 +233,38 @@ class _HubHandler(_Handler):
             return False
         return True
 
+    def _search(self, query: dict[str, list[str]], authorized: bool) -> None:
+        """``/api/models?search=&filter=&sort=downloads&limit=&expand=``: repositories whose name
+        contains the words, with the tag asked for (``gguf``: it has a .gguf file; ``onnx``: a
+        .onnx file), most downloaded first."""
+        state = self.state
+        words = " ".join(query.get("search", [])).lower().split()
+        tags = set(query.get("filter", []))
+        limit = int(query.get("limit", ["1000"])[0])
+        repos: dict[str, list[HubFile]] = {}
+        for (repo, _), item in state.files.items():
+            if repo in state.private and not authorized:
+                continue
+            repos.setdefault(repo, []).append(item)
+        found = []
+        for repo, items in repos.items():
+            repo_tags = {"gguf" for f in items if f.path.endswith(".gguf")}
+            repo_tags |= {"onnx" for f in items if f.path.endswith(".onnx")}
+            if all(w in repo.lower() for w in words) and tags <= repo_tags:
+                found.append(
+                    {
+                        "id": repo,
+                        "downloads": state.downloads.get(repo, 0),
+                        "likes": 0,
+                        "gated": "auto" if repo in state.gated else False,
+                        "tags": sorted(repo_tags),
+                        "siblings": [{"rfilename": f.path} for f in items],
+                    }
+                )
+        found.sort(key=lambda m: -int(m["downloads"]))  # type: ignore[call-overload]
+        body = json.dumps(found[:limit]).encode()
+        self.reply(200, body, {"Content-Type": "application/json"})
+
     def _api(self, rest: str, authorized: bool) -> None:
         pieces = rest.split("/")
         repo = "/".join(pieces[:2])
@@ -237,7 +275,7 @@ class _HubHandler(_Handler):
             entries = [
                 {
                     "type": "file",
-                    "oid": f.sha256[:40],
+                    "oid": f.blob_oid,
                     "size": f.size,
                     "path": f.path,
                     **(

@@ -1,0 +1,73 @@
+"""A catalog build on disk: which files it downloads, where they go, and whether it is installed.
+
+- GGUF: one file in the repository's folder, as any pull (``layout.target_path``);
+- ONNX (onnxruntime-genai): the repository's subfolder becomes a model folder of its own,
+  ``<owner>__<repo>/<folder>/``; ``genai_config.json``, which makes the folder a model, comes last,
+  so a folder whose download stopped half way is never taken for a model;
+- encoders (embedding, reranking): their files side by side in the repository's folder, the
+  ``.onnx`` graph last.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.library.catalog import Catalog, CatalogModel, Variant
+from engine.library.download import DownloadRequest
+from engine.library.hub import RemoteFile
+from engine.library.layout import build_folder_name, repo_folder, target_path
+from engine.onnx_model import CONFIG, is_onnx_chat_folder
+
+
+def install_path(models: Path, variant: Variant) -> Path:
+    """The installed file (GGUF) or folder (ONNX builds) of ``variant``."""
+    if variant.format == "gguf":
+        return target_path(models, variant.repo, str(variant.file))
+    if variant.format == "onnx":
+        return repo_folder(models, variant.repo) / build_folder_name(str(variant.folder))
+    return repo_folder(models, variant.repo)
+
+
+def is_installed(models: Path, variant: Variant) -> bool:
+    path = install_path(models, variant)
+    if variant.format == "gguf":
+        return path.is_file()
+    if variant.format == "onnx":
+        return is_onnx_chat_folder(path)
+    return all((path / _basename(p)).is_file() for p in variant.files)
+
+
+def installed_build(models: Path, model: CatalogModel) -> Variant | None:
+    """The catalog model's first installed build."""
+    return next((v for v in model.variants if is_installed(models, v)), None)
+
+
+def resolve_catalog_name(models: Path, name: str, catalog: Catalog) -> Path | None:
+    """A catalog id (``qwen2.5-7b-instruct``) as a model to load: its installed build."""
+    model = catalog.get(name)
+    if model is None or model.kind != "chat":
+        return None
+    variant = installed_build(models, model)
+    return install_path(models, variant) if variant is not None else None
+
+
+def requests_for(variant: Variant, files: tuple[RemoteFile, ...]) -> list[DownloadRequest]:
+    """What to download for ``variant``, given the hub's listing of its files, in order."""
+    if variant.format == "gguf":
+        return [DownloadRequest(f.repo, f.path, f.revision, f.sha256) for f in files]
+    owner, _, name = variant.repo.partition("/")
+    base = f"{owner}__{name}"
+    if variant.format == "onnx":
+        base += "/" + build_folder_name(str(variant.folder))
+        last = CONFIG
+    else:
+        last = ".onnx"
+    ordered = sorted(files, key=lambda f: (f.path.endswith(last), f.path))
+    return [
+        DownloadRequest(f.repo, f.path, f.revision, f.sha256, dest=f"{base}/{_basename(f.path)}")
+        for f in ordered
+    ]
+
+
+def _basename(path: str) -> str:
+    return path.rsplit("/", 1)[-1]

@@ -1,0 +1,175 @@
+"""Search the hub for models Cove can run: GGUF repositories and onnxruntime-genai builds, through
+huggingface_hub's ``HfApi`` (its HTTP client made by Cove: the same endpoint, token, proxies,
+timeouts and CA bundle as every other hub request), then each hit's files with their sizes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import ssl
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import EngineError, HubAuthRequired, NetworkUnavailable
+from engine.library.choose import quant_of, single_ggufs
+from engine.library.hub import Hub, HubConfig, RemoteFile
+
+DEFAULT_LIMIT = 12
+MAX_PARALLEL = 8
+# What a hit's card shows; "siblings" lists the files without sizes (the tree API has those).
+EXPAND = ["downloads", "likes", "gated", "lastModified", "tags", "siblings"]
+
+
+@dataclass(frozen=True, slots=True)
+class HubHit:
+    repo: str
+    downloads: int
+    likes: int
+    gated: bool
+    format: str  # "gguf" / "onnx"
+    files: tuple[RemoteFile, ...] = ()  # GGUF files with sizes, or the ONNX builds' configs
+    problem: str | None = None  # why its files could not be listed
+
+
+def search_hub(
+    config: HubConfig, query: str, *, limit: int = DEFAULT_LIMIT, hub: Hub | None = None
+) -> list[HubHit]:
+    """The hub's best matches for ``query`` that are GGUF or onnxruntime-genai repositories, most
+    downloaded first, each with its files listed (in parallel, through ``hub``)."""
+    from huggingface_hub import HfApi
+
+    _use_cove_client(config)
+    api = HfApi(endpoint=config.endpoint, token=config.token or False)
+    hits: dict[str, HubHit] = {}
+    for tag, fmt in (("gguf", "gguf"), ("onnx", "onnx")):
+        for info in _call(config, lambda t=tag: list(_list(api, query, t, limit))):  # type: ignore[misc]
+            siblings = [s.rfilename for s in info.siblings or []]
+            if fmt == "onnx" and not any(p.endswith("genai_config.json") for p in siblings):
+                continue
+            if info.id in hits:
+                continue
+            hits[info.id] = HubHit(
+                repo=info.id,
+                downloads=int(info.downloads or 0),
+                likes=int(info.likes or 0),
+                gated=bool(info.gated),
+                format=fmt,
+            )
+    ranked = sorted(hits.values(), key=lambda h: h.downloads, reverse=True)[:limit]
+    own = hub is None
+    hub = hub or Hub(config)
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL, len(ranked)))) as pool:
+            return list(pool.map(lambda h: _with_files(hub, h), ranked))
+    finally:
+        if own:
+            hub.close()
+
+
+def _list(api: Any, query: str, tag: str, limit: int) -> Any:
+    return api.list_models(search=query, filter=tag, sort="downloads", limit=limit, expand=EXPAND)
+
+
+def _with_files(hub: Hub, hit: HubHit) -> HubHit:
+    from dataclasses import replace
+
+    try:
+        files = hub.list_files(hit.repo)
+    except EngineError as exc:
+        return replace(hit, problem=str(exc))
+    if hit.format == "gguf":
+        chosen = sorted(single_ggufs(files), key=lambda f: f.size)
+    else:
+        chosen = [f for f in files if f.path.endswith("genai_config.json")]
+    return replace(hit, files=tuple(chosen))
+
+
+def gguf_quant(file: RemoteFile) -> str:
+    return quant_of(file.path) or "?"
+
+
+def _call(config: HubConfig, fn: Callable[[], list[Any]]) -> list[Any]:
+    """``fn``'s result, huggingface_hub's errors turned into Cove's."""
+    from huggingface_hub.errors import GatedRepoError, HfHubHTTPError, RepositoryNotFoundError
+
+    try:
+        return fn()
+    except (GatedRepoError, RepositoryNotFoundError) as exc:
+        raise HubAuthRequired(f"The hub refused the search: {exc}") from None
+    except HfHubHTTPError as exc:
+        status = exc.response.status_code if exc.response is not None else "?"
+        raise EngineError(
+            f"{config.endpoint} answered the search with HTTP {status}. Try again later."
+        ) from None
+    except OSError as exc:  # includes the HTTP client's transport errors wrapped by the OS
+        raise _offline(config, exc) from None
+    except Exception as exc:
+        if _is_transport_error(exc):
+            raise _offline(config, exc) from None
+        raise
+
+
+def _offline(config: HubConfig, exc: BaseException) -> NetworkUnavailable:
+    reason = str(exc) or type(exc).__name__
+    if isinstance(exc.__context__, ssl.SSLCertVerificationError) or "CERTIFICATE" in reason:
+        return NetworkUnavailable(
+            f"The TLS certificate of {config.endpoint} could not be verified ({reason}). Behind "
+            "a corporate proxy, set the CA bundle setting (or SSL_CERT_FILE) to its certificate."
+        )
+    return NetworkUnavailable(
+        f"Cannot reach {config.endpoint} to search ({reason}). Check your network connection, "
+        "proxy settings or HF_ENDPOINT; the catalog and downloaded models work offline."
+    )
+
+
+def _http_module() -> Any:
+    """The HTTP package huggingface_hub is built on (``httpx``, or its fork ``httpx2``)."""
+    from huggingface_hub.utils import _http as hf_http
+
+    for name in ("httpx2", "httpx"):
+        module = getattr(hf_http, name, None)
+        if module is not None:
+            return module
+    return importlib.import_module("httpx")
+
+
+def _is_transport_error(exc: BaseException) -> bool:
+    return isinstance(exc, _http_module().TransportError)
+
+
+_configured: HubConfig | None = None
+
+
+def _use_cove_client(config: HubConfig) -> None:
+    """Make huggingface_hub's shared client Cove's: system proxies, certificate verification
+    always on (with the CA bundle setting), bounded timeouts, no redirect off the hub."""
+    global _configured
+    if _configured == config:
+        return
+    from huggingface_hub import set_client_factory
+    from huggingface_hub.utils._http import hf_request_event_hook
+
+    http = _http_module()
+    verify: Any = True
+    if config.ca_bundle is not None:
+        if not config.ca_bundle.is_file():
+            raise NetworkUnavailable(
+                f"The CA bundle {config.ca_bundle} does not exist. Fix the CA bundle setting."
+            )
+        verify = ssl.create_default_context(cafile=str(config.ca_bundle))
+
+    def factory() -> Any:
+        return http.Client(
+            verify=verify,
+            trust_env=True,
+            follow_redirects=False,
+            timeout=http.Timeout(
+                connect=config.connect_timeout_s, read=config.read_timeout_s, write=10, pool=10
+            ),
+            event_hooks={"request": [hf_request_event_hook]},
+        )
+
+    set_client_factory(factory)
+    _configured = config

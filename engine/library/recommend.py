@@ -1,0 +1,325 @@
+"""Which build of a catalog model to download on this machine, and why, in one sentence.
+
+Every build is planned by the real planners (``make_plan`` for GGUF, ``plan_onnx`` for ONNX
+folders, fed by ``engine/library/facts.py``) against the hardware report, at the default context.
+The choice, best first:
+
+1. a GGUF build that fits wholly on a GPU llama.cpp drives here (Metal, CUDA): the fastest path;
+2. an ONNX build for an NPU whose execution provider is here (QNN, OpenVINO, Vitis AI);
+3. an ONNX build for a GPU through CUDA or DirectML, when llama.cpp cannot drive that GPU;
+4. a GGUF build partly offloaded to a GPU;
+5. a GGUF build on the CPU, then an ONNX CPU build;
+
+and within a tier the highest-quality build that fits fully. A build that fits only with a shorter
+context is offered when nothing fits fully, and says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.library.catalog import BITS_PER_WEIGHT, ONNX_BITS_PER_WEIGHT, CatalogModel, Variant
+from engine.library.facts import gguf_facts, onnx_facts
+from engine.library.hub_meta import BuildFiles, build_files
+from engine.units import format_bytes
+
+if TYPE_CHECKING:
+    from engine.hardware import HardwareReport
+    from engine.library.hub_meta import Listing
+    from engine.planner import Plan
+
+NPU_PROVIDERS = {"qnn": "QNNExecutionProvider", "vitisai": "VitisAIExecutionProvider"}
+GPU_PROVIDERS = {"cuda": "CUDAExecutionProvider", "dml": "DmlExecutionProvider"}
+OPENVINO = "OpenVINOExecutionProvider"
+NPU_NAMES = {"qnn": "Qualcomm Hexagon NPU", "vitisai": "AMD Ryzen AI NPU", "openvino": "Intel NPU"}
+# Tiers, best first (see the module's docstring).
+GPU_FULL, NPU, ONNX_GPU, GPU_PARTIAL, CPU_GGUF, CPU_ONNX, UNUSABLE = range(7)
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One build, as it would run here."""
+
+    build: BuildFiles
+    runtime: str  # "llama.cpp" / "onnxruntime-genai"
+    device: str  # where it would run, in words
+    tier: int
+    plan: Plan | None
+    need_bytes: int  # at the default context, on the device that bounds it
+    free_bytes: int  # of that device
+    fits: bool  # wholly, at the default context
+    why_not: str | None = None  # why it cannot run here at all
+
+    @property
+    def variant(self) -> Variant:
+        return self.build.variant
+
+    @property
+    def loadable(self) -> bool:
+        return self.plan is not None and self.plan.loadable and self.why_not is None
+
+    def to_dict(self) -> dict[str, object]:
+        v = self.variant
+        return {
+            "variant": v.key,
+            "label": v.label,
+            "format": v.format,
+            "repo": v.repo,
+            "quant": v.quant,
+            "target": v.target,
+            "size_bytes": self.build.size_bytes,
+            "size_exact": self.build.exact,
+            "runtime": self.runtime,
+            "device": self.device,
+            "fits": self.fits,
+            "verdict": self.plan.verdict if self.plan else None,
+            "n_ctx": self.plan.n_ctx if self.plan else None,
+            "need_bytes": self.need_bytes,
+            "free_bytes": self.free_bytes,
+            "why_not": self.why_not or self.build.missing,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Recommendation:
+    model: CatalogModel
+    choice: Option | None
+    options: tuple[Option, ...]
+    reason: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "id": self.model.id,
+            "recommended": self.choice.variant.key if self.choice else None,
+            "reason": self.reason,
+            "options": [o.to_dict() for o in self.options],
+        }
+
+
+def recommend(
+    model: CatalogModel,
+    report: HardwareReport,
+    listings: dict[str, Listing] | None = None,
+) -> Recommendation:
+    """The build to download for ``model`` on the machine ``report`` describes."""
+    listings = listings or {}
+    builds = [build_files(model, v, listings.get(v.repo)) for v in model.variants]
+    if model.kind != "chat":
+        return _encoder(model, report, builds)
+    options = [_option(model, b, report) for b in builds]
+    ranked = sorted(options, key=lambda o: (o.tier, -_quality(o.variant)))
+    full = [o for o in ranked if o.fits and o.why_not is None and o.build.missing is None]
+    reduced = [o for o in ranked if o.loadable and o.build.missing is None and not o.fits]
+    choice = full[0] if full else (reduced[0] if reduced else None)
+    return Recommendation(model, choice, tuple(ranked), _reason(choice, ranked))
+
+
+def _encoder(
+    model: CatalogModel, report: HardwareReport, builds: list[BuildFiles]
+) -> Recommendation:
+    """Embedding and reranking models are small and run on the CPU through ONNX Runtime."""
+    free = report.memory.available_bytes
+    options = tuple(
+        Option(
+            build=b,
+            runtime="onnxruntime",
+            device="CPU",
+            tier=CPU_ONNX,
+            plan=None,
+            need_bytes=b.size_bytes,
+            free_bytes=free,
+            fits=b.size_bytes * 2 < free,
+            why_not=None if report.ort.available else "ONNX Runtime is not available here",
+        )
+        for b in builds
+    )
+    choice = next((o for o in options if o.fits and o.why_not is None), None)
+    if choice is None:
+        return Recommendation(model, None, options, "Nothing here can run it: " + _blocker(options))
+    size = format_bytes(choice.build.size_bytes) + ("" if choice.build.exact else " (estimated)")
+    return Recommendation(model, choice, options, f"{choice.variant.label} on the CPU: {size}.")
+
+
+def _option(model: CatalogModel, build: BuildFiles, report: HardwareReport) -> Option:
+    if build.variant.format == "gguf":
+        return _gguf_option(model, build, report)
+    return _onnx_option(model, build, report)
+
+
+def _gguf_option(model: CatalogModel, build: BuildFiles, report: HardwareReport) -> Option:
+    from engine.loader import resources_from
+    from engine.planner import make_plan
+
+    if not report.llama_cpp.available:
+        reason = f"llama.cpp is not available here ({report.llama_cpp.reason})"
+        return Option(build, "llama.cpp", "CPU", UNUSABLE, None, 0, 0, False, reason)
+    plan = make_plan(gguf_facts(model, build.variant, build.size_bytes), resources_from(report))
+    on_gpu = plan.gpu_layers > 0
+    if on_gpu and plan.verdict == "fits":
+        tier = GPU_FULL
+    elif on_gpu:
+        tier = GPU_PARTIAL
+    else:
+        tier = CPU_GGUF
+    bound = plan.budgets[0]
+    if on_gpu:
+        api, _, gpu_name = plan.device.partition(": ")
+        device = f"{gpu_name}{'' if 'GPU' in gpu_name else ' GPU'} ({api})"
+        # What all of it would need there: for unified memory one pool holds both budgets.
+        unified = api == "Metal"
+        need = (
+            sum(b.total for b in plan.budgets)
+            if unified
+            else sum(b.weights + b.kv_cache for b in plan.budgets) + bound.compute + bound.overhead
+        )
+    else:
+        device, need = "CPU", bound.total
+    return Option(
+        build=build,
+        runtime="llama.cpp",
+        device=device,
+        tier=tier,
+        plan=plan,
+        need_bytes=need,
+        free_bytes=bound.free,
+        fits=plan.verdict == "fits",
+    )
+
+
+def _onnx_option(model: CatalogModel, build: BuildFiles, report: HardwareReport) -> Option:
+    from engine.onnx_model import plan_onnx
+    from engine.planner import Device, Resources
+
+    v = build.variant
+    provider = v.provider or "cpu"
+    device, tier, free, total, why_not = _onnx_device(v, report)
+    memory = Device(device, "cpu", free, total)
+    resources = Resources(cpu=memory, threads=max(1, report.cpu.physical_cores))
+    plan = plan_onnx(onnx_facts(model, v, build.size_bytes), resources)
+    if provider != "cpu" and why_not is None and not report.ort.available:
+        why_not = "ONNX Runtime is not available here"
+    return Option(
+        build=build,
+        runtime="onnxruntime-genai",
+        device=device,
+        tier=tier if why_not is None else UNUSABLE,
+        plan=plan,
+        need_bytes=plan.budgets[0].total,
+        free_bytes=free,
+        fits=plan.verdict == "fits" and why_not is None,
+        why_not=why_not,
+    )
+
+
+def _onnx_device(v: Variant, report: HardwareReport) -> tuple[str, int, int, int, str | None]:
+    """(device in words, tier, free bytes, total bytes, why it cannot run here)."""
+    ram_free, ram_total = report.memory.available_bytes, report.memory.total_bytes
+    provider = v.provider or "cpu"
+    has = report.ort.has
+    if provider == "cpu":
+        why = None if report.ort.available else "ONNX Runtime is not available here"
+        return "CPU", CPU_ONNX, ram_free, ram_total, why
+    if provider in NPU_PROVIDERS or (provider == "openvino" and v.target == "openvino-npu"):
+        ep = NPU_PROVIDERS.get(provider, OPENVINO)
+        name = NPU_NAMES[provider]
+        why = None if has(ep) else f"needs {ep.removesuffix('ExecutionProvider')}, not here"
+        return name, NPU, ram_free, ram_total, why  # NPUs share the system memory
+    if provider == "openvino":
+        why = None if has(OPENVINO) else "needs OpenVINO, not here"
+        return "Intel GPU (OpenVINO)", ONNX_GPU, ram_free, ram_total, why
+    if provider in GPU_PROVIDERS:
+        ep = GPU_PROVIDERS[provider]
+        gpus = sorted(report.gpus, key=lambda g: g.budget_bytes, reverse=True)
+        if provider == "cuda":
+            gpus = [g for g in gpus if g.api == "cuda"]
+        api = "CUDA" if provider == "cuda" else "DirectML"
+        if not has(ep):
+            return f"GPU ({api})", UNUSABLE, 0, 0, f"needs {api} in ONNX Runtime, not here"
+        if not gpus:
+            return f"GPU ({api})", UNUSABLE, 0, 0, f"no GPU for {api} here"
+        gpu = gpus[0]
+        if gpu.unified_memory:
+            return f"{gpu.name} ({api})", ONNX_GPU, ram_free, ram_total, None
+        return f"{gpu.name} ({api})", ONNX_GPU, gpu.budget_bytes, gpu.total_bytes, None
+    return provider, UNUSABLE, 0, 0, f"{v.target} builds run in a browser, not in Cove"
+
+
+def _quality(v: Variant) -> float:
+    if v.format == "gguf":
+        return BITS_PER_WEIGHT.get(str(v.quant), 8.5)
+    return ONNX_BITS_PER_WEIGHT.get(str(v.target), 4.0)
+
+
+def _size(n: int) -> str:
+    return format_bytes(n)
+
+
+def _reason(choice: Option | None, ranked: list[Option]) -> str:
+    if choice is None:
+        return "Nothing fits here: " + _blocker(tuple(ranked))
+    where = "the CPU" if choice.device == "CPU" else f"the {choice.device}"
+    estimated = "" if choice.build.exact else " (size estimated until the hub is asked)"
+    if not choice.fits and choice.plan is not None:
+        head = (
+            f"{choice.variant.label} on {where}: fits only with a {choice.plan.n_ctx}-token "
+            f"context in {_size(choice.free_bytes)} free{estimated}"
+        )
+    else:
+        head = (
+            f"{choice.variant.label} on {where}: fits in {_size(choice.need_bytes)} of "
+            f"{_size(choice.free_bytes)} free{estimated}"
+        )
+    better = [
+        o
+        for o in ranked
+        if o.variant.format == choice.variant.format
+        and o.variant.provider == choice.variant.provider
+        and _quality(o.variant) > _quality(choice.variant)
+        and o.why_not is None
+        and o.build.missing is None
+    ]
+    if better:
+        nxt = min(better, key=lambda o: _quality(o.variant))
+        return f"{head}; {nxt.variant.label} would need {_size(nxt.need_bytes)}."
+    faster = [o for o in ranked if o.tier < choice.tier and o.why_not is None]
+    if faster:
+        o = faster[0]
+        return f"{head}; {o.variant.label} on the {o.device} would need {_size(o.need_bytes)}."
+    return head + "."
+
+
+def _blocker(options: tuple[Option, ...]) -> str:
+    usable = [o for o in options if o.why_not is None and o.build.missing is None]
+    if not usable:
+        reasons = {o.why_not or o.build.missing or "" for o in options}
+        return "; ".join(sorted(r for r in reasons if r)) + "."
+    smallest = min(usable, key=lambda o: o.need_bytes)
+    return (
+        f"the smallest build, {smallest.variant.label}, needs {_size(smallest.need_bytes)} "
+        f"and {_size(smallest.free_bytes)} is free."
+    )
+
+
+# Without the file's header, what a GGUF needs beyond its size at the default context: the KV
+# cache and scratch of a mid-size model (about a fifth of its weights at 8k tokens) and the
+# runtime. ``cove plan owner/repo/FILE`` reads the header and answers exactly.
+SIZE_FACTOR = 1.2
+SIZE_OVERHEAD = 256 << 20
+
+
+def fit_by_size(size_bytes: int, report: HardwareReport) -> tuple[str, str]:
+    """("fits" / "tight" / "too_big", where) for a file known only by its size."""
+    from engine.planner import usable_bytes
+
+    need = size_bytes * SIZE_FACTOR + SIZE_OVERHEAD
+    places: list[tuple[str, int]] = []
+    if report.llama_cpp.supports_gpu_offload:
+        for gpu in sorted(report.gpus, key=lambda g: g.budget_bytes, reverse=True)[:1]:
+            places.append((f"{gpu.name} GPU", usable_bytes(gpu.budget_bytes)))
+    places.append(("CPU", usable_bytes(report.memory.available_bytes)))
+    for where, usable in places:
+        if need <= usable:
+            return "fits", where
+    where, usable = places[-1]
+    return ("tight" if size_bytes + SIZE_OVERHEAD <= usable else "too_big"), where

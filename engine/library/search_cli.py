@@ -1,0 +1,175 @@
+"""``cove search QUERY``: the catalog's matches with the build recommended for this machine, then
+the hub's GGUF and onnxruntime-genai repositories with each file's quant, size and fit.
+
+The catalog answers offline (sizes from the cached listings, else estimated); a hub that cannot be
+reached is one line in the output, not a failure, unless nothing at all was found.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO
+
+from engine.errors import EngineError
+from engine.units import format_bytes
+
+if TYPE_CHECKING:
+    from engine.hardware import HardwareReport
+    from engine.library.hub import Hub, HubConfig
+    from engine.library.hub_search import HubHit
+    from engine.library.recommend import Recommendation
+
+FIT_WORDS = {"fits": "fits", "tight": "tight", "too_big": "too big"}
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    query: str
+    catalog: list[Recommendation]
+    hub: list[HubHit]
+    hub_error: EngineError | None
+    report: HardwareReport
+
+    def to_dict(self) -> dict[str, Any]:
+        from engine.library.hub_search import gguf_quant
+        from engine.library.recommend import fit_by_size
+
+        def file(f: Any) -> dict[str, Any]:
+            fit, where = fit_by_size(f.size, self.report)
+            return {
+                "file": f.path,
+                "quant": gguf_quant(f) if f.path.endswith(".gguf") else None,
+                "size_bytes": f.size,
+                "fit": fit,
+                "fit_device": where,
+                "fit_basis": "size",
+            }
+
+        return {
+            "query": self.query,
+            "catalog": [
+                {
+                    "id": r.model.id,
+                    "name": r.model.name,
+                    "kind": r.model.kind,
+                    "params_b": r.model.params_b,
+                    "context_length": r.model.context_length,
+                    "license": r.model.license,
+                    "gated": r.model.gated,
+                    "description": r.model.description,
+                    **r.to_dict(),
+                }
+                for r in self.catalog
+            ],
+            "hub": [
+                {
+                    "repo": h.repo,
+                    "format": h.format,
+                    "downloads": h.downloads,
+                    "likes": h.likes,
+                    "gated": h.gated,
+                    "files": [file(f) for f in h.files],
+                    "problem": h.problem,
+                }
+                for h in self.hub
+            ],
+            "hub_error": str(self.hub_error) if self.hub_error else None,
+            "hub_error_code": self.hub_error.code if self.hub_error else None,
+        }
+
+
+def run_search(
+    query: str,
+    *,
+    config: HubConfig,
+    report: HardwareReport,
+    hub: Hub | None = None,
+    online: bool = True,
+) -> SearchResult:
+    """Catalog matches (listings refreshed from the hub when ``online``) and the hub's hits."""
+    from engine.library.catalog import load_catalog
+    from engine.library.hub import Hub
+    from engine.library.hub_meta import ListingCache, fetch_listings
+    from engine.library.hub_search import search_hub
+    from engine.library.recommend import recommend
+
+    matches = load_catalog().search(query)
+    own = hub is None and online
+    hub = hub if hub is not None else (Hub(config) if online else None)
+    try:
+        repos = [v.repo for m in matches for v in m.variants]
+        listings, problems = fetch_listings(hub, repos, ListingCache(), refresh=online)
+        catalog = [recommend(m, report, listings) for m in matches]
+        hits: list[HubHit] = []
+        error: EngineError | None = None
+        offline = next((p for p in problems if p.code == "network_unavailable"), None)
+        if offline is not None:
+            from engine.errors import NetworkUnavailable
+
+            error = NetworkUnavailable(offline.message)
+        elif online:
+            try:
+                hits = search_hub(config, query, hub=hub)
+            except EngineError as exc:
+                error = exc
+    finally:
+        if own and hub is not None:
+            hub.close()
+    return SearchResult(query, catalog, hits, error, report)
+
+
+def search_command(query: str, as_json: bool, out: TextIO = sys.stdout) -> int:
+    from engine.hardware import probe_hardware
+    from engine.library.hub import HubConfig
+
+    result = run_search(query, config=HubConfig.resolve(), report=probe_hardware())
+    found = bool(result.catalog or result.hub)
+    if as_json:
+        print(json.dumps(result.to_dict(), indent=2), file=out)
+        if not found and result.hub_error is not None:
+            print(f"cove: error: {result.hub_error}", file=sys.stderr)
+        return 0 if found or result.hub_error is None else 1
+    _print(result, out)
+    if not found and result.hub_error is not None:
+        raise result.hub_error
+    return 0
+
+
+def _print(result: SearchResult, out: TextIO) -> None:
+    data = result.to_dict()
+    if data["catalog"]:
+        print("Catalog ('cove pull ID' downloads the build recommended here)", file=out)
+    for item in data["catalog"]:
+        gated = ", gated: needs a token" if item["gated"] else ""
+        print(
+            f"  {item['id']:<34} {item['name']} ({item['params_b']:g}B, {item['license']}{gated})",
+            file=out,
+        )
+        print(f"      {item['description']}", file=out)
+        print(f"      {item['reason']}", file=out)
+        builds = []
+        for o in item["options"]:
+            size = format_bytes(o["size_bytes"]) + ("" if o["size_exact"] else "~")
+            mark = "fits" if o["fits"] else ("-" if o["why_not"] else "too big")
+            builds.append(f"{o['label']} {size} {mark}")
+        print("      builds: " + ", ".join(builds), file=out)
+    if data["hub"]:
+        head = "Hugging Face ('cove pull owner/repo/FILE'; 'cove plan' on one reads its header)"
+        print(head, file=out)
+    for hit in data["hub"]:
+        gated = ", gated: needs a token" if hit["gated"] else ""
+        counts = f"{hit['format']}, {hit['downloads']:,} downloads{gated}"
+        print(f"  {hit['repo']}  ({counts})", file=out)
+        if hit["problem"]:
+            print(f"      {hit['problem']}", file=out)
+        for f in hit["files"]:
+            label = f["quant"] or f["file"]
+            fit = FIT_WORDS[f["fit"]]
+            where = f" on the {f['fit_device']}" if f["fit"] == "fits" else ""
+            print(f"      {label:<10} {format_bytes(f['size_bytes']):>10}  {fit}{where}", file=out)
+    if result.hub_error is not None:
+        print(f"Hugging Face: {result.hub_error}", file=out)
+    if not data["catalog"] and not data["hub"] and result.hub_error is None:
+        print(f"Nothing found for {result.query!r}.", file=out)
