@@ -11,6 +11,7 @@ hub's listings when the catalog was written.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -36,6 +37,7 @@ Target = Literal[
 ]
 SCHEMA = 1
 CATALOG_FILENAME = "catalog.json"
+CATALOG_ENV = "COVE_CATALOG"
 _ID = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 _REPO = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _QUANT = re.compile(r"^(I?Q\d+(_[A-Z0-9]+)*|B?F16|F32)$")
@@ -170,13 +172,18 @@ class Catalog:
 
 
 def catalog_path() -> Path:
-    return assets_dir() / CATALOG_FILENAME
+    """The shipped catalog; ``COVE_CATALOG`` names another file (tests, a curated list)."""
+    override = os.environ.get(CATALOG_ENV)
+    return Path(override).expanduser() if override else assets_dir() / CATALOG_FILENAME
+
+
+def load_catalog(path: Path | None = None) -> Catalog:
+    """The catalog, checked entry by entry; ``CatalogError`` names the first problem."""
+    return _load(path or catalog_path())
 
 
 @cache
-def load_catalog(path: Path | None = None) -> Catalog:
-    """The shipped catalog, checked entry by entry; ``CatalogError`` names the first problem."""
-    path = path or catalog_path()
+def _load(path: Path) -> Catalog:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

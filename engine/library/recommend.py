@@ -316,7 +316,8 @@ def fit_by_size(size_bytes: int, report: HardwareReport) -> tuple[str, str]:
     places: list[tuple[str, int]] = []
     if report.llama_cpp.supports_gpu_offload:
         for gpu in sorted(report.gpus, key=lambda g: g.budget_bytes, reverse=True)[:1]:
-            places.append((f"{gpu.name} GPU", usable_bytes(gpu.budget_bytes)))
+            name = gpu.name if "GPU" in gpu.name else f"{gpu.name} GPU"
+            places.append((name, usable_bytes(gpu.budget_bytes)))
     places.append(("CPU", usable_bytes(report.memory.available_bytes)))
     for where, usable in places:
         if need <= usable:

@@ -1,0 +1,96 @@
+"""The shipped catalog (assets/catalog.json) against its schema and what it promises, and the
+loader's errors on malformed catalogs."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.library.catalog import CatalogError, catalog_path, load_catalog, parse_catalog
+from engine.library.choose import quant_of
+
+RAW: dict[str, Any] = json.loads(catalog_path().read_text(encoding="utf-8"))
+
+
+def test_the_catalog_loads_and_covers_what_cove_is_for() -> None:
+    catalog = load_catalog()
+    chat = [m for m in catalog.models if m.kind == "chat"]
+    assert len(chat) >= 15
+    sizes = sorted(m.params_b for m in chat)
+    assert sizes[0] <= 0.6 and sizes[-1] >= 12
+    assert any(m.kind == "embedding" for m in catalog.models)
+    assert any(m.kind == "reranker" for m in catalog.models)
+    minilm = [m for m in catalog.models if "all-MiniLM-L6-v2" in m.variants[0].repo]
+    assert minilm and minilm[0].kind == "embedding"
+    # Builds for the devices Cove targets: ONNX folders for the CPU and for at least one GPU/NPU.
+    targets = {v.target for m in chat for v in m.variants if v.format == "onnx"}
+    assert "cpu-int4" in targets
+    assert targets & {"cuda-int4", "cuda-fp16", "directml-int4", "qnn-npu", "openvino-npu"}
+
+
+def test_every_chat_model_has_the_three_standard_quants_with_matching_names() -> None:
+    for m in load_catalog().models:
+        if m.kind != "chat":
+            continue
+        quants = {v.quant for v in m.variants if v.format == "gguf"}
+        assert {"Q4_K_M", "Q5_K_M", "Q8_0"} <= quants, m.id
+        for v in m.variants:
+            if v.format == "gguf":
+                assert quant_of(str(v.file)) == v.quant, (m.id, v.file)
+        assert m.arch is not None
+        assert m.arch.head_dim * m.arch.heads >= m.arch.embedding // 2, m.id  # plausible shape
+
+
+def test_the_catalog_types_in_no_sizes_or_checksums() -> None:
+    """Sizes and SHA-256s come from the hub when the user browses, never from the file."""
+    text = catalog_path().read_text(encoding="utf-8")
+    for banned in ('"size', '"sha', '"bytes', '"oid'):
+        assert banned not in text.lower()
+
+
+def test_entries_are_one_line_and_ids_are_what_cove_pull_takes() -> None:
+    for m in load_catalog().models:
+        assert m.id == m.id.lower() and "/" not in m.id
+        assert len(m.description) <= 160 and m.description.strip() == m.description
+        assert m.license
+
+
+def _broken(change: Any) -> dict[str, Any]:
+    raw = copy.deepcopy(RAW)
+    change(raw)
+    return raw
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda r: r.update(schema=2), "schema"),
+        (lambda r: r["models"].append(copy.deepcopy(r["models"][0])), "twice"),
+        (lambda r: r["models"][0].update(id="Has Spaces"), "id"),
+        (lambda r: r["models"][0].update(kind="vision"), "kind"),
+        (lambda r: r["models"][0].update(params_b="7B"), "params_b"),
+        (lambda r: r["models"][0].update(description="two\nlines"), "one line"),
+        (lambda r: r["models"][0].pop("arch"), "arch"),
+        (lambda r: r["models"][0].update(variants=[]), "variants"),
+        (lambda r: r["models"][0]["variants"][0].update(repo="no-owner"), "repo"),
+        (lambda r: r["models"][0]["variants"][0].update(file="../escape.gguf"), "file"),
+        (lambda r: r["models"][0]["variants"][0].update(quant="q4"), "quant"),
+        (lambda r: r["models"][0]["arch"].update(kv_heads=0), "kv_heads"),
+    ],
+)
+def test_a_malformed_catalog_is_refused_with_the_entry_named(change: Any, message: str) -> None:
+    with pytest.raises(CatalogError, match=message):
+        parse_catalog(_broken(change))
+
+
+def test_an_unreadable_catalog_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "catalog.json"
+    bad.write_text("{not json", encoding="utf-8")
+    with pytest.raises(CatalogError, match="not valid JSON"):
+        load_catalog(bad)
+    with pytest.raises(CatalogError, match="cannot be read"):
+        load_catalog(tmp_path / "missing.json")
