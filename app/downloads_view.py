@@ -119,12 +119,22 @@ class DownloadRow(QFrame):
         self.resume_button.setVisible(status in ("paused", "failed"))
         self.resume_button.setText("Try again" if status == "failed" else "Resume")
         self.cancel_button.setVisible(status in LIVE | {"paused", "failed"})
-        self.chat_button.setVisible(status == "done" and progress.path is not None)
+        self.chat_button.setVisible(status == "done" and self._chat_target() is not None)
+
+    def _chat_target(self) -> str | None:
+        """The model to chat with: the file, or for a model folder's last file (its
+        genai_config.json) the folder; None for the other files of a folder or an encoder."""
+        path = self.download.progress().path
+        if path is None:
+            return None
+        if self.download.request.dest is None:
+            return str(path)
+        return str(path.parent) if path.name == "genai_config.json" else None
 
     def _chat(self) -> None:
-        path = self.download.progress().path
-        if path is not None:
-            self.chat_requested.emit(str(path))
+        target = self._chat_target()
+        if target is not None:
+            self.chat_requested.emit(target)
 
 
 class DownloadsView(QWidget):

@@ -27,6 +27,7 @@ from app.banner import EngineBanner
 from app.chat_controller import ChatController
 from app.chat_view import MAX_COLUMN_WIDTH, ChatView
 from app.composer import Composer
+from app.discover_view import DiscoverView
 from app.download_controller import DownloadController
 from app.engine_service import STARTER, EngineService
 from app.hardware_view import HardwareProbe, HardwareView
@@ -88,6 +89,8 @@ class MainWindow(QMainWindow):
         # Downloads run in this process, beside the engine host: a host crash never stops them.
         self.downloads = DownloadController()
         self.models_view = ModelsView(colors, self.engine.plan, self.downloads)
+        self.discover = DiscoverView(self.downloads)
+        self.models_view.set_discover_tab(self.discover)
         self.hardware_view = HardwareView(self.probe, colors)
         self.welcome = WelcomeView()
 
@@ -262,6 +265,9 @@ class MainWindow(QMainWindow):
         self.hardware_view.back_requested.connect(lambda: self.show_page("chat"))
         self.welcome.start_requested.connect(self._welcome_done)
         self.probe.probed.connect(self.welcome.set_report)
+        self.probe.probed.connect(self.discover.set_report)
+        self.models_view.discover_shown.connect(self._discover_shown)
+        self.downloads.download_finished.connect(lambda _d, _p: self.discover.refresh_installed())
         self.probe.probe_failed.connect(self.welcome.set_probe_error)
         self.theme.theme_changed.connect(self._theme_changed)
         self.theme.font_scale_changed.connect(self._font_scale_changed)
@@ -317,7 +323,8 @@ class MainWindow(QMainWindow):
             self.controller.close()
             self.downloads.close()  # pauses them; the next start resumes from the partial files
             self.engine.shutdown()
-            for pool in (self.background, self.models_view.pool, self.engine.control_pool):
+            pools = (self.background, self.models_view.pool, self.discover.pool)
+            for pool in (*pools, self.engine.control_pool):
                 pool.wait(5_000)
         event.accept()
 
@@ -329,6 +336,14 @@ class MainWindow(QMainWindow):
         return super().eventFilter(watched, event)
 
     # -- pages ---------------------------------------------------------------------------------
+
+    def _discover_shown(self) -> None:
+        """The user is browsing the catalog: ask the hub for its sizes (once per run) and the
+        engine for this computer's hardware, for the recommendations."""
+        if self.probe.report is None:
+            self.probe.refresh()
+        if not self.discover.asked_hub:
+            self.discover.refresh_from_hub()
 
     def show_page(self, name: str) -> None:
         page = {

@@ -53,6 +53,7 @@ class ModelsView(QWidget):
     model_deleted = Signal(object)  # engine.library.installed.Removed
     delete_failed = Signal(str)  # the model's id; the reason is in the details line
     verdicts_ready = Signal()
+    discover_shown = Signal()  # the Discover tab came into view
 
     def __init__(
         self,
@@ -119,6 +120,10 @@ class ModelsView(QWidget):
     def set_discover_tab(self, widget: QWidget) -> None:
         """The place for the catalog: a Discover tab before Installed."""
         self.tabs.insertTab(0, widget, "Discover")
+        self.tabs.setCurrentIndex(self.tabs.indexOf(self.installed_tab))
+        self.tabs.currentChanged.connect(
+            lambda i: self.discover_shown.emit() if self.tabs.widget(i) is widget else None
+        )
 
     def _build_installed(self, layout: QVBoxLayout) -> None:
         layout.setContentsMargins(0, 12, 0, 0)

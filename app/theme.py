@@ -187,6 +187,14 @@ def stylesheet(c: Colors) -> str:
     QTabBar::tab {{ padding: 6px 14px; }}
     QFrame#DownloadRow {{ border: 1px solid {c.border}; border-radius: 8px; background: {c.base}; }}
     QLabel#DownloadError {{ color: {c.error_text}; }}
+    QFrame#ModelCard {{ border: 1px solid {c.border}; border-radius: 8px; background: {c.base}; }}
+    QLabel#FitOk {{ color: {c.ok}; }}
+    QLabel#FitWarn {{ color: {c.warning_text}; }}
+    QLabel#FitBad {{ color: {c.error_text}; }}
+    QLabel#Muted {{ color: {c.muted}; }}
+    QToolButton#BuildsButton {{
+        border: 1px solid {c.border}; border-radius: 6px; padding: 4px 10px;
+    }}
     QProgressBar#DownloadBar {{
         border: 1px solid {c.border}; border-radius: 4px; background: {c.base}; max-height: 8px;
     }}

@@ -63,6 +63,18 @@ class HubSettings:
 
         return cls(token=text("token"), endpoint=text("endpoint"), ca_bundle=text("ca_bundle"))
 
+    def save(self, path: Path | None = None) -> Path:
+        """Write the settings (readable by the user alone: the token is a secret), atomically."""
+        path = path or data_dir() / SETTINGS_FILENAME
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = {"token": self.token, "endpoint": self.endpoint, "ca_bundle": self.ca_bundle}
+        tmp = path.with_name(f".{path.name}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({k: v for k, v in data.items() if v}, f, indent=2)
+        os.replace(tmp, path)
+        return path
+
 
 @dataclass(frozen=True, slots=True)
 class HubConfig:

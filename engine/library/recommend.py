@@ -259,7 +259,7 @@ def _reason(choice: Option | None, ranked: list[Option]) -> str:
     if choice is None:
         return "Nothing fits here: " + _blocker(tuple(ranked))
     where = "the CPU" if choice.device == "CPU" else f"the {choice.device}"
-    estimated = "" if choice.build.exact else " (size estimated until the hub is asked)"
+    estimated = "" if choice.build.exact else " (estimated size)"
     if not choice.fits and choice.plan is not None:
         head = (
             f"{choice.variant.label} on {where}: fits only with a {choice.plan.n_ctx}-token "

@@ -1,0 +1,169 @@
+"""The Models view's Discover tab against the loopback hub: the catalog's recommendations on an
+injected machine, sizes fetched from the hub in the background, a recommended build and an ONNX
+folder build downloaded through the buttons, Hugging Face search with fit badges, and a hub that
+cannot be reached."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from engine.library.catalog import Catalog, parse_catalog
+from engine.library.hub import HubConfig
+from engine.library.hub_meta import ListingCache
+from tests.app.test_downloads import make_manager
+from tests.engine.fake_hub import FakeHub
+from tests.engine.machines import cpu_only_8gb, snapdragon_x_16gb
+from tests.engine.test_catalog_pull import GGUF_REPO, ONNX_REPO, entry
+from tests.engine.test_catalog_pull import hub as catalog_hub  # noqa: F401  (fixture)
+
+if TYPE_CHECKING:
+    from pytestqt.qtbot import QtBot
+
+    from app.discover_view import DiscoverView
+    from app.theme import ThemeManager
+
+WAIT_MS = 60_000  # a guard against a hang, not a measurement
+FILES = {"Q4_K_M": "tiny-chat-Q4_K_M.gguf", "Q8_0": "tiny-chat-Q8_0.gguf"}
+
+
+def catalog() -> Catalog:
+    raw = {"schema": 1, "models": [entry("tiny-chat", GGUF_REPO, ONNX_REPO, FILES)]}
+    return parse_catalog(json.loads(json.dumps(raw)))
+
+
+@pytest.fixture
+def view(
+    qtbot: QtBot,
+    theme: ThemeManager,
+    data_dir: Path,
+    catalog_hub: FakeHub,  # noqa: F811
+) -> Iterator[DiscoverView]:
+    from app.discover_view import DiscoverView
+    from app.download_controller import DownloadController
+
+    config = HubConfig(endpoint=catalog_hub.endpoint, read_timeout_s=5.0, connect_timeout_s=2)
+    controller = DownloadController(make_manager(catalog_hub))
+    widget = DiscoverView(
+        controller,
+        lambda: config,
+        catalog=catalog(),
+        cache=ListingCache(data_dir / "cache" / "listings.json"),
+    )
+    qtbot.addWidget(widget)
+    widget.resize(1000, 700)
+    widget.show()
+    yield widget
+    controller.close()
+    widget.pool.wait(10_000)
+
+
+def test_recommendations_follow_the_machine_and_the_hubs_sizes(
+    qtbot: QtBot, view: DiscoverView
+) -> None:
+    card = view.cards["tiny-chat"]
+    assert card.reason.text() == "Checking this computer…"
+    view.set_report(cpu_only_8gb())
+    assert card.reason.text().startswith("Q8_0 on the CPU: fits in ")
+    assert "estimated" in card.reason.text()
+    with qtbot.waitSignal(view.recommendations_ready, timeout=WAIT_MS):
+        view.refresh_from_hub()
+    assert "estimated" not in card.reason.text()
+    assert card.download_button.text() == "Download Q8_0" and card.download_button.isEnabled()
+    labels = [a.text() for a in card.builds_button.menu().actions()]
+    assert labels[0].startswith("Q8_0 · 3.0 MiB · fits on the CPU")
+    assert any("qnn-npu" in t and "QNN" in t for t in labels)
+    # On a Snapdragon the NPU build is the one to download.
+    view.set_report(snapdragon_x_16gb())
+    assert card.download_button.text() == "Download ONNX qnn-npu"
+
+
+def test_download_buttons_install_the_build_and_the_card_says_installed(
+    qtbot: QtBot, view: DiscoverView, data_dir: Path
+) -> None:
+    view.set_report(cpu_only_8gb())
+    card = view.cards["tiny-chat"]
+    finished: list[object] = []
+    view.downloads.download_finished.connect(lambda d, _p: finished.append(d))
+    with qtbot.waitSignal(view.downloads_added, timeout=WAIT_MS):
+        card.download_button.click()  # asks the hub for the listing first
+    qtbot.waitUntil(lambda: len(finished) == 1, timeout=WAIT_MS)
+    models = Path(data_dir).parent / "models"
+    assert (models / "acme__Tiny-Chat-GGUF" / "tiny-chat-Q8_0.gguf").is_file()
+    view.refresh_installed()
+    assert card.download_button.text() == "Installed" and not card.download_button.isEnabled()
+
+    onnx = next(a for a in card.builds_button.menu().actions() if "cpu-int4" in a.text())
+    with qtbot.waitSignal(view.downloads_added, timeout=WAIT_MS) as added:
+        onnx.trigger()
+    assert added.args == [4]
+    qtbot.waitUntil(lambda: len(finished) == 5, timeout=WAIT_MS)
+    folder = models / "acme__Tiny-Chat-onnx" / "cpu_and_mobile__cpu-int4"
+    assert (folder / "genai_config.json").is_file() and (folder / "model.onnx.data").is_file()
+
+
+def test_chat_with_it_on_a_folder_build_opens_the_folder(
+    qtbot: QtBot, view: DiscoverView, data_dir: Path
+) -> None:
+    from app.downloads_view import DownloadsView
+
+    downloads = DownloadsView(view.downloads)
+    qtbot.addWidget(downloads)
+    view.set_report(cpu_only_8gb())
+    with qtbot.waitSignal(view.recommendations_ready, timeout=WAIT_MS):
+        view.refresh_from_hub()
+    card = view.cards["tiny-chat"]
+    onnx = next(a for a in card.builds_button.menu().actions() if "cpu-int4" in a.text())
+    onnx.trigger()
+    qtbot.waitUntil(
+        lambda: (
+            all(d.progress().status == "done" for d in view.downloads.downloads)
+            and len(view.downloads.downloads) == 4
+        ),
+        timeout=WAIT_MS,
+    )
+    qtbot.waitUntil(lambda: any(r.chat_button.isVisibleTo(r) for r in downloads.rows.values()))
+    rows = [r for r in downloads.rows.values() if r.chat_button.isVisibleTo(r)]
+    assert len(rows) == 1  # only the folder's last file offers a chat
+    with qtbot.waitSignal(downloads.chat_requested, timeout=WAIT_MS) as chat:
+        rows[0].chat_button.click()
+    assert Path(chat.args[0]).name == "cpu_and_mobile__cpu-int4"
+
+
+def test_search_lists_hub_repositories_with_fit_badges(qtbot: QtBot, view: DiscoverView) -> None:
+    view.set_report(cpu_only_8gb())
+    view.search.setText("tiny")
+    assert view.cards["tiny-chat"].isVisibleTo(view)
+    view.search.setText("nothing like it")
+    assert not view.cards["tiny-chat"].isVisibleTo(view)
+    view.search.setText("tiny chat")
+    with qtbot.waitSignal(view.search_finished, timeout=WAIT_MS):
+        view.search_button.click()
+    repos = [c.hit.repo for c in view.hub_cards]
+    assert repos == [GGUF_REPO, ONNX_REPO]  # most downloaded first
+    gguf = view.hub_cards[0]
+    from PySide6.QtWidgets import QLabel
+
+    texts = [w.text() for w in gguf.findChildren(QLabel)]
+    assert "fits on the CPU" in texts and "3.0 MiB" in texts
+
+
+def test_a_hub_that_cannot_be_reached_is_said_and_the_catalog_stays(
+    qtbot: QtBot, view: DiscoverView
+) -> None:
+    with FakeHub() as gone:
+        endpoint = gone.endpoint
+    view._hub_config = lambda: HubConfig(endpoint=endpoint, connect_timeout_s=2)
+    view.set_report(cpu_only_8gb())
+    with qtbot.waitSignal(view.recommendations_ready, timeout=WAIT_MS):
+        view.refresh_from_hub()
+    assert view.status.text().startswith("Offline: Cannot reach")
+    assert view.cards["tiny-chat"].download_button.isEnabled()
+    view.search.setText("tiny")
+    with qtbot.waitSignal(view.search_finished, timeout=WAIT_MS):
+        view.search_hub()
+    assert "Cannot reach" in view.status.text() and view.search_button.isEnabled()
