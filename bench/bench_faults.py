@@ -5,7 +5,10 @@ instead (a test that says "under 2 s" fails on a loaded machine; a benchmark rep
 - a chat template stopped by its safety limit (a huge range; nested loops);
 - a malformed GGUF refused before llama.cpp sees it (the slowest of 200 fuzzed files);
 - a host killed mid-reply: until the client raises EngineCrashed, and the restart with the model
-  loaded again; a request to a dead host, until it raises.
+  loaded again; a request to a dead host, until it raises;
+- no network: ``cove search`` and ``cove pull`` (whole processes, start-up included) until they
+  say the hub cannot be reached, inside a network namespace with only loopback (``unshare -n``,
+  where allowed) and against a hub address where nothing listens.
 
     python bench/bench_faults.py [--json out.json] [--skip-host]
 """
@@ -117,6 +120,50 @@ def host_faults() -> dict[str, float]:
     return {"crash_noticed_s": noticed, "restart_with_model_s": restart, "dead_host_s": dead}
 
 
+def offline_faults() -> dict[str, float]:
+    """Seconds until ``cove search`` / ``cove pull`` report an unreachable hub (median of 3)."""
+    import shutil
+    import socket
+    import statistics
+    import subprocess
+
+    from engine.library.catalog import load_catalog
+
+    model_id = next(m.id for m in load_catalog().models if m.kind == "chat")
+    with socket.socket() as sock:  # a port nothing listens on once closed
+        sock.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    results: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        env = {**os.environ, "COVE_DATA_DIR": folder, "PYTHONPATH": str(ROOT)}
+        env.pop("HF_ENDPOINT", None)
+        cove = [sys.executable, "-m", "engine.cli"]
+        netns = [shutil.which("unshare") or "unshare", "-n", sys.executable, "-m"]
+        netns += ["tests.e2e.netns"]
+        cases = {
+            "no_route_search_s": (cove + ["search", "qwen", "--json"], {"HF_ENDPOINT": closed}),
+            "no_route_pull_s": (cove + ["pull", model_id], {"HF_ENDPOINT": closed}),
+            "netns_search_s": (netns + cove + ["search", "qwen", "--json"], {}),
+            "netns_pull_s": (netns + cove + ["pull", model_id], {}),
+        }
+        for name, (cmd, extra) in cases.items():
+            runs = []
+            for _ in range(3):
+                start = time.perf_counter()
+                done = subprocess.run(
+                    cmd, env={**env, **extra}, cwd=ROOT, capture_output=True, text=True
+                )
+                runs.append(time.perf_counter() - start)
+                said = done.stdout + done.stderr
+                if "Cannot reach" not in said:
+                    if name.startswith("netns") and "unshare" in said:
+                        break  # no namespaces here
+                    raise AssertionError(f"{name}: no clear message: {said[-400:]}")
+            else:
+                results[name] = statistics.median(runs)
+    return results
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--json", type=Path, help="also write the results here")
@@ -133,6 +180,7 @@ def main() -> int:
     }
     if not args.skip_host:
         results |= host_faults()
+    results |= offline_faults()
     for name, value in results.items():
         print(f"{name:28} {value:8.3f}")
     if args.json is not None:
