@@ -141,8 +141,8 @@ def offline_faults() -> dict[str, float]:
         netns = [shutil.which("unshare") or "unshare", "-n", sys.executable, "-m"]
         netns += ["tests.e2e.netns"]
         cases = {
-            "no_route_search_s": (cove + ["search", "qwen", "--json"], {"HF_ENDPOINT": closed}),
-            "no_route_pull_s": (cove + ["pull", model_id], {"HF_ENDPOINT": closed}),
+            "no_route_search_s": ([*cove, "search", "qwen", "--json"], {"HF_ENDPOINT": closed}),
+            "no_route_pull_s": ([*cove, "pull", model_id], {"HF_ENDPOINT": closed}),
             "netns_search_s": (netns + cove + ["search", "qwen", "--json"], {}),
             "netns_pull_s": (netns + cove + ["pull", model_id], {}),
         }
