@@ -71,6 +71,8 @@ class ModelsView(QWidget):
         self.partial_list: list[PartialDownload] = []
         # asks the user to confirm a delete: (title, question) -> yes
         self.confirm: Callable[[str, str], bool] = self._ask
+        # asks how to import a model: "copy", "link" (use it where it is) or None (cancelled)
+        self.choose_import_mode: Callable[[Path], str | None] = self._ask_import_mode
         self.pool = WorkerPool("models", 1)
         self.entries: list[ModelEntry] = []
         self.verdicts: dict[str, Verdict] = {}
@@ -467,7 +469,39 @@ class ModelsView(QWidget):
         )
         if path:
             chosen = Path(path)
-            self.import_paths([str(chosen.parent if chosen.name == "genai_config.json" else path)])
+            model = chosen.parent if chosen.name == "genai_config.json" else chosen
+            mode = self.choose_import_mode(model)
+            if mode == "copy":
+                self.import_copy(model)
+            elif mode == "link":
+                self.import_paths([str(model)])
+
+    def import_copy(self, source: Path) -> None:
+        """Copy a model into the models folder, in the background; the list follows."""
+        from engine.library.importing import import_copy
+
+        self.say(f"Copying {source.name} into the models folder…")
+
+        def done(target: Path) -> None:
+            self.say(f"Imported {source.name}: a copy is in {shown(target.parent)}.")
+            self.refresh()
+
+        self.pool.submit(lambda: import_copy(source), done, lambda exc: self.say(str(exc)))
+
+    def _ask_import_mode(self, model: Path) -> str | None:
+        box = QMessageBox(self)
+        box.setWindowTitle("Import a model")
+        box.setText(f"Import {model.name}?")
+        box.setInformativeText(
+            "A copy in Cove's models folder keeps working if the original moves; using it where "
+            "it is takes no extra space."
+        )
+        copy = box.addButton("Copy into models folder", QMessageBox.ButtonRole.AcceptRole)
+        link = box.addButton("Use where it is", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        clicked = box.clickedButton()
+        return "copy" if clicked is copy else "link" if clicked is link else None
 
     def _open_folder(self) -> None:
         folder = models_dir()
