@@ -16,7 +16,7 @@ context is offered when nothing fits fully, and says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from engine.library.catalog import BITS_PER_WEIGHT, ONNX_BITS_PER_WEIGHT, CatalogModel, Variant
@@ -111,6 +111,9 @@ def recommend(
     ranked = sorted(options, key=lambda o: (o.tier, -_quality(o.variant)))
     full = [o for o in ranked if o.fits and o.why_not is None and o.build.missing is None]
     reduced = [o for o in ranked if o.loadable and o.build.missing is None and not o.fits]
+    # Nothing fits wholly: the smallest build of the best tier, which keeps the most context (or
+    # the most layers on the GPU).
+    reduced.sort(key=_fallback_rank)
     choice = full[0] if full else (reduced[0] if reduced else None)
     return Recommendation(model, choice, tuple(ranked), _reason(choice, ranked))
 
@@ -154,7 +157,9 @@ def _gguf_option(model: CatalogModel, build: BuildFiles, report: HardwareReport)
     if not report.llama_cpp.available:
         reason = f"llama.cpp is not available here ({report.llama_cpp.reason})"
         return Option(build, "llama.cpp", "CPU", UNUSABLE, None, 0, 0, False, reason)
-    plan = make_plan(gguf_facts(model, build.variant, build.size_bytes), resources_from(report))
+    facts = gguf_facts(model, build.variant, build.size_bytes)
+    resources = resources_from(report)
+    plan = make_plan(facts, resources)
     on_gpu = plan.gpu_layers > 0
     if on_gpu and plan.verdict == "fits":
         tier = GPU_FULL
@@ -166,13 +171,16 @@ def _gguf_option(model: CatalogModel, build: BuildFiles, report: HardwareReport)
     if on_gpu:
         api, _, gpu_name = plan.device.partition(": ")
         device = f"{gpu_name}{'' if 'GPU' in gpu_name else ' GPU'} ({api})"
-        # What all of it would need there: for unified memory one pool holds both budgets.
-        unified = api == "Metal"
-        need = (
-            sum(b.total for b in plan.budgets)
-            if unified
-            else sum(b.weights + b.kv_cache for b in plan.budgets) + bound.compute + bound.overhead
+        # What the whole model needs on the GPU: the plan for a GPU with room to spare. With
+        # unified memory one pool holds both budgets.
+        huge = 1 << 50
+        roomy = replace(
+            resources,
+            cpu=replace(resources.cpu, free_bytes=huge),
+            gpus=tuple(replace(g, free_bytes=huge) for g in resources.gpus),
         )
+        full = make_plan(facts, roomy)
+        need = sum(b.total for b in full.budgets) if api == "Metal" else full.budgets[0].total
     else:
         device, need = "CPU", bound.total
     return Option(
@@ -245,6 +253,13 @@ def _onnx_device(v: Variant, report: HardwareReport) -> tuple[str, int, int, int
     return provider, UNUSABLE, 0, 0, f"{v.target} builds run in a browser, not in Cove"
 
 
+def _fallback_rank(o: Option) -> tuple[int, int, float, int]:
+    plan = o.plan
+    assert plan is not None
+    on_gpu = plan.gpu_layers / (plan.n_layers + 1)
+    return (o.tier, -plan.n_ctx, -on_gpu, o.build.size_bytes)
+
+
 def _quality(v: Variant) -> float:
     if v.format == "gguf":
         return BITS_PER_WEIGHT.get(str(v.quant), 8.5)
@@ -261,15 +276,23 @@ def _reason(choice: Option | None, ranked: list[Option]) -> str:
     where = "the CPU" if choice.device == "CPU" else f"the {choice.device}"
     estimated = "" if choice.build.exact else " (estimated size)"
     if not choice.fits and choice.plan is not None:
-        head = (
-            f"{choice.variant.label} on {where}: fits only with a {choice.plan.n_ctx}-token "
-            f"context in {_size(choice.free_bytes)} free{estimated}"
-        )
-    else:
-        head = (
-            f"{choice.variant.label} on {where}: fits in {_size(choice.need_bytes)} of "
-            f"{_size(choice.free_bytes)} free{estimated}"
-        )
+        plan = choice.plan
+        if plan.verdict == "partial_offload":
+            head = (
+                f"{choice.variant.label} split between the {choice.device} ({plan.gpu_layers} of "
+                f"{plan.n_layers + 1} layers) and the CPU: no build fits wholly in the "
+                f"{_size(choice.free_bytes)} free there{estimated}"
+            )
+        else:
+            head = (
+                f"{choice.variant.label} on {where}: fits only with a {plan.n_ctx}-token context "
+                f"(not {plan.requested_ctx}) in {_size(choice.free_bytes)} free{estimated}"
+            )
+        return head + "."
+    head = (
+        f"{choice.variant.label} on {where}: fits in {_size(choice.need_bytes)} of "
+        f"{_size(choice.free_bytes)} free{estimated}"
+    )
     better = [
         o
         for o in ranked
@@ -294,10 +317,13 @@ def _blocker(options: tuple[Option, ...]) -> str:
     if not usable:
         reasons = {o.why_not or o.build.missing or "" for o in options}
         return "; ".join(sorted(r for r in reasons if r)) + "."
+    from engine.planner import usable_bytes
+
     smallest = min(usable, key=lambda o: o.need_bytes)
+    free = smallest.free_bytes
     return (
-        f"the smallest build, {smallest.variant.label}, needs {_size(smallest.need_bytes)} "
-        f"and {_size(smallest.free_bytes)} is free."
+        f"the smallest build, {smallest.variant.label}, needs {_size(smallest.need_bytes)} and "
+        f"{_size(usable_bytes(free))} of the {_size(free)} free is usable."
     )
 
 
