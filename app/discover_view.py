@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
@@ -31,13 +31,19 @@ from engine.library.builds import is_installed, requests_for
 from engine.library.catalog import Catalog, CatalogError, CatalogModel, Variant, load_catalog
 from engine.library.download import DownloadRequest
 from engine.library.hub import Hub, HubConfig, RemoteFile
-from engine.library.hub_meta import Listing, ListingCache, build_files, fetch_listings
+from engine.library.hub_meta import (
+    Listing,
+    ListingCache,
+    RepoProblem,
+    build_files,
+    fetch_listings,
+)
 from engine.library.hub_search import HubHit, gguf_quant, search_hub
 from engine.library.recommend import Option, Recommendation, fit_by_size, recommend
 from engine.paths import models_dir
 from engine.units import format_bytes
 
-KINDS = {"Chat models": "chat", "For documents (embedding, reranking)": "embedding reranker"}
+KINDS = {"Chat models": "chat", "For documents": "embedding reranker"}
 FIT_STYLE = {"fits": "FitOk", "tight": "FitWarn", "too_big": "FitBad"}
 FIT_WORDS = {"fits": "fits", "tight": "tight", "too_big": "too big"}
 
@@ -108,7 +114,9 @@ class ModelCard(QFrame):
             self.download_button.setText("Installed")
             self.download_button.setEnabled(False)
         else:
-            self.download_button.setText(f"Download {rec.choice.variant.label}")
+            size = format_bytes(rec.choice.build.size_bytes)
+            size = size if rec.choice.build.exact else f"~{size}"
+            self.download_button.setText(f"Download {rec.choice.variant.label} · {size}")
             self.download_button.setToolTip(_size(rec.choice))
             self.download_button.setEnabled(True)
         menu = self.builds_button.menu()
@@ -239,6 +247,7 @@ class DiscoverView(QWidget):
         layout.addWidget(self.status)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         inner = QWidget()
         self.list = QVBoxLayout(inner)
@@ -279,21 +288,26 @@ class DiscoverView(QWidget):
         repos = self._repos()
         self.asked_hub = True
 
-        def job() -> tuple[dict[str, Listing], list[str]]:
+        def job() -> tuple[dict[str, Listing], list[RepoProblem]]:
             with Hub(config) as hub:
-                listings, problems = fetch_listings(hub, repos, self.cache, refresh=True)
-            return listings, [p.message for p in problems if p.code == "network_unavailable"]
+                return fetch_listings(hub, repos, self.cache, refresh=True)
 
         self._say("Asking Hugging Face for the catalog's file sizes…")
         self.pool.submit(job, self._listed, lambda exc: self._say(str(exc)))
 
-    def _listed(self, result: tuple[dict[str, Listing], list[str]]) -> None:
-        listings, offline = result
+    def _listed(self, result: tuple[dict[str, Listing], list[RepoProblem]]) -> None:
+        listings, problems = result
         self.state.listings.update(listings)
+        offline = [p.message for p in problems if p.code == "network_unavailable"]
         self.state.online_checked = not offline
         self.state.offline_reason = offline[0] if offline else None
         if offline:
             self._say(f"Offline: {offline[0]} Sizes shown are the last known, or estimates (~).")
+        elif problems:
+            self._say(
+                f"Sizes and checksums from Hugging Face; {len(problems)} of the catalog's "
+                f"repositories could not be listed ({problems[0].message})"
+            )
         else:
             self._say("Sizes and checksums from Hugging Face.")
         self._recommend()

@@ -73,13 +73,14 @@ def test_recommendations_follow_the_machine_and_the_hubs_sizes(
     with qtbot.waitSignal(view.recommendations_ready, timeout=WAIT_MS):
         view.refresh_from_hub()
     assert "estimated" not in card.reason.text()
-    assert card.download_button.text() == "Download Q8_0" and card.download_button.isEnabled()
+    assert card.download_button.text() == "Download Q8_0 · 3.0 MiB"
+    assert card.download_button.isEnabled()
     labels = [a.text() for a in card.builds_button.menu().actions()]
     assert labels[0].startswith("Q8_0 · 3.0 MiB · fits on the CPU")
     assert any("qnn-npu" in t and "QNN" in t for t in labels)
     # On a Snapdragon the NPU build is the one to download.
     view.set_report(snapdragon_x_16gb())
-    assert card.download_button.text() == "Download ONNX qnn-npu"
+    assert card.download_button.text().startswith("Download ONNX qnn-npu · ")
 
 
 def test_download_buttons_install_the_build_and_the_card_says_installed(

@@ -129,6 +129,7 @@ def test_the_models_tabs(
     """Installed and Downloads with what a user sees midway: an installed download, a partial one,
     one running, one that failed. The files come from the loopback hub; the verdicts from the
     planner the engine host runs, here in-process (no host needed)."""
+    from engine.hardware import probe_hardware
     from engine.library.download import DownloadManager, DownloadRequest
     from engine.library.hub import HubConfig
     from engine.loader import plan_model
@@ -198,5 +199,12 @@ def test_the_models_tabs(
         view.tabs.setCurrentWidget(view.installed_tab)
         view.table.selectRow(1)
         save(window, shots, "models-installed-light")
+
+        # The catalog as this computer sees it. No hub has the catalog's files here, so the sizes
+        # stay the estimates the cards say they are.
+        window.discover.asked_hub = True
+        window.discover.set_report(probe_hardware())
+        view.tabs.setCurrentWidget(window.discover)
+        save(window, shots, "models-discover-light")
         hub.state.release.set()
         window.downloads.close()
