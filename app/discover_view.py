@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.download_controller import DownloadController
 from app.workers import WorkerPool
-from engine.hardware import HardwareReport
+from engine.hardware.report import HardwareReport
 from engine.library.builds import is_installed, requests_for
 from engine.library.catalog import Catalog, CatalogError, CatalogModel, Variant, load_catalog
 from engine.library.download import DownloadRequest
@@ -38,7 +38,7 @@ from engine.library.hub_meta import (
     build_files,
     fetch_listings,
 )
-from engine.library.hub_search import HubHit, gguf_quant, search_hub
+from engine.library.hub_search import HubHit, gguf_quant, onnx_folders, search_hub
 from engine.library.recommend import Option, Recommendation, fit_by_size, recommend
 from engine.paths import models_dir
 from engine.units import format_bytes
@@ -72,8 +72,8 @@ class ModelCard(QFrame):
         top = QHBoxLayout()
         self.title = QLabel(f"<b>{model.name}</b>")
         facts = [f"{model.params_b:g}B", model.license, f"{model.context_length // 1024}k context"]
-        if model.gated:
-            facts.append("needs a Hugging Face token")
+        if any(v.gated for v in model.variants):
+            facts.append("some builds need a Hugging Face token")
         self.facts = QLabel(" · ".join(facts))
         self.facts.setObjectName("Muted")
         top.addWidget(self.title)
@@ -138,7 +138,7 @@ class ModelCard(QFrame):
 class HubCard(QFrame):
     """One Hugging Face repository from a search: its files with quant, size and fit."""
 
-    download_requested = Signal(object)  # DownloadRequest
+    download_requested = Signal(object)  # list[DownloadRequest]: a file, or a folder's files
 
     def __init__(self, hit: HubHit, report: HardwareReport | None) -> None:
         super().__init__()
@@ -162,29 +162,31 @@ class HubCard(QFrame):
             problem.setObjectName("FitBad")
             problem.setWordWrap(True)
             layout.addWidget(problem)
-        if hit.format != "gguf":
-            note = QLabel("onnxruntime-genai builds: " + ", ".join(_folders(hit.files)))
-            note.setObjectName("Muted")
-            note.setWordWrap(True)
-            layout.addWidget(note)
-            return
-        for item in hit.files:
+        rows: list[tuple[str, int, list[DownloadRequest]]] = []
+        if hit.format == "gguf":
+            rows = [(gguf_quant(f), f.size, [_req(f)]) for f in hit.files]
+        else:
+            for folder, total in onnx_folders(hit.files).items():
+                inside = tuple(f for f in hit.files if _folder_of(f.path) == folder)
+                build = Variant("onnx", hit.repo, folder=folder)
+                rows.append((f"ONNX {folder or '(root)'}", total, requests_for(build, inside)))
+        for label, size_bytes, requests in rows:
             row = QHBoxLayout()
-            name = QLabel(f"{gguf_quant(item):<8}")
+            name = QLabel(label)
             name.setMinimumWidth(80)
-            size = QLabel(format_bytes(item.size))
+            size = QLabel(format_bytes(size_bytes))
             size.setMinimumWidth(70)
             row.addWidget(name)
             row.addWidget(size)
             if report is not None:
-                fit, where = fit_by_size(item.size, report)
+                fit, where = fit_by_size(size_bytes, report)
                 badge = QLabel(FIT_WORDS[fit] + (f" on the {where}" if fit == "fits" else ""))
                 badge.setObjectName(FIT_STYLE[fit])
                 row.addWidget(badge)
             row.addStretch(1)
             button = QPushButton("Download")
             button.setObjectName("Secondary")
-            button.clicked.connect(lambda _=False, f=item: self.download_requested.emit(_req(f)))
+            button.clicked.connect(lambda _=False, r=requests: self.download_requested.emit(r))
             row.addWidget(button)
             layout.addLayout(row)
 
@@ -405,14 +407,15 @@ class DiscoverView(QWidget):
         )
         self.search_finished.emit()
 
-    def _download_file(self, request: DownloadRequest) -> None:
-        try:
-            self.downloads.add(request)
-        except ValueError as exc:
-            self._say(str(exc))
-            return
-        self._say(f"Downloading {request.file}: see the Downloads tab.")
-        self.downloads_added.emit(1)
+    def _download_file(self, requests: list[DownloadRequest]) -> None:
+        for request in requests:
+            try:
+                self.downloads.add(request)
+            except ValueError as exc:
+                self._say(str(exc))
+                return
+        self._say(f"Downloading {requests[-1].name}: see the Downloads tab.")
+        self.downloads_added.emit(len(requests))
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -463,5 +466,5 @@ def _req(item: RemoteFile) -> DownloadRequest:
     return DownloadRequest(item.repo, item.path, item.revision, item.sha256)
 
 
-def _folders(files: tuple[RemoteFile, ...]) -> list[str]:
-    return [f.path.rsplit("/", 1)[0] if "/" in f.path else "(root)" for f in files]
+def _folder_of(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""

@@ -11,10 +11,10 @@ from engine.errors import InsufficientMemory
 from engine.gguf import GGUFFile, read_gguf
 from engine.models import resolve_model
 from engine.onnx_model import OnnxModelInfo, is_onnx_chat_folder, plan_onnx, read_onnx_model
-from engine.planner import Device, DeviceKind, Plan, Resources, make_plan
+from engine.planner import Device, Plan, Resources, make_plan, resources_from
 
 if TYPE_CHECKING:
-    from engine.hardware import HardwareReport
+    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,23 +22,6 @@ class Loaded:
     model: LoadedModel
     plan: Plan
     path: Path
-
-
-def resources_from(report: HardwareReport) -> Resources:
-    """The planner's view of a hardware report: free memory per device, and thread count."""
-    cpu = Device("CPU RAM", "cpu", report.memory.available_bytes, report.memory.total_bytes)
-    gpus: list[Device] = []
-    kinds: dict[str, DeviceKind] = {"metal": "metal", "cuda": "cuda"}
-    for gpu in report.gpus:
-        kind = kinds.get(gpu.api, "vulkan")
-        gpus.append(Device(gpu.name, kind, gpu.budget_bytes, gpu.total_bytes))
-    offload = report.llama_cpp.supports_gpu_offload
-    return Resources(
-        cpu=cpu,
-        gpus=tuple(gpus),
-        threads=max(1, report.cpu.physical_cores),
-        gpu_offload=offload,
-    )
 
 
 def current_resources() -> Resources:

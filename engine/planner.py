@@ -9,9 +9,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, cast, get_args
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 from engine.gguf import GGUFFile
+
+if TYPE_CHECKING:
+    from engine.hardware.report import HardwareReport
 
 Verdict = Literal["fits", "fits_reduced_context", "partial_offload", "does_not_fit"]
 DeviceKind = Literal["cpu", "cuda", "metal", "vulkan"]
@@ -482,3 +485,20 @@ def _as_int(value: object) -> int:
 
 def _gib(n: int) -> str:
     return f"{n / 1024**3:.2f} GiB" if n >= 1024**3 else f"{n / MiB:.0f} MiB"
+
+
+def resources_from(report: HardwareReport) -> Resources:
+    """The planner's view of a hardware report: free memory per device, and thread count."""
+    cpu = Device("CPU RAM", "cpu", report.memory.available_bytes, report.memory.total_bytes)
+    gpus: list[Device] = []
+    kinds: dict[str, DeviceKind] = {"metal": "metal", "cuda": "cuda"}
+    for gpu in report.gpus:
+        kind = kinds.get(gpu.api, "vulkan")
+        gpus.append(Device(gpu.name, kind, gpu.budget_bytes, gpu.total_bytes))
+    offload = report.llama_cpp.supports_gpu_offload
+    return Resources(
+        cpu=cpu,
+        gpus=tuple(gpus),
+        threads=max(1, report.cpu.physical_cores),
+        gpu_offload=offload,
+    )

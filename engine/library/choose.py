@@ -6,45 +6,22 @@ weight is fetched."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.errors import EngineError, HubNotFound, InsufficientMemory
 from engine.library.download import DownloadRequest
+from engine.library.gguf_names import quant_of, single_ggufs
 from engine.library.hub import Hub, RemoteFile, check_repo
 from engine.library.hub_meta import ListingCache
 from engine.units import format_bytes
 
 if TYPE_CHECKING:
-    from engine.hardware import HardwareReport
+    from engine.hardware.report import HardwareReport
     from engine.library.catalog import CatalogModel
     from engine.planner import Resources
 
 DEFAULT_QUANT = "Q4_K_M"
-_QUANT = re.compile(r"^(I?Q\d+(_[A-Z0-9]+)*|B?F16|F32|MXFP4|TQ\d_\d)$", re.IGNORECASE)
-_SHARD = re.compile(r"-\d{5}-of-\d{5}\.gguf$", re.IGNORECASE)
-
-
-def quant_of(file: str) -> str | None:
-    """The quantisation a GGUF file's name declares (``...-Q4_K_M.gguf`` -> ``Q4_K_M``)."""
-    stem = file.rsplit("/", 1)[-1]
-    stem = stem[: -len(".gguf")] if stem.lower().endswith(".gguf") else stem
-    for token in reversed(re.split(r"[.\-]", stem)):
-        if _QUANT.match(token):
-            return token.upper()
-    return None
-
-
-def single_ggufs(files: list[RemoteFile]) -> list[RemoteFile]:
-    """GGUF files that are a whole model: not split shards, not vision projectors."""
-    return [
-        f
-        for f in files
-        if f.path.lower().endswith(".gguf")
-        and not _SHARD.search(f.path)
-        and "mmproj" not in f.path.lower()
-    ]
 
 
 def choose_file(
@@ -67,11 +44,21 @@ def choose_file(
         if quant and quant_of(file) not in (None, quant.upper()):
             raise HubNotFound(f"{file} is not a {quant.upper()} file; drop --quant or the file.")
         return DownloadRequest(repo, file, revision)
-    candidates = single_ggufs(hub.list_files(repo, revision))
+    listed = hub.list_files(repo, revision)
+    candidates = single_ggufs(listed)
     if not candidates:
+        from engine.library.hub_search import onnx_folders
+
+        builds = list(onnx_folders(listed))
+        if builds:
+            names = ", ".join(f"{repo}/{b}" for b in builds if b)
+            raise HubNotFound(
+                f"{repo} holds onnxruntime-genai builds, not a GGUF file; pull one by its "
+                f"folder: {names}."
+            )
         raise HubNotFound(
-            f"{repo} has no single-file GGUF model. Cove downloads GGUF files; split (sharded) "
-            "GGUF files are not supported yet."
+            f"{repo} has no single-file GGUF model. Cove downloads GGUF files and "
+            "onnxruntime-genai folders; split (sharded) GGUF files are not supported yet."
         )
     wanted = (quant or DEFAULT_QUANT).upper()
     matching = [f for f in candidates if quant_of(f.path) == wanted]
@@ -129,12 +116,24 @@ def plan_pull(
     cache: ListingCache | None = None,
 ) -> PullPlan:
     """``model`` as a catalog id (its recommended build, or the one ``quant`` names: a GGUF
-    quant or an ONNX target), else as ``owner/repo[/FILE]`` (``choose_file``)."""
+    quant or an ONNX target); as ``owner/repo/FOLDER`` (or ``owner/repo``) holding an
+    onnxruntime-genai build; else as ``owner/repo[/FILE]`` (``choose_file``)."""
     from engine.library.catalog import load_catalog
 
     entry = load_catalog().get(model)
     if entry is None:
-        request = choose_file(hub, model, quant)
+        pieces = model.strip("/").split("/")
+        if len(pieces) > 2 and not pieces[-1].lower().endswith(".gguf"):
+            folder = onnx_folder_pull(hub, check_repo("/".join(pieces[:2])), "/".join(pieces[2:]))
+            if folder is not None:
+                return folder
+        try:
+            request = choose_file(hub, model, quant)
+        except HubNotFound:
+            root = onnx_folder_pull(hub, model.strip("/"), "") if len(pieces) == 2 else None
+            if root is None:
+                raise
+            return root
         return PullPlan(request.name, (request,))
     return _catalog_pull(hub, entry, quant, report, cache or ListingCache())
 
@@ -171,6 +170,25 @@ def _catalog_pull(
         raise HubNotFound(build.missing or f"{variant.key} is not on the hub.")
     requests = tuple(requests_for(variant, build.files))
     return PullPlan(variant.key, requests, entry.id, variant.key, reason)
+
+
+def onnx_folder_pull(hub: Hub, repo: str, folder: str) -> PullPlan | None:
+    """``owner/repo/FOLDER`` naming an onnxruntime-genai build (a folder with genai_config.json):
+    all its files, the config last; None when the path is not such a folder."""
+    from engine.library.builds import requests_for
+    from engine.library.catalog import Variant
+
+    folder = folder.strip("/")
+    prefix = f"{folder}/" if folder else ""
+    files = tuple(
+        f
+        for f in hub.list_files(repo)
+        if f.path.startswith(prefix) and "/" not in f.path[len(prefix) :]
+    )
+    if not any(f.path == f"{prefix}genai_config.json" for f in files):
+        return None
+    variant = Variant("onnx", repo, folder=folder)
+    return PullPlan(variant.key, tuple(requests_for(variant, files)), variant=variant.key)
 
 
 def error_class(code: str) -> type[EngineError]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import EngineError, HubAuthRequired, NetworkUnavailable
-from engine.library.choose import quant_of, single_ggufs
+from engine.library.gguf_names import quant_of, single_ggufs
 from engine.library.hub import Hub, HubConfig, RemoteFile
 
 DEFAULT_LIMIT = 12
@@ -82,8 +82,26 @@ def _with_files(hub: Hub, hit: HubHit) -> HubHit:
     if hit.format == "gguf":
         chosen = sorted(single_ggufs(files), key=lambda f: f.size)
     else:
-        chosen = [f for f in files if f.path.endswith("genai_config.json")]
+        folders = onnx_folders(files)
+        chosen = [
+            f for f in files if (f.path.rsplit("/", 1)[0] if "/" in f.path else "") in folders
+        ]
     return replace(hit, files=tuple(chosen))
+
+
+def onnx_folders(files: list[RemoteFile] | tuple[RemoteFile, ...]) -> dict[str, int]:
+    """The repository's onnxruntime-genai builds: each folder holding a genai_config.json, with
+    the total size of its files ("" is the repository's root)."""
+    folders = {_folder(f.path) for f in files if f.path.endswith("genai_config.json")}
+    sizes = dict.fromkeys(sorted(folders), 0)
+    for f in files:
+        if _folder(f.path) in sizes:
+            sizes[_folder(f.path)] += f.size
+    return sizes
+
+
+def _folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
 def gguf_quant(file: RemoteFile) -> str:

@@ -25,7 +25,7 @@ from engine.library.hub_meta import BuildFiles, build_files
 from engine.units import format_bytes
 
 if TYPE_CHECKING:
-    from engine.hardware import HardwareReport
+    from engine.hardware.report import HardwareReport
     from engine.library.hub_meta import Listing
     from engine.planner import Plan
 
@@ -151,8 +151,7 @@ def _option(model: CatalogModel, build: BuildFiles, report: HardwareReport) -> O
 
 
 def _gguf_option(model: CatalogModel, build: BuildFiles, report: HardwareReport) -> Option:
-    from engine.loader import resources_from
-    from engine.planner import make_plan
+    from engine.planner import make_plan, resources_from
 
     if not report.llama_cpp.available:
         reason = f"llama.cpp is not available here ({report.llama_cpp.reason})"

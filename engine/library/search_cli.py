@@ -16,7 +16,7 @@ from engine.errors import EngineError
 from engine.units import format_bytes
 
 if TYPE_CHECKING:
-    from engine.hardware import HardwareReport
+    from engine.hardware.report import HardwareReport
     from engine.library.hub import Hub, HubConfig
     from engine.library.hub_search import HubHit
     from engine.library.recommend import Recommendation
@@ -33,19 +33,24 @@ class SearchResult:
     report: HardwareReport
 
     def to_dict(self) -> dict[str, Any]:
-        from engine.library.hub_search import gguf_quant
+        from engine.library.hub_search import gguf_quant, onnx_folders
         from engine.library.recommend import fit_by_size
 
-        def file(f: Any) -> dict[str, Any]:
-            fit, where = fit_by_size(f.size, self.report)
+        def item(path: str, quant: str | None, size: int) -> dict[str, Any]:
+            fit, where = fit_by_size(size, self.report)
             return {
-                "file": f.path,
-                "quant": gguf_quant(f) if f.path.endswith(".gguf") else None,
-                "size_bytes": f.size,
+                "file": path,
+                "quant": quant,
+                "size_bytes": size,
                 "fit": fit,
                 "fit_device": where,
                 "fit_basis": "size",
             }
+
+        def files(hit: HubHit) -> list[dict[str, Any]]:
+            if hit.format == "gguf":
+                return [item(f.path, gguf_quant(f), f.size) for f in hit.files]
+            return [item(d or ".", None, n) for d, n in onnx_folders(hit.files).items()]
 
         return {
             "query": self.query,
@@ -57,7 +62,8 @@ class SearchResult:
                     "params_b": r.model.params_b,
                     "context_length": r.model.context_length,
                     "license": r.model.license,
-                    "gated": r.model.gated,
+                    "gated": r.model.gated,  # the publisher's own repository
+                    "gated_builds": [v.key for v in r.model.variants if v.gated],
                     "description": r.model.description,
                     **r.to_dict(),
                 }
@@ -70,7 +76,7 @@ class SearchResult:
                     "downloads": h.downloads,
                     "likes": h.likes,
                     "gated": h.gated,
-                    "files": [file(f) for f in h.files],
+                    "files": files(h),
                     "problem": h.problem,
                 }
                 for h in self.hub
@@ -142,7 +148,7 @@ def _print(result: SearchResult, out: TextIO) -> None:
     if data["catalog"]:
         print("Catalog ('cove pull ID' downloads the build recommended here)", file=out)
     for item in data["catalog"]:
-        gated = ", gated: needs a token" if item["gated"] else ""
+        gated = ", some builds need a token" if item["gated_builds"] else ""
         print(
             f"  {item['id']:<34} {item['name']} ({item['params_b']:g}B, {item['license']}{gated})",
             file=out,
@@ -152,7 +158,7 @@ def _print(result: SearchResult, out: TextIO) -> None:
         builds = []
         for o in item["options"]:
             size = format_bytes(o["size_bytes"]) + ("" if o["size_exact"] else "~")
-            mark = "fits" if o["fits"] else ("-" if o["why_not"] else "too big")
+            mark = "fits" if o["fits"] else ("not for this computer" if o["why_not"] else "too big")
             builds.append(f"{o['label']} {size} {mark}")
         print("      builds: " + ", ".join(builds), file=out)
     if data["hub"]:
@@ -165,7 +171,7 @@ def _print(result: SearchResult, out: TextIO) -> None:
         if hit["problem"]:
             print(f"      {hit['problem']}", file=out)
         for f in hit["files"]:
-            label = f["quant"] or f["file"]
+            label = f["quant"] or f"ONNX {f['file']}"
             fit = FIT_WORDS[f["fit"]]
             where = f" on the {f['fit_device']}" if f["fit"] == "fits" else ""
             print(f"      {label:<10} {format_bytes(f['size_bytes']):>10}  {fit}{where}", file=out)

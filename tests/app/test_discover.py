@@ -147,10 +147,16 @@ def test_search_lists_hub_repositories_with_fit_badges(qtbot: QtBot, view: Disco
     repos = [c.hit.repo for c in view.hub_cards]
     assert repos == [GGUF_REPO, ONNX_REPO]  # most downloaded first
     gguf = view.hub_cards[0]
-    from PySide6.QtWidgets import QLabel
+    from PySide6.QtWidgets import QLabel, QPushButton
 
     texts = [w.text() for w in gguf.findChildren(QLabel)]
     assert "fits on the CPU" in texts and "3.0 MiB" in texts
+    onnx = [w.text() for w in view.hub_cards[1].findChildren(QLabel)]
+    assert "ONNX cpu_and_mobile/cpu-int4" in onnx and "ONNX npu/qnn" in onnx
+    buttons = view.hub_cards[1].findChildren(QPushButton)
+    with qtbot.waitSignal(view.downloads_added, timeout=WAIT_MS) as added:
+        buttons[-1].click()  # the npu/qnn folder: its two files
+    assert added.args == [2]
 
 
 def test_a_hub_that_cannot_be_reached_is_said_and_the_catalog_stays(

@@ -87,6 +87,8 @@ def hub() -> Iterator[FakeHub]:
         fake.add(ONNX_REPO, "npu/qnn/genai_config.json", b"{}", lfs=False)
         fake.add(ONNX_REPO, "npu/qnn/model.onnx", random_bytes(MIB, 5))
         fake.add(ONNX_REPO, "README.md", b"# tiny\n", lfs=False)
+        fake.add("acme/Root-onnx", "genai_config.json", b'{"model": {}}', lfs=False)
+        fake.add("acme/Root-onnx", "model.onnx", random_bytes(MIB, 6))
         fake.state.downloads[GGUF_REPO] = 50
         yield fake
 
@@ -139,6 +141,8 @@ def test_search_lists_the_catalog_with_a_choice_and_the_hubs_files_with_fit(
     assert qnn["why_not"] and "QNN" in qnn["why_not"]
     repos = {h["repo"]: h for h in data["hub"]}
     assert set(repos) == {GGUF_REPO, ONNX_REPO}
+    builds = [(f["file"], f["size_bytes"]) for f in repos[ONNX_REPO]["files"]]
+    assert builds == [("cpu_and_mobile/cpu-int4", onnx_size), ("npu/qnn", MIB + 2)]
     gguf = repos[GGUF_REPO]
     assert [(f["quant"], f["size_bytes"], f["fit"]) for f in gguf["files"]] == [
         ("Q4_K_M", 2 * MIB, "fits"),
@@ -218,6 +222,23 @@ def test_pull_an_onnx_folder_build_verifies_every_file_and_installs_a_model_fold
     removed = cove(env, "rm", onnx["model"], "--json")
     assert removed.returncode == 0, removed.stderr
     assert not folder.exists()
+
+
+def test_pull_an_onnx_build_outside_the_catalog_by_its_folder(
+    hub: FakeHub, env: dict[str, str], tmp_path: Path
+) -> None:
+    models = tmp_path / "models"
+    pulled = cove(env, "pull", f"{ONNX_REPO}/npu/qnn", "--json")
+    assert pulled.returncode == 0, pulled.stderr
+    folder = Path(json.loads(pulled.stdout)["path"])
+    assert folder == models / "acme__Tiny-Chat-onnx" / "npu__qnn"
+    assert sorted(p.name for p in folder.iterdir()) == ["genai_config.json", "model.onnx"]
+    root = cove(env, "pull", "acme/Root-onnx", "--json")
+    assert root.returncode == 0, root.stderr
+    assert Path(json.loads(root.stdout)["path"]) == models / "acme__Root-onnx" / "model"
+    which = cove(env, "pull", ONNX_REPO)
+    assert which.returncode == 1
+    assert f"{ONNX_REPO}/cpu_and_mobile/cpu-int4, {ONNX_REPO}/npu/qnn" in which.stderr
 
 
 def test_a_small_git_file_that_arrives_damaged_is_not_installed(
