@@ -37,7 +37,7 @@ def test_library_commands_without_any_network(tmp_path: Path) -> None:
     assert found.returncode == 0, found.stderr
     data = json.loads(found.stdout)
     assert data["hub_error_code"] == "network_unavailable"
-    assert "Cannot reach" in data["hub_error"] and "work offline" in data["hub_error"]
+    assert "Cannot reach" in data["hub_error"] and "offline" in data["hub_error"]
     ids = [item["id"] for item in data["catalog"]]
     assert chat.id in ids
     item = data["catalog"][ids.index(chat.id)]
