@@ -145,6 +145,7 @@ def offline_faults() -> dict[str, float]:
             "no_route_pull_s": ([*cove, "pull", model_id], {"HF_ENDPOINT": closed}),
             "netns_search_s": (netns + cove + ["search", "qwen", "--json"], {}),
             "netns_pull_s": (netns + cove + ["pull", model_id], {}),
+            "netns_search_off_catalog_s": (netns + cove + ["search", "zzz-unknown"], {}),
         }
         for name, (cmd, extra) in cases.items():
             runs = []

@@ -5,6 +5,7 @@ timeouts and CA bundle as every other hub request), then each hit's files with t
 
 from __future__ import annotations
 
+import functools
 import importlib
 import ssl
 from collections.abc import Callable
@@ -38,38 +39,56 @@ def search_hub(
 ) -> list[HubHit]:
     """The hub's best matches for ``query`` that are GGUF or onnxruntime-genai repositories, most
     downloaded first, each with its files listed (in parallel, through ``hub``)."""
+    if hub is None:
+        with Hub(config) as own:
+            return search_hub(config, query, limit=limit, hub=own)
+    _reachable(hub)
+    ranked = _search(config, query, limit)
+    with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL, len(ranked)))) as pool:
+        return list(pool.map(lambda h: _with_files(hub, h), ranked))
+
+
+def _search(config: HubConfig, query: str, limit: int) -> list[HubHit]:
     from huggingface_hub import HfApi
 
     _use_cove_client(config)
     api = HfApi(endpoint=config.endpoint, token=config.token or False)
     hits: dict[str, HubHit] = {}
     for tag, fmt in (("gguf", "gguf"), ("onnx", "onnx")):
-        for info in _call(config, lambda t=tag: list(_list(api, query, t, limit))):  # type: ignore[misc]
+        found = _call(config, functools.partial(_list, api, query, tag, limit))
+        for info in found:
             siblings = [s.rfilename for s in info.siblings or []]
             if fmt == "onnx" and not any(p.endswith("genai_config.json") for p in siblings):
                 continue
-            if info.id in hits:
-                continue
-            hits[info.id] = HubHit(
-                repo=info.id,
-                downloads=int(info.downloads or 0),
-                likes=int(info.likes or 0),
-                gated=bool(info.gated),
-                format=fmt,
-            )
-    ranked = sorted(hits.values(), key=lambda h: h.downloads, reverse=True)[:limit]
-    own = hub is None
-    hub = hub or Hub(config)
+            if info.id not in hits:
+                hits[info.id] = HubHit(
+                    repo=info.id,
+                    downloads=int(info.downloads or 0),
+                    likes=int(info.likes or 0),
+                    gated=bool(info.gated),
+                    format=fmt,
+                )
+    return sorted(hits.values(), key=lambda h: h.downloads, reverse=True)[:limit]
+
+
+def _reachable(hub: Hub) -> None:
+    """One quick request on Cove's own client first: huggingface_hub retries a failed connection
+    for about 20 s, which is right for a flaky link and wrong for no network, a refused
+    connection or an untrusted certificate, which are said at once."""
+    import httpx
+
+    from engine.library.hub import network_error
+
+    url = f"{hub.config.endpoint}/api/models"
     try:
-        with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL, len(ranked)))) as pool:
-            return list(pool.map(lambda h: _with_files(hub, h), ranked))
-    finally:
-        if own:
-            hub.close()
+        hub.client.head(url, params={"limit": 1}, headers=hub.auth_headers(url))
+    except httpx.TransportError as exc:
+        raise network_error(exc, hub.config.endpoint) from None
 
 
-def _list(api: Any, query: str, tag: str, limit: int) -> Any:
-    return api.list_models(search=query, filter=tag, sort="downloads", limit=limit, expand=EXPAND)
+def _list(api: Any, query: str, tag: str, limit: int) -> list[Any]:
+    found = api.list_models(search=query, filter=tag, sort="downloads", limit=limit, expand=EXPAND)
+    return list(found)
 
 
 def _with_files(hub: Hub, hit: HubHit) -> HubHit:
@@ -167,6 +186,7 @@ def _use_cove_client(config: HubConfig) -> None:
     if _configured == config:
         return
     from huggingface_hub import set_client_factory
+    from huggingface_hub.utils import logging as hf_logging
     from huggingface_hub.utils._http import hf_request_event_hook
 
     http = _http_module()
@@ -190,4 +210,5 @@ def _use_cove_client(config: HubConfig) -> None:
         )
 
     set_client_factory(factory)
+    hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]  # retry notices
     _configured = config

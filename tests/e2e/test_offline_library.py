@@ -44,6 +44,10 @@ def test_library_commands_without_any_network(tmp_path: Path) -> None:
     assert item["reason"]  # a recommendation from estimated sizes, said to be one
     assert all(not o["size_exact"] for o in item["options"])
 
+    nothing = offline(tmp_path, "search", "no-such-model-anywhere")
+    assert nothing.returncode == 1 and "Cannot reach" in nothing.stderr
+    assert "Retrying" not in nothing.stderr
+
     pulled = offline(tmp_path, "pull", chat.id)
     assert pulled.returncode == 1
     assert "Cannot reach" in pulled.stderr and "Traceback" not in pulled.stderr

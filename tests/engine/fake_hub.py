@@ -14,6 +14,7 @@ import json
 import os
 import random
 import socket
+import ssl
 import threading
 import time
 from collections import deque
@@ -101,12 +102,19 @@ class HubState:
 
 
 class FakeHub:
-    def __init__(self) -> None:
+    """``tls``: serve HTTPS with this server context (the hub and its CDN)."""
+
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.state = HubState()
         self._hub = _Server(("127.0.0.1", 0), _HubHandler, self.state)
         self._cdn = _Server(("127.0.0.1", 0), _CdnHandler, self.state)
-        self.endpoint = f"http://127.0.0.1:{self._hub.server_address[1]}"
-        self.state.cdn_url = f"http://127.0.0.1:{self._cdn.server_address[1]}"
+        scheme = "http"
+        if tls is not None:
+            scheme = "https"
+            for server in (self._hub, self._cdn):
+                server.socket = tls.wrap_socket(server.socket, server_side=True)
+        self.endpoint = f"{scheme}://127.0.0.1:{self._hub.server_address[1]}"
+        self.state.cdn_url = f"{scheme}://127.0.0.1:{self._cdn.server_address[1]}"
         self._threads = [
             threading.Thread(target=s.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
             for s in (self._hub, self._cdn)
