@@ -49,9 +49,11 @@ def test_an_untrusted_certificate_is_refused_with_what_to_do(
     hub: FakeHub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
-    with Hub(HubConfig(endpoint=hub.endpoint, connect_timeout_s=5)) as client:
-        with pytest.raises(NetworkUnavailable, match="could not be verified") as refused:
-            client.list_files(REPO)
+    with (
+        Hub(HubConfig(endpoint=hub.endpoint, connect_timeout_s=5)) as client,
+        pytest.raises(NetworkUnavailable, match="could not be verified") as refused,
+    ):
+        client.list_files(REPO)
     assert "CA bundle" in str(refused.value)
     with pytest.raises(NetworkUnavailable, match="could not be verified"):
         search_hub(HubConfig(endpoint=hub.endpoint, connect_timeout_s=5), "secure")
@@ -91,5 +93,5 @@ def test_ssl_cert_file_is_honoured_too(
 
 def test_a_missing_ca_bundle_is_named() -> None:
     config = HubConfig(endpoint="https://127.0.0.1:9", ca_bundle=Path("/nonexistent/ca.pem"))
-    with pytest.raises(NetworkUnavailable, match="CA bundle /nonexistent/ca.pem does not exist"):
+    with pytest.raises(NetworkUnavailable, match=r"CA bundle /nonexistent/ca\.pem does not exist"):
         Hub(config)
