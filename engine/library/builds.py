@@ -34,7 +34,7 @@ def is_installed(models: Path, variant: Variant) -> bool:
         return path.is_file()
     if variant.format == "onnx":
         return is_onnx_chat_folder(path)
-    return all((path / _basename(p)).is_file() for p in variant.files)
+    return all((path / installed_name(p)).is_file() for p in variant.files)
 
 
 def installed_build(models: Path, model: CatalogModel) -> Variant | None:
@@ -63,10 +63,20 @@ def requests_for(variant: Variant, files: tuple[RemoteFile, ...]) -> list[Downlo
     else:
         last = ".onnx"
     ordered = sorted(files, key=lambda f: (f.path.endswith(last), f.path))
+    name = installed_name if variant.format == "onnx-encoder" else _basename
     return [
-        DownloadRequest(f.repo, f.path, f.revision, f.sha256, dest=f"{base}/{_basename(f.path)}")
+        DownloadRequest(f.repo, f.path, f.revision, f.sha256, dest=f"{base}/{name(f.path)}")
         for f in ordered
     ]
+
+
+def installed_name(path: str) -> str:
+    """An encoder file's name in its installed folder. sentence-transformers keeps its pooling
+    settings in ``1_Pooling/config.json``, beside a ``config.json`` of the model's own: it is
+    installed as ``pooling_config.json``, where ``engine/embeddings.py`` reads it."""
+    if path.endswith("1_Pooling/config.json"):
+        return "pooling_config.json"
+    return _basename(path)
 
 
 def _basename(path: str) -> str:

@@ -319,3 +319,40 @@ def test_pulled_real_models_chat_by_catalog_id(
     assert by_folder.returncode == 0, by_folder.stderr
     assert "paris" in by_folder.stdout.lower()
     shutil.rmtree(folder)
+
+
+@pytest.mark.slow
+def test_the_catalogs_embedding_model_installs_as_a_folder_the_encoder_loads(
+    shared_models: Path, tmp_path: Path
+) -> None:
+    """all-MiniLM-L6-v2 by its catalog id, laid out on the hub as sentence-transformers keeps it
+    (the graph in onnx/, the pooling settings in 1_Pooling/config.json), embeds like the copy
+    the tests use."""
+    from engine.embeddings import EmbeddingModel
+
+    source = shared_models / "all-minilm-l6-v2-onnx"
+    repo = "sentence-transformers/all-MiniLM-L6-v2"
+    with FakeHub() as fake:
+        fake.add(repo, "onnx/model.onnx", source / "model.onnx")
+        fake.add(repo, "tokenizer.json", (source / "tokenizer.json").read_bytes())
+        fake.add(repo, "tokenizer_config.json", (source / "tokenizer_config.json").read_bytes())
+        fake.add(repo, "config.json", b'{"model_type": "bert"}', lfs=False)
+        pooling = (source / "pooling_config.json").read_bytes()
+        fake.add(repo, "1_Pooling/config.json", pooling, lfs=False)
+        env = {
+            **os.environ,
+            "HF_ENDPOINT": fake.endpoint,
+            "COVE_DATA_DIR": str(tmp_path / "data"),
+            "COVE_MODELS_DIR": str(tmp_path / "models"),
+            "PYTHONPATH": str(ROOT),
+        }
+        for key in ("HF_TOKEN", "COVE_CATALOG"):
+            env.pop(key, None)
+        pulled = cove(env, "pull", "all-minilm-l6-v2", "--json")
+    assert pulled.returncode == 0, pulled.stderr
+    folder = Path(json.loads(pulled.stdout)["path"])
+    assert (folder / "pooling_config.json").read_bytes() == pooling
+    sentence = ["Where is the lighthouse keeper's logbook?"]
+    with EmbeddingModel.load(folder) as pulled_model, EmbeddingModel.load(source) as reference:
+        got, want = pulled_model.embed(sentence)[0], reference.embed(sentence)[0]
+    assert max(abs(a - b) for a, b in zip(got, want, strict=True)) < 1e-6
