@@ -63,9 +63,9 @@ def requests_for(variant: Variant, files: tuple[RemoteFile, ...]) -> list[Downlo
     else:
         last = ".onnx"
     ordered = sorted(files, key=lambda f: (f.path.endswith(last), f.path))
-    name = installed_name if variant.format == "onnx-encoder" else _basename
+    rename = installed_name if variant.format == "onnx-encoder" else _basename
     return [
-        DownloadRequest(f.repo, f.path, f.revision, f.sha256, dest=f"{base}/{name(f.path)}")
+        DownloadRequest(f.repo, f.path, f.revision, f.sha256, dest=f"{base}/{rename(f.path)}")
         for f in ordered
     ]
 
