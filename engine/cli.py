@@ -1,4 +1,5 @@
-"""The ``cove`` command: probe, inspect, plan, chat, serve, models, search, pull, rm.
+"""The ``cove`` command: probe, inspect, plan, chat, serve, models, search, pull, rm, index, ask,
+collections.
 
 Errors reach the user as one readable line on stderr with a non-zero exit code, never a traceback.
 """
@@ -85,6 +86,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pull.add_argument("--json", action="store_true", help="print JSON")
 
+    index = sub.add_parser("index", help="add files or folders to a document collection")
+    index.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    index.add_argument("--collection", required=True, metavar="NAME")
+    index.add_argument(
+        "--embedding-model", metavar="PATH", help="ONNX encoder folder (default: the library's)"
+    )
+    index.add_argument("--json", action="store_true", help="print JSON")
+
+    ask = sub.add_parser("ask", help="answer a question from a document collection, with sources")
+    ask.add_argument("question", metavar="QUESTION")
+    ask.add_argument("--collection", required=True, metavar="NAME")
+    ask.add_argument("--top-k", type=_positive, default=5, metavar="K", help="sources to use")
+    ask.add_argument("--retrieve-only", action="store_true", help="list the sources; no answer")
+    ask.add_argument("--model", metavar="M", help="chat model for the answer (default: starter)")
+    ask.add_argument(
+        "--embedding-model", metavar="PATH", help="ONNX encoder folder (default: the library's)"
+    )
+    ask.add_argument("--json", action="store_true", help="print JSON")
+
+    collections = sub.add_parser("collections", help="list or remove document collections")
+    collections.add_argument("--json", action="store_true", help="print JSON")
+    collections.add_argument(
+        "--remove", metavar="NAME", help="remove this collection (or, with --path, files from it)"
+    )
+    collections.add_argument(
+        "--path", action="append", default=[], metavar="PATH", help="a file or folder to remove"
+    )
+
     rm = sub.add_parser("rm", help="delete a downloaded model, or discard a partial download")
     rm.add_argument("model", metavar="MODEL", help="a name 'cove models' shows")
     rm.add_argument("--json", action="store_true", help="print JSON")
@@ -119,6 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _serve(args)
         if command in ("models", "pull", "rm", "search"):
             return _library(args)
+        if command in ("index", "ask", "collections"):
+            return _documents(args)
         return _chat(args)
     except EngineError as exc:
         _fail(str(exc))
@@ -198,6 +229,26 @@ def _library(args: argparse.Namespace) -> int:
 
         return search_command(" ".join(args.query), args.json)
     return commands.pull_command(args.model, args.quant, args.json)
+
+
+def _documents(args: argparse.Namespace) -> int:
+    from engine.documents import commands
+
+    if args.command == "index":
+        return commands.index_command(args.paths, args.collection, args.embedding_model, args.json)
+    if args.command == "ask":
+        return commands.ask_command(
+            args.question,
+            args.collection,
+            top_k=args.top_k,
+            retrieve_only=args.retrieve_only,
+            model=args.model,
+            embedding_model=args.embedding_model,
+            as_json=args.json,
+        )
+    if args.path and not args.remove:
+        raise ValueError("--path needs --remove NAME")
+    return commands.collections_command(args.json, args.remove, args.path)
 
 
 def _plan(model: str, ctx: int | None, as_json: bool) -> int:

@@ -153,3 +153,9 @@ class ModelInUse(EngineError):
     """A model cannot be deleted while it is loaded."""
 
     code = "model_in_use"
+
+
+class DocumentError(EngineError):
+    """A document cannot be read at all: encrypted, damaged, not what its name says, empty."""
+
+    code = "document_error"

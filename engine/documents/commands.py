@@ -1,0 +1,236 @@
+"""``cove index``, ``cove ask`` and ``cove collections``: document Q&A on the terminal."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from engine.errors import EngineError, InvalidRequest
+
+if TYPE_CHECKING:
+    from engine.documents.index_db import Collection, IndexDB
+    from engine.documents.indexer import IndexProgress
+    from engine.embeddings import EmbeddingModel
+
+DEFAULT_ENCODER_ID = "all-minilm-l6-v2"  # the catalog's embedding model
+
+
+def default_encoder_folder() -> Path | None:
+    """The library's embedding model, when it is installed (``cove pull all-minilm-l6-v2``)."""
+    from engine.library.builds import install_path, is_installed
+    from engine.library.catalog import CatalogError, load_catalog
+    from engine.paths import models_dir
+
+    try:
+        entry = load_catalog().get(DEFAULT_ENCODER_ID)
+    except CatalogError:
+        return None
+    if entry is None:
+        return None
+    variant = entry.variants[0]
+    return install_path(models_dir(), variant) if is_installed(models_dir(), variant) else None
+
+
+def open_encoder(path: str | None) -> EmbeddingModel | None:
+    from engine.embeddings import EmbeddingModel
+
+    folder = Path(path).expanduser() if path else default_encoder_folder()
+    return EmbeddingModel.load(folder) if folder is not None else None
+
+
+def index_command(
+    paths: Sequence[str],
+    collection_name: str,
+    embedding_model: str | None,
+    as_json: bool,
+    out: TextIO = sys.stdout,
+    err: TextIO = sys.stderr,
+) -> int:
+    from engine.documents.index_db import IndexDB
+    from engine.documents.indexer import Indexer
+
+    if not collection_name.strip():
+        raise InvalidRequest("--collection needs a name.")
+    encoder = open_encoder(embedding_model)
+    db = IndexDB()
+    try:
+        collection = db.collection(collection_name, create=True)
+        assert collection is not None
+        progress = _Progress(err) if err.isatty() and not as_json else None
+        indexer = Indexer(db, collection, encoder, progress=progress)
+        outcomes = indexer.add([Path(p) for p in paths])
+        collection = indexer.collection
+        summary = _summary(db, collection)
+    finally:
+        db.close()
+        if encoder is not None:
+            encoder.close()
+    usable = [o for o in outcomes if o.outcome in ("indexed", "unchanged")]
+    if as_json:
+        data = {
+            "collection": collection.name,
+            "encoder": collection.encoder,
+            "files": [o.to_dict() for o in outcomes],
+            **summary,
+        }
+        print(json.dumps(data, indent=2), file=out)
+    else:
+        for o in outcomes:
+            detail = f"{o.chunks} chunks" if o.outcome in ("indexed", "unchanged") else ""
+            reason = f" ({o.reason})" if o.reason else ""
+            print(f"{o.outcome:<10} {o.path}  {detail}{reason}".rstrip(), file=out)
+        print(
+            f"Collection {collection.name!r}: {summary['files_indexed']} files, "
+            f"{summary['chunks']} chunks.",
+            file=out,
+        )
+        if encoder is None:
+            print(
+                "No embedding model: keyword search only. 'cove pull all-minilm-l6-v2' adds "
+                "search by meaning; run 'cove index' again afterwards.",
+                file=out,
+            )
+    if not usable:
+        print("cove: error: nothing could be indexed.", file=err)
+        return 1
+    return 0
+
+
+def ask_command(
+    question: str,
+    collection_name: str,
+    *,
+    top_k: int,
+    retrieve_only: bool,
+    model: str | None,
+    embedding_model: str | None,
+    as_json: bool,
+    out: TextIO = sys.stdout,
+) -> int:
+    from engine.documents.index_db import IndexDB
+    from engine.documents.indexer import check_encoder
+    from engine.documents.retrieve import Retriever
+
+    db = IndexDB()
+    encoder: EmbeddingModel | None = None
+    try:
+        collection = _existing(db, collection_name)
+        if collection.encoder is not None or embedding_model:
+            encoder = open_encoder(embedding_model)
+            if encoder is not None:
+                check_encoder(db, collection, encoder)
+        sources = Retriever(db, collection, encoder).search(question, top_k)
+        pending = db.count_unembedded(collection) if encoder is not None else 0
+        partial = pending > 0 or any(f.status == "pending" for f in db.files(collection))
+    finally:
+        db.close()
+        if encoder is not None:
+            encoder.close()
+    answer: str | None = None
+    if not retrieve_only:
+        from engine.documents.answer import answer_question
+
+        answer = answer_question(question, sources, model=model, out=None if as_json else out)
+    if as_json:
+        data = {
+            "answer": answer,
+            "sources": [s.to_dict() for s in sources],
+            "partial_index": partial,
+        }
+        print(json.dumps(data, indent=2), file=out)
+        return 0
+    if partial:
+        print("(The index is still being built: the answer may miss documents.)", file=out)
+    if retrieve_only or answer is not None:
+        _print_sources(sources, out)
+    return 0
+
+
+def collections_command(
+    as_json: bool, remove: str | None, paths: Sequence[str], out: TextIO = sys.stdout
+) -> int:
+    from engine.documents.index_db import IndexDB
+
+    db = IndexDB()
+    try:
+        if remove is not None:
+            collection = _existing(db, remove)
+            if paths:
+                removed = sum(
+                    db.remove_source(collection, str(Path(p).expanduser().absolute()))
+                    for p in paths
+                )
+                print(f"Removed {removed} files from {remove!r}.", file=out)
+            else:
+                db.remove_collection(collection)
+                print(f"Removed the collection {remove!r}.", file=out)
+            return 0
+        listing = [
+            {"name": c.name, "encoder": c.encoder, "sources": db.sources(c), **_summary(db, c)}
+            for c in db.collections()
+        ]
+    finally:
+        db.close()
+    if as_json:
+        print(json.dumps({"collections": listing}, indent=2), file=out)
+        return 0
+    if not listing:
+        print("No collections. 'cove index PATH --collection NAME' makes one.", file=out)
+    for c in listing:
+        print(
+            f"{c['name']}: {c['files_indexed']} files indexed, {c['chunks']} chunks"
+            f"{', ' + str(c['files_needing_ocr']) + ' need OCR' if c['files_needing_ocr'] else ''}"
+            f"{', ' + str(c['files_skipped']) + ' skipped' if c['files_skipped'] else ''}",
+            file=out,
+        )
+    return 0
+
+
+def _existing(db: IndexDB, name: str) -> Collection:
+    collection = db.collection(name)
+    if collection is None:
+        known = ", ".join(c.name for c in db.collections()) or "none yet"
+        raise EngineError(f"No collection named {name!r} (collections: {known}).")
+    return collection
+
+
+def _summary(db: IndexDB, collection: Collection) -> dict[str, int]:
+    files = db.files(collection)
+    return {
+        "files_indexed": sum(f.status == "indexed" for f in files),
+        "files_needing_ocr": sum(f.status == "needs_ocr" or bool(f.ocr_pages) for f in files),
+        "files_skipped": sum(f.status == "skipped" for f in files),
+        "chunks": sum(f.chunks for f in files),
+    }
+
+
+def _print_sources(sources: Sequence[object], out: TextIO) -> None:
+    from engine.documents.retrieve import Source
+
+    for n, source in enumerate(sources, 1):
+        assert isinstance(source, Source)
+        where = source.path + (f", page {source.page}" if source.page else "")
+        heading = f" — {source.heading}" if source.heading else ""
+        excerpt = " ".join(source.text.split())[:160]
+        print(f"[{n}] {where}{heading}\n    {excerpt}", file=out)
+
+
+class _Progress:
+    def __init__(self, err: TextIO) -> None:
+        self._err = err
+
+    def __call__(self, p: IndexProgress) -> None:
+        if p.phase == "reading" and p.files_total:
+            line = f"\rReading {p.files_done}/{p.files_total} files"
+        elif p.phase == "embedding" and p.chunks_total:
+            eta = f", {p.eta_s:.0f} s left" if p.eta_s else ""
+            line = f"\rEmbedding {p.chunks_embedded}/{p.chunks_total} chunks{eta}"
+        else:
+            line = "\r"
+        self._err.write(line.ljust(60))
+        self._err.flush()
+        if p.phase == "done":
+            self._err.write("\n")

@@ -1,0 +1,300 @@
+"""Add files and folders to a collection: walk, read, chunk, store, embed, with progress and
+cancel. A file is read again only when its content hash changed; files gone from a folder leave
+the index; a file that cannot be read is skipped with its reason and the rest goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from engine.documents.blocks import PageIssue
+from engine.documents.chunker import chunk_blocks
+from engine.documents.index_db import Collection, IndexDB
+from engine.errors import EngineError
+
+if TYPE_CHECKING:
+    from engine.documents.encoder import Encoder
+
+CHUNK_BATCH = 256
+EMBED_BATCH = 64
+HASH_BLOCK = 1 << 20
+
+Outcome = Literal["indexed", "unchanged", "needs_ocr", "skipped", "removed", "cancelled"]
+
+
+@dataclass(frozen=True, slots=True)
+class FileOutcome:
+    path: str
+    outcome: Outcome
+    reason: str | None = None
+    chunks: int = 0
+    pages: int | None = None
+    ocr_pages: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "chunks": self.chunks,
+            "pages": self.pages,
+            "needs_ocr_pages": list(self.ocr_pages),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class IndexProgress:
+    phase: Literal["reading", "embedding", "done"]
+    files_done: int
+    files_total: int
+    chunks_embedded: int
+    chunks_total: int
+    current: str | None = None
+    eta_s: float | None = None
+
+
+class IndexCancelled(EngineError):
+    code = "index_cancelled"
+
+
+def encoder_id(encoder: Encoder) -> str:
+    return f"{encoder.name}:{encoder.dimensions}"
+
+
+class Indexer:
+    def __init__(
+        self,
+        db: IndexDB,
+        collection: Collection,
+        encoder: Encoder | None = None,
+        *,
+        progress: Callable[[IndexProgress], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> None:
+        self.db = db
+        self.collection = collection
+        self.encoder = encoder
+        self._progress = progress or (lambda _p: None)
+        self._cancel = cancel or threading.Event()
+        if encoder is not None:
+            self.collection = check_encoder(db, collection, encoder)
+
+    def add(self, paths: Sequence[Path]) -> list[FileOutcome]:
+        """Index ``paths`` (files, folders) into the collection; then embed what is new."""
+        outcomes: list[FileOutcome] = []
+        found: list[Path] = []
+        for path in paths:
+            absolute = Path(os.path.abspath(path.expanduser()))
+            if not absolute.exists():
+                outcomes.append(FileOutcome(str(absolute), "skipped", "no such file or folder"))
+                continue
+            self.db.add_source(self.collection, str(absolute))
+            for item in walk(absolute):
+                if isinstance(item, FileOutcome):
+                    outcomes.append(item)
+                else:
+                    found.append(item)
+            if absolute.is_dir():
+                outcomes += self._forget_missing(absolute)
+        for done, path in enumerate(found):
+            if self._cancel.is_set():
+                outcomes.append(FileOutcome(str(path), "cancelled"))
+                continue
+            self._report("reading", done, len(found), current=str(path))
+            outcomes.append(self.index_file(path))
+        self._report("reading", len(found), len(found))
+        self.embed_pending()
+        return outcomes
+
+    def index_file(self, path: Path) -> FileOutcome:
+        from engine.documents.readers import read_document
+        from engine.errors import DocumentError
+
+        name = str(path)
+        try:
+            stat = path.stat()
+            digest = file_sha256(path)
+        except OSError as exc:
+            self.db.mark(self.collection, name, "skipped", reason=_os_reason(exc))
+            return FileOutcome(name, "skipped", _os_reason(exc))
+        known = self.db.file(self.collection, name)
+        if known is not None and known.sha256 == digest and known.status != "pending":
+            outcome: Outcome = "unchanged" if known.status == "indexed" else known.status
+            return FileOutcome(
+                name, outcome, known.reason, known.chunks, known.pages, known.ocr_pages
+            )
+        self.db.mark(
+            self.collection, name, "pending", sha256=digest, size=stat.st_size, mtime=stat.st_mtime
+        )
+        file_id = self.db.file_id(self.collection, name)
+        issues: list[PageIssue] = []
+        count, last_page = 0, None
+        try:
+            batch = []
+            for chunk in chunk_blocks(read_document(path), issues=issues):
+                if self._cancel.is_set():
+                    return FileOutcome(name, "cancelled")
+                batch.append(chunk)
+                last_page = chunk.page or last_page
+                if len(batch) >= CHUNK_BATCH:
+                    self.db.add_chunks(file_id, batch, [c.indexed_text(path.name) for c in batch])
+                    count += len(batch)
+                    batch = []
+            if batch:
+                self.db.add_chunks(file_id, batch, [c.indexed_text(path.name) for c in batch])
+                count += len(batch)
+        except DocumentError as exc:
+            self.db.finish_file(file_id, "skipped", pages=None, ocr_pages=(), reason=str(exc))
+            return FileOutcome(name, "skipped", str(exc))
+        except (OSError, ValueError, RuntimeError) as exc:  # a reader's library failing oddly
+            reason = f"could not be read ({exc})"
+            self.db.finish_file(file_id, "skipped", pages=None, ocr_pages=(), reason=reason)
+            return FileOutcome(name, "skipped", reason)
+        ocr = tuple(sorted({i.page for i in issues if i.reason == "needs_ocr"}))
+        pages = max([last_page or 0, *(i.page for i in issues)]) or None
+        if count == 0:
+            status: Literal["needs_ocr", "skipped"] = "needs_ocr" if ocr else "skipped"
+            reason = (
+                "scanned pages without a text layer: needs OCR" if ocr else "no text in the file"
+            )
+            self.db.finish_file(file_id, status, pages=pages, ocr_pages=ocr, reason=reason)
+            return FileOutcome(name, status, reason, 0, pages, ocr)
+        note = f"pages {_ranges(ocr)} need OCR" if ocr else None
+        self.db.finish_file(file_id, "indexed", pages=pages, ocr_pages=ocr, reason=note)
+        return FileOutcome(name, "indexed", note, count, pages, ocr)
+
+    def embed_pending(self) -> int:
+        """Embed every chunk still without a vector; returns how many were embedded."""
+        import numpy as np
+
+        if self.encoder is None:
+            return 0
+        total = self.db.count_unembedded(self.collection)
+        done, started = 0, time.monotonic()
+        while not self._cancel.is_set():
+            rows = self.db.unembedded(self.collection, EMBED_BATCH)
+            if not rows:
+                break
+            vectors = np.asarray(self.encoder.embed([body for _id, body in rows]), np.float32)
+            self.db.store_vectors(
+                [(chunk_id, vectors[i].tobytes()) for i, (chunk_id, _b) in enumerate(rows)]
+            )
+            done += len(rows)
+            rate = done / max(time.monotonic() - started, 1e-6)
+            self._report("embedding", 0, 0, done, total, eta=(total - done) / rate)
+        self._report("done", 0, 0, done, total)
+        return done
+
+    def _forget_missing(self, folder: Path) -> list[FileOutcome]:
+        prefix = str(folder).rstrip(os.sep) + os.sep
+        gone = [
+            f.path
+            for f in self.db.files(self.collection)
+            if f.path.startswith(prefix) and not Path(f.path).exists()
+        ]
+        for path in gone:
+            self.db.remove_file(self.collection, path)
+        return [FileOutcome(p, "removed", "no longer in the folder") for p in gone]
+
+    def _report(
+        self,
+        phase: Literal["reading", "embedding", "done"],
+        files_done: int,
+        files_total: int,
+        chunks_done: int = 0,
+        chunks_total: int = 0,
+        *,
+        current: str | None = None,
+        eta: float | None = None,
+    ) -> None:
+        self._progress(
+            IndexProgress(phase, files_done, files_total, chunks_done, chunks_total, current, eta)
+        )
+
+
+def check_encoder(db: IndexDB, collection: Collection, encoder: Encoder) -> Collection:
+    """The collection's encoder is this one (set on first use); another is a clear error."""
+    wanted = encoder_id(encoder)
+    if collection.encoder is None:
+        return db.set_encoder(collection, wanted, encoder.dimensions)
+    if collection.encoder != wanted:
+        raise EngineError(
+            f"The collection {collection.name!r} was built with the embedding model "
+            f"{collection.encoder}; {wanted} would give vectors that cannot be compared with "
+            "its own. Use the same model, or index into a new collection."
+        )
+    return collection
+
+
+def walk(root: Path) -> Iterator[Path | FileOutcome]:
+    """Files under ``root`` (or ``root`` itself), following symbolic links once: a link back up
+    the tree is skipped, as are folders and files that cannot be read, with their reason."""
+    from engine.documents.readers import SUPPORTED_SUFFIXES
+
+    if root.is_file():
+        yield root
+        return
+    seen: set[tuple[int, int]] = set()
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            info = folder.stat()
+            key = (info.st_dev, info.st_ino)
+            if key in seen:
+                yield FileOutcome(str(folder), "skipped", "a link to a folder already added")
+                continue
+            seen.add(key)
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            yield FileOutcome(str(folder), "skipped", _os_reason(exc))
+            continue
+        subfolders = []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue  # hidden files and folders (.git, .DS_Store)
+            path = Path(entry.path)
+            try:
+                if entry.is_dir():
+                    subfolders.append(path)
+                elif entry.is_file():
+                    if path.suffix.lower() in SUPPORTED_SUFFIXES:
+                        yield path
+                elif entry.is_symlink():
+                    yield FileOutcome(str(path), "skipped", "a broken link")
+            except OSError as exc:
+                yield FileOutcome(str(path), "skipped", _os_reason(exc))
+        stack.extend(reversed(subfolders))
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(HASH_BLOCK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _os_reason(exc: OSError) -> str:
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    return exc.strerror or str(exc)
+
+
+def _ranges(pages: Sequence[int]) -> str:
+    out: list[str] = []
+    for page in pages:
+        if out and "-" not in out[-1] and int(out[-1]) == page - 1:
+            out[-1] = f"{out[-1]}-{page}"
+        elif out and "-" in out[-1] and int(out[-1].split("-")[1]) == page - 1:
+            out[-1] = f"{out[-1].split('-')[0]}-{page}"
+        else:
+            out.append(str(page))
+    return ", ".join(out)

@@ -1,0 +1,80 @@
+"""Markdown, parsed by markdown-it-py (CommonMark, with tables): headings with their levels,
+paragraphs, list items, code blocks and table rows, each under its heading path. Front matter is
+skipped. A file too large to parse at once is read as plain text instead."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from engine.documents.blocks import Block, BlockKind
+from engine.documents.readers.text import read_text, sniff_encoding
+
+MAX_PARSE_BYTES = 32 << 20
+_FRONT_MATTER = re.compile(r"\A---\s*\n.*?\n---\s*\n", re.DOTALL)
+
+
+def read_markdown(path: Path) -> Iterator[Block]:
+    if path.stat().st_size > MAX_PARSE_BYTES:
+        yield from read_text(path)
+        return
+    data = path.read_bytes()
+    text = data.decode(sniff_encoding(data[: 64 << 10]), errors="replace")
+    yield from markdown_blocks(_FRONT_MATTER.sub("", text, count=1))
+
+
+def markdown_blocks(text: str) -> Iterator[Block]:
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    path: list[tuple[int, str]] = []  # (level, heading)
+    in_list = 0
+    row: list[str] = []
+    header: str | None = None
+    in_head = False
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        headings = tuple(h for _lvl, h in path)
+        if tok.type == "heading_open":
+            level = int(tok.tag[1])
+            title = tokens[i + 1].content.strip()
+            path = [(lvl, h) for lvl, h in path if lvl < level]
+            yield Block("heading", title, headings=tuple(h for _l, h in path), level=level)
+            path.append((level, title))
+            i += 3
+            continue
+        if tok.type in ("bullet_list_open", "ordered_list_open"):
+            in_list += 1
+        elif tok.type in ("bullet_list_close", "ordered_list_close"):
+            in_list -= 1
+        elif tok.type == "inline" and tokens[i - 1].type == "paragraph_open":
+            kind: BlockKind = "list_item" if in_list else "paragraph"
+            yield Block(kind, _plain(tok.content), headings=headings)
+        elif tok.type in ("fence", "code_block"):
+            yield Block("code", tok.content.rstrip("\n"), headings=headings)
+        elif tok.type == "thead_open":
+            in_head = True
+        elif tok.type == "thead_close":
+            in_head = False
+        elif tok.type == "tr_open":
+            row = []
+        elif tok.type == "inline" and tokens[i - 1].type in ("th_open", "td_open"):
+            row.append(_plain(tok.content))
+        elif tok.type == "tr_close":
+            line = " | ".join(row)
+            if in_head:
+                header = line
+            else:
+                yield Block("table_row", line, headings=headings, table_header=header)
+        elif tok.type == "table_close":
+            header = None
+        i += 1
+
+
+def _plain(inline: str) -> str:
+    """Inline Markdown as text: links keep their words, emphasis marks go."""
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", inline)
+    text = re.sub(r"(\*\*|__|\*|_|`)(.+?)\1", r"\2", text)
+    return " ".join(text.split())
