@@ -116,26 +116,34 @@ def _blocks(lines: list[str], page: int, heading: tuple[str, ...]) -> Iterator[B
             yield Block("paragraph", " ".join(paragraph), page=page, headings=heading)
             paragraph.clear()
 
+    candidate = [_heading_like(line, width) for line in lines]
     for i, line in enumerate(lines):
         following = lines[i + 1] if i + 1 < len(lines) else None
-        if not paragraph and _is_heading(line, following, width):
+        # A run of short lines is a table or a list, not a heading followed by its text.
+        alone = following is not None and not candidate[i + 1] and (i == 0 or not candidate[i - 1])
+        if not paragraph and candidate[i] and alone:
             heading = (line,)
             yield Block("heading", line, page=page, level=1)
             continue
         paragraph.append(line)
         ends = len(line) < width * SHORT_LINE and line.endswith((".", ":", "!", "?", ")", '"'))
-        if ends or (following is not None and _starts_item(following)):
+        if ends or (following is not None and _starts_item(following)) or candidate[i]:
             yield from flush()
     yield from flush()
 
 
-def _is_heading(line: str, following: str | None, width: int) -> bool:
+def _heading_like(line: str, width: int) -> bool:
+    """Short, capitalised (or numbered: "3. Test units"), no closing punctuation, not a row of
+    figures."""
+    words = line.split()
+    numbers = sum(bool(re.fullmatch(r"[\d.,%()+\-]+", w)) for w in words)
+    numbered = re.match(r"^\d+(\.\d+)*\.?\s+\S", line) is not None
     return (
-        following is not None
-        and len(line) <= min(HEADING_MAX, width * 0.6)
-        and line[:1].isupper()
+        len(line) <= min(HEADING_MAX, width * 0.6)
+        and (line[:1].isupper() or numbered)
         and not line.endswith((".", ",", ";", ":", "?", "!"))
-        and len(line.split()) <= 10
+        and len(words) <= 10
+        and numbers <= (1 if numbered else 0)
     )
 
 
