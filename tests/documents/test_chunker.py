@@ -58,7 +58,8 @@ def test_a_table_split_into_chunks_repeats_its_header() -> None:
 
 def test_page_issues_are_reported_not_chunked() -> None:
     issues: list[PageIssue] = []
-    items = [para("Text.", page=1), PageIssue(2, "needs_ocr"), para("More.", page=3)]
+    items: list[Block | PageIssue] = [para("Text.", page=1), PageIssue(2, "needs_ocr")]
+    items.append(para("More.", page=3))
     chunks = list(chunk_blocks(items, issues=issues))
     assert [c.page for c in chunks] == [1, 3]
     assert issues == [PageIssue(2, "needs_ocr")]

@@ -1,0 +1,203 @@
+"""Document Q&A speed: ingest (PDF pages per second read and chunked, chunks per second embedded),
+query latency (p50/p95, the question's embedding included) at 10k and 100k chunks, and the peak
+memory of indexing a 1,000-page PDF (measured in a fresh process, as its maximum RSS).
+
+The baseline in the same run is the floor under each figure: PDFium's own text extraction for
+reading, and one bare encoder call per batch for embedding.
+
+    python bench/bench_documents.py [--json out.json] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+ENCODER = ROOT.parent / "shared" / "models" / "all-minilm-l6-v2-onnx"
+WORDS = [
+    "harbour",
+    "tide",
+    "ferry",
+    "keeper",
+    "lamp",
+    "ledger",
+    "quay",
+    "boat",
+    "island",
+    "storm",
+    "pier",
+    "rope",
+    "anchor",
+    "gull",
+    "lighthouse",
+    "supplies",
+    "winter",
+    "barrel",
+    "paraffin",
+    "lens",
+    "signal",
+    "channel",
+    "beacon",
+    "buoy",
+    "current",
+]
+
+
+def write_pdf(path: Path, pages: int) -> None:
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen.canvas import Canvas
+
+    canvas = Canvas(str(path), pagesize=A4)
+    for page in range(pages):
+        canvas.drawString(60, 800, f"Section {page + 1}")
+        y = 770
+        for line in range(40):
+            words = [WORDS[(page * 7 + line * 3 + i) % len(WORDS)] for i in range(14)]
+            canvas.drawString(60, y, " ".join(words).capitalize() + ".")
+            y -= 16
+        canvas.showPage()
+    canvas.save()
+
+
+def read_pdf_rate(path: Path, pages: int) -> dict[str, float]:
+    import pypdfium2 as pdfium
+
+    from engine.documents.chunker import chunk_blocks
+    from engine.documents.readers import read_document
+
+    start = time.perf_counter()
+    document = pdfium.PdfDocument(str(path))
+    for i in range(len(document)):
+        page = document[i]
+        text = page.get_textpage()
+        text.get_text_range()
+        text.close()
+        page.close()
+    document.close()
+    bare = time.perf_counter() - start
+    start = time.perf_counter()
+    chunks = sum(1 for _ in chunk_blocks(read_document(path)))
+    ours = time.perf_counter() - start
+    return {
+        "pdfium_pages_per_s": pages / bare,
+        "cove_pages_per_s": pages / ours,
+        "ratio": bare / ours,
+        "chunks": chunks,
+    }
+
+
+def embed_rate(encoder: Any, texts: list[str]) -> dict[str, float]:
+    start = time.perf_counter()
+    encoder.embed(texts, batch_size=64)
+    seconds = time.perf_counter() - start
+    return {"chunks_per_s": len(texts) / seconds}
+
+
+def query_latency(encoder: Any, n_chunks: int, queries: int = 60) -> dict[str, float]:
+    """A collection of ``n_chunks`` random unit vectors (the cost of search does not depend on
+    what they say) plus real keyword text; latency of hybrid search, question embedding included."""
+    import numpy as np
+
+    from engine.documents.chunker import Chunk
+    from engine.documents.index_db import IndexDB
+    from engine.documents.retrieve import Retriever
+
+    with tempfile.TemporaryDirectory() as folder:
+        db = IndexDB(Path(folder) / "bench.sqlite3")
+        collection = db.collection("bench", create=True)
+        assert collection is not None
+        collection = db.set_encoder(collection, f"{encoder.name}:{encoder.dimensions}", 384)
+        db.mark(collection, "/bench/doc.txt", "pending")
+        file_id = db.file_id(collection, "/bench/doc.txt")
+        rng = np.random.default_rng(0)
+        for first in range(0, n_chunks, 5000):
+            batch = [
+                Chunk(i, " ".join(WORDS[(i * 5 + k) % len(WORDS)] for k in range(60)), 1, ())
+                for i in range(first, min(first + 5000, n_chunks))
+            ]
+            db.add_chunks(file_id, batch, [c.text for c in batch])
+        ids = [i for i, _b in db.unembedded(collection, n_chunks)]
+        vectors = rng.standard_normal((len(ids), 384)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        db.store_vectors([(i, vectors[n].tobytes()) for n, i in enumerate(ids)])
+        db.finish_file(file_id, "indexed", pages=1, ocr_pages=())
+        retriever = Retriever(db, collection, encoder)
+        retriever.search("warm up the matrix", 5)
+        times = []
+        for q in range(queries):
+            word_a, word_b = WORDS[q % len(WORDS)], WORDS[(q * 3) % len(WORDS)]
+            question = f"When does the {word_a} {word_b} arrive?"
+            start = time.perf_counter()
+            retriever.search(question, 5)
+            times.append(time.perf_counter() - start)
+        db.close()
+    times.sort()
+    return {
+        "p50_ms": statistics.median(times) * 1000,
+        "p95_ms": times[int(len(times) * 0.95) - 1] * 1000,
+    }
+
+
+def peak_rss_indexing(pdf: Path) -> float:
+    """Maximum RSS (MiB) of a fresh process that indexes ``pdf`` (keyword index; vectors too)."""
+    code = (
+        "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[3]);"
+        "from engine.documents.index_db import IndexDB;"
+        "from engine.documents.indexer import Indexer;"
+        "from engine.embeddings import EmbeddingModel;"
+        "db = IndexDB(Path(sys.argv[2])); c = db.collection('b', create=True);"
+        "enc = EmbeddingModel.load(Path(sys.argv[4]));"
+        "Indexer(db, c, enc).add([Path(sys.argv[1])])"
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        db_path = Path(folder) / "peak.sqlite3"
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, str(pdf), str(db_path), str(ROOT), str(ENCODER)]
+        )
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        if status != 0:
+            raise RuntimeError("the indexing process failed")
+    return usage.ru_maxrss / 1024
+
+
+def main() -> int:
+    from engine.embeddings import EmbeddingModel
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--quick", action="store_true", help="100-page PDF, 10k chunks only")
+    args = parser.parse_args()
+    pages = 100 if args.quick else 1000
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as folder, EmbeddingModel.load(ENCODER) as encoder:
+        pdf = Path(folder) / "book.pdf"
+        write_pdf(pdf, pages)
+        results["read_pdf"] = read_pdf_rate(pdf, pages)
+        texts = [" ".join(WORDS[(i + k) % len(WORDS)] for k in range(110)) for i in range(512)]
+        results["embed"] = embed_rate(encoder, texts)
+        sizes = (10_000,) if args.quick else (10_000, 100_000)
+        results["query"] = {str(n): query_latency(encoder, n) for n in sizes}
+        results["peak_rss_mib"] = {str(pages): peak_rss_indexing(pdf)}
+        small = Path(folder) / "small.pdf"
+        write_pdf(small, pages // 10)
+        results["peak_rss_mib"][str(pages // 10)] = peak_rss_indexing(small)
+    print(json.dumps(results, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
