@@ -212,6 +212,7 @@ class Transfer:
         self._flush_wake = threading.Event()
         self._sock: SocketClient | None = None
         self._plain_bodies = True  # False once the server sent a body the socket reader leaves
+        self._local = threading.local()  # each thread's receive buffers
         if self._options.socket_reader and hub.ssl_context is not None:
             self._sock = SocketClient(
                 hub.ssl_context,
@@ -558,9 +559,12 @@ class Transfer:
         opts = self._options
         with self._lock:
             self._active[part.start] = _Activity(time.monotonic(), part.done, part.done)
-        buffers = _Buffers(max(2, opts.buffers), opts.buffer_size)
+        buffers: _Buffers | None = getattr(self._local, "buffers", None)
+        if buffers is None:  # one set per thread, for all the parts it fetches
+            buffers = self._local.buffers = _Buffers(max(2, opts.buffers), opts.buffer_size)
         offset = part.offset  # where the buffer's first byte goes
         buf = buffers.take()
+        held = True  # False from the hand-over of buf until the next one is taken
         view = memoryview(buf)
         fill = 0
         since = time.monotonic()
@@ -579,18 +583,23 @@ class Transfer:
                 fill += n
                 if fill < want and time.monotonic() - since < opts.handoff_s:
                     continue
-                handed, fill = fill, 0
+                handed, fill, held = fill, 0, False
                 sink(part, offset, view[:handed], buffers.releaser(buf))
                 offset += handed
                 if offset >= part.end:
                     self._finished(part)
                     return "done"
                 buf = buffers.take()
+                held = True
                 view = memoryview(buf)
                 since = time.monotonic()
         finally:
-            if fill:  # what arrived before a halt, a restart or a dropped connection
-                sink(part, offset, view[:fill], None)
+            if held:
+                release, handed, fill = buffers.releaser(buf), fill, 0
+                if handed:  # what arrived before a halt, a restart or a dropped connection
+                    sink(part, offset, view[:handed], release)
+                else:
+                    release()
             with self._lock:
                 self._active.pop(part.start, None)
 

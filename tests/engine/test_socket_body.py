@@ -315,3 +315,16 @@ def test_tls_is_verified_against_the_ca_bundle(tls_server: tuple[str, Path]) -> 
     with pytest.raises(httpx.ConnectError) as failed:
         stranger.get(url, {})
     assert isinstance(failed.value.__cause__, ssl.SSLCertVerificationError)
+
+
+def test_buffers_come_back_after_every_dropped_connection(
+    hub: FakeHub, data: bytes, tmp_path: Path
+) -> None:
+    """One connection, two buffers, more cuts than buffers: each stream that ends early gives its
+    buffer back, so the next one still has buffers to read into."""
+    for k in range(5):
+        hub.fault(Fault("cut", offset=PART * (k + 1) + 1000 * (k + 1)))
+    result = pull(hub, tmp_path, connections=1, buffers=2)
+    assert_installed(tmp_path, data, result)
+    assert result.retries == 5
+    assert hub.state.bytes_served() == SIZE
