@@ -2,11 +2,17 @@
 in the same run, interleaved.
 
 A file of random bytes (1 GiB by default) is written to a temporary folder and served by the
-loopback hub of the tests (its CDN answers with ``sendfile``). Each round fetches it once with
-``curl -o`` and once with Cove (parallel ranged parts, SHA-256 verified while the bytes stream,
-atomic rename), each in a fresh process; Cove's peak memory is that process's maximum RSS
-(``wait4``). A second, smaller file shows whether that peak grows with the file. Everything is
-deleted afterwards.
+loopback hub of the tests (its CDN answers with ``sendfile``). Each round fetches it with, in
+turn:
+
+- ``curl -o`` (the main baseline: no hash, nothing flushed to disk);
+- ``curl -s URL | tee FILE | sha256sum`` (curl doing the same hashing work);
+- ``curl -o`` then ``fdatasync`` of the file (curl with the same durability);
+- Cove (parallel ranged parts, SHA-256 verified while the bytes stream, flushed to disk before the
+  atomic rename), in a fresh process; its peak memory is that process's maximum RSS (``wait4``).
+
+A second, smaller file shows whether Cove's peak memory grows with the file. Everything is deleted
+afterwards. Ratios are Cove's throughput over each baseline's, from the medians of the rounds.
 
     python bench/bench_download.py [--size-mib 1024] [--rounds 3] [--json out.json]
 """
@@ -16,7 +22,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -75,12 +83,35 @@ def run_cove(
     return json.loads(out.strip().splitlines()[-1]), rss
 
 
-def run_curl(url: str, dest: Path) -> float:
+def run_curl(url: str, dest: Path, *, sync: bool = False) -> float:
+    """``curl -o``; with ``sync``, until the file is flushed to disk as well."""
     started = time.perf_counter()
     subprocess.run(["curl", "-sS", "-f", "-L", "-o", str(dest), url], check=True)
+    if sync:
+        fd = os.open(dest, os.O_RDONLY)
+        try:
+            getattr(os, "fdatasync", os.fsync)(fd)
+        finally:
+            os.close(fd)
     seconds = time.perf_counter() - started
     dest.unlink()
     return seconds
+
+
+def run_curl_sha(url: str, dest: Path) -> float:
+    """``curl -s URL | tee FILE | sha256sum``: curl with the same hashing work as Cove."""
+    pipeline = f"curl -sS -f -L {shlex.quote(url)} | tee {shlex.quote(str(dest))} | sha256sum"
+    started = time.perf_counter()
+    subprocess.run(
+        ["bash", "-o", "pipefail", "-c", pipeline], check=True, stdout=subprocess.DEVNULL
+    )
+    seconds = time.perf_counter() - started
+    dest.unlink()
+    return seconds
+
+
+def median(values: list[float]) -> float:
+    return float(statistics.median(values))
 
 
 def main() -> int:
@@ -108,11 +139,15 @@ def main() -> int:
             hub.add(REPO, "small.gguf", small)
             cdn = f"{hub.state.cdn_url}/cdn/{item.sha256}"
             curl_s: list[float] = []
+            curl_sha_s: list[float] = []
+            curl_sync_s: list[float] = []
             cove_s: list[float] = []
             rss_big: list[int] = []
             reread: list[int] = []
             for _ in range(args.rounds):
                 curl_s.append(run_curl(cdn, folder / "curl.out"))
+                curl_sha_s.append(run_curl_sha(cdn, folder / "curl.out"))
+                curl_sync_s.append(run_curl(cdn, folder / "curl.out", sync=True))
                 report, rss = run_cove(hub.endpoint, "big.gguf", folder / "m", args.connections)
                 cove_s.append(float(report["seconds"]))  # type: ignore[arg-type]
                 reread.append(int(report["reread_bytes"]))  # type: ignore[call-overload]
@@ -129,11 +164,13 @@ def main() -> int:
         "file_mib": args.size_mib,
         "connections": args.connections,
         "curl_mib_s": [round(mib_s(s)) for s in curl_s],
+        "curl_tee_sha256sum_mib_s": [round(mib_s(s)) for s in curl_sha_s],
+        "curl_fdatasync_mib_s": [round(mib_s(s)) for s in curl_sync_s],
         "cove_mib_s": [round(mib_s(s)) for s in cove_s],
-        "ratio_best": round(min(curl_s) / min(cove_s), 2),
-        "ratio_median": round(
-            sorted(curl_s)[len(curl_s) // 2] / sorted(cove_s)[len(cove_s) // 2], 2
-        ),
+        "ratio_per_round": [round(a / b, 2) for a, b in zip(curl_s, cove_s, strict=True)],
+        "ratio_median": round(median(curl_s) / median(cove_s), 2),
+        "ratio_vs_curl_tee_sha256sum": round(median(curl_sha_s) / median(cove_s), 2),
+        "ratio_vs_curl_fdatasync": round(median(curl_sync_s) / median(cove_s), 2),
         "hash_reread_mib": [round(r / (1 << 20), 1) for r in reread],
         "peak_rss_mib": {
             f"{args.size_mib} MiB file": round(max(rss_big) / (1 << 20), 1),

@@ -2,10 +2,12 @@
 
 SHA-256 must see the bytes in order, so the hash follows the *frontier*: the end of the contiguous
 run of finished bytes from the start of the file. The part writing at the frontier hands its
-chunks (the very ``bytes`` it received, no copy) to a hashing thread through a short queue, so the
-hash runs on another core than the transfer and those bytes are never read again. Bytes that other
-parts wrote ahead of the frontier are read back from the page cache they were just written to when
-the frontier reaches them (``reread_bytes`` counts them); with one connection there are none.
+chunks (the very buffers it received them in, no copy) to a hashing thread through a short queue,
+so the hash runs on another core than the transfer and those bytes are never read again; a buffer
+the transfer reuses comes with a ``release`` the hash calls once it is done with it. Bytes that
+other parts wrote ahead of the frontier are read back from the page cache they were just written
+to when the frontier reaches them (``reread_bytes`` counts them); with one connection there are
+none.
 
 A copy of the hash state is kept at every part boundary, so that a part re-fetched after a checksum
 mismatch is re-hashed from its own start, not from the start of the file.
@@ -17,7 +19,7 @@ import hashlib
 import os
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 Hash = Any  # hashlib's hash objects have no public type to name
 READ_BLOCK = 1 << 20
 MAX_QUEUED = 64  # chunks handed over and not hashed yet (a few MiB): memory stays flat
+Release = Callable[[], None]
 
 
 class StreamHasher:
@@ -41,7 +44,7 @@ class StreamHasher:
         self._sha = hashlib.sha256()
         self._hashed = 0  # bytes in the hash
         self._claimed = 0  # bytes in the hash, in the queue, or being read back
-        self._queue: deque[bytes] = deque()
+        self._queue: deque[tuple[bytes | memoryview, Release | None]] = deque()
         self._next_boundary = 1  # index into _starts of the next checkpoint
         self._busy = False
         self._stopped = False
@@ -54,26 +57,38 @@ class StreamHasher:
     def hashed(self) -> int:
         return self._hashed
 
-    def offer(self, offset: int, data: bytes) -> None:
+    def offer(self, offset: int, data: bytes | memoryview, release: Release | None = None) -> None:
         """Called under the lock right after ``data`` was written at ``offset`` and counted.
-        Waits while the queue is full: the transfer never runs far ahead of the hash."""
+        Waits while the queue is full: the transfer never runs far ahead of the hash. ``release``
+        is called once ``data`` is no longer needed (at once when it is not at the frontier)."""
         if offset == self._claimed:
             while len(self._queue) >= MAX_QUEUED and not self._stopped:
                 self._cond.wait()
-            if offset == self._claimed:
-                self._queue.append(data)
+            if offset == self._claimed and not self._stopped:
+                self._queue.append((data, release))
                 self._claimed += len(data)
                 if len(self._queue) > 1:
                     return  # the hashing thread is awake: it has work queued already
+                self._cond.notify_all()
+                return
+        if release is not None:
+            release()
         self._cond.notify_all()
+
+    def _drop_queue(self) -> None:
+        """Under the lock: forget what is queued, giving its buffers back."""
+        while self._queue:
+            _data, release = self._queue.popleft()
+            if release is not None:
+                release()
 
     def reset(self) -> None:
         """Start again from byte 0 (a single-stream download that had to restart). Under the
         lock."""
-        self._queue.clear()
+        self._drop_queue()
         while self._busy:
             self._cond.wait()
-        self._queue.clear()
+        self._drop_queue()
         self._sha = hashlib.sha256()
         self._hashed = self._claimed = 0
         self._next_boundary = 1
@@ -93,7 +108,7 @@ class StreamHasher:
     def stop(self) -> None:
         with self._cond:
             self._stopped = True
-            self._queue.clear()
+            self._drop_queue()
             self._cond.notify_all()
         self._thread.join()
 
@@ -107,14 +122,15 @@ class StreamHasher:
         buf = bytearray(READ_BLOCK)
         view = memoryview(buf)
         while True:
-            data: bytes | None = None
+            data: bytes | memoryview | None = None
+            release: Release | None = None
             with self._cond:
                 while not self._stopped and not self._queue and self._claimed >= self._frontier():
                     self._cond.wait()
                 if self._stopped:
                     return
                 if self._queue:
-                    data = self._queue.popleft()
+                    data, release = self._queue.popleft()
                     n = len(data)
                     start = -1
                 else:  # bytes written ahead of the frontier: read them back
@@ -130,6 +146,8 @@ class StreamHasher:
             if data is not None:
                 self._sha.update(data)
                 got = n
+                if release is not None:
+                    release()
             else:
                 try:
                     got = os.preadv(self._fd, [view[:n]], start)
@@ -141,6 +159,7 @@ class StreamHasher:
                 self._busy = False
                 if got != n:
                     self._stopped = True  # the file vanished under us: the digest will not match
+                    self._drop_queue()
                 else:
                     if data is None:
                         self.reread_bytes += n

@@ -129,16 +129,24 @@ def check_repo(repo: str) -> str:
     return repo
 
 
-def make_client(config: HubConfig, *, max_connections: int = 16) -> httpx.Client:
-    """One HTTP client: system proxies (``trust_env``), certificate verification always on, a
-    custom CA bundle when set, redirects followed by hand (so the token never leaves the hub)."""
-    verify: ssl.SSLContext | bool = True
+def ssl_context(config: HubConfig) -> ssl.SSLContext:
+    """Certificate verification always on: the custom CA bundle when set, else what httpx trusts
+    (``SSL_CERT_FILE``, ``SSL_CERT_DIR``, or certifi's bundle)."""
     if config.ca_bundle is not None:
         if not config.ca_bundle.is_file():
             raise NetworkUnavailable(
                 f"The CA bundle {config.ca_bundle} does not exist. Fix the CA bundle setting."
             )
-        verify = ssl.create_default_context(cafile=str(config.ca_bundle))
+        return ssl.create_default_context(cafile=str(config.ca_bundle))
+    return httpx.create_ssl_context(verify=True, trust_env=True)
+
+
+def make_client(
+    config: HubConfig, *, max_connections: int = 16, verify: ssl.SSLContext | None = None
+) -> httpx.Client:
+    """One HTTP client: system proxies (``trust_env``), certificate verification always on, a
+    custom CA bundle when set, redirects followed by hand (so the token never leaves the hub)."""
+    verify = verify or ssl_context(config)
     timeout = httpx.Timeout(
         connect=config.connect_timeout_s,
         read=config.read_timeout_s,
@@ -164,7 +172,13 @@ class Hub:
 
     def __init__(self, config: HubConfig, client: httpx.Client | None = None) -> None:
         self.config = config
-        self.client = client or make_client(config)
+        # Also for the downloads' own connections (``engine.library.socket_body``); None when the
+        # caller brought its own client, whose settings those connections could not follow.
+        self.ssl_context: ssl.SSLContext | None = None
+        if client is None:
+            self.ssl_context = ssl_context(config)
+            client = make_client(config, verify=self.ssl_context)
+        self.client = client
 
     def close(self) -> None:
         self.client.close()

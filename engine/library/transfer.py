@@ -2,9 +2,15 @@
 stream, progress saved for a resume, retries, restarts of stalled or crawling parts, a repair that
 re-fetches only what it must after a checksum mismatch, and an atomic rename into place.
 
-Threads: one per connection (``_worker``), the hash helper, and the caller's thread, which watches
-the others (``_monitor``): it saves progress, reports it, restarts crawling parts and turns a pause
-or cancel into a halt every worker sees between two chunks.
+Threads: one per connection (``_worker``), the hash helper, the flusher (``_flusher``: it flushes
+the written bytes to disk in the background, every ``flush_bytes`` and every ``save_interval_s``,
+and only then records them in the progress file), and the caller's thread, which watches the
+others (``_monitor``): it reports progress, restarts crawling parts and turns a pause or cancel
+into a halt every worker sees between two reads.
+
+The body of a part is read off the socket into a few large reusable buffers
+(``engine.library.socket_body``) when the connection is a plain one, and through httpx otherwise
+(a proxy, a chunked body).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from engine.errors import (
     EngineError,
     InsufficientDisk,
 )
-from engine.library.hashing import Hash, StreamHasher, hash_from
+from engine.library.hashing import Hash, Release, StreamHasher, hash_from
 from engine.library.hub import Hub, raise_for_status
 from engine.library.layout import partial_path, state_path
 from engine.library.partial import (
@@ -46,6 +52,7 @@ from engine.library.partial import (
     split_parts,
 )
 from engine.library.retry import RETRY_STATUSES, Backoff, retry_after_s
+from engine.library.socket_body import SocketClient, SocketResponse
 from engine.units import format_bytes
 
 log = logging.getLogger(__name__)
@@ -74,6 +81,15 @@ class TransferOptions:
     max_restarts: int = 3
     disk_margin: int = 256 << 20
     backoff: Backoff = field(default_factory=Backoff)
+    # Flush to disk (and record as done) once this much was written since the last flush, so
+    # that the flushing runs beside the transfer rather than all of it before the rename.
+    flush_bytes: int = 128 << 20
+    # Read bodies off the socket into buffers of this size (False: always through httpx).
+    socket_reader: bool = True
+    buffer_size: int = 1 << 20
+    buffers: int = 4  # per connection: one being filled, the others being hashed
+    # A buffer is handed over (written, counted, hashed) when full or after this long.
+    handoff_s: float = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +150,29 @@ class _Halted(Exception):
     pass
 
 
-Sink = Callable[[Part, int, bytes], None]
+Sink = Callable[[Part, int, "bytes | memoryview", Release | None], None]
+
+
+class _Buffers:
+    """The receive buffers of one part's stream; one handed to the hash comes back once hashed."""
+
+    def __init__(self, count: int, size: int) -> None:
+        self._cond = threading.Condition()
+        self._free = [bytearray(size) for _ in range(count)]
+
+    def take(self) -> bytearray:
+        with self._cond:
+            while not self._free:
+                self._cond.wait()  # the hash gives every buffer back, even when it stops
+            return self._free.pop()
+
+    def releaser(self, buf: bytearray) -> Release:
+        def release() -> None:
+            with self._cond:
+                self._free.append(buf)
+                self._cond.notify()
+
+        return release
 
 
 class Transfer:
@@ -170,6 +208,17 @@ class Transfer:
         self._url_refreshed = False
         self._fd = -1
         self._hasher: StreamHasher | None = None
+        self._unflushed = 0  # bytes written since the last flush began
+        self._flush_wake = threading.Event()
+        self._sock: SocketClient | None = None
+        self._plain_bodies = True  # False once the server sent a body the socket reader leaves
+        self._local = threading.local()  # each thread's receive buffers
+        if self._options.socket_reader and hub.ssl_context is not None:
+            self._sock = SocketClient(
+                hub.ssl_context,
+                connect_timeout_s=hub.config.connect_timeout_s,
+                read_timeout_s=hub.config.read_timeout_s,
+            )
         self._phase: Phase = "downloading"
         self.fetched_bytes = 0
         self.retries = 0
@@ -244,6 +293,8 @@ class Transfer:
             self._close()
 
     def _close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
@@ -275,6 +326,9 @@ class Transfer:
             threading.Thread(target=self._worker, args=(pending,), name=f"cove-part-{i}")
             for i in range(count)
         ]
+        flushed = threading.Event()
+        flusher = threading.Thread(target=self._flusher, args=(flushed,), name="cove-flush")
+        flusher.start()
         for worker in workers:
             worker.start()
         try:
@@ -285,6 +339,9 @@ class Transfer:
         finally:
             for worker in workers:
                 worker.join()
+            flushed.set()
+            self._flush_wake.set()
+            flusher.join()
         if self._error is not None or self._no_ranges or self.control.stop.is_set():
             hasher.stop()
             with contextlib.suppress(OSError):
@@ -298,21 +355,26 @@ class Transfer:
         return hasher
 
     def _monitor(self, workers: list[threading.Thread]) -> None:
-        last_save = time.monotonic()
         while any(w.is_alive() for w in workers):
             self._wake.wait(self._options.tick_s)
             self._wake.clear()
             if self.control.stop.is_set():
                 self._halt.set()
             self._find_crawlers()
-            now = time.monotonic()
-            if now - last_save >= self._options.save_interval_s:
-                last_save = now
-                try:
-                    self._save()
-                except OSError as exc:
-                    log.warning("could not save download progress: %s", exc)
             self._report()
+
+    def _flusher(self, finished: threading.Event) -> None:
+        """Flush and save progress every ``flush_bytes`` written and every ``save_interval_s``,
+        beside the transfer, until ``finished`` (the caller saves once more after that)."""
+        while True:
+            self._flush_wake.wait(self._options.save_interval_s)
+            self._flush_wake.clear()
+            if finished.is_set():
+                return
+            try:
+                self._save()
+            except OSError as exc:
+                log.warning("could not save download progress: %s", exc)
 
     def _find_crawlers(self) -> None:
         opts = self._options
@@ -408,6 +470,19 @@ class Transfer:
             headers = dict(self._hub.auth_headers(url))
             if ranged:
                 headers["Range"] = f"bytes={part.offset}-{part.end - 1}"
+            client = self._sock
+            if client is not None and self._plain_bodies and client.usable(url):
+                with client.get(url, headers) as got:
+                    location = got.head.headers.get("Location")
+                    if got.head.is_redirect and location:
+                        url = urljoin(url, location)
+                        continue
+                    self._check_response(got.head, part)
+                    if got.length is not None:
+                        return self._stream_socket(got, part, sink)
+                # Not a plain body (chunked, encoded, no length): this server's bodies go
+                # through httpx from now on, starting with this one.
+                self._plain_bodies = False
             with self._hub.client.stream("GET", url, headers=headers) as response:
                 location = response.headers.get("Location")
                 if response.is_redirect and location:
@@ -465,13 +540,66 @@ class Transfer:
                         self._restart.discard(part.start)
                     return "restart"
                 take = min(len(chunk), part.end - offset)
-                sink(part, offset, chunk if take == len(chunk) else chunk[:take])
+                sink(part, offset, chunk if take == len(chunk) else chunk[:take], None)
                 offset += take
                 if offset >= part.end:
                     self._finished(part)
                     return "done"
             raise _RetryLater("the connection closed before the part was complete")
         finally:
+            with self._lock:
+                self._active.pop(part.start, None)
+
+    def _stream_socket(
+        self, body: SocketResponse, part: Part, sink: Sink
+    ) -> Literal["done", "restart"]:
+        """Fill a large buffer from the socket, then hand it over whole (written at its offset,
+        counted, hashed); a partly filled one is handed over after ``handoff_s`` (a slow link
+        still shows progress) and when the stream ends early, so no byte that arrived is lost."""
+        opts = self._options
+        with self._lock:
+            self._active[part.start] = _Activity(time.monotonic(), part.done, part.done)
+        buffers: _Buffers | None = getattr(self._local, "buffers", None)
+        if buffers is None:  # one set per thread, for all the parts it fetches
+            buffers = self._local.buffers = _Buffers(max(2, opts.buffers), opts.buffer_size)
+        offset = part.offset  # where the buffer's first byte goes
+        buf = buffers.take()
+        held = True  # False from the hand-over of buf until the next one is taken
+        view = memoryview(buf)
+        fill = 0
+        since = time.monotonic()
+        try:
+            while True:
+                if self._halt.is_set():
+                    raise _Halted
+                if part.start in self._restart:
+                    with self._lock:
+                        self._restart.discard(part.start)
+                    return "restart"
+                want = min(len(view), part.end - offset)
+                n = body.readinto(view[fill:want])
+                if n == 0:
+                    raise _RetryLater("the connection closed before the part was complete")
+                fill += n
+                if fill < want and time.monotonic() - since < opts.handoff_s:
+                    continue
+                handed, fill, held = fill, 0, False
+                sink(part, offset, view[:handed], buffers.releaser(buf))
+                offset += handed
+                if offset >= part.end:
+                    self._finished(part)
+                    return "done"
+                buf = buffers.take()
+                held = True
+                view = memoryview(buf)
+                since = time.monotonic()
+        finally:
+            if held:
+                release, handed, fill = buffers.releaser(buf), fill, 0
+                if handed:  # what arrived before a halt, a restart or a dropped connection
+                    sink(part, offset, view[:handed], release)
+                else:
+                    release()
             with self._lock:
                 self._active.pop(part.start, None)
 
@@ -483,19 +611,28 @@ class Transfer:
                 if elapsed > 0:
                     self._finished_rates.append((part.done - activity.first_done) / elapsed)
 
-    def _write(self, part: Part, offset: int, data: bytes) -> None:
+    def _write(
+        self, part: Part, offset: int, data: bytes | memoryview, release: Release | None
+    ) -> None:
         view = memoryview(data)
         written = 0
         try:
             while written < len(view):
                 written += os.pwrite(self._fd, view[written:], offset + written)
         except OSError as exc:
+            if release is not None:
+                release()
             raise self._disk_error(exc) from None
         with self._lock:
             part.done += len(data)
             self.fetched_bytes += len(data)
+            self._unflushed += len(data)
+            if self._unflushed >= self._options.flush_bytes:
+                self._flush_wake.set()
             if self._hasher is not None:
-                self._hasher.offer(offset, data)
+                self._hasher.offer(offset, data, release)
+            elif release is not None:
+                release()
 
     def _disk_error(self, exc: OSError) -> EngineError:
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
@@ -507,6 +644,7 @@ class Transfer:
 
     def _save(self) -> None:
         with self._lock:
+            self._unflushed = 0
             snapshot = PartialState(
                 self.spec,
                 self._state.ranged,
@@ -548,7 +686,9 @@ class Transfer:
             "try again later."
         )
 
-    def _compare(self, part: Part, offset: int, data: bytes) -> None:
+    def _compare(
+        self, part: Part, offset: int, data: bytes | memoryview, release: Release | None
+    ) -> None:
         try:
             on_disk = os.pread(self._fd, len(data), offset)
             if on_disk != data:
@@ -556,6 +696,9 @@ class Transfer:
                 self.repaired_bytes += len(data)
         except OSError as exc:
             raise self._disk_error(exc) from None
+        finally:
+            if release is not None:
+                release()
         with self._lock:
             part.done += len(data)
             self.fetched_bytes += len(data)

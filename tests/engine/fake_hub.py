@@ -67,6 +67,7 @@ class Served:
     status: int
     sent: int = 0
     authorization: str | None = None
+    peer: int = 0  # the client's port: one per connection
 
 
 class HubState:
@@ -79,6 +80,7 @@ class HubState:
         self.private: set[str] = set()
         self.token = "hf_test_token"
         self.no_range = False
+        self.chunked = False  # CDN bodies in chunked transfer encoding, without a length
         self.blob_redirects = True
         self.hold_from: int | None = None  # CDN bytes at or past this wait for ``release``
         self.release = threading.Event()
@@ -330,12 +332,21 @@ class _CdnHandler(_Handler):
             self.reply(fault.status, b"busy", fault.headers)
             return
         record = Served(
-            sha, start, end, 206 if ranged else 200, 0, self.headers.get("Authorization")
+            sha,
+            start,
+            end,
+            206 if ranged else 200,
+            0,
+            self.headers.get("Authorization"),
+            self.client_address[1],
         )
         with state.lock:
             state.served.append(record)
         self.send_response(206 if ranged else 200)
-        self.send_header("Content-Length", str(end - start))
+        if state.chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(end - start))
         self.send_header("ETag", f'"{item.sha256}"')
         if not state.no_range:
             self.send_header("Accept-Ranges", "bytes")
@@ -344,7 +355,24 @@ class _CdnHandler(_Handler):
         self.end_headers()
         if self.command == "HEAD":
             return
+        if state.chunked:
+            self._send_chunked(item, start, end, record)
+            return
         self._send(item, start, end, record)
+
+    def _send_chunked(self, item: HubFile, start: int, end: int, record: Served) -> None:
+        """The body in chunks of its own framing (which ``sent`` does not count)."""
+        try:
+            for pos in range(start, end, CHUNK):
+                chunk = item.read(pos, min(CHUNK, end - pos))
+                self.wfile.write(b"%x\r\n" % len(chunk))
+                if not self._write(chunk, record):
+                    return
+                self.wfile.write(b"\r\n")
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except OSError:
+            self.close_connection = True
 
     def _send(self, item: HubFile, start: int, end: int, record: Served) -> None:
         state = self.state

@@ -96,21 +96,28 @@ def test_parts_arrive_in_parallel_and_the_file_is_verified_and_installed(
     assert result.fetched_bytes == SIZE and result.retries == 0
 
 
+# Each fault, with the bodies read off the socket (the default) and through httpx (behind a proxy,
+# or for a chunked body).
+READERS = pytest.mark.parametrize("socket_reader", [True, False], ids=["socket", "httpx"])
+
+
+@READERS
 def test_a_connection_cut_mid_part_resumes_that_part_where_it_stopped(
-    hub: FakeHub, data: bytes, tmp_path: Path
+    hub: FakeHub, data: bytes, tmp_path: Path, socket_reader: bool
 ) -> None:
     hub.fault(Fault("cut", offset=PART * 2 + 1000))
-    result = pull(hub, tmp_path)
+    result = pull(hub, tmp_path, socket_reader=socket_reader)
     assert_installed(tmp_path, data, result)
     assert result.retries >= 1
     assert hub.state.bytes_served() == SIZE  # the part went on from its last byte
 
 
+@READERS
 def test_wrong_bytes_are_found_and_only_the_parts_up_to_them_are_fetched_again(
-    hub: FakeHub, data: bytes, tmp_path: Path
+    hub: FakeHub, data: bytes, tmp_path: Path, socket_reader: bool
 ) -> None:
     hub.fault(Fault("corrupt", offset=PART * 2 + 77))
-    result = pull(hub, tmp_path)
+    result = pull(hub, tmp_path, socket_reader=socket_reader)
     assert_installed(tmp_path, data, result)
     # parts 0 and 1 compare equal, part 2 holds the bad byte: the repair stops there
     assert hub.state.bytes_served() == SIZE + 3 * PART
@@ -126,37 +133,50 @@ def test_a_file_that_never_matches_its_checksum_is_not_installed(
     assert not path.exists() and not partial_path(path).exists()
 
 
-def test_a_silent_part_is_restarted(hub: FakeHub, data: bytes, tmp_path: Path) -> None:
+@READERS
+def test_a_silent_part_is_restarted(
+    hub: FakeHub, data: bytes, tmp_path: Path, socket_reader: bool
+) -> None:
     hub.fault(Fault("stall", offset=PART + 5000))
-    result = pull(hub, tmp_path)
+    result = pull(hub, tmp_path, socket_reader=socket_reader)
     assert_installed(tmp_path, data, result)
     assert result.retries >= 1
 
 
-def test_a_crawling_part_is_restarted(hub: FakeHub, data: bytes, tmp_path: Path) -> None:
+@READERS
+def test_a_crawling_part_is_restarted(
+    hub: FakeHub, data: bytes, tmp_path: Path, socket_reader: bool
+) -> None:
     hub.fault(Fault("crawl", offset=10))
-    result = pull(hub, tmp_path)
+    result = pull(hub, tmp_path, socket_reader=socket_reader)
     assert_installed(tmp_path, data, result)
     assert result.restarts >= 1
 
 
+@READERS
 @pytest.mark.parametrize(("status", "headers"), [(429, {"Retry-After": "1"}), (500, {}), (503, {})])
 def test_busy_and_failing_servers_are_retried(
-    hub: FakeHub, data: bytes, tmp_path: Path, status: int, headers: dict[str, str]
+    hub: FakeHub,
+    data: bytes,
+    tmp_path: Path,
+    status: int,
+    headers: dict[str, str],
+    socket_reader: bool,
 ) -> None:
     hub.fault(Fault("status", status=status, headers=headers))
     hub.fault(Fault("status", status=status, headers=headers))
-    result = pull(hub, tmp_path)
+    result = pull(hub, tmp_path, socket_reader=socket_reader)
     assert_installed(tmp_path, data, result)
     assert result.retries >= 2
     assert [s.status for s in hub.state.served].count(status) == 2
 
 
+@READERS
 def test_a_server_without_range_support_is_read_in_one_stream(
-    hub: FakeHub, data: bytes, tmp_path: Path
+    hub: FakeHub, data: bytes, tmp_path: Path, socket_reader: bool
 ) -> None:
     hub.state.no_range = True
-    result = pull(hub, tmp_path)
+    result = pull(hub, tmp_path, socket_reader=socket_reader)
     assert_installed(tmp_path, data, result)
     full = [s for s in hub.state.served if s.status == 200]
     assert len(full) >= 1 and full[-1].sent == SIZE
