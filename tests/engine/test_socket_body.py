@@ -21,6 +21,7 @@ import pytest
 from engine.library import transfer as transfer_module
 from engine.library.download import DownloadRequest
 from engine.library.hub import HubConfig, ssl_context
+from engine.library.partial import save_state as partial_save_state
 from engine.library.socket_body import SocketClient, SocketResponse
 from tests.engine.fake_hub import FakeHub, Fault, random_bytes
 from tests.engine.test_download import (
@@ -186,7 +187,7 @@ def test_saved_progress_never_runs_ahead_of_a_flush(
     flusher saves as the bytes arrive (every ``flush_bytes``), not only at the end."""
     events: list[tuple[int, str, int]] = []
     saved_midway = threading.Event()
-    flush, save = transfer_module._flush, transfer_module.save_state
+    flush, save = transfer_module._flush, partial_save_state
 
     def logged_flush(fd: int) -> None:
         flush(fd)
