@@ -20,15 +20,23 @@ SUPPORTED_SUFFIXES = PDF | DOCX | MARKDOWN | HTML | TEXT
 
 
 def read_document(path: Path) -> Iterator[Block | PageIssue]:
-    suffix = path.suffix.lower()
-    if suffix not in SUPPORTED_SUFFIXES:
-        raise DocumentError(f"unsupported format ({suffix or 'no extension'})")
+    """The blocks of the file at ``path``, in reading order, by the reader for its suffix; a file
+    with any other suffix (or none) is read as plain text if it is text.
+
+    An empty or missing file raises ``DocumentError`` at once; any other reason a file cannot be
+    read (encrypted, damaged, binary) raises it from the first ``next()``.
+    """
     try:
         size = path.stat().st_size
     except OSError as exc:
         raise DocumentError(exc.strerror or str(exc)) from None
     if size == 0:
         raise DocumentError("empty file")
+    return _reported(_reader(path))
+
+
+def _reader(path: Path) -> Iterator[Block | PageIssue]:
+    suffix = path.suffix.lower()
     if suffix in PDF:
         from engine.documents.readers.pdf import read_pdf
 
@@ -48,3 +56,12 @@ def read_document(path: Path) -> Iterator[Block | PageIssue]:
     from engine.documents.readers.text import read_text
 
     return read_text(path)
+
+
+def _reported(items: Iterator[Block | PageIssue]) -> Iterator[Block | PageIssue]:
+    """``items``, with a file that stops being readable midway (removed, a disk error) reported
+    as a ``DocumentError`` like any other unreadable file."""
+    try:
+        yield from items
+    except OSError as exc:
+        raise DocumentError(exc.strerror or str(exc)) from None

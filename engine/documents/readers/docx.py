@@ -16,12 +16,19 @@ from typing import Any
 from engine.documents.blocks import Block, BlockKind
 from engine.errors import DocumentError
 
-MAX_UNCOMPRESSED = 256 << 20
-MAX_RATIO = 200
+MAX_UNCOMPRESSED = 200 << 20  # all members together, inflated
+MAX_MEMBERS = 10_000
+MAX_RATIO = 100  # inflated to compressed, for a member over RATIO_FROM bytes
+RATIO_FROM = 8 << 20
 _HEADING_STYLE = re.compile(r"^heading (\d)$", re.IGNORECASE)
 
 
 def check_zip(path: Path) -> None:
+    """Refuse what is not a DOCX or would inflate far beyond any real document.
+
+    The sizes checked are the ones the archive declares; they bound what is read, because
+    Python's zipfile (which python-docx reads through) stops a member at its declared size.
+    """
     if not zipfile.is_zipfile(path):
         raise DocumentError("not a DOCX file (not a zip archive)")
     try:
@@ -30,8 +37,11 @@ def check_zip(path: Path) -> None:
     except (zipfile.BadZipFile, OSError) as exc:
         raise DocumentError(f"damaged DOCX file ({exc})") from None
     total = sum(m.file_size for m in members)
-    packed = sum(m.compress_size for m in members) or 1
-    if total > MAX_UNCOMPRESSED or (total > (8 << 20) and total / packed > MAX_RATIO):
+    inflates = any(
+        m.file_size > RATIO_FROM and m.file_size > MAX_RATIO * max(m.compress_size, 1)
+        for m in members
+    )
+    if total > MAX_UNCOMPRESSED or len(members) > MAX_MEMBERS or inflates:
         raise DocumentError("looks like a zip bomb (it would inflate to far more than it holds)")
     if not any(m.filename == "word/document.xml" for m in members):
         raise DocumentError("not a DOCX file (a zip archive without a Word document)")
@@ -84,7 +94,10 @@ def _is_list(paragraph: Any) -> bool:
 
 
 def _table(table: Any, headings: tuple[str, ...]) -> Iterator[Block]:
+    """The table's rows after the first, each with the first as its header; a table of one row
+    is that row alone."""
     header: str | None = None
+    rows = 0
     for row in table.rows:
         cells: list[str] = []
         seen: set[int] = set()
@@ -99,4 +112,7 @@ def _table(table: Any, headings: tuple[str, ...]) -> Iterator[Block]:
         if header is None:
             header = line
             continue
+        rows += 1
         yield Block("table_row", line, headings=headings, table_header=header)
+    if header is not None and not rows:
+        yield Block("table_row", header, headings=headings)

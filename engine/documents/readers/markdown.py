@@ -7,9 +7,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.documents.blocks import Block, BlockKind
 from engine.documents.readers.text import read_text, sniff_encoding
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 MAX_PARSE_BYTES = 32 << 20
 _FRONT_MATTER = re.compile(r"\A---\s*\n.*?\n---\s*\n", re.DOTALL)
@@ -33,13 +37,14 @@ def markdown_blocks(text: str) -> Iterator[Block]:
     row: list[str] = []
     header: str | None = None
     in_head = False
+    body_rows = 0
     i = 0
     while i < len(tokens):
         tok = tokens[i]
         headings = tuple(h for _lvl, h in path)
         if tok.type == "heading_open":
             level = int(tok.tag[1])
-            title = tokens[i + 1].content.strip()
+            title = _plain(tokens[i + 1])
             path = [(lvl, h) for lvl, h in path if lvl < level]
             yield Block("heading", title, headings=tuple(h for _l, h in path), level=level)
             path.append((level, title))
@@ -51,7 +56,7 @@ def markdown_blocks(text: str) -> Iterator[Block]:
             in_list -= 1
         elif tok.type == "inline" and tokens[i - 1].type == "paragraph_open":
             kind: BlockKind = "list_item" if in_list else "paragraph"
-            yield Block(kind, _plain(tok.content), headings=headings)
+            yield Block(kind, _plain(tok), headings=headings)
         elif tok.type in ("fence", "code_block"):
             yield Block("code", tok.content.rstrip("\n"), headings=headings)
         elif tok.type == "thead_open":
@@ -61,20 +66,28 @@ def markdown_blocks(text: str) -> Iterator[Block]:
         elif tok.type == "tr_open":
             row = []
         elif tok.type == "inline" and tokens[i - 1].type in ("th_open", "td_open"):
-            row.append(_plain(tok.content))
+            row.append(_plain(tok))
         elif tok.type == "tr_close":
             line = " | ".join(row)
             if in_head:
                 header = line
             else:
+                body_rows += 1
                 yield Block("table_row", line, headings=headings, table_header=header)
         elif tok.type == "table_close":
-            header = None
+            if header is not None and not body_rows:  # a table of a header alone
+                yield Block("table_row", header, headings=headings)
+            header, body_rows = None, 0
         i += 1
 
 
-def _plain(inline: str) -> str:
-    """Inline Markdown as text: links keep their words, emphasis marks go."""
-    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", inline)
-    text = re.sub(r"(\*\*|__|\*|_|`)(.+?)\1", r"\2", text)
-    return " ".join(text.split())
+def _plain(inline: Token) -> str:
+    """An inline token's text: links keep their words, images their alt text, code its content;
+    emphasis marks and inline HTML go."""
+    parts: list[str] = []
+    for child in inline.children or []:
+        if child.type in ("text", "code_inline", "image"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return " ".join("".join(parts).split())

@@ -4,13 +4,15 @@ page number, so that a citation names the page the passage is on.
 PDF text comes as lines. Paragraphs are rebuilt from them (a line much shorter than the page's
 text width ends one); a short line without closing punctuation, followed by more text, is a
 heading. A running header or footer (the same line, digits aside, on most pages) is dropped.
-A page with images and no text layer is a scanned page: it is reported as needing OCR, never
-indexed as empty. An encrypted or damaged file is refused with the reason; one bad page is
-reported and the rest are read.
+A page with images and no text layer (or a few characters of one, a page number) is a scanned
+page: it is reported as needing OCR, never indexed as empty. Pages stream: only the first
+``RUNNING_WINDOW`` are held at once, to find the running headers. An encrypted or damaged file
+is refused with the reason; one bad page is reported and the rest are read.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -21,6 +23,7 @@ from engine.documents.blocks import Block, PageIssue
 from engine.errors import DocumentError
 
 MIN_TEXT_CHARS = 16  # less than this on a page with an image: a scan
+RUNNING_WINDOW = 12  # pages read ahead to find running headers and footers
 HEADING_MAX = 80
 SHORT_LINE = 0.7  # of the page's longest line: a line this short ends its paragraph
 _DIGITS = re.compile(r"\d+")
@@ -29,25 +32,26 @@ _DIGITS = re.compile(r"\d+")
 def read_pdf(path: Path) -> Iterator[Block | PageIssue]:
     import pypdfium2 as pdfium
 
+    with path.open("rb") as f:
+        if b"%PDF-" not in f.read(1024):  # where PDF readers look for the header
+            raise DocumentError("not a PDF file (no PDF header)")
     try:
         document = pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as exc:
         raise DocumentError(_reason(str(exc))) from None
     try:
-        pages = len(document)
-        texts: list[str | None] = []
-        for index in range(pages):
-            texts.append(_page_text(document, index))
-        repeated = _running_lines(texts)
+        texts = (_page_text(document, index) for index in range(len(document)))
+        # Running headers are found in the first pages only, so that the rest streams.
+        first = list(itertools.islice(texts, RUNNING_WINDOW))
+        repeated = _running_lines(first)
         heading: tuple[str, ...] = ()
-        for index, text in enumerate(texts):
+        for index, text in enumerate(itertools.chain(first, texts)):
             number = index + 1
             if text is None:
                 yield PageIssue(number, "unreadable")
                 continue
-            if len(text.strip()) < MIN_TEXT_CHARS:
-                if _has_images(document, index):
-                    yield PageIssue(number, "needs_ocr")
+            if len(text.strip()) < MIN_TEXT_CHARS and _has_images(document, index):
+                yield PageIssue(number, "needs_ocr")
                 continue
             lines = [
                 line.strip()
@@ -82,7 +86,10 @@ def _page_text(document: Any, index: int) -> str | None:
 def _has_images(document: Any, index: int) -> bool:
     import pypdfium2.raw as raw
 
-    page = document[index]
+    try:
+        page = document[index]
+    except Exception:  # the page loaded a moment ago for its text; if not now, it is no scan
+        return False
     try:
         return any(obj.type == raw.FPDF_PAGEOBJ_IMAGE for obj in page.get_objects(max_depth=2))
     finally:

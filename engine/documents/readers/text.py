@@ -1,9 +1,12 @@
-"""Plain text, streamed line by line (a file of gigabytes is read in bounded memory).
+"""Plain text, streamed: a file of gigabytes, even one without a single line break, is read in
+bounded memory.
 
 The encoding is taken from a byte-order mark (UTF-8, UTF-16), else UTF-8, else Windows-1252 with
 undecodable bytes replaced: a text never fails to read for its encoding. Binary data (NUL bytes,
-many control characters) is refused. Paragraphs are separated by blank lines; a short line in
-capitals ("2. PASSWORDS", "24/053 CINDER QUAY FOOTBRIDGE") is a heading.
+many control characters) is refused. Paragraphs are separated by blank lines, and one longer than
+``MAX_PARAGRAPH`` comes in pieces cut at sentence ends (else line ends, else spaces) so that no
+block is huge. A short line in capitals ("2. PASSWORDS", "24/053 CINDER QUAY FOOTBRIDGE") is a
+heading.
 """
 
 from __future__ import annotations
@@ -11,16 +14,18 @@ from __future__ import annotations
 import codecs
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from engine.documents.blocks import Block
 from engine.errors import DocumentError
 
 SNIFF_BYTES = 64 << 10
+READ_CHARS = 16 << 10  # the most of one line read at once
 MAX_PARAGRAPH = 4000
 HEADING_MAX = 80
 _CONTROL = set(range(0, 9)) | {11, 12} | set(range(14, 32))
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s")
 
 
 def sniff_encoding(head: bytes) -> str:
@@ -43,10 +48,11 @@ def sniff_encoding(head: bytes) -> str:
 
 
 def is_heading(line: str) -> bool:
+    if len(line) > HEADING_MAX or line != line.upper():  # cheap: most lines stop here
+        return False
     letters = [c for c in line if c.isalpha()]
     return (
-        0 < len(line) <= HEADING_MAX
-        and len(letters) >= 3
+        len(letters) >= 3
         and all(c.isupper() for c in letters)
         and not line.rstrip().endswith((".", ",", ";"))
     )
@@ -57,34 +63,57 @@ def read_text(path: Path) -> Iterator[Block]:
         encoding = sniff_encoding(raw.read(SNIFF_BYTES))
         raw.seek(0)
         stream = io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline=None)
-        yield from text_blocks(stream)
+        # readline with a limit: a line longer than that arrives in pieces, never whole.
+        yield from text_blocks(iter(lambda: stream.readline(READ_CHARS), ""))
 
 
-def text_blocks(lines: Iterator[str] | io.TextIOBase) -> Iterator[Block]:
+def text_blocks(pieces: Iterable[str]) -> Iterator[Block]:
+    """Blocks from text given line by line; a piece that does not end in a newline is continued
+    by the next one (how a line longer than the read limit arrives)."""
     heading: tuple[str, ...] = ()
-    paragraph: list[str] = []
-    size = 0
-
-    def flush() -> Iterator[Block]:
-        nonlocal paragraph, size
-        if paragraph:
-            yield Block("paragraph", " ".join(paragraph), headings=heading)
-        paragraph, size = [], 0
-
-    for raw_line in lines:
-        line = raw_line.strip()
-        if not line:
-            yield from flush()
+    buffer = ""  # the paragraph so far, its lines joined by "\n"
+    at_line_start = True
+    for piece in pieces:
+        complete = piece.endswith("\n")
+        text = piece.rstrip("\r\n") if complete else piece
+        if at_line_start and complete and not text.strip():
+            if buffer.strip():
+                yield _paragraph(buffer, heading)
+            buffer = ""
             continue
-        if not paragraph and is_heading(line):
-            yield Block("heading", _title(line), level=1)
-            heading = (_title(line),)
+        if at_line_start and complete and is_heading(text.strip()) and not buffer.strip():
+            title = _title(text)
+            yield Block("heading", title, level=1)
+            heading = (title,)
             continue
-        paragraph.append(line)
-        size += len(line) + 1
-        if size >= MAX_PARAGRAPH:
-            yield from flush()
-    yield from flush()
+        buffer += ("\n" + text) if at_line_start else text
+        at_line_start = complete
+        while len(buffer) > MAX_PARAGRAPH:
+            cut = _cut(buffer, MAX_PARAGRAPH)
+            if buffer[:cut].strip():
+                yield _paragraph(buffer[:cut], heading)
+            buffer = buffer[cut:]
+    if buffer.strip():
+        yield _paragraph(buffer, heading)
+
+
+def _cut(text: str, limit: int) -> int:
+    """Where to cut ``text`` so that its first piece has at most ``limit`` characters: after the
+    last sentence end, else the last line end, else the last space in the second half."""
+    window = text[:limit]
+    ends = [m.end() for m in _SENTENCE_END.finditer(window, limit // 2)]
+    if ends:
+        return ends[-1]
+    for separator in ("\n", " "):
+        at = window.rfind(separator, limit // 2)
+        if at > 0:
+            return at + 1
+    return limit
+
+
+def _paragraph(text: str, heading: tuple[str, ...]) -> Block:
+    joined = " ".join(line.strip() for line in text.split("\n") if line.strip())
+    return Block("paragraph", joined, headings=heading)
 
 
 def _title(line: str) -> str:
