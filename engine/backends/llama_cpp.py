@@ -23,6 +23,7 @@ from engine.backends.threadpool import ThreadPool, attach_threadpool
 from engine.errors import BackendUnavailable, EngineError, LoadCancelled, ModelLoadError
 from engine.gguf import GGUFFile, read_gguf
 from engine.kv_reuse import reusable_prefix
+from engine.native_lock import GGML_LOCK
 from engine.planner import Plan
 from engine.templates import ChatTemplate, choose_template, render
 from engine.types import ChatMessage, GenerationParams
@@ -56,7 +57,8 @@ def native() -> Any:
 
             _log_callback = on_log
             llama_cpp.llama_log_set(on_log, None)
-            llama_cpp.llama_backend_init()
+            with GGML_LOCK:
+                llama_cpp.llama_backend_init()
             _native = llama_cpp
         return _native
 
@@ -123,7 +125,8 @@ class LlamaCppModel(GenerationLoop):
             callback = lib.llama_progress_callback(on_progress)
             mparams.progress_callback = callback
         _log_tail.clear()
-        self._model = lib.llama_model_load_from_file(str(path).encode(), mparams)
+        with GGML_LOCK:  # the device registry is read while the model loads
+            self._model = lib.llama_model_load_from_file(str(path).encode(), mparams)
         if not self._model:
             if cancelled:
                 raise LoadCancelled(f"Loading {path.name} was cancelled.")
@@ -145,7 +148,8 @@ class LlamaCppModel(GenerationLoop):
         # Polled by ggml between graph nodes; installed only while a prompt is evaluated (see
         # _prefilling) so that single-token decoding does not pay a Python call per node.
         self._abort_cb = lib.ggml_abort_callback(lambda _data: self._cancel.is_set())
-        self._ctx = lib.llama_init_from_model(self._model, cparams)
+        with GGML_LOCK:
+            self._ctx = lib.llama_init_from_model(self._model, cparams)
         if not self._ctx:
             lib.llama_model_free(self._model)
             self._model = None

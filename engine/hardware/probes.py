@@ -34,6 +34,7 @@ from engine.hardware.report import (
     OrtInfo,
     PlatformInfo,
 )
+from engine.native_lock import GGML_LOCK
 from engine.ort_import import import_onnxruntime
 
 T = TypeVar("T")
@@ -223,7 +224,8 @@ def _ggml_devices(llama_cpp: Any) -> tuple[str, ...]:
     count = bind("ggml_backend_dev_count", ctypes.c_size_t)
     get = bind("ggml_backend_dev_get", ctypes.c_void_p, ctypes.c_size_t)
     dev_name = bind("ggml_backend_dev_name", ctypes.c_char_p, ctypes.c_void_p)
-    return tuple(_text(dev_name(get(i))) for i in range(int(count())))
+    devices = (get(i) for i in range(int(count())))
+    return tuple(_text(dev_name(d)) for d in devices if d)  # NULL would abort in ggml
 
 
 def probe_llama_cpp() -> LlamaCppInfo:
@@ -233,7 +235,7 @@ def probe_llama_cpp() -> LlamaCppInfo:
         # A wheel built for another CUDA, or a missing libgomp, fails at import with OSError or
         # llama-cpp-python's RuntimeError("Failed to load shared library …").
         raise Unavailable(f"llama-cpp-python cannot load: {exc}") from exc
-    with _quiet_llama_logs():
+    with _quiet_llama_logs(), GGML_LOCK:
         offload = bool(llama_cpp.llama_supports_gpu_offload())
         system_info = _text(llama_cpp.llama_print_system_info()).strip()
         backends, cpu_flags = cpu_features.parse_ggml_system_info(system_info)
