@@ -28,6 +28,7 @@ from app.chat_controller import ChatController
 from app.chat_view import MAX_COLUMN_WIDTH, ChatView
 from app.composer import Composer
 from app.discover_view import DiscoverView
+from app.documents_view import DocumentsView
 from app.download_controller import DownloadController
 from app.engine_service import STARTER, EngineService
 from app.hardware_view import HardwareProbe, HardwareView
@@ -40,6 +41,8 @@ from app.verdicts import verdict_from_error, verdict_from_plan
 from app.warm_up import WarmUp
 from app.welcome import WelcomeView
 from app.workers import WorkerPool
+from engine.documents.encoder import Encoder, default_encoder_folder
+from engine.documents.host_encoder import HostEncoder
 
 if TYPE_CHECKING:
     from engine.local_engine import LocalEngine
@@ -96,7 +99,10 @@ class MainWindow(QMainWindow):
 
         self.pages = QStackedWidget()
         self.chat_page = self._build_chat_page()
-        for page in (self.chat_page, self.models_view, self.hardware_view, self.welcome):
+        self.documents_view = DocumentsView(encoder=self._document_encoder)
+        self._documents_encoder: Encoder | None = None
+        pages = (self.chat_page, self.models_view, self.hardware_view, self.welcome)
+        for page in (*pages, self.documents_view):
             self.pages.addWidget(page)
         right = QWidget()
         right.setObjectName("ChatSurface")
@@ -263,6 +269,7 @@ class MainWindow(QMainWindow):
         self.models_view.back_requested.connect(lambda: self.show_page("chat"))
         self.models_view.imported_changed.connect(self._save_imported)
         self.hardware_view.back_requested.connect(lambda: self.show_page("chat"))
+        self.documents_view.back_requested.connect(lambda: self.show_page("chat"))
         self.welcome.start_requested.connect(self._welcome_done)
         self.probe.probed.connect(self.welcome.set_report)
         self.probe.probed.connect(self.discover.set_report)
@@ -323,7 +330,8 @@ class MainWindow(QMainWindow):
             self.controller.close()
             self.downloads.close()  # pauses them; the next start resumes from the partial files
             self.engine.shutdown()
-            pools = (self.background, self.models_view.pool, self.discover.pool)
+            pools = [self.background, self.models_view.pool, self.discover.pool]
+            pools.append(self.documents_view.pool)
             for pool in (*pools, self.engine.control_pool):
                 pool.wait(5_000)
         event.accept()
@@ -336,6 +344,19 @@ class MainWindow(QMainWindow):
         return super().eventFilter(watched, event)
 
     # -- pages ---------------------------------------------------------------------------------
+
+    def _document_encoder(self) -> Encoder | None:
+        """The library's embedding model, run by the engine host (called on a worker thread);
+        None until both exist: files are then indexed for keywords, and their vectors added
+        the next time."""
+        if self._documents_encoder is not None:
+            return self._documents_encoder
+        folder = default_encoder_folder()
+        engine = self.engine.engine
+        if folder is None or engine is None:
+            return None
+        self._documents_encoder = HostEncoder(engine.client, folder)
+        return self._documents_encoder
 
     def _discover_shown(self) -> None:
         """The user is browsing the catalog: ask the hub for its sizes (once per run) and the
@@ -351,6 +372,7 @@ class MainWindow(QMainWindow):
             "models": self.models_view,
             "hardware": self.hardware_view,
             "welcome": self.welcome,
+            "documents": self.documents_view,
         }[name]
         if name == "models" and (not self.models_view.entries or self.engine.engine):
             self.models_view.refresh()

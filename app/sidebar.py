@@ -34,7 +34,7 @@ class Sidebar(QWidget):
     delete_requested = Signal(int)
     export_requested = Signal(int, str)  # (conversation id, "markdown" | "json")
     search_changed = Signal(str)
-    view_requested = Signal(str)  # "chat" | "models" | "hardware"
+    view_requested = Signal(str)  # "chat" | "models" | "hardware" | "documents"
 
     def __init__(self) -> None:
         super().__init__()
@@ -92,8 +92,13 @@ class Sidebar(QWidget):
         self.hardware_button = QPushButton("Hardware")
         self.hardware_button.setObjectName("Secondary")
         self.hardware_button.setToolTip("What this computer has and what Cove uses")
+        self.documents_button = QPushButton("Documents")
+        self.documents_button.setObjectName("Secondary")
+        self.documents_button.setToolTip("Your files, indexed to ask questions about")
         self.models_button.clicked.connect(lambda: self.view_requested.emit("models"))
         self.hardware_button.clicked.connect(lambda: self.view_requested.emit("hardware"))
+        self.documents_button.clicked.connect(lambda: self.view_requested.emit("documents"))
+        layout.addWidget(self.documents_button)
         bottom = QHBoxLayout()
         bottom.addWidget(self.models_button)
         bottom.addWidget(self.hardware_button)

@@ -15,26 +15,9 @@ if TYPE_CHECKING:
     from engine.documents.indexer import IndexProgress
     from engine.embeddings import EmbeddingModel
 
-DEFAULT_ENCODER_ID = "all-minilm-l6-v2"  # the catalog's embedding model
-
-
-def default_encoder_folder() -> Path | None:
-    """The library's embedding model, when it is installed (``cove pull all-minilm-l6-v2``)."""
-    from engine.library.builds import install_path, is_installed
-    from engine.library.catalog import CatalogError, load_catalog
-    from engine.paths import models_dir
-
-    try:
-        entry = load_catalog().get(DEFAULT_ENCODER_ID)
-    except CatalogError:
-        return None
-    if entry is None:
-        return None
-    variant = entry.variants[0]
-    return install_path(models_dir(), variant) if is_installed(models_dir(), variant) else None
-
 
 def open_encoder(path: str | None) -> EmbeddingModel | None:
+    from engine.documents.encoder import default_encoder_folder
     from engine.embeddings import EmbeddingModel
 
     folder = Path(path).expanduser() if path else default_encoder_folder()

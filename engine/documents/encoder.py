@@ -6,6 +6,7 @@ a runtime itself."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Protocol
 
 
@@ -17,3 +18,22 @@ class Encoder(Protocol):
     def dimensions(self) -> int: ...
 
     def embed(self, texts: Sequence[str], *, batch_size: int = 32) -> list[list[float]]: ...
+
+
+DEFAULT_ENCODER_ID = "all-minilm-l6-v2"  # the catalog's embedding model
+
+
+def default_encoder_folder() -> Path | None:
+    """The library's embedding model, when it is installed (``cove pull all-minilm-l6-v2``)."""
+    from engine.library.builds import install_path, is_installed
+    from engine.library.catalog import CatalogError, load_catalog
+    from engine.paths import models_dir
+
+    try:
+        entry = load_catalog().get(DEFAULT_ENCODER_ID)
+    except CatalogError:
+        return None
+    if entry is None:
+        return None
+    variant = entry.variants[0]
+    return install_path(models_dir(), variant) if is_installed(models_dir(), variant) else None

@@ -121,7 +121,7 @@ class Retriever:
         with self._lock:
             if count != self._count:
                 ids, blobs = self.db.vectors(self.collection)
-                dims = self.collection.dims or 0
+                dims = len(blobs[0]) // 4 if blobs else 0  # float32
                 matrix = np.frombuffer(b"".join(blobs), np.float32).reshape(len(ids), dims)
                 self._matrix, self._ids, self._count = matrix, ids, count
             return self._matrix, self._ids

@@ -208,3 +208,36 @@ def test_the_models_tabs(
         save(window, shots, "models-discover-light")
         hub.state.release.set()
         window.downloads.close()
+
+
+def test_the_documents_view(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    shots: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A collection of the labelled corpus in a home folder: every file's state (a scanned page,
+    a damaged PDF) and a question's sources. The encoder runs in this process (no host needed)."""
+    from engine.embeddings import EmbeddingModel
+    from tests.documents.corpus.build import build_corpus
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    docs = home / "Documents" / "Fenwick Loom"
+    build_corpus(docs)
+    (docs / "scans").mkdir()
+    (docs / "scans" / "delivery-note-0412.pdf").write_bytes(b"%PDF-1.7\n%\xe2\xe3\n1 0 obj")
+    window = make_window(with_engine=False)
+    window.resize(*SIZE)
+    view = window.documents_view
+    with EmbeddingModel.load(SHARED_MODELS / "all-minilm-l6-v2-onnx") as encoder:
+        monkeypatch.setattr(view, "_encoder", lambda: encoder)
+        window.show_page("documents")
+        view.new_collection("Fenwick Loom")
+        with qtbot.waitSignal(view.indexing_finished, timeout=LOAD_TIMEOUT_MS):
+            view.add_paths([docs])
+        with qtbot.waitSignal(view.answered, timeout=LOAD_TIMEOUT_MS):
+            view.question.setText("How long does the X200 battery take to charge?")
+            view.question.returnPressed.emit()
+        save(window, shots, "documents-light")

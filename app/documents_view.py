@@ -1,0 +1,358 @@
+"""Documents: collections of the user's files, each file's state (indexed, needs OCR, skipped and
+why), adding files and folders with progress, time left and cancel, and asking a collection.
+
+Indexing runs on a worker thread in the window's process (reading and chunking need no runtime);
+vectors come from the engine host's embedding model through its API. Until the host has one,
+files are indexed for keyword search and their vectors are added later, where indexing stopped.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.workers import WorkerPool
+from engine.documents.encoder import Encoder
+from engine.documents.index_db import Collection, FileRecord, IndexDB
+from engine.documents.indexer import FileOutcome, Indexer, IndexProgress
+from engine.documents.retrieve import Retriever, Source
+from engine.paths import shown
+
+STATUS_WORDS = {
+    "indexed": "Indexed",
+    "pending": "Waiting",
+    "needs_ocr": "Needs OCR",
+    "skipped": "Skipped",
+}
+COLUMNS = ("File", "State", "Passages", "Pages")
+
+# Gives the encoder to index and ask with, or None (keyword search only); may block: it is
+# called on a worker thread.
+EncoderSource = Callable[[], Encoder | None]
+
+
+class _Relay(QObject):
+    progressed = Signal(object)  # IndexProgress, from the indexing thread
+
+
+class DocumentsView(QWidget):
+    indexing_finished = Signal(list)  # list[FileOutcome]
+    answered = Signal(list)  # list[Source]
+    back_requested = Signal()
+
+    def __init__(self, db: IndexDB | None = None, encoder: EncoderSource = lambda: None) -> None:
+        super().__init__()
+        self.db = db or IndexDB()
+        self._encoder = encoder
+        self.pool = WorkerPool("documents", 1)
+        self._cancel: threading.Event | None = None
+        self._relay = _Relay()
+        self._relay.progressed.connect(self._show_progress, Qt.ConnectionType.QueuedConnection)
+        self.collection: Collection | None = None
+        self.records: list[FileRecord] = []
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(28, 20, 28, 20)
+        layout.setSpacing(10)
+        header = QHBoxLayout()
+        back = QPushButton("← Chat")
+        back.setObjectName("Secondary")
+        back.clicked.connect(self.back_requested)
+        header.addWidget(back)
+        header.addSpacing(8)
+        header.addWidget(QLabel("<b style='font-size:15pt'>Documents</b>"))
+        header.addStretch(1)
+        layout.addLayout(header)
+
+        body = QHBoxLayout()
+        left = QVBoxLayout()
+        self.collections = QListWidget()
+        self.collections.setMaximumWidth(220)
+        self.new_button = QPushButton("New collection…")
+        self.new_button.setObjectName("Secondary")
+        left.addWidget(QLabel("Collections"))
+        left.addWidget(self.collections, 1)
+        left.addWidget(self.new_button)
+        body.addLayout(left)
+
+        right = QVBoxLayout()
+        actions = QHBoxLayout()
+        self.add_files_button = QPushButton("Add files…")
+        self.add_folder_button = QPushButton("Add folder…")
+        self.remove_button = QPushButton("Remove")
+        for button in (self.add_files_button, self.add_folder_button, self.remove_button):
+            button.setObjectName("Secondary")
+            actions.addWidget(button)
+        actions.addStretch(1)
+        right.addLayout(actions)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        head = self.table.horizontalHeader()
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        head.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        progress_row = QHBoxLayout()
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(8)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("Secondary")
+        progress_row.addWidget(self.progress, 1)
+        progress_row.addWidget(self.cancel_button)
+        right.addLayout(progress_row)
+        self.status = QLabel("")
+        self.status.setObjectName("Muted")
+        self.status.setWordWrap(True)
+        right.addWidget(self.status)
+        ask = QWidget()
+        ask_layout = QVBoxLayout(ask)
+        ask_layout.setContentsMargins(0, 8, 0, 0)
+        self.question = QLineEdit()
+        self.question.setPlaceholderText("Ask this collection… (Enter)")
+        ask_layout.addWidget(self.question)
+        self.sources = QTextBrowser()
+        self.sources.setOpenLinks(False)
+        self.sources.anchorClicked.connect(self._open_source)
+        self.sources.setPlaceholderText("The passages that answer it, with file and page.")
+        ask_layout.addWidget(self.sources, 1)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(ask)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)
+        right.insertWidget(1, split, 1)
+        body.addLayout(right, 1)
+        layout.addLayout(body, 1)
+
+        self.new_button.clicked.connect(self._new_collection)
+        self.collections.currentTextChanged.connect(self.select)
+        self.add_files_button.clicked.connect(self._add_files)
+        self.add_folder_button.clicked.connect(self._add_folder)
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.question.returnPressed.connect(lambda: self.ask(self.question.text()))
+        self._show_busy(False)
+        self.refresh()
+
+    # -- collections ---------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        names = [c.name for c in self.db.collections()]
+        current = self.collection.name if self.collection else None
+        self.collections.blockSignals(True)
+        self.collections.clear()
+        self.collections.addItems(names)
+        self.collections.blockSignals(False)
+        if current in names:
+            self.collections.setCurrentRow(names.index(current))
+        elif names:
+            self.collections.setCurrentRow(0)
+        self.select(self.collections.currentItem().text() if self.collections.currentItem() else "")
+
+    def new_collection(self, name: str) -> None:
+        name = name.strip()
+        if not name:
+            return
+        self.collection = self.db.collection(name, create=True)
+        self.refresh()
+
+    def select(self, name: str) -> None:
+        self.collection = self.db.collection(name) if name else None
+        enabled = self.collection is not None
+        for widget in (self.add_files_button, self.add_folder_button, self.question):
+            widget.setEnabled(enabled)
+        self._show_files()
+
+    def _show_files(self) -> None:
+        self.records = self.db.files(self.collection) if self.collection else []
+        self.table.setRowCount(len(self.records))
+        for row, record in enumerate(self.records):
+            state = STATUS_WORDS.get(record.status, record.status)
+            if record.reason:
+                state = f"{state}: {record.reason}"
+            cells = (
+                self._display_path(record.path),
+                state,
+                str(record.chunks) if record.chunks else "",
+                str(record.pages) if record.pages else "",
+            )
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(record.path if column == 0 else text)
+                self.table.setItem(row, column, item)
+        if self.collection is None:
+            self.status.setText("Make a collection, then add files or folders to it.")
+        elif not self.records:
+            self.status.setText("Add files or folders: PDF, Word, Markdown, HTML and text.")
+
+    def _display_path(self, path: str) -> str:
+        """A file as the user added it: relative to the folder it came with, else in full."""
+        if self.collection is not None:
+            for source in self.db.sources(self.collection):
+                if path != source and path.startswith(source.rstrip("/") + "/"):
+                    return f"{Path(source).name}/{path[len(source.rstrip('/')) + 1 :]}"
+        return shown(path)
+
+    # -- indexing ------------------------------------------------------------------------------
+
+    def add_paths(self, paths: list[Path]) -> None:
+        if self.collection is None or not paths or self._cancel is not None:
+            return
+        collection, cancel = self.collection, threading.Event()
+        self._cancel = cancel
+        self._show_busy(True)
+        self.status.setText(f"Reading {len(paths)} item(s)…")
+
+        def job() -> list[FileOutcome]:
+            encoder = self._encoder()
+            indexer = Indexer(
+                self.db, collection, encoder, progress=self._relay.progressed.emit, cancel=cancel
+            )
+            return indexer.add(paths)
+
+        self.pool.submit(job, self._indexed, self._failed)
+
+    def cancel(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+            self.status.setText("Stopping… what was read is kept; adding the same files resumes.")
+
+    def remove_selected(self) -> None:
+        if self.collection is None:
+            return
+        rows = sorted({i.row() for i in self.table.selectedIndexes()})
+        for row in rows:
+            self.db.remove_source(self.collection, self.records[row].path)
+        self._show_files()
+
+    def _indexed(self, outcomes: list[FileOutcome]) -> None:
+        self._cancel = None
+        if self.collection is not None:  # indexing may have set its encoder
+            self.collection = self.db.collection(self.collection.name)
+        self._show_busy(False)
+        counts: dict[str, int] = {}
+        for outcome in outcomes:
+            counts[outcome.outcome] = counts.get(outcome.outcome, 0) + 1
+        self.status.setText(
+            ", ".join(f"{n} {STATUS_WORDS.get(kind, kind).lower()}" for kind, n in counts.items())
+            or "Nothing to add."
+        )
+        self._show_files()
+        self.indexing_finished.emit(outcomes)
+
+    def _failed(self, exc: BaseException) -> None:
+        self._cancel = None
+        self._show_busy(False)
+        self.status.setText(str(exc))
+        self._show_files()
+        self.indexing_finished.emit([])
+
+    def _show_progress(self, progress: IndexProgress) -> None:
+        if progress.phase == "reading" and progress.files_total:
+            self.progress.setRange(0, progress.files_total)
+            self.progress.setValue(progress.files_done)
+            name = Path(progress.current).name if progress.current else ""
+            self.status.setText(
+                f"Reading {progress.files_done + 1} of {progress.files_total}: {name}"
+            )
+        elif progress.phase == "embedding" and progress.chunks_total:
+            self.progress.setRange(0, progress.chunks_total)
+            self.progress.setValue(progress.chunks_embedded)
+            left = f", about {progress.eta_s:.0f} s left" if progress.eta_s else ""
+            self.status.setText(
+                f"Indexing meaning: {progress.chunks_embedded} of {progress.chunks_total} "
+                f"passages{left}"
+            )
+
+    def _show_busy(self, busy: bool) -> None:
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        self.progress.setRange(0, 0)
+
+    # -- asking --------------------------------------------------------------------------------
+
+    def ask(self, question: str) -> None:
+        if self.collection is None or not question.strip():
+            return
+        collection = self.collection
+
+        def job() -> list[Source]:
+            return Retriever(self.db, collection, self._encoder()).search(question, 5)
+
+        def failed(exc: BaseException) -> None:
+            self.sources.setHtml(f"<p>{_escape(str(exc))}</p>")
+            self.answered.emit([])
+
+        self.pool.submit(job, self._show_sources, failed)
+
+    def _show_sources(self, sources: list[Source]) -> None:
+        if not sources:
+            self.sources.setHtml("<p>Nothing in this collection matches.</p>")
+        items = []
+        for n, source in enumerate(sources, 1):
+            where = Path(source.path).name + (f", page {source.page}" if source.page else "")
+            heading = f" — {source.heading}" if source.heading else ""
+            excerpt = " ".join(source.text.split())[:220]
+            link = QUrl.fromLocalFile(source.path).toString()
+            items.append(
+                f"<p><b>[{n}]</b> <a href='{link}'>{_escape(where)}</a>{_escape(heading)}<br>"
+                f"<span>{_escape(excerpt)}</span></p>"
+            )
+        if sources:
+            self.sources.setHtml("".join(items))
+        self.answered.emit(sources)
+
+    def _open_source(self, link: QUrl) -> None:
+        QDesktopServices.openUrl(link)
+
+    # -- dialogs -------------------------------------------------------------------------------
+
+    def _new_collection(self) -> None:
+        name, ok = QInputDialog.getText(self, "New collection", "Name:")
+        if ok:
+            self.new_collection(name)
+
+    def _add_files(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(
+            self,
+            "Add files",
+            str(Path.home()),
+            "Documents (*.pdf *.docx *.md *.markdown *.txt *.html *.htm);;All files (*)",
+        )
+        self.add_paths([Path(p) for p in paths])
+
+    def _add_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder", str(Path.home()))
+        if folder:
+            self.add_paths([Path(folder)])
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,92 @@
+"""The Documents view on the labelled corpus: a collection made, a folder added on a worker thread
+with progress, every file's state shown (a scanned page, a broken file and its reason), a
+question answered with its sources, and indexing cancelled and resumed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from engine.documents.index_db import IndexDB
+from engine.embeddings import EmbeddingModel
+from tests.documents.corpus.build import build_corpus
+
+if TYPE_CHECKING:
+    from pytestqt.qtbot import QtBot
+
+    from app.documents_view import DocumentsView
+    from app.theme import ThemeManager
+
+WAIT_MS = 120_000  # a guard against a hang, not a measurement
+
+
+@pytest.fixture
+def encoder(shared_models: Path) -> Iterator[EmbeddingModel]:
+    with EmbeddingModel.load(shared_models / "all-minilm-l6-v2-onnx") as model:
+        yield model
+
+
+@pytest.fixture
+def view(
+    qtbot: QtBot, theme: ThemeManager, tmp_path: Path, encoder: EmbeddingModel
+) -> Iterator[DocumentsView]:
+    from app.documents_view import DocumentsView
+
+    widget = DocumentsView(IndexDB(tmp_path / "documents.sqlite3"), lambda: encoder)
+    qtbot.addWidget(widget)
+    widget.resize(1100, 720)
+    widget.show()
+    yield widget
+    widget.pool.wait(30_000)
+    widget.db.close()
+
+
+def test_add_a_folder_see_each_file_and_ask(
+    qtbot: QtBot, view: DocumentsView, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    build_corpus(docs)
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4 truncated")
+    view.new_collection("Fenwick Loom")
+    assert view.collection is not None and view.add_folder_button.isEnabled()
+    with qtbot.waitSignal(view.indexing_finished, timeout=WAIT_MS):
+        view.add_paths([docs])
+        assert view.cancel_button.isVisibleTo(view)
+    states = {}
+    for row in range(view.table.rowCount()):
+        name, state = view.table.item(row, 0), view.table.item(row, 1)
+        assert name is not None and state is not None
+        states[Path(name.toolTip()).name] = state.text()
+    assert len(states) == 23
+    assert states["broken.pdf"].startswith("Skipped: ")
+    assert states["aerolux_x200_manual.pdf"] == "Indexed: pages 6 need OCR"
+    assert not view.cancel_button.isVisibleTo(view)
+    with qtbot.waitSignal(view.answered, timeout=WAIT_MS) as answered:
+        view.question.setText("How much is the daily allowance abroad under the 2024 policy?")
+        view.question.returnPressed.emit()
+    sources = answered.args[0]
+    assert sources, view.sources.toPlainText()
+    assert Path(sources[0].path).name == "travel_policy_2024.md"
+    assert "travel_policy_2024.md" in view.sources.toPlainText()
+
+
+def test_cancel_keeps_what_was_read_and_adding_again_resumes(
+    qtbot: QtBot, view: DocumentsView, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    build_corpus(docs)
+    view.new_collection("c")
+    with qtbot.waitSignal(view.indexing_finished, timeout=WAIT_MS) as first:
+        view.add_paths([docs])
+        view.cancel()
+    cancelled = [o for o in first.args[0] if o.outcome == "cancelled"]
+    with qtbot.waitSignal(view.indexing_finished, timeout=WAIT_MS) as second:
+        view.add_paths([docs])
+    outcomes = {o.outcome for o in second.args[0]}
+    assert "cancelled" not in outcomes
+    assert view.collection is not None
+    assert view.db.count_unembedded(view.collection) == 0
+    assert len(cancelled) + sum(o.outcome == "indexed" for o in first.args[0]) >= 1
