@@ -122,10 +122,15 @@ def query_latency(encoder: Any, n_chunks: int, queries: int = 60) -> dict[str, f
         db.mark(collection, "/bench/doc.txt", "pending")
         file_id = db.file_id(collection, "/bench/doc.txt")
         rng = np.random.default_rng(0)
+        vocabulary = pseudo_words(20_000)
+        ranks = np.arange(1, len(vocabulary) + 1)
+        zipf = (1.0 / ranks) / (1.0 / ranks).sum()  # word frequencies as in real text
         for first in range(0, n_chunks, 5000):
+            count = min(5000, n_chunks - first)
+            picks = rng.choice(len(vocabulary), size=(count, 110), p=zipf)
             batch = [
-                Chunk(i, " ".join(WORDS[(i * 5 + k) % len(WORDS)] for k in range(60)), 1, ())
-                for i in range(first, min(first + 5000, n_chunks))
+                Chunk(first + n, " ".join(vocabulary[w] for w in row), 1, ())
+                for n, row in enumerate(picks)
             ]
             db.add_chunks(file_id, batch, [c.text for c in batch])
         ids = [i for i, _b in db.unembedded(collection, n_chunks)]
@@ -137,7 +142,7 @@ def query_latency(encoder: Any, n_chunks: int, queries: int = 60) -> dict[str, f
         retriever.search("warm up the matrix", 5)
         times = []
         for q in range(queries):
-            word_a, word_b = WORDS[q % len(WORDS)], WORDS[(q * 3) % len(WORDS)]
+            word_a, word_b = vocabulary[40 + q * 7], vocabulary[300 + q * 11]
             question = f"When does the {word_a} {word_b} arrive?"
             start = time.perf_counter()
             retriever.search(question, 5)
@@ -148,6 +153,19 @@ def query_latency(encoder: Any, n_chunks: int, queries: int = 60) -> dict[str, f
         "p50_ms": statistics.median(times) * 1000,
         "p95_ms": times[int(len(times) * 0.95) - 1] * 1000,
     }
+
+
+def pseudo_words(n: int) -> list[str]:
+    """``n`` distinct word-like strings (consonant-vowel syllables)."""
+    consonants, vowels = "bcdfghklmnprstvw", "aeiou"
+    words = []
+    for i in range(n):
+        syllables, k = [], i
+        for _ in range(3):
+            syllables.append(consonants[k % 16] + vowels[(k // 16) % 5])
+            k //= 80
+        words.append("".join(syllables) + str(i // 512000 or ""))
+    return words
 
 
 def peak_rss_indexing(pdf: Path) -> float:

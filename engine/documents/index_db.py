@@ -400,6 +400,13 @@ class IndexDB:
             for r in rows
         }
 
+    def version(self) -> tuple[int, int]:
+        """Changes since opening: this connection's writes and other processes' commits. Equal
+        versions mean nothing was written in between."""
+        with self._lock:
+            other = self._db.execute("PRAGMA data_version").fetchone()[0]
+            return self._db.total_changes, int(other)
+
     def chunk_count(self, collection: Collection) -> int:
         rows = self._all(
             "SELECT COUNT(*) FROM chunks c JOIN files f ON f.id = c.file_id "

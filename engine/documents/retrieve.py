@@ -68,7 +68,7 @@ class Retriever:
         self._lock = threading.Lock()
         self._matrix: Any = None
         self._ids: list[int] = []
-        self._count = -1
+        self._version: tuple[int, int] | None = None
 
     def search(self, question: str, k: int = 5, *, mode: Mode = "hybrid") -> list[Source]:
         """The ``k`` best passages: by keywords and meaning fused (``hybrid``), or by one alone
@@ -113,15 +113,14 @@ class Retriever:
         return [(ids[i], float(scores[i])) for i in order]
 
     def _vectors(self) -> tuple[Any, list[int]]:
-        """The collection's vectors as one matrix, read again when the number of embedded chunks
-        changed."""
+        """The collection's vectors as one matrix, read again only after the index changed."""
         import numpy as np
 
-        count = self.db.chunk_count(self.collection) - self.db.count_unembedded(self.collection)
+        version = self.db.version()
         with self._lock:
-            if count != self._count:
+            if version != self._version:
                 ids, blobs = self.db.vectors(self.collection)
                 dims = len(blobs[0]) // 4 if blobs else 0  # float32
                 matrix = np.frombuffer(b"".join(blobs), np.float32).reshape(len(ids), dims)
-                self._matrix, self._ids, self._count = matrix, ids, count
+                self._matrix, self._ids, self._version = matrix, ids, version
             return self._matrix, self._ids
