@@ -228,20 +228,24 @@ class IndexDB:
 
     # -- files -----------------------------------------------------------------------------
 
+    _FILE_COLUMNS = (
+        "SELECT f.id, f.path, f.sha256, f.status, f.reason, f.pages, f.ocr_pages, "
+        "COUNT(c.id), COUNT(c.vector) FROM files f LEFT JOIN chunks c ON c.file_id = f.id "
+    )
+
     def files(self, collection: Collection) -> list[FileRecord]:
         rows = self._all(
-            "SELECT f.id, f.path, f.sha256, f.status, f.reason, f.pages, f.ocr_pages, "
-            "COUNT(c.id), COUNT(c.vector) FROM files f LEFT JOIN chunks c ON c.file_id = f.id "
-            "WHERE f.collection_id = ? GROUP BY f.id ORDER BY f.path",
+            self._FILE_COLUMNS + "WHERE f.collection_id = ? GROUP BY f.id ORDER BY f.path",
             [collection.id],
         )
-        return [
-            FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], _pages(r[6]), int(r[7]), int(r[8]))
-            for r in rows
-        ]
+        return [_file_record(r) for r in rows]
 
     def file(self, collection: Collection, path: str) -> FileRecord | None:
-        return next((f for f in self.files(collection) if f.path == path), None)
+        rows = self._all(
+            self._FILE_COLUMNS + "WHERE f.collection_id = ? AND f.path = ? GROUP BY f.id",
+            [collection.id, path],
+        )
+        return _file_record(rows[0]) if rows else None
 
     def mark(
         self,
@@ -407,13 +411,9 @@ class IndexDB:
             other = self._db.execute("PRAGMA data_version").fetchone()[0]
             return self._db.total_changes, int(other)
 
-    def chunk_count(self, collection: Collection) -> int:
-        rows = self._all(
-            "SELECT COUNT(*) FROM chunks c JOIN files f ON f.id = c.file_id "
-            "WHERE f.collection_id = ?",
-            [collection.id],
-        )
-        return int(rows[0][0])
+
+def _file_record(r: Any) -> FileRecord:
+    return FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], _pages(r[6]), int(r[7]), int(r[8]))
 
 
 def _pages(text: str | None) -> tuple[int, ...]:
