@@ -192,13 +192,14 @@ class DocumentsView(QWidget):
 
     def _show_files(self) -> None:
         self.records = self.db.files(self.collection) if self.collection else []
+        sources = self.db.sources(self.collection) if self.collection else []
         self.table.setRowCount(len(self.records))
         for row, record in enumerate(self.records):
             state = STATUS_WORDS.get(record.status, record.status)
             if record.reason:
                 state = f"{state}: {record.reason}"
             cells = (
-                self._display_path(record.path),
+                _display_path(record.path, sources),
                 state,
                 str(record.chunks) if record.chunks else "",
                 str(record.pages) if record.pages else "",
@@ -211,14 +212,6 @@ class DocumentsView(QWidget):
             self.status.setText("Make a collection, then add files or folders to it.")
         elif not self.records:
             self.status.setText("Add files or folders: PDF, Word, Markdown, HTML and text.")
-
-    def _display_path(self, path: str) -> str:
-        """A file as the user added it: relative to the folder it came with, else in full."""
-        if self.collection is not None:
-            for source in self.db.sources(self.collection):
-                if path != source and path.startswith(source.rstrip("/") + "/"):
-                    return f"{Path(source).name}/{path[len(source.rstrip('/')) + 1 :]}"
-        return shown(path)
 
     # -- indexing ------------------------------------------------------------------------------
 
@@ -352,6 +345,14 @@ class DocumentsView(QWidget):
         folder = QFileDialog.getExistingDirectory(self, "Add a folder", str(Path.home()))
         if folder:
             self.add_paths([Path(folder)])
+
+
+def _display_path(path: str, sources: list[str]) -> str:
+    """A file as the user added it: relative to the folder it came with, else in full."""
+    for source in sources:
+        if path != source and path.startswith(source.rstrip("/") + "/"):
+            return f"{Path(source).name}/{path[len(source.rstrip('/')) + 1 :]}"
+    return shown(path)
 
 
 def _escape(text: str) -> str:
