@@ -54,7 +54,7 @@ def resolve_catalog_name(models: Path, name: str, catalog: Catalog) -> Path | No
 def requests_for(variant: Variant, files: tuple[RemoteFile, ...]) -> list[DownloadRequest]:
     """What to download for ``variant``, given the hub's listing of its files, in order."""
     if variant.format == "gguf":
-        return [DownloadRequest(f.repo, f.path, f.revision, f.sha256) for f in files]
+        return [_request(f) for f in files]
     owner, _, name = variant.repo.partition("/")
     base = f"{owner}__{name}"
     if variant.format == "onnx":
@@ -64,10 +64,14 @@ def requests_for(variant: Variant, files: tuple[RemoteFile, ...]) -> list[Downlo
         last = ".onnx"
     ordered = sorted(files, key=lambda f: (f.path.endswith(last), f.path))
     rename = installed_name if variant.format == "onnx-encoder" else _basename
-    return [
-        DownloadRequest(f.repo, f.path, f.revision, f.sha256, dest=f"{base}/{rename(f.path)}")
-        for f in ordered
-    ]
+    return [_request(f, dest=f"{base}/{rename(f.path)}") for f in ordered]
+
+
+def _request(f: RemoteFile, dest: str | None = None) -> DownloadRequest:
+    """The download of a listed file, with what it is checked against: its LFS SHA-256, or for a
+    file kept in git itself its blob SHA-1 (so the listing is not asked again)."""
+    blob = f.blob_oid if f.sha256 is None else None
+    return DownloadRequest(f.repo, f.path, f.revision, f.sha256, dest=dest, blob_oid=blob)
 
 
 def installed_name(path: str) -> str:

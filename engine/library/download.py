@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from engine.errors import DownloadCancelled, DownloadError, EngineError
-from engine.library.hub import Hub, HubConfig, RemoteFile, check_repo
+from engine.library.hub import Hub, HubConfig, check_repo
 from engine.library.layout import dest_path, target_path
 from engine.library.partial import FileSpec
 from engine.library.small_file import MAX_GIT_FILE, fetch_git_file
@@ -58,6 +58,10 @@ class DownloadRequest:
     # Where it goes, relative to the models folder, for files of a model folder (an ONNX build);
     # None: the repository's flat folder (``layout.target_path``).
     dest: str | None = None
+    # A small file kept in git itself (no LFS SHA-256): its git blob SHA-1, from the hub's listing,
+    # is what it is checked against. Unknown here, the listing is asked when the hub's answer
+    # carries no SHA-256.
+    blob_oid: str | None = None
 
     @property
     def name(self) -> str:
@@ -298,12 +302,15 @@ class DownloadManager:
                 download._update(status="done", done_bytes=size, total_bytes=size, path=target)
                 return
             download._update(status="resolving")
-            blob = self._git_blob(request)
-            if blob is not None:
-                size = fetch_git_file(self._hub, blob, target)
+            listed_blob = request.blob_oid if request.sha256 is None else None
+            source = listed_blob or self._spec(request)
+            if isinstance(source, str):
+                size = fetch_git_file(
+                    self._hub, request.repo, request.file, request.revision, source, target
+                )
                 download._update(status="done", done_bytes=size, total_bytes=size, path=target)
                 return
-            spec, url, ranged = self._spec(request)
+            spec, url, ranged = source
             transfer = Transfer(
                 self._hub,
                 spec,
@@ -334,20 +341,10 @@ class DownloadManager:
             error = DownloadError(f"{request.name}: the download failed ({exc}).")
             download._update(status="failed", error=str(error), error_code=error.code)
 
-    def _git_blob(self, request: DownloadRequest) -> RemoteFile | None:
-        """The file's listing when it is a small file kept in git itself (a config, a template):
-        no LFS SHA-256, but a git blob SHA-1 to check it against."""
-        if request.sha256 is not None:
-            return None
-        listed = {f.path: f for f in self._hub.list_files(request.repo, request.revision)}
-        entry = listed.get(request.file)
-        if entry is None or entry.sha256 is not None or entry.blob_oid is None:
-            return None
-        return entry if entry.size <= MAX_GIT_FILE else None
-
-    def _spec(self, request: DownloadRequest) -> tuple[FileSpec, str, bool]:
+    def _spec(self, request: DownloadRequest) -> tuple[FileSpec, str, bool] | str:
         """Size and SHA-256 (the catalog's, else the LFS metadata's, else the linked ETag's),
-        and the address of the bytes."""
+        and the address of the bytes; or, for a small file kept in git itself, the git blob
+        SHA-1 it is fetched whole and checked against."""
         hub = self._hub
         resolved = hub.resolve(request.repo, request.file, request.revision)
         size, sha = resolved.size, request.sha256 or resolved.sha256
@@ -357,6 +354,8 @@ class DownloadManager:
             if entry is not None:
                 size = entry.size if size < 0 else size
                 sha = sha or entry.sha256
+                if sha is None and entry.blob_oid is not None and entry.size <= MAX_GIT_FILE:
+                    return entry.blob_oid
         if size < 0:
             raise DownloadError(f"The hub did not say how big {request.name} is. Try again later.")
         if sha is None:

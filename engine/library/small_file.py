@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 
 from engine.errors import DownloadError
-from engine.library.hub import Hub, RemoteFile, network_error, raise_for_status
+from engine.library.hub import Hub, network_error, raise_for_status
 
 MAX_GIT_FILE = 50 << 20  # the hub keeps larger files in LFS
 
@@ -23,11 +23,13 @@ def git_blob_sha1(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
-def fetch_git_file(hub: Hub, item: RemoteFile, target: Path) -> int:
-    """Download ``item`` to ``target``; returns its size. ``DownloadError`` if its bytes are not
-    the blob the hub listed."""
-    url = hub.resolve_url(item.repo, item.path, item.revision)
-    name = f"{item.repo}/{item.path}"
+def fetch_git_file(
+    hub: Hub, repo: str, path: str, revision: str, blob_oid: str, target: Path
+) -> int:
+    """Download ``repo/path`` to ``target``; returns its size. ``DownloadError`` if its bytes are
+    not the blob ``blob_oid`` the hub listed."""
+    url = hub.resolve_url(repo, path, revision)
+    name = f"{repo}/{path}"
     data = bytearray()
     try:
         for _ in range(5):  # same-host redirects (a renamed repository)
@@ -36,9 +38,7 @@ def fetch_git_file(hub: Hub, item: RemoteFile, target: Path) -> int:
                 if response.is_redirect and location:
                     url = str(httpx.URL(url).join(location))
                     continue
-                raise_for_status(
-                    response, what=name, repo=item.repo, path=item.path, token=hub.config.token
-                )
+                raise_for_status(response, what=name, repo=repo, path=path, token=hub.config.token)
                 for chunk in response.iter_raw():
                     data += chunk
                     if len(data) > MAX_GIT_FILE:
@@ -46,7 +46,7 @@ def fetch_git_file(hub: Hub, item: RemoteFile, target: Path) -> int:
                 break
     except httpx.TransportError as exc:
         raise network_error(exc, hub.config.endpoint) from None
-    if item.blob_oid is None or git_blob_sha1(bytes(data)) != item.blob_oid:
+    if git_blob_sha1(bytes(data)) != blob_oid:
         raise DownloadError(
             f"{name} arrived damaged (its bytes do not match the hub's checksum); nothing was "
             "installed. Try again."

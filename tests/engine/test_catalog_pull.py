@@ -249,11 +249,13 @@ def test_a_small_git_file_that_arrives_damaged_is_not_installed(
         (item,) = [f for f in client.list_files(ONNX_REPO) if f.path == path]
         assert item.sha256 is None and item.blob_oid is not None
         target = tmp_path / "out" / "genai_config.json"
-        assert fetch_git_file(client, item, target) == item.size
+        assert item.blob_oid is not None
+        where = (client, ONNX_REPO, path, "main", item.blob_oid, target)
+        assert fetch_git_file(*where) == item.size
         target.unlink()
         hub.state.files[(ONNX_REPO, path)].source = b'{"model": {"evil": 1}}'
         with pytest.raises(DownloadError, match="damaged"):
-            fetch_git_file(client, item, target)
+            fetch_git_file(*where)
     assert not target.exists() and list(target.parent.iterdir()) == []
 
 
