@@ -3,15 +3,21 @@
 Every callback given here runs on the UI thread: results travel through a queued signal of a QObject
 that lives there. A callback whose widgets were deleted in the meantime is dropped quietly (the
 window closed, or a test tore it down).
+
+Python's cyclic garbage collector runs in whichever thread happens to allocate when a threshold is
+crossed. A Qt object in a reference cycle that it frees there (a widget, a runnable) is destroyed
+off the UI thread, which crashes Qt. So automatic collection is turned off and the UI thread
+collects, generation by generation, on a timer, as often as the thresholds would have asked.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, QTimer, Signal, Slot
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +50,39 @@ def post_to_ui(fn: Callable[[], None]) -> None:
     _invoker.posted.emit(fn)
 
 
+class _Collector(QObject):
+    """Cyclic garbage collection on the UI thread (see the module's docstring)."""
+
+    INTERVAL_MS = 500
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._thresholds = gc.get_threshold()
+        gc.disable()
+        self._timer = QTimer(self)
+        self._timer.timeout.connect(self.collect)
+        self._timer.start(self.INTERVAL_MS)
+
+    @Slot()
+    def collect(self) -> None:
+        counts = gc.get_count()
+        for generation in (2, 1, 0):
+            if counts[generation] > self._thresholds[generation]:
+                gc.collect(generation)
+                return
+
+
+_collector: _Collector | None = None
+
+
 def install_invoker() -> None:
-    """Create the UI-thread end of ``post_to_ui``; call once after the QApplication exists."""
-    global _invoker
+    """Create the UI-thread end of ``post_to_ui`` and move garbage collection to the UI thread;
+    call once after the QApplication exists."""
+    global _invoker, _collector
     if _invoker is None:
         _invoker = _Invoker()
+    if _collector is None:
+        _collector = _Collector()
 
 
 class _Job(QRunnable):

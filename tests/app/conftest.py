@@ -6,6 +6,7 @@ machine); each test gets its own window and its own chat history folder.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,6 +26,14 @@ if TYPE_CHECKING:
 LOAD_TIMEOUT_MS = 180_000
 REPLY_TIMEOUT_MS = 240_000
 QUICK_MS = 30_000
+
+
+@pytest.fixture(scope="package", autouse=True)
+def automatic_gc_after_the_window_tests() -> Iterator[None]:
+    """The window's tests run with the window's garbage collection (on the UI thread's timer,
+    app/workers.py); the tests after them, which run no Qt event loop, get Python's own back."""
+    yield
+    gc.enable()
 
 
 @pytest.fixture(scope="session")
