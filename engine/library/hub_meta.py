@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import EngineError, HubAuthRequired, HubNotFound, NetworkUnavailable
+from engine.errors import EngineError, NetworkUnavailable
 from engine.library.catalog import CatalogModel, Variant
 from engine.library.hub import Hub, RemoteFile
 from engine.paths import cache_dir
@@ -68,10 +68,12 @@ class ListingCache:
         with self._lock:
             return self._load().get(f"{repo}@{revision}")
 
-    def put(self, listing: Listing) -> None:
+    def put(self, listings: Iterable[Listing]) -> None:
+        """Keep ``listings`` (replacing older ones of the same repositories); one write."""
         with self._lock:
             data = self._load()
-            data[f"{listing.repo}@{listing.revision}"] = listing
+            for listing in listings:
+                data[f"{listing.repo}@{listing.revision}"] = listing
             raw = {
                 key: {
                     "repo": item.repo,
@@ -114,18 +116,18 @@ def fetch_listings(
     def one(repo: str) -> Listing | RepoProblem:
         try:
             files = tuple(hub.list_files(repo))
-        except (HubAuthRequired, HubNotFound, NetworkUnavailable) as exc:
-            return RepoProblem(repo, exc.code, str(exc))
-        except EngineError as exc:
+        except EngineError as exc:  # gated, missing, no network: said, not raised
             return RepoProblem(repo, exc.code, str(exc))
         return Listing(repo, "main", time.time(), files)
 
     with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(wanted))) as pool:
         results = list(pool.map(one, wanted))
     offline = False
+    fetched = [r for r in results if isinstance(r, Listing)]
+    if fetched:
+        cache.put(fetched)
     for result in results:
         if isinstance(result, Listing):
-            cache.put(result)
             found[result.repo] = result
         elif result.code == NetworkUnavailable.code:
             if not offline:
