@@ -5,27 +5,18 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from tests.cove_process import ROOT, run_cove
 from tests.documents.corpus.build import build_corpus
 
-ROOT = Path(__file__).resolve().parents[2]
 WAIT_S = 300.0  # a guard against a hang, not a measurement
 
 
-def cove(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "engine.cli", *args],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=WAIT_S,
-    )
+cove = partial(run_cove, timeout=WAIT_S)
 
 
 @pytest.fixture

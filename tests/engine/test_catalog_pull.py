@@ -8,9 +8,8 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +21,12 @@ from engine.library.catalog import load_catalog
 from engine.library.hub import Hub, HubConfig
 from engine.library.small_file import fetch_git_file
 from engine.models import resolve_model
+from tests.cove_process import ROOT, run_cove
 from tests.engine.fake_hub import FakeHub, random_bytes
 from tests.engine.test_gguf import synthetic
 
 MIB = 1 << 20
 WAIT_S = 240.0  # guards against a hang; nothing here measures time
-ROOT = Path(__file__).resolve().parents[2]
 GGUF_REPO = "acme/Tiny-Chat-GGUF"
 ONNX_REPO = "acme/Tiny-Chat-onnx"
 ARCH = {"layers": 2, "heads": 4, "kv_heads": 2, "head_dim": 32, "embedding": 128, "ffn": 256}
@@ -111,15 +110,7 @@ def env(hub: FakeHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[s
     return {**os.environ, **values, "PYTHONPATH": str(ROOT)}
 
 
-def cove(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "engine.cli", *args],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=WAIT_S,
-    )
+cove = partial(run_cove, timeout=WAIT_S)
 
 
 def test_search_lists_the_catalog_with_a_choice_and_the_hubs_files_with_fit(

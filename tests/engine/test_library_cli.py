@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -24,13 +25,13 @@ from engine.library.partial import PartialState, list_partials
 from engine.library.remote_gguf import plan_remote, read_remote_gguf
 from engine.models import resolve_model
 from engine.planner import Device, Resources, make_plan
+from tests.cove_process import ROOT, run_cove
 from tests.engine.fake_hub import FakeHub, random_bytes
 from tests.engine.test_gguf import synthetic
 
 REPO = "acme/Tiny-GGUF"
 MIB = 1 << 20
 WAIT_S = 120.0  # guards against a hang; nothing here measures time
-ROOT = Path(__file__).resolve().parents[2]
 RESOURCES = Resources(cpu=Device("CPU RAM", "cpu", 8 << 30, 16 << 30), gpus=(), threads=2)
 
 
@@ -61,15 +62,7 @@ def env(hub: FakeHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[s
     return {**os.environ, **values, "PYTHONPATH": str(ROOT)}
 
 
-def cove(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "engine.cli", *args],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=WAIT_S,
-    )
+cove = partial(run_cove, timeout=WAIT_S)
 
 
 def test_pull_picks_q4_k_m_installs_it_and_every_command_finds_it_by_name(
