@@ -7,6 +7,7 @@ rows with their header) so that the chunker can cut along it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -23,6 +24,27 @@ class Block:
     level: int = 0  # for a heading: 1 for the top level
     # For a table row: the table's header row, repeated with every chunk the table is split into.
     table_header: str | None = None
+
+
+def table_rows(
+    rows: Iterable[tuple[Sequence[str], bool]], headings: tuple[str, ...]
+) -> Iterator[Block]:
+    """A table's rows as blocks, each ``(cells, may_be_header)``: the first row that may be the
+    header is, and every other row carries it; empty rows are left out, and a table of a header
+    alone is that row."""
+    header: str | None = None
+    body = 0
+    for cells, may_be_header in rows:
+        line = " | ".join(cells)
+        if not line.strip(" |"):
+            continue
+        if header is None and may_be_header:
+            header = line
+            continue
+        body += 1
+        yield Block("table_row", line, headings=headings, table_header=header)
+    if header is not None and not body:
+        yield Block("table_row", header, headings=headings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from engine.documents.blocks import Block, BlockKind
+from engine.documents.blocks import Block, BlockKind, table_rows
 from engine.errors import DocumentError
 
 MAX_UNCOMPRESSED = 200 << 20  # all members together, inflated
@@ -94,25 +94,16 @@ def _is_list(paragraph: Any) -> bool:
 
 
 def _table(table: Any, headings: tuple[str, ...]) -> Iterator[Block]:
-    """The table's rows after the first, each with the first as its header; a table of one row
-    is that row alone."""
-    header: str | None = None
-    rows = 0
-    for row in table.rows:
-        cells: list[str] = []
-        seen: set[int] = set()
-        for cell in row.cells:
-            if id(cell._tc) in seen:  # a merged cell appears once for each column it spans
-                continue
-            seen.add(id(cell._tc))
-            cells.append(" ".join(cell.text.split()))
-        line = " | ".join(cells)
-        if not line.strip(" |"):
+    """The table's rows after the first, each with the first as its header."""
+    return table_rows(((_cells(row), True) for row in table.rows), headings)
+
+
+def _cells(row: Any) -> list[str]:
+    cells: list[str] = []
+    seen: set[int] = set()
+    for cell in row.cells:
+        if id(cell._tc) in seen:  # a merged cell appears once for each column it spans
             continue
-        if header is None:
-            header = line
-            continue
-        rows += 1
-        yield Block("table_row", line, headings=headings, table_header=header)
-    if header is not None and not rows:
-        yield Block("table_row", header, headings=headings)
+        seen.add(id(cell._tc))
+        cells.append(" ".join(cell.text.split()))
+    return cells

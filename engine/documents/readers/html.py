@@ -16,7 +16,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from engine.documents.blocks import Block, BlockKind
+from engine.documents.blocks import Block, BlockKind, table_rows
 from engine.documents.readers.text import SNIFF_BYTES, sniff_encoding, text_blocks
 
 MAX_PARSE_BYTES = 32 << 20
@@ -134,23 +134,15 @@ def _walk(node: Any, path: list[tuple[int, str]]) -> Iterator[Block]:
 
 
 def _table(table: Any, headings: tuple[str, ...]) -> Iterator[Block]:
-    """The table's rows, each with the header row (a row of ``th`` cells, else the first row);
-    a table of one row is that row alone."""
-    rows = table.find_all("tr")
-    header: str | None = None
-    body_rows = 0
-    for index, row in enumerate(rows):
-        cells = [" ".join(c.get_text(" ").split()) for c in row.find_all(["th", "td"])]
-        line = " | ".join(cells)
-        if not line.strip(" |"):
-            continue
-        if header is None and (row.find("td") is None or index == 0):
-            header = line
-            continue
-        body_rows += 1
-        yield Block("table_row", line, headings=headings, table_header=header)
-    if header is not None and not body_rows:
-        yield Block("table_row", header, headings=headings)
+    """The table's rows, each with the header row (a row of ``th`` cells, else the first row)."""
+    rows = (
+        (
+            [" ".join(c.get_text(" ").split()) for c in row.find_all(["th", "td"])],
+            row.find("td") is None or index == 0,
+        )
+        for index, row in enumerate(table.find_all("tr"))
+    )
+    return table_rows(rows, headings)
 
 
 def _streamed_lines(path: Path) -> Iterator[str]:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.documents.blocks import Block, BlockKind
+from engine.documents.blocks import Block, BlockKind, table_rows
 from engine.documents.readers.text import read_text, sniff_encoding
 
 if TYPE_CHECKING:
@@ -35,9 +35,8 @@ def markdown_blocks(text: str) -> Iterator[Block]:
     path: list[tuple[int, str]] = []  # (level, heading)
     in_list = 0
     row: list[str] = []
-    header: str | None = None
+    rows: list[tuple[list[str], bool]] = []  # the table's, as (cells, in the header)
     in_head = False
-    body_rows = 0
     i = 0
     while i < len(tokens):
         tok = tokens[i]
@@ -68,16 +67,10 @@ def markdown_blocks(text: str) -> Iterator[Block]:
         elif tok.type == "inline" and tokens[i - 1].type in ("th_open", "td_open"):
             row.append(_plain(tok))
         elif tok.type == "tr_close":
-            line = " | ".join(row)
-            if in_head:
-                header = line
-            else:
-                body_rows += 1
-                yield Block("table_row", line, headings=headings, table_header=header)
+            rows.append((row, in_head))
         elif tok.type == "table_close":
-            if header is not None and not body_rows:  # a table of a header alone
-                yield Block("table_row", header, headings=headings)
-            header, body_rows = None, 0
+            yield from table_rows(rows, headings)
+            rows = []
         i += 1
 
 
