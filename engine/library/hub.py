@@ -307,10 +307,12 @@ def raise_for_status(
     )
 
 
-def network_error(exc: httpx.TransportError, endpoint: str) -> EngineError:
-    """A transport failure before any byte of the answer: no network, DNS, proxy, TLS."""
+def network_error(exc: BaseException, endpoint: str) -> EngineError:
+    """A transport failure before any byte of the answer (no network, DNS, proxy, TLS), from
+    httpx or from the HTTP client huggingface_hub uses, in words."""
     reason = str(exc) or type(exc).__name__
-    if isinstance(exc.__cause__, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY" in reason:
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(cause, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY" in reason:
         return NetworkUnavailable(
             f"The TLS certificate of {endpoint} could not be verified ({reason}). Behind a "
             "corporate proxy, set the CA bundle setting (or SSL_CERT_FILE) to its certificate."

@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import functools
 import importlib
-import ssl
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import EngineError, HubAuthRequired, NetworkUnavailable
+from engine.errors import EngineError, HubAuthRequired
 from engine.library.gguf_names import quant_of, single_ggufs
-from engine.library.hub import Hub, HubConfig, RemoteFile
+from engine.library.hub import Hub, HubConfig, RemoteFile, network_error, ssl_context
 
 DEFAULT_LIMIT = 12
 MAX_PARALLEL = 8
@@ -76,8 +75,6 @@ def _reachable(hub: Hub) -> None:
     for about 20 s, which is right for a flaky link and wrong for no network, a refused
     connection or an untrusted certificate, which are said at once."""
     import httpx
-
-    from engine.library.hub import network_error
 
     url = f"{hub.config.endpoint}/api/models"
     try:
@@ -141,24 +138,11 @@ def _call(config: HubConfig, fn: Callable[[], list[Any]]) -> list[Any]:
             f"{config.endpoint} answered the search with HTTP {status}. Try again later."
         ) from None
     except OSError as exc:  # includes the HTTP client's transport errors wrapped by the OS
-        raise _offline(config, exc) from None
+        raise network_error(exc, config.endpoint) from None
     except Exception as exc:
         if _is_transport_error(exc):
-            raise _offline(config, exc) from None
+            raise network_error(exc, config.endpoint) from None
         raise
-
-
-def _offline(config: HubConfig, exc: BaseException) -> NetworkUnavailable:
-    reason = str(exc) or type(exc).__name__
-    if isinstance(exc.__context__, ssl.SSLCertVerificationError) or "CERTIFICATE" in reason:
-        return NetworkUnavailable(
-            f"The TLS certificate of {config.endpoint} could not be verified ({reason}). Behind "
-            "a corporate proxy, set the CA bundle setting (or SSL_CERT_FILE) to its certificate."
-        )
-    return NetworkUnavailable(
-        f"Cannot reach {config.endpoint} to search ({reason}). Check your network connection, "
-        "proxy settings or HF_ENDPOINT; the catalog and downloaded models work offline."
-    )
 
 
 def _http_module() -> Any:
@@ -190,13 +174,7 @@ def _use_cove_client(config: HubConfig) -> None:
     from huggingface_hub.utils._http import hf_request_event_hook
 
     http = _http_module()
-    verify: Any = True
-    if config.ca_bundle is not None:
-        if not config.ca_bundle.is_file():
-            raise NetworkUnavailable(
-                f"The CA bundle {config.ca_bundle} does not exist. Fix the CA bundle setting."
-            )
-        verify = ssl.create_default_context(cafile=str(config.ca_bundle))
+    verify = ssl_context(config)  # the same trust as every other request to the hub
 
     def factory() -> Any:
         return http.Client(
