@@ -14,24 +14,7 @@ import pytest
 from engine.documents.blocks import Block, PageIssue
 from engine.documents.readers import read_document
 from engine.errors import DocumentError
-
-
-def blocks(path: Path) -> list[Block]:
-    return [b for b in read_document(path) if isinstance(b, Block)]
-
-
-def make_pdf(path: Path, pages: list[str], *, password: str | None = None) -> None:
-    from reportlab.lib.pagesizes import A4
-    from reportlab.pdfgen.canvas import Canvas
-
-    canvas = Canvas(str(path), pagesize=A4, encrypt=password)
-    for text in pages:
-        y = 800
-        for line in text.splitlines():
-            canvas.drawString(60, y, line)
-            y -= 16
-        canvas.showPage()
-    canvas.save()
+from tests.documents.test_readers import blocks, write_pdf
 
 
 def test_pdf_text_carries_its_page_and_a_scanned_page_needs_ocr(tmp_path: Path) -> None:
@@ -60,7 +43,7 @@ def test_pdf_text_carries_its_page_and_a_scanned_page_needs_ocr(tmp_path: Path) 
 @pytest.mark.parametrize(
     ("make", "reason"),
     [
-        (lambda p: make_pdf(p, ["secret"], password="hunter2"), "encrypted"),
+        (lambda p: write_pdf(p, [["secret"]], password="hunter2"), "encrypted"),
         (lambda p: p.write_bytes(b""), "empty file"),
         (lambda p: p.write_bytes(b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog"), "damaged"),
     ],
@@ -74,7 +57,7 @@ def test_bad_pdfs_are_refused_with_a_reason(make: object, reason: str, tmp_path:
 
 def test_a_truncated_pdf_is_refused(tmp_path: Path) -> None:
     whole = tmp_path / "whole.pdf"
-    make_pdf(whole, ["one", "two", "three"])
+    write_pdf(whole, [["one"], ["two"], ["three"]])
     cut = tmp_path / "cut.pdf"
     data = whole.read_bytes()
     cut.write_bytes(data[: len(data) // 2])
