@@ -525,6 +525,17 @@ class Transfer:
         resolved = self._hub.resolve(self.spec.repo, self.spec.file, self.spec.revision)
         self._url = resolved.url
 
+    def _interrupted(self, part: Part) -> bool:
+        """Whether the monitor asked for ``part`` to restart (on a fresh connection); raises
+        ``_Halted`` on a pause or cancel. Checked between two reads."""
+        if self._halt.is_set():
+            raise _Halted
+        if part.start in self._restart:
+            with self._lock:
+                self._restart.discard(part.start)
+            return True
+        return False
+
     def _stream(
         self, response: httpx.Response, part: Part, sink: Sink
     ) -> Literal["done", "restart"]:
@@ -533,11 +544,7 @@ class Transfer:
         try:
             offset = part.offset
             for chunk in response.iter_raw():
-                if self._halt.is_set():
-                    raise _Halted
-                if part.start in self._restart:
-                    with self._lock:
-                        self._restart.discard(part.start)
+                if self._interrupted(part):
                     return "restart"
                 take = min(len(chunk), part.end - offset)
                 sink(part, offset, chunk if take == len(chunk) else chunk[:take], None)
@@ -570,11 +577,7 @@ class Transfer:
         since = time.monotonic()
         try:
             while True:
-                if self._halt.is_set():
-                    raise _Halted
-                if part.start in self._restart:
-                    with self._lock:
-                        self._restart.discard(part.start)
+                if self._interrupted(part):
                     return "restart"
                 want = min(len(view), part.end - offset)
                 n = body.readinto(view[fill:want])
