@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.page_header import page_header
 from app.workers import WorkerPool
 from engine.documents.encoder import Encoder
 from engine.documents.index_db import Collection, FileRecord, IndexDB
@@ -76,15 +77,7 @@ class DocumentsView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(28, 20, 28, 20)
         layout.setSpacing(10)
-        header = QHBoxLayout()
-        back = QPushButton("← Chat")
-        back.setObjectName("Secondary")
-        back.clicked.connect(self.back_requested)
-        header.addWidget(back)
-        header.addSpacing(8)
-        header.addWidget(QLabel("<b style='font-size:15pt'>Documents</b>"))
-        header.addStretch(1)
-        layout.addLayout(header)
+        layout.addLayout(page_header("Documents", self.back_requested))
 
         body = QHBoxLayout()
         left = QVBoxLayout()

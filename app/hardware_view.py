@@ -13,9 +13,10 @@ import sys
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QProcess, Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from app.engine_service import EngineService
+from app.page_header import page_header
 from app.theme import Colors
 from app.verdicts import verdict_from_plan
 from engine.hardware.report import HardwareReport
@@ -200,14 +201,7 @@ class HardwareView(QWidget):
         self.status: EngineStatus | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(28, 20, 28, 20)
-        header = QHBoxLayout()
-        back = QPushButton("← Chat")
-        back.setObjectName("Secondary")
-        back.clicked.connect(self.back_requested)
-        header.addWidget(back)
-        header.addSpacing(8)
-        header.addWidget(QLabel("<b style='font-size:15pt'>Hardware</b>"))
-        header.addStretch(1)
+        header = page_header("Hardware", self.back_requested)
         self.refresh_button = QPushButton("Check again")
         self.refresh_button.setObjectName("Secondary")
         self.refresh_button.clicked.connect(self.refresh)

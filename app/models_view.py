@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.download_controller import DownloadController
 from app.downloads_view import DownloadsView
+from app.page_header import page_header
 from app.theme import Colors
 from app.verdicts import Verdict, verdict_from_error, verdict_from_plan
 from app.workers import WorkerPool
@@ -83,15 +84,7 @@ class ModelsView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(28, 20, 28, 20)
         layout.setSpacing(10)
-        header = QHBoxLayout()
-        back = QPushButton("← Chat")
-        back.setObjectName("Secondary")
-        back.clicked.connect(self.back_requested)
-        title = QLabel("<b style='font-size:15pt'>Models</b>")
-        header.addWidget(back)
-        header.addSpacing(8)
-        header.addWidget(title)
-        header.addStretch(1)
+        header = page_header("Models", self.back_requested)
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.setObjectName("Secondary")
         self.refresh_button.clicked.connect(self.refresh)
