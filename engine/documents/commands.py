@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from engine.errors import EngineError, InvalidRequest
 
+PARTIAL_NOTE = "(The index is still being built: the answer may miss documents.)"
+
 if TYPE_CHECKING:
     from engine.documents.index_db import Collection, IndexDB
     from engine.documents.indexer import IndexProgress
@@ -40,6 +42,7 @@ def index_command(
     encoder = open_encoder(embedding_model)
     db = IndexDB()
     try:
+        new = db.collection(collection_name) is None
         collection = db.collection(collection_name, create=True)
         assert collection is not None
         progress = _Progress(err) if err.isatty() and not as_json else None
@@ -47,6 +50,8 @@ def index_command(
         outcomes = indexer.add([Path(p) for p in paths])
         collection = indexer.collection
         summary = _summary(db, collection)
+        if new and not any(o.outcome in ("indexed", "unchanged") for o in outcomes):
+            db.remove_collection(collection)  # nothing went in: no empty collection is left
     finally:
         db.close()
         if encoder is not None:
@@ -117,16 +122,12 @@ def ask_command(
         from engine.documents.answer import answer_question
 
         answer = answer_question(question, sources, model=model, out=None if as_json else out)
+    if partial:
+        print(PARTIAL_NOTE, file=sys.stderr if as_json else out)
     if as_json:
-        data = {
-            "answer": answer,
-            "sources": [s.to_dict() for s in sources],
-            "partial_index": partial,
-        }
+        data = {"answer": answer, "sources": [s.to_dict() for s in sources]}
         print(json.dumps(data, indent=2), file=out)
         return 0
-    if partial:
-        print("(The index is still being built: the answer may miss documents.)", file=out)
     if retrieve_only or answer is not None:
         _print_sources(sources, out)
     return 0

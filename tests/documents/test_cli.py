@@ -50,7 +50,7 @@ def test_index_ask_and_collections(
                  "--embedding-model", encoder, "--retrieve-only", "--json")  # fmt: skip
     assert asked.returncode == 0, asked.stderr
     data = json.loads(asked.stdout)
-    assert data["answer"] is None
+    assert set(data) == {"answer", "sources"} and data["answer"] is None
     top = data["sources"][0]
     assert Path(top["path"]).is_absolute()
     assert set(top) == {"path", "page", "heading", "score", "text"}
@@ -76,6 +76,7 @@ def test_index_ask_and_collections(
     assert json.loads(cove(env, "collections", "--json").stdout)["collections"] == []
     nothing = cove(env, "index", str(tmp_path / "nowhere"), "--collection", "x")
     assert nothing.returncode == 1 and "nothing could be indexed" in nothing.stderr
+    assert json.loads(cove(env, "collections", "--json").stdout)["collections"] == []
 
 
 @pytest.mark.slow
