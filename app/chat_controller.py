@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,7 @@ from app.chat_view import ChatView
 from app.composer import Composer
 from app.engine_service import EngineService
 from app.generation import (
+    DocumentsRequest,
     GenerationRequest,
     GenerationWorker,
     Mode,
@@ -85,6 +87,8 @@ class ChatController(QObject):
         self.active: ActiveReply | None = None
         self._opening = 0
         self.worker: GenerationWorker | None = None
+        # Makes the request that answers from a collection (set by the window).
+        self.documents: Callable[[str], DocumentsRequest] | None = None
         self._tokens_per_char: float | None = None
         view.edit_submitted.connect(self.edit_and_resend)
         view.regenerate_requested.connect(self.regenerate)
@@ -305,6 +309,10 @@ class ChatController(QObject):
     ) -> None:
         assert self.store is not None
         status = self.engine.status
+        collection = self.composer.collection
+        documents = (
+            self.documents(collection) if collection and self.documents is not None else None
+        )
         request = GenerationRequest(
             conversation_id=self.current.id if self.current is not None else None,
             mode=mode,
@@ -314,6 +322,7 @@ class ChatController(QObject):
             message_id=message_id,
             model_name=status.model if status is not None else None,
             new_conversation=new,
+            documents=documents,
         )
         self.active = ActiveReply(request, request.conversation_id, self._opening)
         reply = self.view.add_message("assistant")
@@ -322,6 +331,8 @@ class ChatController(QObject):
             reply.set_waiting_text("Waiting for the model to finish loading…")
         elif self.engine.engine is None:
             reply.set_waiting_text("Waiting for the engine to start…")
+        elif documents is not None:
+            reply.set_waiting_text(f"Searching {collection}…")
         else:
             reply.set_waiting_text("Thinking…")
         self.view.update_regenerate()

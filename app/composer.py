@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFocusEvent, QKeyEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+)
 
 MAX_LINES = 8
+NO_DOCUMENTS = "No documents"
 
 
 class ComposerEdit(QPlainTextEdit):
@@ -41,6 +50,7 @@ class Composer(QFrame):
 
     send_requested = Signal(str)
     stop_requested = Signal()
+    collection_changed = Signal(str)  # the collection to answer from; "" for none
 
     def __init__(self) -> None:
         super().__init__()
@@ -67,10 +77,30 @@ class Composer(QFrame):
         row.addWidget(self.edit, 1)
         row.addWidget(self.button, 0, Qt.AlignmentFlag.AlignBottom)
         layout.addLayout(row)
+        under = QHBoxLayout()
+        under.setSpacing(6)
+        self.documents_label = QLabel("Answer from")
+        self.documents_label.setProperty("muted", True)
+        self.documents = QComboBox()
+        self.documents.setObjectName("DocumentsChoice")
+        self.documents.setToolTip(
+            "Answer from a document collection: the reply cites its passages by file and page"
+        )
+        self.documents.addItem(NO_DOCUMENTS, "")
+        self.documents.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.documents.currentIndexChanged.connect(
+            lambda _i: self.collection_changed.emit(self.collection)
+        )
         self.hint = QLabel("")
         self.hint.setProperty("muted", True)
+        self.hint.setWordWrap(True)
         self.hint.setVisible(False)
-        layout.addWidget(self.hint)
+        under.addWidget(self.documents_label)
+        under.addWidget(self.documents)
+        under.addWidget(self.hint, 1)
+        under.addStretch(0)
+        layout.addLayout(under)
+        self.set_collections([])
         self._fit_height()
 
     @property
@@ -89,6 +119,33 @@ class Composer(QFrame):
         self._generating = generating
         self.button.setText("Stop" if generating else "Send")
         self.button.setToolTip("Stop the reply (Esc)" if generating else "Send (Enter)")
+
+    @property
+    def collection(self) -> str:
+        """The collection chosen to answer from, or "" for none."""
+        return str(self.documents.currentData() or "")
+
+    def set_collections(self, names: list[str]) -> None:
+        """The collections there are to answer from; the choice stays while it exists."""
+        chosen = self.collection
+        self.documents.blockSignals(True)
+        self.documents.clear()
+        self.documents.addItem(NO_DOCUMENTS, "")
+        for name in names:
+            self.documents.addItem(name, name)
+        index = self.documents.findData(chosen) if chosen in names else 0
+        self.documents.setCurrentIndex(max(index, 0))
+        self.documents.blockSignals(False)
+        shown = bool(names)
+        self.documents.setVisible(shown)
+        self.documents_label.setVisible(shown)
+        if self.collection != chosen:
+            self.collection_changed.emit(self.collection)
+
+    def choose_collection(self, name: str) -> None:
+        index = self.documents.findData(name)
+        if index >= 0:
+            self.documents.setCurrentIndex(index)
 
     def set_hint(self, text: str) -> None:
         self.hint.setText(text)

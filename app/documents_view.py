@@ -62,6 +62,7 @@ class DocumentsView(QWidget):
     indexing_finished = Signal(list)  # list[FileOutcome]
     answered = Signal(list)  # list[Source]
     back_requested = Signal()
+    collections_changed = Signal(list)  # list[str], the collections' names
 
     def __init__(self, db: IndexDB | None = None, encoder: EncoderSource = lambda: None) -> None:
         super().__init__()
@@ -69,6 +70,7 @@ class DocumentsView(QWidget):
         self._encoder = encoder
         self.pool = WorkerPool("documents", 1)
         self._cancel: threading.Event | None = None
+        self._indexing: str | None = None  # the collection files are being added to
         self._relay = _Relay()
         self._relay.progressed.connect(self._show_progress, Qt.ConnectionType.QueuedConnection)
         self.collection: Collection | None = None
@@ -158,6 +160,7 @@ class DocumentsView(QWidget):
 
     def refresh(self) -> None:
         names = [c.name for c in self.db.collections()]
+        self.collections_changed.emit(names)
         current = self.collection.name if self.collection else None
         self.collections.blockSignals(True)
         self.collections.clear()
@@ -213,6 +216,7 @@ class DocumentsView(QWidget):
             return
         collection, cancel = self.collection, threading.Event()
         self._cancel = cancel
+        self._indexing = collection.name
         self._show_busy(True)
         self.status.setText(f"Reading {len(paths)} item(s)…")
 
@@ -224,6 +228,10 @@ class DocumentsView(QWidget):
             return indexer.add(paths)
 
         self.pool.submit(job, self._indexed, self._failed)
+
+    def indexing(self, name: str) -> bool:
+        """Whether files are being added to collection ``name`` now (from any thread)."""
+        return self._indexing == name
 
     def cancel(self) -> None:
         if self._cancel is not None:
@@ -239,7 +247,7 @@ class DocumentsView(QWidget):
         self._show_files()
 
     def _indexed(self, outcomes: list[FileOutcome]) -> None:
-        self._cancel = None
+        self._cancel = self._indexing = None
         if self.collection is not None:  # indexing may have set its encoder
             self.collection = self.db.collection(self.collection.name)
         self._show_busy(False)
@@ -254,7 +262,7 @@ class DocumentsView(QWidget):
         self.indexing_finished.emit(outcomes)
 
     def _failed(self, exc: BaseException) -> None:
-        self._cancel = None
+        self._cancel = self._indexing = None
         self._show_busy(False)
         self.status.setText(str(exc))
         self._show_files()

@@ -23,6 +23,7 @@ from engine.errors import EngineBusy, EngineCrashed, EngineError
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
+    from engine.documents.answer import Grounding
     from engine.store import ChatSettings, Message, Store
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,17 @@ BUSY_RETRY_DELAY_S = 0.1
 
 Mode = Literal["send", "regenerate", "edit"]
 ChatFn = Callable[[Sequence[ChatMessage], GenerationParams, threading.Event], Iterator[Chunk]]
+# Turns a question into a prompt grounded in a collection's passages; runs on the worker thread.
+GroundFn = Callable[[str], "Grounding"]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentsRequest:
+    """Answer from a collection: the reply's prompt is the question with the collection's best
+    passages as numbered sources, and the reply keeps them to show under the answer."""
+
+    collection: str
+    ground: GroundFn
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +58,7 @@ class GenerationRequest:
     message_id: int | None = None  # edit: the user message; regenerate: the reply to replace
     model_name: str | None = None
     new_conversation: NewConversation | None = None
+    documents: DocumentsRequest | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
 
 
@@ -89,6 +102,14 @@ def history_for(messages: Sequence[Message], system_prompt: str) -> tuple[list[C
     return out, sum(len(m.content) for m in out)
 
 
+def _question(history: Sequence[Message]) -> str:
+    """The question a documents reply answers: the last user message."""
+    for m in reversed(history):
+        if m.role == "user":
+            return m.content
+    return ""
+
+
 class GenerationWorker(QRunnable):
     def __init__(
         self, store: Store, chat: Callable[[], ChatFn], request: GenerationRequest
@@ -110,11 +131,21 @@ class GenerationWorker(QRunnable):
             user, history = self._save_turn()
             messages, prompt_chars = history_for(history, req.system_prompt)
             meta: dict[str, Any] = {"model": req.model_name} if req.model_name else {}
+            grounding = None
+            if req.documents is not None:
+                grounding = req.documents.ground(_question(history))
+                meta.update(grounding.meta(req.documents.collection))
+                if grounding.messages is not None:
+                    messages = grounding.messages
+                    prompt_chars = sum(len(m.content) for m in messages)
             reply = self.store.add_message(
                 self.conversation_id, "assistant", "", status="streaming", meta=meta
             )
             self.signals.turn_saved.emit(user, reply)
-            final = self._stream(reply.id, messages, parts)
+            if grounding is not None and grounding.messages is None:
+                final = self._not_found(reply.id, parts)
+            else:
+                final = self._stream(reply.id, messages, parts)
         except EngineCrashed as exc:
             self._finish(reply, parts, None, str(exc), crashed=True, prompt_chars=prompt_chars)
             self.signals.engine_crashed.emit(str(exc))
@@ -159,6 +190,13 @@ class GenerationWorker(QRunnable):
             if old is not None:
                 store.delete_messages_from(conv_id, old.position)
         return user, store.messages(conv_id)
+
+    def _not_found(self, reply_id: int, parts: list[str]) -> Chunk:
+        from engine.documents.answer import NOT_FOUND
+
+        parts.append(NOT_FOUND)
+        self.signals.chunk_received.emit(reply_id, NOT_FOUND)
+        return Chunk(finish_reason="stop")
 
     def _stream(self, reply_id: int, messages: list[ChatMessage], parts: list[str]) -> Chunk:
         deadline = time.monotonic() + BUSY_RETRY_S

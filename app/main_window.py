@@ -28,6 +28,7 @@ from app.chat_controller import ChatController
 from app.chat_view import MAX_COLUMN_WIDTH, ChatView
 from app.composer import Composer
 from app.discover_view import DiscoverView
+from app.document_answers import DocumentAnswers
 from app.documents_view import DocumentsView
 from app.download_controller import DownloadController
 from app.engine_service import STARTER, EngineService
@@ -99,8 +100,17 @@ class MainWindow(QMainWindow):
 
         self.pages = QStackedWidget()
         self.chat_page = self._build_chat_page()
-        self.documents_view = DocumentsView(encoder=self._document_encoder)
         self._documents_encoder: Encoder | None = None
+        self.documents_view = DocumentsView(encoder=self._document_encoder)
+        self.composer.set_collections([c.name for c in self.documents_view.db.collections()])
+        self.documents_view.collections_changed.connect(self.composer.set_collections)
+        self.document_answers = DocumentAnswers(
+            self.documents_view.db,
+            self._document_encoder,
+            lambda: self.engine.status.n_ctx if self.engine.status is not None else None,
+            self.documents_view.indexing,
+        )
+        self.controller.documents = self.document_answers.request
         pages = (self.chat_page, self.models_view, self.hardware_view, self.welcome)
         for page in (*pages, self.documents_view):
             self.pages.addWidget(page)

@@ -28,6 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.message_document import MessageRenderer, copy_index
+from app.open_source import open_source
+from app.sources_panel import SourcesPanel
 from app.theme import Colors
 from engine.store.types import ReplyMeta
 
@@ -164,6 +166,7 @@ class MessageWidget(QFrame):
         self._editor: QPlainTextEdit | None = None  # built on first edit: most never are
         self.edit_bar: QWidget | None = None
 
+        self.sources_panel: SourcesPanel | None = None  # built for replies from documents
         self.footer = QLabel()
         self.footer.setProperty("muted", True)
         self.footer.setWordWrap(True)
@@ -234,7 +237,19 @@ class MessageWidget(QFrame):
         self.meta = dict(meta or {})
         self.waiting.setVisible(False)
         self._show_status()
+        self._show_sources()
         self._update_actions()
+
+    def _show_sources(self) -> None:
+        if self.role != "assistant" or "documents" not in self.meta:
+            if self.sources_panel is not None:
+                self.sources_panel.setVisible(False)
+            return
+        if self.sources_panel is None:
+            self.sources_panel = SourcesPanel(self.colors)
+            self.sources_panel.open_requested.connect(open_source)
+            self._outer.insertWidget(self._outer.indexOf(self.footer), self.sources_panel)
+        self.sources_panel.show_sources(self.meta, self.text)
 
     def set_waiting_text(self, text: str) -> None:
         self.waiting.setText(text)
@@ -247,6 +262,9 @@ class MessageWidget(QFrame):
             self.renderer.set_text(text)
         else:
             self.renderer.append(text)
+        if self.sources_panel is not None:
+            self.sources_panel.colors = colors
+            self._show_sources()
 
     def _new_body(self) -> MessageBody:
         body = MessageBody()

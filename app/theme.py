@@ -145,6 +145,9 @@ def stylesheet(c: Colors) -> str:
     QFrame#Banner {{ background: {c.error_bg}; border-bottom: 1px solid {c.border}; }}
     QFrame#Banner QLabel {{ color: {c.error_text}; }}
     QFrame#Notice {{ background: {c.warning_bg}; border-radius: 8px; }}
+    QFrame#SourcesPanel {{
+        background: {c.sidebar}; border: 1px solid {c.border}; border-radius: 8px;
+    }}
     QFrame#Notice QLabel {{ color: {c.warning_text}; }}
     QLabel[muted="true"] {{ color: {c.muted}; }}
     QLabel#RoleLabel {{ font-weight: 600; }}

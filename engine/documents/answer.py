@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO
 
 from engine.types import ChatMessage, GenerationParams
 
@@ -16,6 +17,12 @@ if TYPE_CHECKING:
     from engine.documents.retrieve import Source
 
 NOT_FOUND = "Not in your documents."
+# Passages less similar to the question than this are about something else: the answer is
+# "not in your documents" without asking the model. The lowest best-source similarity of an
+# answerable question in the labelled set is 0.29 (bench/eval_retrieval.py); questions on the
+# documents' own topics that they do not answer score as high as answerable ones, so for those
+# the model's instruction below decides.
+MIN_SIMILARITY = 0.25
 REPLY_TOKENS = 384
 CHARS_PER_TOKEN = 3.5  # conservative for English prose with numbers and names
 PROMPT_MARGIN_TOKENS = 160
@@ -26,6 +33,8 @@ SYSTEM = (
     f'"{NOT_FOUND}" Never use outside knowledge.'
 )
 _CITATION = re.compile(r"\[(\d+)\]")
+_TERM = re.compile(r"\w+(?:[.,]\d+)*")
+_FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def build_messages(question: str, sources: Sequence[Source], n_ctx: int) -> list[ChatMessage]:
@@ -48,6 +57,42 @@ def build_messages(question: str, sources: Sequence[Source], n_ctx: int) -> list
     return [ChatMessage("system", SYSTEM), ChatMessage("user", user)]
 
 
+@dataclass(frozen=True, slots=True)
+class Grounding:
+    """A question made ready to answer from a collection: the prompt, or None when the
+    documents cannot hold the answer (then the answer is ``NOT_FOUND``)."""
+
+    messages: list[ChatMessage] | None
+    sources: list[Source]
+    partial: bool = False  # asked while the collection was still being indexed
+
+    def meta(self, collection: str) -> dict[str, Any]:
+        """What a chat reply records of its sources, to show and open them later."""
+        return {
+            "documents": {
+                "collection": collection,
+                "partial": self.partial,
+                "sources": [s.to_dict() for s in self.sources],
+            }
+        }
+
+
+def off_topic(sources: Sequence[Source]) -> bool:
+    """No source at all, or every one measurably about something else."""
+    similarities = [s.similarity for s in sources if s.similarity is not None]
+    if not sources:
+        return True
+    return len(similarities) == len(sources) and max(similarities) < MIN_SIMILARITY
+
+
+def ground(
+    question: str, sources: Sequence[Source], n_ctx: int, *, partial: bool = False
+) -> Grounding:
+    if off_topic(sources):
+        return Grounding(None, list(sources), partial)
+    return Grounding(build_messages(question, sources, n_ctx), list(sources), partial)
+
+
 def cited(answer: str, count: int) -> list[int]:
     """The source numbers an answer cites (1-based, each once, in order), ignoring numbers
     that name no source."""
@@ -57,6 +102,26 @@ def cited(answer: str, count: int) -> list[int]:
         if 1 <= n <= count:
             seen[n] = None
     return list(seen)
+
+
+def matched(answer: str, texts: Sequence[str]) -> list[int]:
+    """For an answer that cites nothing (small models often do not): the sources (1-based) that
+    hold its figures, or most of its longer words, best first. Figures decide: a number the
+    answer states was taken from a source that has it (the words break ties)."""
+    from engine.documents.retrieve import STOPWORDS
+
+    terms = {t.lower() for t in _TERM.findall(answer) if len(t) >= 4 or t[0].isdigit()}
+    terms -= STOPWORDS
+    numbers = {t for t in terms if _FIGURE.fullmatch(t)}
+    words = terms - numbers
+    scored: list[tuple[float, int]] = []
+    for n, text in enumerate(texts, 1):
+        have = {t.lower() for t in _TERM.findall(text)}
+        figures = len(numbers & have) / len(numbers) if numbers else 0.0
+        share = len(words & have) / len(words) if words else 0.0
+        if (numbers and figures > 0) or (not numbers and share >= 0.5):
+            scored.append((figures + share / 2, n))
+    return [n for _score, n in sorted(scored, key=lambda x: (-x[0], x[1]))]
 
 
 def answer_question(
@@ -71,7 +136,7 @@ def answer_question(
     sources at all, the documents cannot hold the answer: that is said without a model."""
     from engine.local_engine import LocalEngine
 
-    if not sources:
+    if off_topic(sources):
         if out is not None:
             print(NOT_FOUND, file=out)
         return NOT_FOUND

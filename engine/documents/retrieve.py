@@ -1,8 +1,14 @@
 """Find the passages that answer a question: keyword search (FTS5, BM25) and meaning (cosine of
-the encoder's vectors), fused by reciprocal rank, best first, each with its file, page and heading.
+the encoder's vectors), fused, best first, each with its file, page and heading.
 
 Keyword search alone misses paraphrases; vectors alone miss exact names and numbers (a model
-number, a version). Fusing ranks rather than scores needs no calibration between the two.
+number, a version). The two are fused by a convex combination of their scores, each scaled to
+0..1 over its candidates (Bruch, Gai and Ingber, "An Analysis of Fusion Functions for Hybrid
+Retrieval", ACM TOIS 2023): unlike reciprocal-rank fusion it keeps how far apart the scores are,
+so a passage far closer in meaning than the rest is not pulled level by a keyword match that is
+only a little better. On the labelled set it moved file+page recall@3 from 0.944 (rank fusion)
+to 0.963 (docs/DOCUMENTS.md). Sources are cited by page, so one page fills one place in the
+list: a second passage from the same page gives way to the next page.
 Without an encoder the keyword half works on its own.
 """
 
@@ -20,7 +26,7 @@ if TYPE_CHECKING:
 
 Mode = Literal["keyword", "vector", "hybrid"]
 CANDIDATES = 50
-RRF_K = 60
+VECTOR_WEIGHT = 0.75  # of the fused score; the keyword score has the rest
 _WORD = re.compile(r"[\w][\w.\-]*[\w]|[\w]", re.UNICODE)
 # Words that carry no topic; dropped from keyword queries (they would match every chunk).
 _STOPWORDS_TEXT = """a an and are as at be been but by can could did do does for from had has have
@@ -40,6 +46,7 @@ class Source:
     headings: tuple[str, ...]
     score: float
     text: str
+    similarity: float | None = None  # cosine of the passage and the question, when embedded
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -73,30 +80,47 @@ class Retriever:
     def search(self, question: str, k: int = 5, *, mode: Mode = "hybrid") -> list[Source]:
         """The ``k`` best passages: by keywords and meaning fused (``hybrid``), or by one alone
         (for measuring each)."""
-        ranked: dict[int, float] = {}
-        lists = []
+        keyword: list[tuple[int, float]] = []
+        vector: list[tuple[int, float]] = []
         if mode in ("keyword", "hybrid"):
-            lists.append(self.db.keyword(self.collection, keyword_query(question), CANDIDATES))
+            keyword = self.db.keyword(self.collection, keyword_query(question), CANDIDATES)
         if mode in ("vector", "hybrid"):
-            lists.append(self.vector_search(question, CANDIDATES))
-        for found in lists:
-            for rank, (chunk_id, _score) in enumerate(found):
-                ranked[chunk_id] = ranked.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank + 1)
-        best = sorted(ranked.items(), key=lambda kv: kv[1], reverse=True)[:k]
-        chunks = self.db.chunks_by_id([i for i, _s in best])
-        return [
-            Source(
-                chunk_id=i,
-                path=chunks[i].path,
-                page=chunks[i].page,
-                heading=chunks[i].headings[-1] if chunks[i].headings else None,
-                headings=chunks[i].headings,
-                score=score,
-                text=chunks[i].text,
+            vector = self.vector_search(question, CANDIDATES)
+        weight = {"keyword": 0.0, "vector": 1.0, "hybrid": VECTOR_WEIGHT}[mode]
+        if not vector:
+            weight = 0.0
+        fused: dict[int, float] = {}
+        for found, share in ((keyword, 1.0 - weight), (vector, weight)):
+            for chunk_id, scaled in _scaled(found).items():
+                fused[chunk_id] = fused.get(chunk_id, 0.0) + share * scaled
+        similarity = dict(vector)
+        order = sorted(fused.items(), key=lambda kv: kv[1], reverse=True)
+        chunks = self.db.chunks_by_id([i for i, _s in order])
+        sources: list[Source] = []
+        pages: set[tuple[str, int]] = set()
+        for chunk_id, score in order:
+            chunk = chunks.get(chunk_id)
+            if chunk is None:
+                continue
+            if chunk.page is not None:
+                if (chunk.path, chunk.page) in pages:
+                    continue
+                pages.add((chunk.path, chunk.page))
+            sources.append(
+                Source(
+                    chunk_id=chunk_id,
+                    path=chunk.path,
+                    page=chunk.page,
+                    heading=chunk.headings[-1] if chunk.headings else None,
+                    headings=chunk.headings,
+                    score=score,
+                    text=chunk.text,
+                    similarity=similarity.get(chunk_id),
+                )
             )
-            for i, score in best
-            if i in chunks
-        ]
+            if len(sources) == k:
+                break
+        return sources
 
     def vector_search(self, question: str, limit: int) -> list[tuple[int, float]]:
         import numpy as np
@@ -124,3 +148,13 @@ class Retriever:
                 matrix = np.frombuffer(b"".join(blobs), np.float32).reshape(len(ids), dims)
                 self._matrix, self._ids, self._version = matrix, ids, version
             return self._matrix, self._ids
+
+
+def _scaled(found: list[tuple[int, float]]) -> dict[int, float]:
+    """Scores scaled to 0..1 over the candidates (min-max); a single candidate scores 1."""
+    if not found:
+        return {}
+    low = min(score for _i, score in found)
+    high = max(score for _i, score in found)
+    span = high - low
+    return {i: (score - low) / span if span > 0 else 1.0 for i, score in found}

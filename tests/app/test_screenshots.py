@@ -241,3 +241,42 @@ def test_the_documents_view(
             view.question.setText("How long does the X200 battery take to charge?")
             view.question.returnPressed.emit()
         save(window, shots, "documents-light")
+
+
+def test_an_answer_from_documents(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    shots: Path,
+    engine: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A chat answered from a collection of the labelled corpus, its sources under the reply."""
+    from engine.documents.host_encoder import HostEncoder
+    from engine.documents.index_db import IndexDB
+    from engine.documents.indexer import Indexer
+    from engine.embeddings import EmbeddingModel
+    from engine.store import ChatSettings
+    from tests.documents.corpus.build import build_corpus
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    docs = home / "Documents" / "Fenwick Loom"
+    build_corpus(docs)
+    folder = SHARED_MODELS / "all-minilm-l6-v2-onnx"
+    db = IndexDB()
+    collection = db.collection("Fenwick Loom", create=True)
+    assert collection is not None
+    with EmbeddingModel.load(folder) as encoder:
+        Indexer(db, collection, encoder).add([docs])
+    db.close()
+    window = make_window()
+    window.resize(*SIZE)
+    window.document_answers._encoder = lambda: HostEncoder(engine.client, folder)
+    window.controller.draft_settings = ChatSettings(temperature=0.0, max_tokens=120)
+    window.composer.choose_collection("Fenwick Loom")
+    with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS):
+        type_and_send(qtbot, window, "How long does the X200 take to charge from empty?")
+    window.view.scroll_to_bottom()
+    qtbot.wait(50)  # one event-loop turn for the layout; nothing is measured
+    save(window, shots, "chat-documents-light")

@@ -16,6 +16,7 @@ import itertools
 import re
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,10 @@ MIN_TEXT_CHARS = 16  # less than this on a page with an image: a scan
 RUNNING_WINDOW = 12  # pages read ahead to find running headers and footers
 HEADING_MAX = 80
 SHORT_LINE = 0.7  # of the page's longest line: a line this short ends its paragraph
+HEADING_SCALE = 1.1  # a line set this much larger than the body text is a heading
+SIZE_TOLERANCE = 0.25  # points: sizes closer than this are one size
 _DIGITS = re.compile(r"\d+")
+_BULLET = re.compile(r"^[\u2022\u25aa\u25cf\-*]\s")
 
 
 def read_pdf(path: Path) -> Iterator[Block | PageIssue]:
@@ -40,33 +44,37 @@ def read_pdf(path: Path) -> Iterator[Block | PageIssue]:
     except pdfium.PdfiumError as exc:
         raise DocumentError(_reason(str(exc))) from None
     try:
-        texts = (_page_text(document, index) for index in range(len(document)))
-        # Running headers are found in the first pages only, so that the rest streams.
-        first = list(itertools.islice(texts, RUNNING_WINDOW))
+        pages = (_page_lines(document, index) for index in range(len(document)))
+        # Running headers and the body text size are found in the first pages only, so that
+        # the rest streams.
+        first = list(itertools.islice(pages, RUNNING_WINDOW))
         repeated = _running_lines(first)
-        heading: tuple[str, ...] = ()
-        for index, text in enumerate(itertools.chain(first, texts)):
+        outline = _Outline(first, repeated)
+        for index, lines in enumerate(itertools.chain(first, pages)):
             number = index + 1
-            if text is None:
+            if lines is None:
                 yield PageIssue(number, "unreadable")
                 continue
-            if len(text.strip()) < MIN_TEXT_CHARS and _has_images(document, index):
+            if sum(len(line.text) for line in lines) < MIN_TEXT_CHARS and _has_images(
+                document, index
+            ):
                 yield PageIssue(number, "needs_ocr")
                 continue
-            lines = [
-                line.strip()
-                for line in text.splitlines()
-                if line.strip() and _shape(line) not in repeated
-            ]
-            for block in _blocks(lines, number, heading):
-                if block.kind == "heading":
-                    heading = (block.text,)
-                yield block
+            kept = [line for line in lines if _shape(line.text) not in repeated]
+            yield from _blocks(kept, number, outline)
     finally:
         document.close()
 
 
-def _page_text(document: Any, index: int) -> str | None:
+@dataclass(frozen=True, slots=True)
+class _Line:
+    text: str
+    size: float  # the font size of its first character, in points; 0 when PDFium has none
+
+
+def _page_lines(document: Any, index: int) -> list[_Line] | None:
+    import pypdfium2.raw as raw
+
     try:
         page = document[index]
     except Exception:
@@ -74,7 +82,21 @@ def _page_text(document: Any, index: int) -> str | None:
     try:
         textpage = page.get_textpage()
         try:
-            return str(textpage.get_text_range())
+            text = str(textpage.get_text_range())
+            lines = []
+            # PDFium counts characters in UTF-16 units: one past the BMP is two of them.
+            astral = 0
+            position = 0
+            for match in re.finditer(r"[^\r\n]+", text):
+                astral += sum(ord(c) > 0xFFFF for c in text[position : match.start()])
+                position = match.start()
+                line = match.group()
+                lead = len(line) - len(line.lstrip())
+                if not line.strip():
+                    continue
+                size = float(raw.FPDFText_GetFontSize(textpage, match.start() + lead + astral))
+                lines.append(_Line(line.strip(), size))
+            return lines
         finally:
             textpage.close()
     except Exception:
@@ -100,42 +122,109 @@ def _shape(line: str) -> str:
     return _DIGITS.sub("#", " ".join(line.split()))
 
 
-def _running_lines(texts: list[str | None]) -> set[str]:
+def _running_lines(pages: list[list[_Line] | None]) -> set[str]:
     """Lines that recur, digits aside, on most pages: running headers and footers."""
-    pages = [t for t in texts if t]
-    if len(pages) < 3:
+    texts = [[line.text for line in lines] for lines in pages if lines]
+    if len(texts) < 3:
         return set()
     counts: Counter[str] = Counter()
-    for text in pages:
-        lines = [line for line in text.splitlines() if line.strip()]
+    for lines in texts:
         counts.update({_shape(line) for line in lines[:2] + lines[-2:]})
-    return {shape for shape, n in counts.items() if n >= max(3, len(pages) * 0.6)}
+    return {shape for shape, n in counts.items() if n >= max(3, len(texts) * 0.6)}
 
 
-def _blocks(lines: list[str], page: int, heading: tuple[str, ...]) -> Iterator[Block]:
+def _body_size(pages: list[list[_Line] | None], repeated: set[str]) -> float:
+    """The size most of the text is set in (by characters); 0 when PDFium gives no sizes."""
+    sizes: Counter[float] = Counter()
+    for lines in pages:
+        for line in lines or ():
+            if line.size > 0 and _shape(line.text) not in repeated:
+                sizes[round(line.size, 1)] += len(line.text)
+    return sizes.most_common(1)[0][0] if sizes else 0.0
+
+
+class _Outline:
+    """The heading path so far. Where the PDF sets headings larger than its body text, a
+    heading's size gives its level (a larger one closes the smaller ones under it); where every
+    line is one size, headings are guessed from the text alone and stand one level deep."""
+
+    def __init__(self, pages: list[list[_Line] | None], repeated: set[str]) -> None:
+        self.body = _body_size(pages, repeated)
+        self.stack: list[tuple[float, str]] = []
+        self.sized = any(self.is_heading(line) for lines in pages for line in lines or ())
+
+    def is_heading(self, line: _Line) -> bool:
+        return (
+            self.body > 0
+            and line.size >= self.body * HEADING_SCALE
+            and len(line.text) <= 2 * HEADING_MAX
+            and not line.text.endswith((".", ",", ";", "?", "!"))
+            and not _BULLET.match(line.text)  # a numbered line this large is a heading
+        )
+
+    def enter(self, text: str, size: float, page: int) -> Block:
+        while self.stack and self.stack[-1][0] <= size + SIZE_TOLERANCE:
+            self.stack.pop()
+        parents = self.headings
+        self.stack.append((size, text))
+        return Block("heading", text, page=page, headings=parents, level=len(self.stack))
+
+    @property
+    def headings(self) -> tuple[str, ...]:
+        return tuple(text for _size, text in self.stack)
+
+
+def _blocks(lines: list[_Line], page: int, outline: _Outline) -> Iterator[Block]:
     if not lines:
         return
-    width = max(len(line) for line in lines)
+    width = max(len(line.text) for line in lines)
+    sized = outline.sized
     paragraph: list[str] = []
 
     def flush() -> Iterator[Block]:
         if paragraph:
-            yield Block("paragraph", " ".join(paragraph), page=page, headings=heading)
+            yield Block("paragraph", " ".join(paragraph), page=page, headings=outline.headings)
             paragraph.clear()
 
-    candidate = [_heading_like(line, width) for line in lines]
-    for i, line in enumerate(lines):
-        following = lines[i + 1] if i + 1 < len(lines) else None
-        # A run of short lines is a table or a list, not a heading followed by its text.
-        alone = following is not None and not candidate[i + 1] and (i == 0 or not candidate[i - 1])
-        if not paragraph and candidate[i] and alone:
-            heading = (line,)
-            yield Block("heading", line, page=page, level=1)
-            continue
-        paragraph.append(line)
-        ends = len(line) < width * SHORT_LINE and line.endswith((".", ":", "!", "?", ")", '"'))
-        if ends or (following is not None and _starts_item(following)) or candidate[i]:
+    texts = [line.text for line in lines]
+    candidate = [_heading_like(text, width) for text in texts]
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        following = texts[i + 1] if i + 1 < len(lines) else None
+        if sized and outline.is_heading(line):
+            # A heading set over several lines is one heading.
+            j = i + 1
+            while (
+                j < len(lines)
+                and abs(lines[j].size - line.size) <= SIZE_TOLERANCE
+                and outline.is_heading(lines[j])
+            ):
+                j += 1
             yield from flush()
+            yield outline.enter(" ".join(texts[i:j]), line.size, page)
+            i = j
+            continue
+        # Without sizes, a run of short lines is a table or a list, not a heading and its text.
+        alone = following is not None and not candidate[i + 1] and (i == 0 or not candidate[i - 1])
+        if not sized and not paragraph and candidate[i] and alone:
+            outline.stack = [(0.0, line.text)]
+            yield Block("heading", line.text, page=page, level=1)
+            i += 1
+            continue
+        paragraph.append(line.text)
+        ends = len(line.text) < width * SHORT_LINE and line.text.endswith(
+            (".", ":", "!", "?", ")", '"')
+        )
+        next_size = lines[i + 1].size if i + 1 < len(lines) else line.size
+        if (
+            ends
+            or (following is not None and _starts_item(following))
+            or (not sized and candidate[i])
+            or abs(next_size - line.size) > SIZE_TOLERANCE
+        ):
+            yield from flush()
+        i += 1
     yield from flush()
 
 
