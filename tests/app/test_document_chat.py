@@ -16,7 +16,7 @@ from engine.documents.index_db import IndexDB
 from engine.documents.indexer import Indexer
 from engine.embeddings import EmbeddingModel
 from tests.app.conftest import REPLY_TIMEOUT_MS, WindowFactory, stored_messages, type_and_send
-from tests.documents.test_readers import write_pdf
+from tests.documents.harbour import harbour_folder
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
@@ -26,32 +26,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.slow
 
 ENCODER = "all-minilm-l6-v2-onnx"
-
-
-def harbour_folder(root: Path) -> Path:
-    docs = root / "Harbour"
-    docs.mkdir(parents=True)
-    write_pdf(
-        docs / "harbour_guide.pdf",
-        [
-            [
-                "Welcome to Saltmarsh Harbour.",
-                "The visitor centre on the north quay is open from April to October.",
-                "Parking is free for the first two hours on the harbour car park.",
-            ],
-            [
-                "Boats and ferries.",
-                "The ferry to Gull Island leaves from pier 3 at a quarter past nine every",
-                "morning and returns at five in the afternoon. Tickets are sold on board.",
-            ],
-        ],
-    )
-    (docs / "moorings.md").write_text(
-        "# Moorings\n\nVisiting yachts moor on the pontoon by the fuel berth. A night on the "
-        "pontoon costs £2.50 per metre of the boat's length.\n",
-        encoding="utf-8",
-    )
-    return docs
 
 
 @pytest.fixture

@@ -83,17 +83,27 @@ def test_index_ask_and_collections(
 def test_a_grounded_answer_from_the_starter_model_cites_its_sources(
     env: dict[str, str], tmp_path: Path, shared_models: Path
 ) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "ferry.md").write_text(
-        "# Ferry\n\nThe ferry to Gull Island leaves at nine o'clock every morning.\n",
-        encoding="utf-8",
-    )
+    """A small folder (a two-page PDF and a Markdown note), a question worded unlike the text:
+    the answer comes with the PDF's second page as its first source; a question the folder
+    knows nothing of is answered "Not in your documents."."""
+    from engine.documents.answer import NOT_FOUND
+    from tests.documents.harbour import harbour_folder
+
+    docs = harbour_folder(tmp_path)
     encoder = str(shared_models / "all-minilm-l6-v2-onnx")
-    assert cove(env, "index", str(docs), "--collection", "c", "--embedding-model", encoder)\
-        .returncode == 0  # fmt: skip
-    asked = cove(env, "ask", "When does the ferry to Gull Island leave?", "--collection", "c",
+    indexed = cove(env, "index", str(docs), "--collection", "c", "--embedding-model", encoder,
+                   "--json")  # fmt: skip
+    assert indexed.returncode == 0, indexed.stderr
+    asked = cove(env, "ask", "When does the boat to Gull Island depart?", "--collection", "c",
                  "--embedding-model", encoder, "--json")  # fmt: skip
     assert asked.returncode == 0, asked.stderr
     data = json.loads(asked.stdout)
-    assert data["answer"] and data["sources"][0]["path"].endswith("ferry.md")
+    assert set(data) == {"answer", "sources"}
+    assert data["answer"] and data["answer"] != NOT_FOUND
+    best = data["sources"][0]
+    assert best["path"] == str(docs / "harbour_guide.pdf") and best["page"] == 2
+    assert "quarter past nine" in best["text"]
+    unknown = cove(env, "ask", "Who painted the Mona Lisa?", "--collection", "c",
+                   "--embedding-model", encoder, "--json")  # fmt: skip
+    assert unknown.returncode == 0, unknown.stderr
+    assert json.loads(unknown.stdout)["answer"] == NOT_FOUND
