@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from engine.documents.index_db import Collection, IndexDB
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from engine.documents.encoder import Encoder
 
 Mode = Literal["keyword", "vector", "hybrid"]
+T = TypeVar("T")
 CANDIDATES = 50
 VECTOR_WEIGHT = 0.75  # of the fused score; the keyword score has the rest
 _WORD = re.compile(r"[\w][\w.\-]*[\w]|[\w]", re.UNICODE)
@@ -82,10 +84,20 @@ class Retriever:
         (for measuring each)."""
         keyword: list[tuple[int, float]] = []
         vector: list[tuple[int, float]] = []
-        if mode in ("keyword", "hybrid"):
+        if mode == "keyword" or self.encoder is None:
             keyword = self.db.keyword(self.collection, keyword_query(question), CANDIDATES)
-        if mode in ("vector", "hybrid"):
+        elif mode == "vector":
             vector = self.vector_search(question, CANDIDATES)
+        else:
+            # The two halves overlap: SQLite, the encoder and the matrix product each let go
+            # of the GIL, so the search takes about as long as the slower half, not both.
+            self._vectors()  # read (when changed) before the keyword query holds the database
+            words = keyword_query(question)
+            pending = _started(lambda: self.db.keyword(self.collection, words, CANDIDATES))
+            try:
+                vector = self.vector_search(question, CANDIDATES)
+            finally:
+                keyword = pending()
         weight = {"keyword": 0.0, "vector": 1.0, "hybrid": VECTOR_WEIGHT}[mode]
         if not vector:
             weight = 0.0
@@ -148,6 +160,30 @@ class Retriever:
                 matrix = np.frombuffer(b"".join(blobs), np.float32).reshape(len(ids), dims)
                 self._matrix, self._ids, self._version = matrix, ids, version
             return self._matrix, self._ids
+
+
+def _started(work: Callable[[], T]) -> Callable[[], T]:
+    """Run ``work`` on a thread of its own; the returned call waits for its result (or raises
+    its error)."""
+    done: list[T] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            done.append(work())
+        except BaseException as exc:  # handed to the caller, which raises it
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, name="keyword-search", daemon=True)
+    thread.start()
+
+    def result() -> T:
+        thread.join()
+        if failed:
+            raise failed[0]
+        return done[0]
+
+    return result
 
 
 def _scaled(found: list[tuple[int, float]]) -> dict[int, float]:
