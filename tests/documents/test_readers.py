@@ -507,3 +507,48 @@ def test_every_supported_suffix_has_a_reader(tmp_path: Path) -> None:
         path = tmp_path / f"doc{suffix}"
         path.write_text(content)
         assert blocks(path)[-1].text == "body text", suffix
+
+
+def test_a_pdf_table_is_read_as_rows_under_its_header(tmp_path: Path) -> None:
+    """Cells set apart on a line (text boxes with wide gaps between them) are a table's row;
+    headings come from the font sizes, a wrapped heading is one, and a numbered one is no list."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Table
+
+    body = ParagraphStyle("Body", fontName="Helvetica", fontSize=10, leading=13)
+    title = ParagraphStyle(
+        "Title", fontName="Helvetica-Bold", fontSize=16, leading=20, spaceBefore=4, spaceAfter=6
+    )
+    path = tmp_path / "tides.pdf"
+    SimpleDocTemplate(str(path), pagesize=A4).build(
+        [
+            Paragraph(
+                "Tide tables for the harbour approaches, the outer moorings and the channel "
+                "past the breakwater",
+                title,
+            ),
+            Paragraph("3. Spring tides", title),
+            Paragraph("Heights are given in metres above chart datum for each berth.", body),
+            Table(
+                [["Berth", "High water", "Low water"], ["C1", "4.2", "0.6"], ["C2", "4.4", "0.7"]],
+                colWidths=[120, 120, 120],
+            ),
+            Paragraph("Tides run an hour later on the east side of the breakwater.", body),
+        ]
+    )
+    blocks = [b for b in read_document(path) if isinstance(b, Block)]
+    headings = [b for b in blocks if b.kind == "heading"]
+    assert [h.text for h in headings] == [
+        "Tide tables for the harbour approaches, the outer moorings and the channel past the "
+        "breakwater",
+        "3. Spring tides",
+    ]
+    rows = [b for b in blocks if b.kind == "table_row"]
+    assert [(r.text, r.table_header, r.page) for r in rows] == [
+        ("C1 | 4.2 | 0.6", "Berth | High water | Low water", 1),
+        ("C2 | 4.4 | 0.7", "Berth | High water | Low water", 1),
+    ]
+    assert rows[0].headings == ("3. Spring tides",)
+    after = blocks[-1]
+    assert after.kind == "paragraph" and after.text.startswith("Tides run an hour later")

@@ -29,6 +29,8 @@ HEADING_MAX = 80
 SHORT_LINE = 0.7  # of the page's longest line: a line this short ends its paragraph
 HEADING_SCALE = 1.1  # a line set this much larger than the body text is a heading
 SIZE_TOLERANCE = 0.25  # points: sizes closer than this are one size
+WRAP_LEADING = 1.3  # font sizes between the baselines of two lines of one paragraph, at most
+CELL_GAP = 1.5  # a gap this many line heights wide between two texts on a line parts two cells
 _DIGITS = re.compile(r"\d+")
 _BULLET = re.compile(r"^[\u2022\u25aa\u25cf\-*]\s")
 
@@ -70,6 +72,8 @@ def read_pdf(path: Path) -> Iterator[Block | PageIssue]:
 class _Line:
     text: str
     size: float  # the font size of its first character, in points; 0 when PDFium has none
+    cells: tuple[str, ...] = ()  # a table row's cells, where the line is one
+    baseline: float | None = None  # of its first character, in points from the page's foot
 
 
 def _page_lines(document: Any, index: int) -> list[_Line] | None:
@@ -94,15 +98,77 @@ def _page_lines(document: Any, index: int) -> list[_Line] | None:
                 lead = len(line) - len(line.lstrip())
                 if not line.strip():
                     continue
-                size = float(raw.FPDFText_GetFontSize(textpage, match.start() + lead + astral))
-                lines.append(_Line(line.strip(), size))
-            return lines
+                index = match.start() + lead + astral
+                size = float(raw.FPDFText_GetFontSize(textpage, index))
+                lines.append(_Line(line.strip(), size, baseline=_baseline(textpage, index)))
+            rows = _table_rows(textpage)
+            return [
+                _Line(
+                    line.text, line.size, rows.get(" ".join(line.text.split()), ()), line.baseline
+                )
+                for line in lines
+            ]
         finally:
             textpage.close()
     except Exception:
         return None
     finally:
         page.close()
+
+
+def _baseline(textpage: Any, index: int) -> float | None:
+    import ctypes
+
+    import pypdfium2.raw as raw
+
+    x, y = ctypes.c_double(), ctypes.c_double()
+    if not raw.FPDFText_GetCharOrigin(textpage, index, x, y):
+        return None
+    return y.value
+
+
+def _table_rows(textpage: Any) -> dict[str, tuple[str, ...]]:
+    """Lines set as table rows, by their text: PDFium's text rectangles on one baseline with
+    gaps wider than ``CELL_GAP`` line heights between them are a row's cells. Only those rows'
+    texts are read: most lines are one rectangle, and cost one call."""
+    boxes: list[_Box] = [textpage.get_rect(i) for i in range(textpage.count_rects())]
+    rows: dict[str, tuple[str, ...]] = {}
+    i = 0
+    while i < len(boxes):
+        row = [boxes[i]]
+        # Consecutive rectangles whose vertical extents overlap are on one line.
+        while i + 1 < len(boxes) and _same_line(row[-1], boxes[i + 1]):
+            i += 1
+            row.append(boxes[i])
+        i += 1
+        if len(row) < 2:
+            continue
+        row.sort(key=lambda box: box[0])
+        height = max(box[3] - box[1] for box in row)
+        groups = [[row[0]]]
+        for before, box in itertools.pairwise(row):
+            if box[0] - before[2] > CELL_GAP * height:
+                groups.append([box])
+            else:
+                groups[-1].append(box)
+        if len(groups) < 2:
+            continue
+        cells = [
+            " ".join(" ".join(str(textpage.get_text_bounded(*box)).split()) for box in group)
+            for group in groups
+        ]
+        cells = [cell for cell in cells if cell]
+        if len(cells) >= 2:
+            rows[" ".join(cells)] = tuple(cells)
+    return rows
+
+
+_Box = tuple[float, float, float, float]  # left, bottom, right, top
+
+
+def _same_line(a: _Box, b: _Box) -> bool:
+    overlap = min(a[3], b[3]) - max(a[1], b[1])
+    return overlap > 0.5 * min(a[3] - a[1], b[3] - b[1])
 
 
 def _has_images(document: Any, index: int) -> bool:
@@ -192,6 +258,20 @@ def _blocks(lines: list[_Line], page: int, outline: _Outline) -> Iterator[Block]
     while i < len(lines):
         line = lines[i]
         following = texts[i + 1] if i + 1 < len(lines) else None
+        run = list(itertools.takewhile(lambda ln: len(ln.cells) >= 2, lines[i:]))
+        if len(run) >= 2:  # a table: its first row is the header every other row carries
+            yield from flush()
+            header = " | ".join(run[0].cells)
+            for row in run[1:]:
+                yield Block(
+                    "table_row",
+                    " | ".join(row.cells),
+                    page=page,
+                    headings=outline.headings,
+                    table_header=header,
+                )
+            i += len(run)
+            continue
         if sized and outline.is_heading(line):
             # A heading set over several lines is one heading.
             j = i + 1
@@ -199,6 +279,7 @@ def _blocks(lines: list[_Line], page: int, outline: _Outline) -> Iterator[Block]
                 j < len(lines)
                 and abs(lines[j].size - line.size) <= SIZE_TOLERANCE
                 and outline.is_heading(lines[j])
+                and _wrapped(lines[j - 1], lines[j])
             ):
                 j += 1
             yield from flush()
@@ -226,6 +307,14 @@ def _blocks(lines: list[_Line], page: int, outline: _Outline) -> Iterator[Block]
             yield from flush()
         i += 1
     yield from flush()
+
+
+def _wrapped(above: _Line, below: _Line) -> bool:
+    """Whether ``below`` goes on from ``above`` (lines of one paragraph are set a line's
+    leading apart; a new one adds its space before)."""
+    if above.baseline is None or below.baseline is None:
+        return True
+    return 0 < above.baseline - below.baseline <= WRAP_LEADING * max(above.size, below.size)
 
 
 def _heading_like(line: str, width: int) -> bool:
