@@ -10,16 +10,17 @@ import argparse
 import json
 import sys
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from engine.errors import EngineError
+from engine.errors import EngineError, InsufficientMemory
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
     from engine.client import EngineClient
     from engine.planner import Plan
+    from engine.tuning import Choice
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -50,6 +51,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     plan.add_argument("--ctx", type=_positive, metavar="N", help="context length wanted")
     plan.add_argument("--json", action="store_true", help="print JSON")
+
+    tune = sub.add_parser(
+        "tune",
+        help="measure the ways MODEL can run here (GPU or CPU, flash attention, its GGUF or "
+        "ONNX build) and choose the fastest; or choose one yourself",
+    )
+    tune.add_argument("model", metavar="MODEL", help="a .gguf path, an ONNX folder, 'starter'")
+    tune.add_argument("--ctx", type=_positive, metavar="N", help="context length wanted")
+    tune.add_argument("--again", action="store_true", help="measure again, even if measured")
+    choice = tune.add_mutually_exclusive_group()
+    choice.add_argument(
+        "--use", metavar="WAY", help="always run MODEL this way (a label 'cove tune' lists)"
+    )
+    choice.add_argument("--auto", action="store_true", help="forget --use: the fastest again")
+    tune.add_argument("--json", action="store_true", help="print JSON")
 
     chat = sub.add_parser("chat", help="chat with a model (one answer with PROMPT)")
     chat.add_argument("prompt", nargs="?", metavar="PROMPT", help="answer this and exit")
@@ -144,6 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _inspect(args.model, args.json)
         if command == "plan":
             return _plan(args.model, args.ctx, args.json)
+        if command == "tune":
+            return _tune(args)
         if command == "serve":
             return _serve(args)
         if command in ("models", "pull", "rm", "search"):
@@ -256,16 +274,98 @@ def _plan(model: str, ctx: int | None, as_json: bool) -> int:
     from engine.loader import plan_model
 
     try:
-        _path, _info, plan = plan_model(model, ctx=ctx)
+        path, _info, plan = plan_model(model, ctx=ctx)
     except ModelNotFound:
         if not _names_hub_file(model):
             raise
         return _plan_remote(model, ctx, as_json)
+    choice = _choice(path, ctx, measure_now=False)
+    if choice is not None and choice.source != "not_measured":
+        plan = choice.plan  # what loading it will do
     if as_json:
-        _print_json(plan.to_dict())
+        _print_json({**plan.to_dict(), "choice": choice.to_dict() if choice else None})
         return 0
     print(describe_plan(plan))
+    if choice is not None:
+        print(describe_choice(choice))
     return 0
+
+
+def _choice(
+    path: Path, ctx: int | None, *, measure_now: bool, again: bool = False
+) -> Choice | None:
+    from engine.hardware import probe_hardware
+    from engine.planner import resources_from
+    from engine.tuning import choose
+
+    report = probe_hardware()
+    progress = _measuring_progress() if measure_now and sys.stderr.isatty() else None
+    return choose(
+        path,
+        resources_from(report),
+        report,
+        ctx=ctx,
+        measure_now=measure_now,
+        remeasure=again,
+        progress=progress,
+    )
+
+
+def _measuring_progress() -> Callable[[float], bool]:
+    def show(fraction: float) -> bool:
+        print(f"\rMeasuring… {fraction:4.0%}", end="", file=sys.stderr, flush=True)
+        if fraction >= 1:
+            print(file=sys.stderr)
+        return True
+
+    return show
+
+
+def _tune(args: argparse.Namespace) -> int:
+    from engine.models import resolve_model
+    from engine.tuning.store import TuningStore
+
+    path = resolve_model(args.model)
+    store = TuningStore()
+    if args.auto:
+        store.set_override(path, None)
+    if args.use:
+        choice = _choice(path, args.ctx, measure_now=False)
+        labels = [w.label for w in choice.ways] if choice else []
+        if args.use not in labels:
+            raise ValueError(
+                f"{args.use!r} is not a way {path.name} runs here; choose one of: "
+                + "; ".join(repr(label) for label in labels)
+            )
+        store.set_override(path, args.use)
+    choice = _choice(path, args.ctx, measure_now=not args.use, again=args.again)
+    if choice is None:
+        raise InsufficientMemory(f"{path.name} does not fit in the memory free now.")
+    if args.json:
+        _print_json({**choice.plan.to_dict(), "choice": choice.to_dict()})
+        return 0
+    print(describe_choice(choice))
+    return 0
+
+
+def describe_choice(choice: Choice) -> str:
+    lines = [f"Runs      {choice.config.label}", f"Because   {choice.reason}"]
+    if len(choice.ways) > 1:
+        lines.append(f"Ways      {len(choice.ways)} here:")
+        measured = {m.config: m for m in choice.measurements}
+        n_ctx = choice.plan.n_ctx
+        for way in choice.ways:
+            m = measured.get(way)
+            figures = (
+                f"prompt {m.prefill_tokens_per_s:.0f} tok/s, reply {m.near_tokens_per_s:.0f} "
+                f"tok/s at the start, {1 / m.decode_s(n_ctx / 2):.0f} halfway; a turn "
+                f"{m.turn_s(n_ctx):.2f} s"
+                if m
+                else "not measured"
+            )
+            mark = "*" if way == choice.config else " "
+            lines.append(f"        {mark} {way.label}: {figures}")
+    return "\n".join(lines)
 
 
 def _names_hub_file(model: str) -> bool:

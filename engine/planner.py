@@ -294,8 +294,11 @@ def make_plan(
     n_batch: int = 512,
     n_ubatch: int = 512,
     backend: str = "llama.cpp",
+    flash_attn: bool = True,
 ) -> Plan:
-    """Choose device, GPU layers and context so that everything fits in free memory."""
+    """Choose device, GPU layers and context so that everything fits in free memory. Flash
+    attention is on unless asked otherwise (``engine.tuning`` measures both where both can
+    run; without it the attention scores need scratch memory and the V cache must be f16)."""
     if kv_type not in KV_BYTES:
         raise ValueError(f"unknown KV cache type {kv_type!r}; choose one of {sorted(KV_BYTES)}")
     train_ctx = max(g.context_length, MIN_CONTEXT)
@@ -314,7 +317,7 @@ def make_plan(
         n_batch=n_batch,
         n_ubatch=n_ubatch,
         kv_type=kv_type,
-        flash_attn=True,
+        flash_attn=flash_attn,
     )
     gpu = max(resources.gpus, key=lambda d: d.free_bytes) if resources.gpus else None
     if gpu is not None and resources.gpu_offload:
@@ -367,12 +370,14 @@ class _Settings:
         )
 
 
-def _cpu_budget(g: GGUFFile, cpu: Device, n_ctx: int, kv_type: str, n_ubatch: int) -> DeviceBudget:
+def _cpu_budget(
+    g: GGUFFile, cpu: Device, n_ctx: int, kv_type: str, n_ubatch: int, flash_attn: bool = True
+) -> DeviceBudget:
     return DeviceBudget(
         device=cpu.name,
         weights=g.weights_bytes,
         kv_cache=kv_cache_bytes(g, n_ctx, kv_type, n_ubatch),
-        compute=compute_bytes(g, n_ctx, n_ubatch, flash_attn=True, resident_only=True),
+        compute=compute_bytes(g, n_ctx, n_ubatch, flash_attn=flash_attn, resident_only=True),
         overhead=runtime_overhead(g),
         free=cpu.free_bytes,
     )
@@ -384,7 +389,7 @@ def _plan_cpu(
     kv_type, n_ubatch = common.kv_type, common.n_ubatch
 
     def budget(ctx: int) -> DeviceBudget:
-        return _cpu_budget(g, r.cpu, ctx, kv_type, n_ubatch)
+        return _cpu_budget(g, r.cpu, ctx, kv_type, n_ubatch, common.flash_attn)
 
     full = budget(wanted)
     if full.total <= full.usable:
@@ -418,7 +423,7 @@ def _plan_gpu(
     layers, embed, output = split_weights(g)
     kv_total = kv_cache_bytes(g, wanted, kv_type, n_ubatch)
     kv_layer = [kv_total / g.block_count] * g.block_count
-    compute = compute_bytes(g, wanted, n_ubatch, flash_attn=True)
+    compute = compute_bytes(g, wanted, n_ubatch, flash_attn=common.flash_attn)
     gpu_rt = GPU_RUNTIME.get(gpu.kind, GPU_RUNTIME["cuda"])
     unified = gpu.kind == "metal"
 

@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Every test starts from a fresh data folder, so every engine host would measure the starter's
+# ways to run on its first load; the measuring itself is tested in tests/engine/test_tuning.py.
+os.environ.setdefault("COVE_NO_TUNING", "1")
 
 from engine.errors import ModelNotFound
 from engine.types import Chunk

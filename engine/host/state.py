@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from engine.backends import LoadedModel
     from engine.embeddings import EmbeddingModel
     from engine.planner import Plan
+    from engine.tuning import Choice
 
 log = logging.getLogger("cove.host")
 
@@ -77,6 +78,7 @@ class HostState:
         self.counters = Counters()
         self.generating = False
         self.loading: str | None = None
+        self.choice: Choice | None = None  # how the chat model was chosen to run
         self._waiting = 0
         self._turn = asyncio.Lock()
         self._embed_turn = asyncio.Lock()
@@ -140,10 +142,19 @@ class HostState:
             return current
         plan = self.plan(name, ctx)
         require_fit(plan)
-        backend = backend_for(path)
         self.unload_chat()
         self.loading = path.name
         try:
+            # Where the model can run more than one way here, the fastest measured way for
+            # this context (measured now on first use: the memory is free for it).
+            choice = self._choose(path, ctx, progress)
+            if choice is not None:
+                path, plan = choice.path, choice.plan
+                if choice.source == "measured" and progress is not None:
+                    outer = progress
+                    progress = lambda f: outer(0.9 + 0.1 * f)  # noqa: E731
+            self.choice = choice
+            backend = backend_for(path)
             model = backend.load(path, plan, progress)
         finally:
             self.loading = None
@@ -161,6 +172,21 @@ class HostState:
             self.chat = resident
         log.info("loaded %s (%s, context %d)", resident.id, plan.device, model.n_ctx)
         return resident
+
+    def _choose(
+        self, path: Path, ctx: int | None, progress: Callable[[float], bool] | None
+    ) -> Choice | None:
+        from engine.hardware import probe_hardware
+        from engine.planner import resources_from
+        from engine.tuning import choose
+
+        if os.environ.get("COVE_NO_TUNING"):
+            return None
+        report = probe_hardware()
+        measuring = (lambda f: progress(0.9 * f)) if progress is not None else None
+        return choose(
+            path, resources_from(report), report, ctx=ctx, measure_now=True, progress=measuring
+        )
 
     def plan(self, name: str, ctx: int | None) -> Plan:
         """The plan for ``name`` against the memory free now, counting the resident chat model's

@@ -1,0 +1,130 @@
+"""Measurements and the user's overrides, kept in ``tuning.json`` in the data folder.
+
+A measurement belongs to this machine (its processor, GPUs and their drivers), this build of the
+model (its path, size and modification time) and these runtimes' versions: a change to any of
+them measures again. An override names the way to run one model, whatever was measured.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.tuning.configs import Config
+from engine.tuning.measure import Measurement
+
+if TYPE_CHECKING:
+    from engine.hardware.report import HardwareReport
+
+log = logging.getLogger(__name__)
+
+FILENAME = "tuning.json"
+VERSION = 1
+_lock = threading.Lock()
+
+
+def machine_key(report: HardwareReport) -> str:
+    """This machine as it matters for speed: processor, GPUs and drivers, runtimes."""
+    parts = [
+        report.os,
+        report.cpu.model,
+        str(report.cpu.physical_cores),
+        *(f"{g.name}/{g.driver}/{g.total_bytes}" for g in report.gpus),
+        f"llama.cpp {report.llama_cpp.version}",
+        f"onnxruntime {report.ort.version}",
+        _genai_version(),
+    ]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def build_key(path: Path) -> str:
+    """A model build as it is on disk: a GGUF file, or an ONNX folder's files."""
+    files = sorted(path.iterdir()) if path.is_dir() else [path]
+    parts = [str(path.resolve())]
+    for f in files:
+        if f.is_file():
+            stat = f.stat()
+            parts.append(f"{f.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def _genai_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"onnxruntime-genai {version('onnxruntime-genai')}"
+    except PackageNotFoundError:
+        return "onnxruntime-genai none"
+
+
+class TuningStore:
+    def __init__(self, path: Path | None = None) -> None:
+        from engine.paths import data_dir
+
+        self.path = path or data_dir() / FILENAME
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {"version": VERSION, "measurements": {}, "overrides": {}}
+        except (OSError, ValueError) as exc:
+            log.warning("%s is unreadable (%s); measuring again", self.path, exc)
+            return {"version": VERSION, "measurements": {}, "overrides": {}}
+        if not isinstance(data, dict) or data.get("version") != VERSION:
+            return {"version": VERSION, "measurements": {}, "overrides": {}}
+        data.setdefault("measurements", {})
+        data.setdefault("overrides", {})
+        return data
+
+    def _write(self, data: dict[str, Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tuning-", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f, indent=2)
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def measurement(self, machine: str, build: str, config: Config) -> Measurement | None:
+        with _lock:
+            entry = self._read()["measurements"].get(_entry_key(machine, build, config))
+        if not isinstance(entry, dict):
+            return None
+        try:
+            return Measurement.from_dict(entry, config)
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def save(self, machine: str, build: str, measurement: Measurement) -> None:
+        with _lock:
+            data = self._read()
+            key = _entry_key(machine, build, measurement.config)
+            data["measurements"][key] = measurement.to_dict()
+            self._write(data)
+
+    def override(self, model: Path) -> str | None:
+        with _lock:
+            value = self._read()["overrides"].get(str(model.resolve()))
+        return value if isinstance(value, str) else None
+
+    def set_override(self, model: Path, label: str | None) -> None:
+        with _lock:
+            data = self._read()
+            if label is None:
+                data["overrides"].pop(str(model.resolve()), None)
+            else:
+                data["overrides"][str(model.resolve())] = label
+            self._write(data)
+
+
+def _entry_key(machine: str, build: str, config: Config) -> str:
+    return f"{machine}:{build}:{config.key}"
