@@ -53,6 +53,8 @@ def verdict_from_plan(plan: Plan) -> Verdict:
             "warn",
             tuple(details),
         )
+    if plan.verdict == "unsupported":
+        return Verdict("Can't run on this computer", "bad", tuple(details))
     free = max((b.free for b in plan.budgets), default=0)
     return Verdict(
         f"Won't fit: needs {format_bytes(plan.total_bytes)}, {format_bytes(free)} free",

@@ -413,6 +413,7 @@ def describe_plan(plan: Plan) -> str:
         "partial_offload": f"fits with partial offload ({plan.gpu_layers}/{plan.n_layers + 1} "
         "layers on the GPU)",
         "does_not_fit": "does not fit",
+        "unsupported": "cannot run here",
     }
     lines = [
         f"Model     {plan.model}",

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.backends import LoadedModel, LoadProgress, backend_for
-from engine.errors import InsufficientMemory
+from engine.errors import BackendUnavailable, InsufficientMemory
 from engine.gguf import GGUFFile, read_gguf
 from engine.models import resolve_model
 from engine.onnx_model import OnnxModelInfo, is_onnx_chat_folder, plan_onnx, read_onnx_model
@@ -62,6 +62,8 @@ def load_model(
 
 def require_fit(plan: Plan) -> None:
     """Refuse a plan that does not fit, before any native allocation happens."""
+    if plan.verdict == "unsupported":
+        raise BackendUnavailable(" ".join(plan.reasons) or "The model cannot run here.")
     if not plan.loadable:
         raise InsufficientMemory(
             " ".join(plan.reasons) or "The model does not fit in free memory.", plan

@@ -38,6 +38,23 @@ PREFILL_CHUNK = 512
 RUNTIME_BASE = 125 * MiB
 SCRATCH_SLACK = 30 * MiB
 _GPU_PROVIDERS = ("cuda", "dml", "webgpu", "qnn", "openvino", "vitisai")
+# onnxruntime-genai's provider names (genai_config.json) and ONNX Runtime's, with the device
+# each reaches, in words.
+EXECUTION_PROVIDERS: dict[str, tuple[str, str]] = {
+    "cuda": ("CUDAExecutionProvider", "an NVIDIA GPU (CUDA)"),
+    "dml": ("DmlExecutionProvider", "a DirectX 12 GPU (DirectML)"),
+    "webgpu": ("WebGpuExecutionProvider", "a GPU through WebGPU"),
+    "rocm": ("ROCMExecutionProvider", "an AMD GPU (ROCm)"),
+    "coreml": ("CoreMLExecutionProvider", "Apple's Neural Engine and GPU (Core ML)"),
+    "qnn": ("QNNExecutionProvider", "a Qualcomm Hexagon NPU (QNN)"),
+    "openvino": ("OpenVINOExecutionProvider", "an Intel NPU or GPU (OpenVINO)"),
+    "vitisai": ("VitisAIExecutionProvider", "an AMD Ryzen AI NPU (Vitis AI)"),
+}
+# Builds for these are compiled for the device (QDQ graphs and EP context binaries): the CPU
+# cannot run them. A CUDA, DirectML or WebGPU build is an ordinary graph the CPU can run.
+_DEVICE_COMPILED = ("qnn", "openvino", "vitisai")
+_EP_CONTEXT = b"EPContext"
+_GRAPH_HEAD = 4 << 20  # the graph's nodes come before its weights in the file
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +72,12 @@ class OnnxModelInfo:
     kv_bytes_per_element: int
     providers: tuple[str, ...]
     chat_template: str | None
+    compiled: bool = False  # holds precompiled device contexts (EPContext nodes)
+
+    @property
+    def provider(self) -> str:
+        """The execution provider the build is for ("cpu" when none is named)."""
+        return self.providers[0] if self.providers else "cpu"
 
     def kv_cache_bytes(self, n_ctx: int) -> int:
         per_token = self.layers * 2 * self.kv_heads * self.head_size * self.kv_bytes_per_element
@@ -126,6 +149,34 @@ def read_onnx_model(path: Path) -> OnnxModelInfo:
         kv_bytes_per_element=2 if any(p in _GPU_PROVIDERS for p in providers) else 4,
         providers=providers,
         chat_template=template,
+        compiled=_has_ep_context(path / graph),
+    )
+
+
+def _has_ep_context(graph: Path) -> bool:
+    with graph.open("rb") as f:
+        return _EP_CONTEXT in f.read(_GRAPH_HEAD)
+
+
+def provider_here(info: OnnxModelInfo, available: tuple[str, ...] | None) -> tuple[str, str | None]:
+    """Where the build runs on a machine whose ONNX Runtime has the ``available`` providers
+    (None: not known, the build's own): ("cpu" or the build's provider, the reason when that
+    is not the build's own), or ("", why not) when it cannot run here."""
+    wanted = info.provider
+    if wanted == "cpu" or available is None:
+        return wanted, None
+    ep, device = EXECUTION_PROVIDERS.get(wanted, (f"{wanted} execution provider", wanted))
+    if ep in available:
+        return wanted, None
+    here = ", ".join(p.removesuffix("ExecutionProvider") for p in available) or "none"
+    if wanted in _DEVICE_COMPILED or info.compiled:
+        return "", (
+            f"This build is compiled for {device}; this computer's ONNX Runtime cannot reach "
+            f"one (its providers: {here}). Get the model's CPU build instead."
+        )
+    return "cpu", (
+        f"This build is for {device}, which this computer's ONNX Runtime cannot reach (its "
+        f"providers: {here}); it runs on the CPU instead, more slowly."
     )
 
 
@@ -178,7 +229,12 @@ def plan_onnx(
                 lo, hi = (mid, hi) if fits(mid * 256) else (lo, mid - 1)
             n_ctx, verdict = lo * 256, "fits_reduced_context"
             reasons.append(f"The context was reduced from {wanted} to {n_ctx} tokens to fit.")
-    device = "CPU" if not info.providers else f"{info.providers[0].upper()} (ONNX Runtime)"
+    provider, why = provider_here(info, resources.ort_providers)
+    if why is not None:
+        reasons.append(why)
+    if not provider:
+        verdict = "unsupported"
+    device = "CPU" if provider in ("cpu", "") else f"{provider.upper()} (ONNX Runtime)"
     return Plan(
         model=str(info.path),
         backend=backend,

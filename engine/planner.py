@@ -16,7 +16,8 @@ from engine.gguf import GGUFFile
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
 
-Verdict = Literal["fits", "fits_reduced_context", "partial_offload", "does_not_fit"]
+# "unsupported": built for a device this machine lacks (an NPU-compiled ONNX build, say).
+Verdict = Literal["fits", "fits_reduced_context", "partial_offload", "does_not_fit", "unsupported"]
 DeviceKind = Literal["cpu", "cuda", "metal", "vulkan"]
 
 MiB = 1024 * 1024
@@ -68,6 +69,8 @@ class Resources:
     gpus: tuple[Device, ...] = ()
     threads: int = 4
     gpu_offload: bool = False
+    # ONNX Runtime's execution providers here (None: not known, nothing is checked).
+    ort_providers: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +114,7 @@ class Plan:
 
     @property
     def loadable(self) -> bool:
-        return self.verdict != "does_not_fit"
+        return self.verdict not in ("does_not_fit", "unsupported")
 
     @property
     def total_bytes(self) -> int:
@@ -506,4 +509,5 @@ def resources_from(report: HardwareReport) -> Resources:
         gpus=tuple(gpus),
         threads=max(1, report.cpu.physical_cores),
         gpu_offload=offload,
+        ort_providers=report.ort.providers if report.ort.available else (),
     )

@@ -70,6 +70,10 @@ class OrtGenaiModel(GenerationLoop):
             raise LoadCancelled(f"Loading {path.name} was cancelled.")
         try:
             config = og.Config(str(path))
+            if plan.device == "CPU" and info.provider != "cpu":
+                # The planner found the build's provider missing here and the graph one the
+                # CPU can run (its reasons say so): run it there rather than fail.
+                config.clear_providers()
             self._model = og.Model(config)
             self._tokenizer = og.Tokenizer(self._model)
         except Exception as exc:  # the runtime's own errors are plain RuntimeErrors
