@@ -179,8 +179,7 @@ def report_html(report: HardwareReport, status: EngineStatus | None, colors: Col
     else:
         out.append(_row("llama.cpp", esc(f"unavailable: {llama.reason or ''}")))
     if ort.available:
-        providers = ", ".join(p.removesuffix("ExecutionProvider") for p in ort.providers)
-        out.append(_row("ONNX Runtime", esc(f"{ort.version}: {providers or 'none'}")))
+        out.append(_row("ONNX Runtime", esc(f"{ort.version}: {ort.describe()}")))
     else:
         out.append(_row("ONNX Runtime", esc(f"unavailable: {ort.reason or ''}")))
     out.append(_row("Core ML", esc(report.coreml.reason)))

@@ -178,7 +178,29 @@ def probe_ort() -> OrtInfo:
     except ImportError as exc:
         raise Unavailable(f"not installed ({exc})") from exc
     providers = tuple(str(x) for x in onnxruntime.get_available_providers())
-    return OrtInfo(available=True, version=str(onnxruntime.__version__), providers=providers)
+    return OrtInfo(
+        available=True,
+        version=str(onnxruntime.__version__),
+        providers=providers,
+        devices=_ep_devices(onnxruntime),
+    )
+
+
+def _ep_devices(onnxruntime: Any) -> tuple[str, ...]:
+    """Each execution provider's devices ("QNNExecutionProvider:NPU:Qualcomm"), from ONNX
+    Runtime's device discovery (1.22 and later; older ones say nothing)."""
+    listing = getattr(onnxruntime, "get_ep_devices", None)
+    if listing is None:
+        return ()
+    found: list[str] = []
+    try:
+        for entry in listing():
+            kind = str(entry.device.type).rsplit(".", 1)[-1]
+            vendor = str(entry.device.vendor or entry.ep_vendor or "")
+            found.append(f"{entry.ep_name}:{kind}:{vendor}")
+    except Exception:  # a provider's discovery failing must not fail the probe
+        return tuple(found)
+    return tuple(dict.fromkeys(found))
 
 
 def probe_coreml(p: PlatformInfo) -> CoreMLInfo:

@@ -80,9 +80,30 @@ class OrtInfo:
     version: str | None
     providers: tuple[str, ...]
     reason: str | None = None
+    # The devices each provider reaches, as ONNX Runtime lists them (1.22 and later):
+    # "provider:type:vendor", e.g. "QNNExecutionProvider:NPU:Qualcomm".
+    devices: tuple[str, ...] = ()
 
     def has(self, provider: str) -> bool:
         return provider in self.providers
+
+    def reach(self) -> dict[str, list[str]]:
+        """Each provider with the devices it reaches ("NPU (Qualcomm)"); empty where the
+        runtime does not say."""
+        found: dict[str, list[str]] = {p: [] for p in self.providers}
+        for entry in self.devices:
+            provider, _, rest = entry.partition(":")
+            kind, _, vendor = rest.partition(":")
+            found.setdefault(provider, []).append(f"{kind} ({vendor})" if vendor else kind)
+        return found
+
+    def describe(self) -> str:
+        """ "CPU (reaches CPU (AMD)), QNN (reaches NPU (Qualcomm))": the providers in words."""
+        parts = []
+        for provider, devices in self.reach().items():
+            name = provider.removesuffix("ExecutionProvider")
+            parts.append(f"{name} (reaches {', '.join(devices)})" if devices else name)
+        return ", ".join(parts) or "none"
 
     def known(self) -> dict[str, bool]:
         return {p: p in self.providers for p in KNOWN_PROVIDERS}
@@ -139,6 +160,7 @@ class HardwareReport:
         data = dataclasses.asdict(self)
         data["ort"]["known_providers"] = self.ort.known()
         data["ort"]["npus"] = self.ort.npus()
+        data["ort"]["reach"] = self.ort.reach()
         data["best_device"] = self.best_device()
         return data
 
@@ -224,8 +246,7 @@ class HardwareReport:
             lines.append(f"GPU {g.index}: {g.name} ({', '.join(extra)}): {mem_text}")
         if self.ort.available:
             lines.append(f"NPUs: {', '.join(self.ort.npus()) or 'none'}")
-            providers = ", ".join(self.ort.providers) or "none"
-            lines.append(f"ONNX Runtime {self.ort.version}: {providers}")
+            lines.append(f"ONNX Runtime {self.ort.version}: {self.ort.describe()}")
         lines.append(f"Core ML: {self.coreml.reason}")
         if self.llama_cpp.available:
             devices = ", ".join(self.llama_cpp.devices) or "unknown"

@@ -449,6 +449,39 @@ def test_fake_onnxruntime_with_qnn_names_the_npu(monkeypatch: pytest.MonkeyPatch
     assert report.to_dict()["ort"]["npus"] == ["Qualcomm Hexagon NPU"]
 
 
+def test_each_provider_is_listed_with_the_devices_it_reaches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ONNX Runtime 1.22+ lists (provider, device) pairs: a Snapdragon X's, as it would."""
+
+    def device(ep: str, kind: str, vendor: str) -> types.SimpleNamespace:
+        hw = types.SimpleNamespace(type=f"OrtHardwareDeviceType.{kind}", vendor=vendor)
+        return types.SimpleNamespace(ep_name=ep, ep_vendor="Microsoft", device=hw)
+
+    ort = types.ModuleType("onnxruntime")
+    ort.__version__ = "1.23.0"  # type: ignore[attr-defined]
+    ort.get_available_providers = lambda: ["QNNExecutionProvider", "CPUExecutionProvider"]  # type: ignore[attr-defined]
+    ort.get_ep_devices = lambda: [  # type: ignore[attr-defined]
+        device("QNNExecutionProvider", "NPU", "Qualcomm"),
+        device("QNNExecutionProvider", "GPU", "Qualcomm"),
+        device("CPUExecutionProvider", "CPU", "Qualcomm"),
+    ]
+    monkeypatch.setitem(sys.modules, "onnxruntime", ort)
+    from engine.hardware import probe_ort
+
+    report = probe_hardware(_quiet(ort=probe_ort))
+    assert report.ort.reach() == {
+        "QNNExecutionProvider": ["NPU (Qualcomm)", "GPU (Qualcomm)"],
+        "CPUExecutionProvider": ["CPU (Qualcomm)"],
+    }
+    assert (
+        "ONNX Runtime 1.23.0: QNN (reaches NPU (Qualcomm), GPU (Qualcomm)), CPU (reaches CPU "
+        "(Qualcomm))" in report.summary_lines()
+    )
+    again = HardwareReport.from_dict(json.loads(json.dumps(report.to_dict())))
+    assert again.ort.reach() == report.ort.reach()
+
+
 def test_onnxruntime_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
     from engine.hardware import probe_ort
