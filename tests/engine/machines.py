@@ -120,6 +120,19 @@ def intel_openvino_16gb() -> HardwareReport:
     )
 
 
+def amd_ryzen_ai_32gb() -> HardwareReport:
+    """A Ryzen AI 9 HX 370 laptop (32 GB): the XDNA 2 NPU through ONNX Runtime's Vitis AI
+    provider, the Radeon 890M through DirectML, a CPU llama.cpp build."""
+    cpu = CpuInfo("AMD Ryzen AI 9 HX 370", "x86_64", 12, 24, ("avx2", "fma", "avx512f"))
+    return _report(
+        os_name="windows",
+        cpu=cpu,
+        total=32,
+        free=20,
+        providers=("VitisAIExecutionProvider", "DmlExecutionProvider", *CPU_ORT),
+    )
+
+
 def cpu_only_8gb() -> HardwareReport:
     """An 8 GB laptop with no usable GPU, 5 GB of it free."""
     cpu = CpuInfo("Intel Core i5-8250U", "x86_64", 4, 8, ("avx2", "fma"))
@@ -131,5 +144,6 @@ MACHINES = {
     "nvidia-laptop-8gb": nvidia_laptop_8gb,
     "snapdragon-x-16gb": snapdragon_x_16gb,
     "intel-openvino-16gb": intel_openvino_16gb,
+    "amd-ryzen-ai-32gb": amd_ryzen_ai_32gb,
     "cpu-only-8gb": cpu_only_8gb,
 }
