@@ -184,9 +184,48 @@ def report_html(report: HardwareReport, status: EngineStatus | None, colors: Col
         out.append(_row("ONNX Runtime", esc(f"unavailable: {ort.reason or ''}")))
     out.append(_row("Core ML", esc(report.coreml.reason)))
     out.append("</table>")
+    out.append(_measured_html(report, colors))
     if report.absent:
         items = "".join(f"<li><b>{esc(a.what)}</b>: {esc(a.reason)}</li>" for a in report.absent)
         out.append(f"<h3>Not found</h3><ul style='{muted}'>{items}</ul>")
+    return "".join(out)
+
+
+def _measured_html(report: HardwareReport, colors: Colors) -> str:
+    """The ways models were measured to run here (cove tune), fastest first at the default
+    context, with the one in use marked."""
+    from engine.planner import DEFAULT_CONTEXT
+    from engine.tuning.store import TuningStore, machine_key
+
+    esc = html.escape
+    store = TuningStore()
+    measured = store.measured(machine_key(report))
+    if not measured:
+        return (
+            f"<h3>Measured</h3><p style='color:{colors.muted}'>No model has been measured here "
+            "yet. A model that can run more than one way (flash attention on or off, GPU or CPU, "
+            "its GGUF or ONNX build) is measured when it is first loaded.</p>"
+        )
+    chosen = set(store.overrides().values())
+    out = [f"<h3>Measured (a turn at a {DEFAULT_CONTEXT:,}-token context)</h3>"]
+    for model, ways in sorted(measured.items()):
+        ways.sort(key=lambda m: m.turn_s(DEFAULT_CONTEXT))
+        out.append(f"<p><b>{esc(model)}</b></p><ul>")
+        for n, m in enumerate(ways):
+            mark = (
+                " (your choice)" if m.config.label in chosen else (" (fastest)" if n == 0 else "")
+            )
+            out.append(
+                f"<li>{esc(m.config.label)}{esc(mark)}: prompt {m.prefill_tokens_per_s:.0f} "
+                f"tokens/s, replies {m.near_tokens_per_s:.0f} tokens/s at the start, "
+                f"{1 / m.decode_s(DEFAULT_CONTEXT / 2):.0f} halfway; a turn "
+                f"{m.turn_s(DEFAULT_CONTEXT):.2f} s</li>"
+            )
+        out.append("</ul>")
+    out.append(
+        f"<p style='color:{colors.muted}'>To choose another way for a model: cove tune MODEL "
+        "--use WAY.</p>"
+    )
     return "".join(out)
 
 

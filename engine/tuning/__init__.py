@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from engine.tuning.configs import Config, Way, installed_siblings, model_family, ways_to_run
-from engine.tuning.measure import Measurement, measure_way
+from engine.tuning.figures import Measurement
+from engine.tuning.measure import measure_way
 from engine.tuning.store import TuningStore, build_key, machine_key
 
 if TYPE_CHECKING:

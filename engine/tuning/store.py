@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.tuning.configs import Config
-from engine.tuning.measure import Measurement
+from engine.tuning.figures import Measurement
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
@@ -110,6 +110,36 @@ class TuningStore:
             key = _entry_key(machine, build, measurement.config)
             data["measurements"][key] = measurement.to_dict()
             self._write(data)
+
+    def measured(self, machine: str) -> dict[str, list[Measurement]]:
+        """This machine's measurements, by model (builds of one model together)."""
+        from engine.tuning.configs import model_family
+
+        with _lock:
+            entries = self._read()["measurements"]
+        found: dict[str, list[Measurement]] = {}
+        for key, entry in entries.items():
+            if not key.startswith(machine + ":") or not isinstance(entry, dict):
+                continue
+            try:
+                raw = entry["config"]
+                config = Config(
+                    str(raw["path"]),
+                    str(raw["backend"]),
+                    str(raw["device"]),
+                    int(raw["gpu_layers"]),
+                    bool(raw["flash_attn"]),
+                )
+                m = Measurement.from_dict(entry, config)
+            except (KeyError, TypeError, ValueError):
+                continue
+            found.setdefault(model_family(Path(config.path)), []).append(m)
+        return found
+
+    def overrides(self) -> dict[str, str]:
+        with _lock:
+            data = self._read()["overrides"]
+        return {str(k): str(v) for k, v in data.items() if isinstance(v, str)}
 
     def override(self, model: Path) -> str | None:
         with _lock:

@@ -102,6 +102,15 @@ def test_every_view_in_both_themes(
         window.set_theme(scheme, save=False)
         save(window, shots, f"models-{scheme}")
 
+    # The starter's ways to run here, measured for real (as its first load in a user's Cove
+    # would), for the Hardware view's "Measured" section.
+    from engine.hardware import probe_hardware
+    from engine.models import starter_path
+    from engine.planner import resources_from
+    from engine.tuning import choose
+
+    report = probe_hardware()
+    choose(starter_path(), resources_from(report), report, measure_now=True)
     window.show_page("hardware")
     qtbot.waitUntil(lambda: "What Cove chose" in window.hardware_view.page.toPlainText())
     for scheme in ("light", "dark"):

@@ -17,7 +17,8 @@ from engine.hardware import HardwareReport, probe_hardware
 from engine.planner import resources_from
 from engine.tuning import Choice, choose, model_family
 from engine.tuning.configs import Config, installed_siblings, ways_to_run
-from engine.tuning.measure import Measurement, measure_way
+from engine.tuning.figures import Measurement
+from engine.tuning.measure import measure_way
 from engine.tuning.store import TuningStore
 
 ONNX_STARTER = "smollm2-135m-instruct-onnx-int4-cpu"
