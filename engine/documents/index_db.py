@@ -105,6 +105,8 @@ class FileRecord:
     ocr_pages: tuple[int, ...]
     chunks: int
     embedded: int
+    size: int = 0
+    mtime: float = 0.0  # the file's, when it was read
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +232,8 @@ class IndexDB:
 
     _FILE_COLUMNS = (
         "SELECT f.id, f.path, f.sha256, f.status, f.reason, f.pages, f.ocr_pages, "
-        "COUNT(c.id), COUNT(c.vector) FROM files f LEFT JOIN chunks c ON c.file_id = f.id "
+        "COUNT(c.id), COUNT(c.vector), f.size, f.mtime "
+        "FROM files f LEFT JOIN chunks c ON c.file_id = f.id "
     )
 
     def files(self, collection: Collection) -> list[FileRecord]:
@@ -274,6 +277,14 @@ class IndexDB:
                     "WHERE collection_id = ? AND path = ?)",
                     [collection.id, path],
                 )
+
+    def touch(self, collection: Collection, path: str, size: int, mtime: float) -> None:
+        """Record a file's size and time again (its content is as indexed)."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE files SET size = ?, mtime = ? WHERE collection_id = ? AND path = ?",
+                [size, mtime, collection.id, path],
+            )
 
     def file_id(self, collection: Collection, path: str) -> int:
         rows = self._all(
@@ -413,7 +424,9 @@ class IndexDB:
 
 
 def _file_record(r: Any) -> FileRecord:
-    return FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], _pages(r[6]), int(r[7]), int(r[8]))
+    return FileRecord(
+        r[0], r[1], r[2], r[3], r[4], r[5], _pages(r[6]), int(r[7]), int(r[8]), int(r[9]), r[10]
+    )
 
 
 def _pages(text: str | None) -> tuple[int, ...]:

@@ -9,14 +9,14 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from engine.documents.blocks import PageIssue
 from engine.documents.chunker import chunk_blocks
-from engine.documents.index_db import Collection, IndexDB
+from engine.documents.index_db import Collection, FileRecord, IndexDB
 from engine.errors import EngineError
 
 if TYPE_CHECKING:
@@ -126,6 +126,8 @@ class Indexer:
             return FileOutcome(name, "skipped", _os_reason(exc))
         known = self.db.file(self.collection, name)
         if known is not None and known.sha256 == digest and known.status != "pending":
+            if (known.size, known.mtime) != (stat.st_size, stat.st_mtime):
+                self.db.touch(self.collection, name, stat.st_size, stat.st_mtime)
             outcome: Outcome = "unchanged" if known.status == "indexed" else known.status
             return FileOutcome(
                 name, outcome, known.reason, known.chunks, known.pages, known.ocr_pages
@@ -192,6 +194,53 @@ class Indexer:
         self._report("done", 0, 0, done, total)
         return done
 
+    def update(self, changed: Iterable[Path], gone: Iterable[Path]) -> list[FileOutcome]:
+        """A watched folder's changes: files changed or added under the collection's sources
+        are read (when their content changed), files and folders gone leave the index."""
+        sources = [Path(s) for s in self.db.sources(self.collection)]
+        outcomes: list[FileOutcome] = []
+        known = {f.path for f in self.db.files(self.collection)}
+        for path in gone:
+            prefix = str(path).rstrip(os.sep) + os.sep
+            for name in sorted(known):
+                if (name == str(path) or name.startswith(prefix)) and not Path(name).exists():
+                    self.db.remove_file(self.collection, name)
+                    outcomes.append(FileOutcome(name, "removed", "deleted or moved away"))
+        wanted = [p for p in sorted(changed) if _under(p, sources) and p.is_file()]
+        for done, path in enumerate(wanted):
+            if self._cancel.is_set():
+                break
+            self._report("reading", done, len(wanted), current=str(path))
+            outcomes.append(self.index_file(path))
+        self.embed_pending()
+        return outcomes
+
+    def refresh(self) -> list[FileOutcome]:
+        """Catch up with what changed while Cove was closed: a file whose size or modification
+        time differs from when it was read is read again (its content hash decides whether it
+        changed), new files are added, files gone leave the index, and work left pending
+        (files half read, passages not embedded) is finished. Unchanged files are not read."""
+        outcomes: list[FileOutcome] = []
+        records = {f.path: f for f in self.db.files(self.collection)}
+        found: list[Path] = []
+        for source in self.db.sources(self.collection):
+            root = Path(source)
+            if not root.exists():
+                continue  # an unplugged drive: its files stay until it is back or removed
+            for item in walk(root):
+                if isinstance(item, Path):
+                    found.append(item)
+            if root.is_dir():
+                outcomes += self._forget_missing(root)
+        stale = [p for p in found if _stale(p, records.get(str(p)))]
+        for done, path in enumerate(stale):
+            if self._cancel.is_set():
+                break
+            self._report("reading", done, len(stale), current=str(path))
+            outcomes.append(self.index_file(path))
+        self.embed_pending()
+        return outcomes
+
     def _forget_missing(self, folder: Path) -> list[FileOutcome]:
         prefix = str(folder).rstrip(os.sep) + os.sep
         gone = [
@@ -217,6 +266,20 @@ class Indexer:
         self._progress(
             IndexProgress(phase, files_done, files_total, chunks_done, chunks_total, current, eta)
         )
+
+
+def _under(path: Path, sources: Sequence[Path]) -> bool:
+    return any(path == s or s in path.parents for s in sources)
+
+
+def _stale(path: Path, record: FileRecord | None) -> bool:
+    if record is None or record.status == "pending":
+        return True
+    try:
+        stat = path.stat()
+    except OSError:
+        return True  # read it, to record why it cannot be
+    return stat.st_size != record.size or stat.st_mtime != record.mtime
 
 
 def check_encoder(db: IndexDB, collection: Collection, encoder: Encoder) -> Collection:
