@@ -39,6 +39,7 @@ from engine.documents.encoder import Encoder
 from engine.documents.index_db import Collection, FileRecord, IndexDB
 from engine.documents.indexer import FileOutcome, Indexer, IndexProgress
 from engine.documents.retrieve import Retriever, Source
+from engine.documents.watch import FolderWatcher
 from engine.paths import shown
 
 STATUS_WORDS = {
@@ -56,6 +57,7 @@ EncoderSource = Callable[[], Encoder | None]
 
 class _Relay(QObject):
     progressed = Signal(object)  # IndexProgress, from the indexing thread
+    folders_changed = Signal(object, object)  # (changed, gone) paths, from the watcher's thread
 
 
 class DocumentsView(QWidget):
@@ -63,6 +65,7 @@ class DocumentsView(QWidget):
     answered = Signal(list)  # list[Source]
     back_requested = Signal()
     collections_changed = Signal(list)  # list[str], the collections' names
+    folders_updated = Signal(str, list)  # a collection brought up to date: (name, outcomes)
 
     def __init__(self, db: IndexDB | None = None, encoder: EncoderSource = lambda: None) -> None:
         super().__init__()
@@ -73,6 +76,11 @@ class DocumentsView(QWidget):
         self._indexing: str | None = None  # the collection files are being added to
         self._relay = _Relay()
         self._relay.progressed.connect(self._show_progress, Qt.ConnectionType.QueuedConnection)
+        self._relay.folders_changed.connect(
+            self._folders_changed, Qt.ConnectionType.QueuedConnection
+        )
+        self._watcher: FolderWatcher | None = None
+        self._updating = 0  # watched-folder updates queued or running
         self.collection: Collection | None = None
         self.records: list[FileRecord] = []
 
@@ -87,8 +95,12 @@ class DocumentsView(QWidget):
         self.collections.setMaximumWidth(220)
         self.new_button = QPushButton("New collection…")
         self.new_button.setObjectName("Secondary")
+        self.watch_line = QLabel("")
+        self.watch_line.setObjectName("Muted")
+        self.watch_line.setWordWrap(True)
         left.addWidget(QLabel("Collections"))
         left.addWidget(self.collections, 1)
+        left.addWidget(self.watch_line)
         left.addWidget(self.new_button)
         body.addLayout(left)
 
@@ -155,6 +167,89 @@ class DocumentsView(QWidget):
         self.question.returnPressed.connect(lambda: self.ask(self.question.text()))
         self._show_busy(False)
         self.refresh()
+
+    # -- watched folders ---------------------------------------------------------------------
+
+    def start_watching(self) -> None:
+        """Follow the collections' folders: catch up now with what changed while Cove was
+        closed, then keep up as files change."""
+        if self._watcher is not None:
+            return
+        self._watcher = FolderWatcher(self._relay.folders_changed.emit)
+        self._update_watched()
+        for collection in self.db.collections():
+            self._queue_update(collection.name, None)
+
+    def stop_watching(self) -> None:
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            watcher.close()
+
+    def _update_watched(self) -> None:
+        """Watch every collection's folders (on the documents worker: watching a large tree
+        takes a while)."""
+        watcher = self._watcher
+        if watcher is None:
+            return
+
+        def job() -> None:
+            folders = {
+                Path(source)
+                for collection in self.db.collections()
+                for source in self.db.sources(collection)
+                if Path(source).is_dir()
+            }
+            watcher.set_folders(folders)
+
+        self.pool.submit(job, lambda _none: self._show_watching())
+
+    def _show_watching(self) -> None:
+        count = len(self._watcher.folders) if self._watcher is not None else 0
+        if not count:
+            self.watch_line.setText("")
+        elif self._updating:
+            self.watch_line.setText(f"Watching {count} folder(s) · updating…")
+        else:
+            self.watch_line.setText(f"Watching {count} folder(s) · up to date")
+
+    def _folders_changed(self, changed: frozenset[Path], gone: frozenset[Path]) -> None:
+        for collection in self.db.collections():
+            roots = [Path(s) for s in self.db.sources(collection)]
+            mine = {p for p in changed | gone if any(r == p or r in p.parents for r in roots)}
+            if mine:
+                self._queue_update(
+                    collection.name, (frozenset(changed & mine), frozenset(gone & mine))
+                )
+
+    def _queue_update(
+        self, name: str, batch: tuple[frozenset[Path], frozenset[Path]] | None
+    ) -> None:
+        """Bring collection ``name`` up to date (a batch of changes, or a catch-up) on the
+        documents worker: after any indexing the user started, never beside it."""
+        self._updating += 1
+        self._show_watching()
+
+        def job() -> list[FileOutcome]:
+            collection = self.db.collection(name)
+            if collection is None:
+                return []
+            encoder = self._encoder() if collection.encoder is not None else None
+            indexer = Indexer(self.db, collection, encoder)
+            return indexer.refresh() if batch is None else indexer.update(*batch)
+
+        def done(outcomes: list[FileOutcome]) -> None:
+            self._updating -= 1
+            self._show_watching()
+            if outcomes and self.collection is not None and self.collection.name == name:
+                self._show_files()
+            self.folders_updated.emit(name, outcomes)
+
+        def failed(exc: BaseException) -> None:
+            self._updating -= 1
+            self._show_watching()
+            self.status.setText(f"Could not update {name}: {exc}")
+
+        self.pool.submit(job, done, failed)
 
     # -- collections ---------------------------------------------------------------------------
 
@@ -244,10 +339,12 @@ class DocumentsView(QWidget):
         rows = sorted({i.row() for i in self.table.selectedIndexes()})
         for row in rows:
             self.db.remove_source(self.collection, self.records[row].path)
+        self._update_watched()
         self._show_files()
 
     def _indexed(self, outcomes: list[FileOutcome]) -> None:
         self._cancel = self._indexing = None
+        self._update_watched()  # a folder added is watched from now on
         if self.collection is not None:  # indexing may have set its encoder
             self.collection = self.db.collection(self.collection.name)
         self._show_busy(False)

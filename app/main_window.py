@@ -297,6 +297,7 @@ class MainWindow(QMainWindow):
         self.status.set_engine_text("Opening the chat history…")
         WarmUp(self.background, lambda: self.theme.colors, self).start()
         self.controller.open_store()
+        self.documents_view.start_watching()
 
     def _store_opened(self) -> None:
         store = self.controller.store
@@ -337,6 +338,7 @@ class MainWindow(QMainWindow):
             self.settings_panel.flush()
             self.hide()
             self.engine.cancel_load()  # before waiting for the model's queue to drain
+            self.documents_view.stop_watching()
             self.controller.close()
             self.downloads.close()  # pauses them; the next start resumes from the partial files
             self.engine.shutdown()

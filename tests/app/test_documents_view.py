@@ -40,6 +40,7 @@ def view(
     widget.resize(1100, 720)
     widget.show()
     yield widget
+    widget.stop_watching()
     widget.pool.wait(30_000)
     widget.db.close()
 
@@ -90,3 +91,35 @@ def test_cancel_keeps_what_was_read_and_adding_again_resumes(
     assert view.collection is not None
     assert view.db.count_unembedded(view.collection) == 0
     assert len(cancelled) + sum(o.outcome == "indexed" for o in first.args[0]) >= 1
+
+
+def test_a_watched_folder_updates_by_itself(
+    qtbot: QtBot, view: DocumentsView, tmp_path: Path
+) -> None:
+    import threading
+
+    docs = tmp_path / "notes"
+    docs.mkdir()
+    (docs / "ferry.md").write_text("# Ferry\n\nThe ferry leaves at nine.\n", encoding="utf-8")
+    view.new_collection("notes")
+    with qtbot.waitSignal(view.indexing_finished, timeout=WAIT_MS):
+        view.add_paths([docs])
+    # A file added while Cove was closed is found by the catch-up when watching starts.
+    (docs / "tides.md").write_text("# Tides\n\nHigh water at noon.\n", encoding="utf-8")
+    with qtbot.waitSignal(view.folders_updated, timeout=WAIT_MS) as caught_up:
+        view.start_watching()
+    assert [o.outcome for o in caught_up.args[1]] == ["indexed"]
+    qtbot.waitUntil(lambda: "up to date" in view.watch_line.text(), timeout=WAIT_MS)
+    assert view.watch_line.text() == "Watching 1 folder(s) · up to date"
+
+    def names() -> set[str]:
+        return {Path(view.table.item(r, 0).toolTip()).name for r in range(view.table.rowCount())}  # type: ignore[union-attr]
+
+    # Then the folder is followed as it changes.
+    (docs / "harbour.md").write_text("# Harbour\n\nBoats moor here.\n", encoding="utf-8")
+    (docs / "ferry.md").unlink()
+    qtbot.waitUntil(lambda: names() == {"tides.md", "harbour.md"}, timeout=WAIT_MS)
+    states = {view.table.item(r, 1).text() for r in range(view.table.rowCount())}  # type: ignore[union-attr]
+    assert states == {"Indexed"}
+    view.stop_watching()
+    assert not [t for t in threading.enumerate() if t.name == "folder-watch"]
