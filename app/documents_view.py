@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.open_source import open_source
 from app.page_header import page_header
 from app.workers import WorkerPool
 from engine.documents.encoder import Encoder
@@ -72,6 +73,9 @@ class DocumentsView(QWidget):
         self.db = db or IndexDB()
         self._encoder = encoder
         self.pool = WorkerPool("documents", 1)
+        # Asking has its own worker, so that a question asked while indexing runs is answered
+        # from what is indexed so far (and says so) rather than after it.
+        self.ask_pool = WorkerPool("documents-ask", 1)
         self._cancel: threading.Event | None = None
         self._indexing: str | None = None  # the collection files are being added to
         self._relay = _Relay()
@@ -83,6 +87,7 @@ class DocumentsView(QWidget):
         self._updating = 0  # watched-folder updates queued or running
         self.collection: Collection | None = None
         self.records: list[FileRecord] = []
+        self._shown_sources: list[Source] = []
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(28, 20, 28, 20)
@@ -393,34 +398,57 @@ class DocumentsView(QWidget):
         if self.collection is None or not question.strip():
             return
         collection = self.collection
+        indexing = self._indexing == collection.name or self._updating > 0
 
-        def job() -> list[Source]:
-            return Retriever(self.db, collection, self._encoder()).search(question, 5)
+        def job() -> tuple[list[Source], bool, bool]:
+            encoder = self._encoder()
+            sources = Retriever(self.db, collection, encoder).search(question, 5)
+            pending = self.db.count_unembedded(collection) if encoder is not None else 0
+            partial = indexing or pending > 0
+            return sources, partial, encoder is None
 
         def failed(exc: BaseException) -> None:
             self.sources.setHtml(f"<p>{_escape(str(exc))}</p>")
             self.answered.emit([])
 
-        self.pool.submit(job, self._show_sources, failed)
+        self.ask_pool.submit(job, lambda found: self._show_sources(*found), failed)
 
-    def _show_sources(self, sources: list[Source]) -> None:
+    def _show_sources(
+        self, sources: list[Source], partial: bool = False, keywords_only: bool = False
+    ) -> None:
+        notes = []
+        if partial:
+            notes.append(
+                "The collection is still being indexed: these are from what is read so far."
+            )
+        if keywords_only:
+            notes.append(
+                "Searching by keywords only: no embedding model yet (get all-MiniLM-L6-v2 "
+                "under Models to search by meaning)."
+            )
+        items = [f"<p><i>{_escape(n)}</i></p>" for n in notes]
         if not sources:
-            self.sources.setHtml("<p>Nothing in this collection matches.</p>")
-        items = []
+            items.append("<p>Nothing in this collection matches.</p>")
+        self._shown_sources = sources
         for n, source in enumerate(sources, 1):
             where = Path(source.path).name + (f", page {source.page}" if source.page else "")
             heading = f" — {source.heading}" if source.heading else ""
             excerpt = " ".join(source.text.split())[:220]
-            link = QUrl.fromLocalFile(source.path).toString()
             items.append(
-                f"<p><b>[{n}]</b> <a href='{link}'>{_escape(where)}</a>{_escape(heading)}<br>"
+                f"<p><b>[{n}]</b> <a href='source:{n}'>{_escape(where)}</a>{_escape(heading)}<br>"
                 f"<span>{_escape(excerpt)}</span></p>"
             )
-        if sources:
-            self.sources.setHtml("".join(items))
+        self.sources.setHtml("".join(items))
         self.answered.emit(sources)
 
     def _open_source(self, link: QUrl) -> None:
+        text = link.toString()
+        if text.startswith("source:"):
+            n = int(text.removeprefix("source:"))
+            if 1 <= n <= len(self._shown_sources):
+                source = self._shown_sources[n - 1]
+                open_source(source.path, source.page)
+            return
         QDesktopServices.openUrl(link)
 
     # -- dialogs -------------------------------------------------------------------------------

@@ -343,7 +343,7 @@ class MainWindow(QMainWindow):
             self.downloads.close()  # pauses them; the next start resumes from the partial files
             self.engine.shutdown()
             pools = [self.background, self.models_view.pool, self.discover.pool]
-            pools.append(self.documents_view.pool)
+            pools += [self.documents_view.pool, self.documents_view.ask_pool]
             for pool in (*pools, self.engine.control_pool):
                 pool.wait(5_000)
         event.accept()

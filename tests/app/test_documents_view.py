@@ -42,6 +42,7 @@ def view(
     yield widget
     widget.stop_watching()
     widget.pool.wait(30_000)
+    widget.ask_pool.wait(30_000)
     widget.db.close()
 
 
@@ -123,3 +124,19 @@ def test_a_watched_folder_updates_by_itself(
     assert states == {"Indexed"}
     view.stop_watching()
     assert not [t for t in threading.enumerate() if t.name == "folder-watch"]
+
+
+def test_a_question_asked_while_indexing_says_the_index_is_partial(
+    qtbot: QtBot, view: DocumentsView, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    build_corpus(docs)
+    view.new_collection("c")
+    with qtbot.waitSignals([view.indexing_finished, view.answered], timeout=WAIT_MS):
+        view.add_paths([docs])
+        view.ask("How long does the X200 take to charge?")
+    assert "still being indexed" in view.sources.toPlainText()
+    with qtbot.waitSignal(view.answered, timeout=WAIT_MS) as answered:
+        view.ask("How long does the X200 take to charge?")
+    assert "still being indexed" not in view.sources.toPlainText()
+    assert Path(answered.args[0][0].path).name == "aerolux_x200_manual.pdf"
