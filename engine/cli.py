@@ -108,6 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument(
         "--embedding-model", metavar="PATH", help="ONNX encoder folder (default: the library's)"
     )
+    index.add_argument(
+        "--ocr",
+        action="store_true",
+        help="read scanned PDF pages by OCR (slower; needs Cove's ocr extra)",
+    )
     index.add_argument("--json", action="store_true", help="print JSON")
 
     ask = sub.add_parser("ask", help="answer a question from a document collection, with sources")
@@ -253,7 +258,9 @@ def _documents(args: argparse.Namespace) -> int:
     from engine.documents import commands
 
     if args.command == "index":
-        return commands.index_command(args.paths, args.collection, args.embedding_model, args.json)
+        return commands.index_command(
+            args.paths, args.collection, args.embedding_model, args.json, ocr=args.ocr
+        )
     if args.command == "ask":
         return commands.ask_command(
             args.question,

@@ -49,10 +49,11 @@ def table_rows(
 
 @dataclass(frozen=True, slots=True)
 class PageIssue:
-    """A page that could not be read as text: "needs_ocr" for a scanned page (no text layer)."""
+    """A page that could not be read as text: "needs_ocr" for a scanned page (no text layer);
+    or one whose text came from OCR ("read_by_ocr"), so that the file's record says so."""
 
     page: int
-    reason: Literal["needs_ocr", "unreadable"]
+    reason: Literal["needs_ocr", "unreadable", "read_by_ocr"]
 
 
 @dataclass(slots=True)

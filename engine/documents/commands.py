@@ -33,6 +33,8 @@ def index_command(
     as_json: bool,
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
+    *,
+    ocr: bool = False,
 ) -> int:
     from engine.documents.index_db import IndexDB
     from engine.documents.indexer import Indexer
@@ -46,7 +48,7 @@ def index_command(
         collection = db.collection(collection_name, create=True)
         assert collection is not None
         progress = _Progress(err) if err.isatty() and not as_json else None
-        indexer = Indexer(db, collection, encoder, progress=progress)
+        indexer = Indexer(db, collection, encoder, progress=progress, ocr=ocr)
         outcomes = indexer.add([Path(p) for p in paths])
         collection = indexer.collection
         summary = _summary(db, collection)

@@ -21,6 +21,7 @@ from engine.errors import EngineError
 
 if TYPE_CHECKING:
     from engine.documents.encoder import Encoder
+    from engine.documents.ocr import PageOcr
 
 CHUNK_BATCH = 256
 EMBED_BATCH = 64
@@ -36,7 +37,8 @@ class FileOutcome:
     reason: str | None = None
     chunks: int = 0
     pages: int | None = None
-    ocr_pages: tuple[int, ...] = ()
+    ocr_pages: tuple[int, ...] = ()  # scanned pages not read (no OCR, or it found nothing)
+    ocr_read: tuple[int, ...] = ()  # scanned pages read by OCR
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -46,6 +48,7 @@ class FileOutcome:
             "chunks": self.chunks,
             "pages": self.pages,
             "needs_ocr_pages": list(self.ocr_pages),
+            "ocr_pages_read": list(self.ocr_read),
         }
 
 
@@ -77,8 +80,16 @@ class Indexer:
         *,
         progress: Callable[[IndexProgress], None] | None = None,
         cancel: threading.Event | None = None,
+        ocr: bool = False,
     ) -> None:
         self.db = db
+        self.ocr = ocr  # read scanned PDF pages by OCR (Cove's ocr extra)
+        if ocr:
+            from engine.documents.ocr import require_ocr
+
+            require_ocr()  # before anything is read: a clear error, not a skip per file
+        self._ocr: PageOcr | None = None
+        self._position = (0, 1)  # (files done, files in all) while adding, for progress
         self.collection = collection
         self.encoder = encoder
         self._progress = progress or (lambda _p: None)
@@ -108,6 +119,7 @@ class Indexer:
                 outcomes.append(FileOutcome(str(path), "cancelled"))
                 continue
             self._report("reading", done, len(found), current=str(path))
+            self._position = (done, len(found))
             outcomes.append(self.index_file(path))
         self._report("reading", len(found), len(found))
         self.embed_pending()
@@ -125,7 +137,14 @@ class Indexer:
             self.db.mark(self.collection, name, "skipped", reason=_os_reason(exc))
             return FileOutcome(name, "skipped", _os_reason(exc))
         known = self.db.file(self.collection, name)
-        if known is not None and known.sha256 == digest and known.status != "pending":
+        # A file with scanned pages is read again once OCR is on: its hash has not changed.
+        scanned = self.ocr and known is not None and bool(known.ocr_pages)
+        if (
+            known is not None
+            and known.sha256 == digest
+            and known.status != "pending"
+            and not scanned
+        ):
             if (known.size, known.mtime) != (stat.st_size, stat.st_mtime):
                 self.db.touch(self.collection, name, stat.st_size, stat.st_mtime)
             outcome: Outcome = "unchanged" if known.status == "indexed" else known.status
@@ -140,7 +159,8 @@ class Indexer:
         count, last_page = 0, None
         try:
             batch = []
-            for chunk in chunk_blocks(read_document(path), issues=issues):
+            blocks = read_document(path, ocr=self._page_ocr(path))
+            for chunk in chunk_blocks(blocks, issues=issues):
                 if self._cancel.is_set():
                     return FileOutcome(name, "cancelled")
                 batch.append(chunk)
@@ -160,6 +180,7 @@ class Indexer:
             self.db.finish_file(file_id, "skipped", pages=None, ocr_pages=(), reason=reason)
             return FileOutcome(name, "skipped", reason)
         ocr = tuple(sorted({i.page for i in issues if i.reason == "needs_ocr"}))
+        read = tuple(sorted({i.page for i in issues if i.reason == "read_by_ocr"}))
         pages = max([last_page or 0, *(i.page for i in issues)]) or None
         if count == 0:
             status: Literal["needs_ocr", "skipped"] = "needs_ocr" if ocr else "skipped"
@@ -167,10 +188,29 @@ class Indexer:
                 "scanned pages without a text layer: needs OCR" if ocr else "no text in the file"
             )
             self.db.finish_file(file_id, status, pages=pages, ocr_pages=ocr, reason=reason)
-            return FileOutcome(name, status, reason, 0, pages, ocr)
-        note = f"pages {_ranges(ocr)} need OCR" if ocr else None
+            return FileOutcome(name, status, reason, 0, pages, ocr, read)
+        notes = []
+        if read:
+            notes.append(f"pages {_ranges(read)} read by OCR")
+        if ocr:
+            notes.append(f"pages {_ranges(ocr)} need OCR")
+        note = "; ".join(notes) or None
         self.db.finish_file(file_id, "indexed", pages=pages, ocr_pages=ocr, reason=note)
-        return FileOutcome(name, "indexed", note, count, pages, ocr)
+        return FileOutcome(name, "indexed", note, count, pages, ocr, read)
+
+    def _page_ocr(self, path: Path) -> PageOcr | None:
+        """The OCR engine, for a PDF when OCR is on (its models load on first use)."""
+        if not self.ocr or path.suffix.lower() != ".pdf":
+            return None
+        if self._ocr is None:
+            from engine.documents.ocr import PageOcr
+
+            self._ocr = PageOcr()
+        name, (done, total) = str(path), self._position
+        self._ocr.on_page = lambda page: self._report(
+            "reading", done, total, current=f"{name} (page {page}, by OCR)"
+        )
+        return self._ocr
 
     def embed_pending(self) -> int:
         """Embed every chunk still without a vector; returns how many were embedded."""

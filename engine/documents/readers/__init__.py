@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.documents.blocks import Block, PageIssue
 from engine.errors import DocumentError
+
+if TYPE_CHECKING:
+    from engine.documents.ocr import PageOcr
 
 PDF = frozenset({".pdf"})
 DOCX = frozenset({".docx"})
@@ -19,12 +23,13 @@ TEXT = frozenset({".txt", ".text"})
 SUPPORTED_SUFFIXES = PDF | DOCX | MARKDOWN | HTML | TEXT
 
 
-def read_document(path: Path) -> Iterator[Block | PageIssue]:
+def read_document(path: Path, *, ocr: PageOcr | None = None) -> Iterator[Block | PageIssue]:
     """The blocks of the file at ``path``, in reading order, by the reader for its suffix; a file
     with any other suffix (or none) is read as plain text if it is text.
 
     An empty or missing file raises ``DocumentError`` at once; any other reason a file cannot be
-    read (encrypted, damaged, binary) raises it from the first ``next()``.
+    read (encrypted, damaged, binary) raises it from the first ``next()``. With ``ocr``, a PDF's
+    scanned pages are read by it.
     """
     try:
         size = path.stat().st_size
@@ -32,15 +37,15 @@ def read_document(path: Path) -> Iterator[Block | PageIssue]:
         raise DocumentError(exc.strerror or str(exc)) from None
     if size == 0:
         raise DocumentError("empty file")
-    return _reported(_reader(path))
+    return _reported(_reader(path, ocr))
 
 
-def _reader(path: Path) -> Iterator[Block | PageIssue]:
+def _reader(path: Path, ocr: PageOcr | None) -> Iterator[Block | PageIssue]:
     suffix = path.suffix.lower()
     if suffix in PDF:
         from engine.documents.readers.pdf import read_pdf
 
-        return read_pdf(path)
+        return read_pdf(path, ocr=ocr)
     if suffix in DOCX:
         from engine.documents.readers.docx import read_docx
 

@@ -18,10 +18,13 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.documents.blocks import Block, PageIssue
 from engine.errors import DocumentError
+
+if TYPE_CHECKING:
+    from engine.documents.ocr import PageOcr
 
 MIN_TEXT_CHARS = 16  # less than this on a page with an image: a scan
 RUNNING_WINDOW = 12  # pages read ahead to find running headers and footers
@@ -35,7 +38,7 @@ _DIGITS = re.compile(r"\d+")
 _BULLET = re.compile(r"^[\u2022\u25aa\u25cf\-*]\s")
 
 
-def read_pdf(path: Path) -> Iterator[Block | PageIssue]:
+def read_pdf(path: Path, *, ocr: PageOcr | None = None) -> Iterator[Block | PageIssue]:
     import pypdfium2 as pdfium
 
     with path.open("rb") as f:
@@ -60,7 +63,13 @@ def read_pdf(path: Path) -> Iterator[Block | PageIssue]:
             if sum(len(line.text) for line in lines) < MIN_TEXT_CHARS and _has_images(
                 document, index
             ):
-                yield PageIssue(number, "needs_ocr")
+                found = ocr.read(document, index) if ocr is not None else []
+                if not found:
+                    yield PageIssue(number, "needs_ocr")
+                    continue
+                yield PageIssue(number, "read_by_ocr")
+                for text in found:
+                    yield Block("paragraph", text, page=number, headings=outline.headings)
                 continue
             kept = [line for line in lines if _shape(line.text) not in repeated]
             yield from _blocks(kept, number, outline)
