@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
@@ -39,6 +40,7 @@ from app.workers import WorkerPool
 from engine.documents.encoder import Encoder
 from engine.documents.index_db import Collection, FileRecord, IndexDB
 from engine.documents.indexer import FileOutcome, Indexer, IndexProgress
+from engine.documents.ocr import ocr_installed
 from engine.documents.retrieve import Retriever, Source
 from engine.documents.watch import FolderWatcher
 from engine.paths import shown
@@ -118,6 +120,15 @@ class DocumentsView(QWidget):
             button.setObjectName("Secondary")
             actions.addWidget(button)
         actions.addStretch(1)
+        self.ocr_box = QCheckBox("Read scanned pages (OCR)")
+        self.ocr_box.setToolTip(
+            "Read PDF pages that are pictures of text (scans) by OCR. Slower: seconds a page. "
+            "Add the files again to read their scanned pages."
+        )
+        if not ocr_installed():
+            self.ocr_box.setEnabled(False)
+            self.ocr_box.setToolTip("Needs Cove's OCR extra: pip install 'cove[ocr]'")
+        actions.addWidget(self.ocr_box)
         right.addLayout(actions)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
@@ -210,12 +221,13 @@ class DocumentsView(QWidget):
 
     def _show_watching(self) -> None:
         count = len(self._watcher.folders) if self._watcher is not None else 0
+        folders = f"{count} folder{'s' * (count != 1)}"
         if not count:
             self.watch_line.setText("")
         elif self._updating:
-            self.watch_line.setText(f"Watching {count} folder(s) · updating…")
+            self.watch_line.setText(f"Watching {folders} · updating…")
         else:
-            self.watch_line.setText(f"Watching {count} folder(s) · up to date")
+            self.watch_line.setText(f"Watching {folders} · up to date")
 
     def _folders_changed(self, changed: frozenset[Path], gone: frozenset[Path]) -> None:
         for collection in self.db.collections():
@@ -320,10 +332,17 @@ class DocumentsView(QWidget):
         self._show_busy(True)
         self.status.setText(f"Reading {len(paths)} item(s)…")
 
+        ocr = self.ocr_box.isChecked()
+
         def job() -> list[FileOutcome]:
             encoder = self._encoder()
             indexer = Indexer(
-                self.db, collection, encoder, progress=self._relay.progressed.emit, cancel=cancel
+                self.db,
+                collection,
+                encoder,
+                progress=self._relay.progressed.emit,
+                cancel=cancel,
+                ocr=ocr,
             )
             return indexer.add(paths)
 

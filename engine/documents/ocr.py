@@ -33,11 +33,16 @@ class OcrLine:
     confidence: float
 
 
-def require_ocr() -> None:
-    """Raise ``OcrUnavailable`` unless the OCR engine is installed (without loading it)."""
+def ocr_installed() -> bool:
+    """Whether the OCR engine is installed (found, not loaded)."""
     import importlib.util
 
-    if importlib.util.find_spec("rapidocr_onnxruntime") is None:
+    return importlib.util.find_spec("rapidocr_onnxruntime") is not None
+
+
+def require_ocr() -> None:
+    """Raise ``OcrUnavailable`` unless the OCR engine is installed."""
+    if not ocr_installed():
         raise OcrUnavailable(
             "Reading scanned pages needs Cove's OCR extra: pip install 'cove[ocr]'"
         )

@@ -111,7 +111,7 @@ def test_a_watched_folder_updates_by_itself(
         view.start_watching()
     assert [o.outcome for o in caught_up.args[1]] == ["indexed"]
     qtbot.waitUntil(lambda: "up to date" in view.watch_line.text(), timeout=WAIT_MS)
-    assert view.watch_line.text() == "Watching 1 folder(s) · up to date"
+    assert view.watch_line.text() == "Watching 1 folder · up to date"
 
     def names() -> set[str]:
         return {Path(view.table.item(r, 0).toolTip()).name for r in range(view.table.rowCount())}  # type: ignore[union-attr]
