@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.errors import DocumentError
 
-RENDER_DPI = 200  # measured (bench/bench_ocr.py): as accurate as 300 dpi, about half the time
+RENDER_DPI = 300  # measured (bench/bench_ocr.py): at 150 and 200 dpi whole lines were lost
 MIN_CONFIDENCE = 0.5  # recognised text below this is noise (specks, stamps)
 PARAGRAPH_GAP = 1.6  # a gap this many line heights parts two paragraphs
 
