@@ -207,7 +207,15 @@ def _inspect(model: str, as_json: bool) -> int:
     from engine.templates import choose_template
 
     path = resolve_model(model)
-    if is_onnx_chat_folder(path):
+    from engine.coreml_model import is_coreml_model, read_coreml_model
+
+    if is_coreml_model(path):
+        coreml = read_coreml_model(path)
+        summary = dict(coreml.summary())
+        template = choose_template(
+            embedded=coreml.chat_template, architecture=coreml.architecture, model_name=coreml.name
+        )
+    elif is_onnx_chat_folder(path):
         onnx = read_onnx_model(path)
         summary = dict(onnx.summary())
         template = choose_template(

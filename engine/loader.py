@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.backends import LoadedModel, LoadProgress, backend_for
+from engine.coreml_model import CoreMLModelInfo, is_coreml_model, plan_coreml, read_coreml_model
 from engine.errors import BackendUnavailable, InsufficientMemory
 from engine.gguf import GGUFFile, read_gguf
 from engine.models import resolve_model
@@ -32,10 +33,17 @@ def current_resources() -> Resources:
 
 def plan_model(
     name: str, *, ctx: int | None = None, resources: Resources | None = None
-) -> tuple[Path, GGUFFile | OnnxModelInfo, Plan]:
+) -> tuple[Path, GGUFFile | OnnxModelInfo | CoreMLModelInfo, Plan]:
     """Resolve and read a model (a GGUF file, or an ONNX model folder) and plan it against the
     memory free now."""
     path = resolve_model(name)
+    if is_coreml_model(path):
+        coreml = read_coreml_model(path)
+        return (
+            path,
+            coreml,
+            plan_coreml(coreml, resources or current_resources(), requested_ctx=ctx),
+        )
     if is_onnx_chat_folder(path):
         onnx = read_onnx_model(path)
         return path, onnx, plan_onnx(onnx, resources or current_resources(), requested_ctx=ctx)

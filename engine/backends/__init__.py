@@ -81,8 +81,8 @@ def backend_for(path: Path) -> Backend:
             return backend
     known = ", ".join(sorted(_REGISTRY))
     raise BackendUnavailable(
-        f"No backend can run {path.name}. Cove runs GGUF files and ONNX model folders with a "
-        f"genai_config.json (backends: {known})."
+        f"No backend can run {path.name}. Cove runs GGUF files, ONNX model folders with a "
+        f"genai_config.json and (on macOS) stateful Core ML packages (backends: {known})."
     )
 
 
@@ -104,3 +104,7 @@ def _ensure_builtin() -> None:
             from engine.backends.ort_genai import OrtGenaiBackend
 
             register(OrtGenaiBackend())
+        if "coreml" not in _REGISTRY:
+            from engine.backends.coreml import CoreMLBackend
+
+            register(CoreMLBackend())

@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from engine.tuning.configs import Config, Way, installed_siblings, model_family, ways_to_run
+from engine.tuning.configs import Config, Way, model_family
 from engine.tuning.figures import Measurement
 from engine.tuning.measure import measure_way
 from engine.tuning.store import TuningStore, build_key, machine_key
+from engine.tuning.ways import installed_siblings, ways_to_run
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport

@@ -16,10 +16,11 @@ from engine.errors import EngineError
 from engine.hardware import HardwareReport, probe_hardware
 from engine.planner import resources_from
 from engine.tuning import Choice, choose, model_family
-from engine.tuning.configs import Config, installed_siblings, ways_to_run
+from engine.tuning.configs import Config
 from engine.tuning.figures import Measurement
 from engine.tuning.measure import measure_way
 from engine.tuning.store import TuningStore
+from engine.tuning.ways import installed_siblings, ways_to_run
 
 ONNX_STARTER = "smollm2-135m-instruct-onnx-int4-cpu"
 

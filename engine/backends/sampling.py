@@ -1,0 +1,49 @@
+"""Choosing the next token from logits, for runtimes that give logits and no sampler of their own
+(Core ML): repetition penalty over the last N tokens, temperature, top-k, top-p and min-p, in
+llama.cpp's order, greedy at temperature 0, reproducible with a seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine.types import GenerationParams
+
+
+class LogitSampler:
+    def __init__(self, params: GenerationParams) -> None:
+        import numpy as np
+
+        self.params = params
+        self._rng = np.random.default_rng(params.seed)
+
+    def choose(self, logits: Any, recent: Sequence[int]) -> int:
+        import numpy as np
+
+        p = self.params
+        scores = np.asarray(logits, dtype=np.float64).reshape(-1).copy()
+        if p.repeat_penalty != 1.0 and recent:
+            window = recent[-p.repeat_last_n :] if p.repeat_last_n > 0 else recent
+            seen = np.unique(np.asarray(window, dtype=np.int64))
+            seen = seen[(seen >= 0) & (seen < scores.size)]
+            picked = scores[seen]
+            scores[seen] = np.where(
+                picked > 0, picked / p.repeat_penalty, picked * p.repeat_penalty
+            )
+        if p.temperature <= 0:
+            return int(np.argmax(scores))
+        order = np.argsort(-scores)
+        if p.top_k > 0:
+            order = order[: p.top_k]
+        kept = scores[order] / p.temperature
+        probs = np.exp(kept - kept.max())
+        probs /= probs.sum()
+        if p.top_p < 1.0:
+            cut = int(np.searchsorted(np.cumsum(probs), p.top_p)) + 1
+            order, probs = order[:cut], probs[:cut]
+        if p.min_p > 0:
+            keep = probs >= p.min_p * probs[0]
+            order, probs = order[keep], probs[keep]
+        probs = probs / probs.sum()
+        return int(order[self._rng.choice(len(order), p=probs)])
