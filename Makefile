@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.cove-installed
 
-.PHONY: run setup test lint typecheck imports pytest bench clean
+.PHONY: run setup test lint typecheck imports pytest bench bundle bundle-test clean
 
 run: setup
 	$(BIN)/cove
@@ -34,6 +34,13 @@ imports:
 
 pytest:
 	$(BIN)/python -m pytest -q
+
+# A double-clickable bundle of this platform (packaging/README.md); Linux builds here.
+bundle: setup
+	bash packaging/linux/build.sh
+
+bundle-test:
+	bash packaging/linux/bundle_test.sh
 
 bench: setup
 	$(BIN)/python bench/bench_engine.py

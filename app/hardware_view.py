@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 import json
-import sys
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QProcess, Qt, Signal
@@ -20,6 +19,7 @@ from app.page_header import page_header
 from app.theme import Colors
 from app.verdicts import verdict_from_plan
 from engine.hardware.report import HardwareReport
+from engine.launch import module_command
 from engine.units import format_bytes
 
 if TYPE_CHECKING:
@@ -86,8 +86,9 @@ class HardwareProbe(QObject):
 
     def _run_process(self) -> None:
         process = QProcess(self)
-        process.setProgram(sys.executable)
-        process.setArguments(["-m", "engine.cli", "probe", "--json"])
+        program, *arguments = module_command("engine.cli")
+        process.setProgram(program)
+        process.setArguments([*arguments, "probe", "--json"])
         process.finished.connect(lambda code, _status: self._finished(process, code))
         process.errorOccurred.connect(lambda _err: self._process_failed(process))
         self._process = process

@@ -73,6 +73,14 @@ def is_gui_invocation(args: Sequence[str]) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) >= 2 and args[0] == "--run-module":
+        # A bundle starting one of its own modules in a new process (engine.launch): the frozen
+        # executable stands in for ``python -m MODULE``.
+        import runpy
+
+        sys.argv = [args[1], *args[2:]]
+        runpy.run_module(args[1], run_name="__main__", alter_sys=True)
+        return 0
     if not is_gui_invocation(args):
         # The terminal CLI loads runtimes in its own process when a command needs one; the window
         # never does (it talks to a separate engine host), so the CLI is looked up by name here

@@ -15,7 +15,6 @@ import secrets
 import selectors
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections import deque
@@ -24,6 +23,7 @@ from typing import IO
 
 from engine.client import EngineClient
 from engine.errors import EngineCrashed, EngineError
+from engine.launch import module_command
 from engine.paths import engine_log_path
 from engine.protocol import READY_PREFIX, TOKEN_ENV
 
@@ -138,7 +138,7 @@ class LocalEngine:
         env = dict(os.environ)
         env[TOKEN_ENV] = self._token
         env.setdefault("PYTHONUNBUFFERED", "1")
-        args = [sys.executable, "-m", "engine.host", "--port", "0"]
+        args = [*module_command("engine.host"), "--port", "0"]
         args += ["--exit-with-parent", str(os.getpid())]
         if model is not None:
             args += ["--model", model]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 from engine.errors import ModelNotFound
@@ -23,6 +24,9 @@ def starter_path() -> Path:
     override = os.environ.get("COVE_STARTER_MODEL")
     if override:
         return Path(override)
+    bundled = getattr(sys, "_MEIPASS", None)  # a bundle carries the file beside its modules
+    if bundled is not None and (Path(bundled) / STARTER_PACKAGE / STARTER_FILE).is_file():
+        return Path(bundled) / STARTER_PACKAGE / STARTER_FILE
     spec = importlib.util.find_spec(STARTER_PACKAGE)
     locations = list(spec.submodule_search_locations or []) if spec else []
     for folder in locations:

@@ -340,6 +340,7 @@ def walk(root: Path) -> Iterator[Path | FileOutcome]:
     """Files under ``root`` (or ``root`` itself), following symbolic links once: a link back up
     the tree is skipped, as are folders and files that cannot be read, with their reason."""
     from engine.documents.readers import SUPPORTED_SUFFIXES
+    from engine.documents.watch import is_document
 
     if root.is_file():
         yield root
@@ -368,8 +369,8 @@ def walk(root: Path) -> Iterator[Path | FileOutcome]:
                 if entry.is_dir():
                     subfolders.append(path)
                 elif entry.is_file():
-                    if path.suffix.lower() in SUPPORTED_SUFFIXES:
-                        yield path
+                    if path.suffix.lower() in SUPPORTED_SUFFIXES and is_document(path):
+                        yield path  # not office lock files, editors' backups, partial downloads
                 elif entry.is_symlink():
                     yield FileOutcome(str(path), "skipped", "a broken link")
             except OSError as exc:

@@ -1,0 +1,19 @@
+"""How Cove starts a Python module of its own in a new process (the engine host, the hardware
+probe): ``python -m MODULE`` when it runs from Python; the bundle's own executable with
+``--run-module MODULE`` when it runs frozen (a bundle has no ``python`` to call)."""
+
+from __future__ import annotations
+
+import sys
+
+RUN_MODULE = "--run-module"
+
+
+def frozen() -> bool:
+    return bool(getattr(sys, "frozen", False))
+
+
+def module_command(module: str) -> list[str]:
+    if frozen():
+        return [sys.executable, RUN_MODULE, module]
+    return [sys.executable, "-m", module]
