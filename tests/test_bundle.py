@@ -42,6 +42,7 @@ BASE_SYSTEM = re.compile(
 
 
 def run_bundle(args: list[str], home: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    home.mkdir(parents=True, exist_ok=True)
     env = {
         "HOME": str(home),
         "PATH": "/usr/bin:/bin",
@@ -57,23 +58,40 @@ def run_bundle(args: list[str], home: Path, **extra: str) -> subprocess.Complete
 def test_every_native_library_loaded_is_inside_the_bundle_or_the_base_system(
     tmp_path: Path,
 ) -> None:
-    """The dynamic loader itself lists what the window and the engine host load, including
-    what they open later (llama.cpp's backends, ONNX Runtime's providers, Qt's plugins)."""
-    trace = tmp_path / "ld"
+    """The dynamic loader itself lists what the window, the engine host and a document index
+    load, including what they open late (llama.cpp's backends, ONNX Runtime's providers, Qt's
+    plugins, PDFium)."""
+    from tests.documents.test_readers import write_pdf
+
+    home = tmp_path / "home"
+    traces = tmp_path / "traces"
+    traces.mkdir()
     done = run_bundle(
         ["--self-test", "--timeout", "300"],
-        tmp_path / "home",
+        home,
         LD_DEBUG="files",
-        LD_DEBUG_OUTPUT=str(trace),
+        LD_DEBUG_OUTPUT=str(traces / "gui"),
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    pdf = tmp_path / "notes.pdf"
+    write_pdf(pdf, [["The harbour office opens at nine."]])
+    indexed = run_bundle(
+        ["index", str(pdf), "--collection", "notes"],
+        home,
+        LD_DEBUG="files",
+        LD_DEBUG_OUTPUT=str(traces / "index"),
+    )
+    assert indexed.returncode == 0, indexed.stdout + indexed.stderr
+    # The user's data goes where the platform keeps it, not into the bundle.
+    assert (home / ".local" / "share" / "Cove" / "documents.sqlite3").is_file()
     loaded: set[str] = set()
-    for log in tmp_path.glob("ld.*"):  # one file per process
+    logs = list(traces.iterdir())  # one file per process
+    for log in logs:
         for line in log.read_text(errors="replace").splitlines():
             match = re.search(r"calling init: (\S+)", line)
             if match:
                 loaded.add(os.path.realpath(match.group(1)))
-    assert len(list(tmp_path.glob("ld.*"))) >= 2  # the window and its engine host, at least
+    assert len(logs) >= 3  # the window, its engine host, and the index command
     inside = {p for p in loaded if p.startswith(str(BUNDLE.resolve()))}
     outside = sorted(p for p in loaded - inside if not BASE_SYSTEM.search(p))
     assert not outside, "loaded from outside the bundle:\n" + "\n".join(outside)
@@ -87,8 +105,7 @@ def test_the_self_test_replies_from_a_fresh_home(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["ok"] is True and report["reply_chars"] > 0
-    data = tmp_path / "home" / ".local" / "share" / "Cove"
-    assert (data / "chats.sqlite3").is_file() or any(data.glob("*.sqlite3"))
+    assert "Paris" in report["reply"]
 
 
 def test_the_installer_adds_cove_to_the_menu_and_the_uninstaller_keeps_the_data(

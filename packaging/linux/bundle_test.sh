@@ -14,16 +14,19 @@ trap 'rm -rf "$home" "$bin"' EXIT
 for tool in sh env uname; do
   ln -s "$(command -v $tool)" "$bin/$tool"
 done
+# No network: a network namespace of its own, with only loopback up (Cove's window talks to its
+# engine host on 127.0.0.1).
 isolated=()
-if unshare -rn true 2>/dev/null; then
-  isolated=(unshare -rn)
-  echo "network: none (a network namespace of its own)"
+ip=$(command -v ip || true)
+if [[ -n $ip ]] && unshare -rn "$ip" link set lo up 2>/dev/null; then
+  isolated=("$(command -v unshare)" -rn sh -c "$ip link set lo up && exec \"\$@\"" sh)
+  echo "network: none but loopback (a network namespace of its own)"
 else
-  echo "network: unshare is not allowed here; running with the machine's network" >&2
+  echo "network: no network namespace here; running with the machine's network" >&2
 fi
 run() {
-  env -i HOME="$home" PATH="$bin" QT_QPA_PLATFORM=offscreen LANG=C.UTF-8 \
-    "${isolated[@]}" "$bundle/cove" "$@"
+  "${isolated[@]}" env -i HOME="$home" PATH="$bin" QT_QPA_PLATFORM=offscreen LANG=C.UTF-8 \
+    "$bundle/cove" "$@"
 }
 if PATH="$bin" command -v python3 >/dev/null || PATH="$bin" command -v python >/dev/null; then
   echo "bundle-test: Python is on the test PATH" >&2; exit 1
