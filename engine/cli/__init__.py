@@ -1,0 +1,245 @@
+"""The ``cove`` command: probe, inspect, plan, tune, chat, serve, models, search, pull, rm, index,
+ask, collections. This module parses the arguments and hands each command to its module; the
+library's, the documents' and the server's commands live with those packages.
+
+Errors reach the user as one readable line on stderr with a non-zero exit code, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from engine.cli.chat import chat_command
+from engine.cli.inspection import inspect_command, probe_command
+from engine.cli.output import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, fail
+from engine.cli.plan import plan_command
+from engine.cli.tuning import tune_command
+from engine.errors import EngineError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cove", description="Cove: a private, offline AI on your own hardware."
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    probe = sub.add_parser("probe", help="show what this machine has and what Cove will use")
+    probe.add_argument("--json", action="store_true", help="print JSON")
+
+    inspect = sub.add_parser("inspect", help="read a model file's metadata without loading it")
+    inspect.add_argument(
+        "model", metavar="MODEL", help="a .gguf path, an ONNX model folder, or 'starter'"
+    )
+    inspect.add_argument("--json", action="store_true", help="print JSON")
+
+    plan = sub.add_parser("plan", help="will MODEL fit in free memory, where, at what context")
+    plan.add_argument(
+        "model",
+        metavar="MODEL",
+        help="a .gguf path, an ONNX model folder, 'starter', a downloaded model, or a GGUF on "
+        "the hub (owner/repo/FILE: only its header is read)",
+    )
+    plan.add_argument("--ctx", type=_positive, metavar="N", help="context length wanted")
+    plan.add_argument("--json", action="store_true", help="print JSON")
+
+    tune = sub.add_parser(
+        "tune",
+        help="measure the ways MODEL can run here (GPU or CPU, flash attention, its GGUF or "
+        "ONNX build) and choose the fastest; or choose one yourself",
+    )
+    tune.add_argument("model", metavar="MODEL", help="a .gguf path, an ONNX folder, 'starter'")
+    tune.add_argument("--ctx", type=_positive, metavar="N", help="context length wanted")
+    tune.add_argument("--again", action="store_true", help="measure again, even if measured")
+    choice = tune.add_mutually_exclusive_group()
+    choice.add_argument(
+        "--use", metavar="WAY", help="always run MODEL this way (a label 'cove tune' lists)"
+    )
+    choice.add_argument("--auto", action="store_true", help="forget --use: the fastest again")
+    tune.add_argument("--json", action="store_true", help="print JSON")
+
+    chat = sub.add_parser("chat", help="chat with a model (one answer with PROMPT)")
+    chat.add_argument("prompt", nargs="?", metavar="PROMPT", help="answer this and exit")
+    chat.add_argument("--model", default="starter", metavar="MODEL")
+    chat.add_argument("--system", metavar="TEXT", help="system prompt")
+    chat.add_argument("--temperature", type=float, default=0.7, metavar="T")
+    chat.add_argument("--max-tokens", type=_positive, default=512, metavar="N")
+    chat.add_argument("--seed", type=int, metavar="S")
+    chat.add_argument("--ctx", type=_positive, metavar="N", help="context length")
+    chat.add_argument("--stats", choices=["json"], help="print generation stats on stderr")
+    chat.add_argument(
+        "--engine", metavar="URL", help="use this OpenAI-compatible server instead of a local one"
+    )
+    chat.add_argument("--api-key", metavar="K", help="API key for --engine")
+
+    models = sub.add_parser("models", help="list installed models and partial downloads")
+    models.add_argument("--json", action="store_true", help="print JSON")
+
+    search = sub.add_parser(
+        "search", help="find models: the catalog, then Hugging Face, with what fits here"
+    )
+    search.add_argument("query", nargs="+", metavar="QUERY", help="words to look for")
+    search.add_argument("--json", action="store_true", help="print JSON")
+
+    pull = sub.add_parser("pull", help="download a model from Hugging Face (resumes)")
+    pull.add_argument(
+        "model",
+        metavar="MODEL",
+        help="a catalog id (the build recommended here), owner/repo (its Q4_K_M GGUF, or the "
+        "largest that fits) or owner/repo/FILE",
+    )
+    pull.add_argument(
+        "--quant", metavar="Q", help="the quantisation (e.g. Q8_0) or ONNX target (cpu-int4)"
+    )
+    pull.add_argument("--json", action="store_true", help="print JSON")
+
+    index = sub.add_parser("index", help="add files or folders to a document collection")
+    index.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    index.add_argument("--collection", required=True, metavar="NAME")
+    index.add_argument(
+        "--embedding-model", metavar="PATH", help="ONNX encoder folder (default: the library's)"
+    )
+    index.add_argument(
+        "--ocr",
+        action="store_true",
+        help="read scanned PDF pages by OCR (slower; needs Cove's ocr extra)",
+    )
+    index.add_argument("--json", action="store_true", help="print JSON")
+
+    ask = sub.add_parser("ask", help="answer a question from a document collection, with sources")
+    ask.add_argument("question", metavar="QUESTION")
+    ask.add_argument("--collection", required=True, metavar="NAME")
+    ask.add_argument("--top-k", type=_positive, default=5, metavar="K", help="sources to use")
+    ask.add_argument("--retrieve-only", action="store_true", help="list the sources; no answer")
+    ask.add_argument("--model", metavar="M", help="chat model for the answer (default: starter)")
+    ask.add_argument(
+        "--embedding-model", metavar="PATH", help="ONNX encoder folder (default: the library's)"
+    )
+    ask.add_argument("--json", action="store_true", help="print JSON")
+
+    collections = sub.add_parser("collections", help="list or remove document collections")
+    collections.add_argument("--json", action="store_true", help="print JSON")
+    collections.add_argument(
+        "--remove", metavar="NAME", help="remove this collection (or, with --path, files from it)"
+    )
+    collections.add_argument(
+        "--path", action="append", default=[], metavar="PATH", help="a file or folder to remove"
+    )
+
+    rm = sub.add_parser("rm", help="delete a downloaded model, or discard a partial download")
+    rm.add_argument("model", metavar="MODEL", help="a name 'cove models' shows")
+    rm.add_argument("--json", action="store_true", help="print JSON")
+
+    serve = sub.add_parser("serve", help="run the OpenAI-compatible local API server")
+    serve.add_argument("--model", metavar="MODEL", help="chat model to load ('starter', a path)")
+    serve.add_argument(
+        "--embedding-model", type=Path, metavar="PATH", help="embedding model folder"
+    )
+    serve.add_argument("--host", default="127.0.0.1", metavar="H", help="default: 127.0.0.1")
+    serve.add_argument("--port", type=int, default=8080, metavar="P", help="default: 8080")
+    serve.add_argument("--api-key", metavar="K", help="require this key on every request")
+    serve.add_argument("--ctx", type=_positive, metavar="N", help="context length")
+    serve.add_argument("--max-queue", type=_positive, default=8, metavar="N")
+    serve.add_argument("--log-prompts", action="store_true", help="write prompts to the log")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    command = args.command or "chat"
+    if args.command is None:
+        args = build_parser().parse_args(["chat", *(argv or [])])
+    try:
+        if command == "probe":
+            return probe_command(args.json)
+        if command == "inspect":
+            return inspect_command(args.model, args.json)
+        if command == "plan":
+            return plan_command(args.model, args.ctx, args.json)
+        if command == "tune":
+            return tune_command(args)
+        if command == "serve":
+            return _serve(args)
+        if command in ("models", "pull", "rm", "search"):
+            return _library(args)
+        if command in ("index", "ask", "collections"):
+            return _documents(args)
+        return chat_command(args)
+    except EngineError as exc:
+        fail(str(exc))
+        return EXIT_ERROR
+    except ValueError as exc:
+        fail(f"invalid argument: {exc}")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_ERROR
+    except OSError as exc:
+        fail(str(exc))
+        return EXIT_ERROR
+
+
+def _library(args: argparse.Namespace) -> int:
+    from engine.library import commands
+
+    if args.command == "models":
+        return commands.models_command(args.json)
+    if args.command == "rm":
+        return commands.rm_command(args.model, args.json)
+    if args.command == "search":
+        from engine.library.search_cli import search_command
+
+        return search_command(" ".join(args.query), args.json)
+    return commands.pull_command(args.model, args.quant, args.json)
+
+
+def _documents(args: argparse.Namespace) -> int:
+    from engine.documents import commands
+
+    if args.command == "index":
+        return commands.index_command(
+            args.paths, args.collection, args.embedding_model, args.json, ocr=args.ocr
+        )
+    if args.command == "ask":
+        return commands.ask_command(
+            args.question,
+            args.collection,
+            top_k=args.top_k,
+            retrieve_only=args.retrieve_only,
+            model=args.model,
+            embedding_model=args.embedding_model,
+            as_json=args.json,
+        )
+    if args.path and not args.remove:
+        raise ValueError("--path needs --remove NAME")
+    return commands.collections_command(args.json, args.remove, args.path)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from engine.host.server import ServeOptions, serve
+
+    if args.model is not None:
+        from engine.models import resolve_model
+
+        resolve_model(args.model)
+    return serve(
+        ServeOptions(
+            host=args.host,
+            port=args.port,
+            model=args.model,
+            embedding_model=args.embedding_model,
+            ctx=args.ctx,
+            api_key=args.api_key,
+            max_queue=args.max_queue,
+            log_prompts=args.log_prompts,
+        )
+    )
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be a positive integer")
+    return value

@@ -1,0 +1,78 @@
+"""``cove probe`` (what this machine has) and ``cove inspect`` (what a model file is, unloaded)."""
+
+from __future__ import annotations
+
+from engine.cli.output import print_json
+
+
+def probe_command(as_json: bool) -> int:
+    from engine.hardware import probe_hardware
+
+    report = probe_hardware()
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        print("\n".join(report.summary_lines()))
+    return 0
+
+
+def inspect_command(model: str, as_json: bool) -> int:
+    from engine.gguf import read_gguf
+    from engine.models import resolve_model
+    from engine.onnx_model import is_onnx_chat_folder, read_onnx_model
+    from engine.templates import choose_template
+
+    path = resolve_model(model)
+    from engine.coreml_model import is_coreml_model, read_coreml_model
+
+    if is_coreml_model(path):
+        coreml = read_coreml_model(path)
+        summary = dict(coreml.summary())
+        template = choose_template(
+            embedded=coreml.chat_template, architecture=coreml.architecture, model_name=coreml.name
+        )
+    elif is_onnx_chat_folder(path):
+        onnx = read_onnx_model(path)
+        summary = dict(onnx.summary())
+        template = choose_template(
+            embedded=onnx.chat_template, architecture=onnx.architecture, model_name=onnx.name
+        )
+    else:
+        info = read_gguf(path)
+        summary = dict(info.summary())
+        tokens = info.metadata.get("tokenizer.ggml.tokens")
+        template = choose_template(
+            embedded=info.chat_template,
+            architecture=info.architecture,
+            tokens=[str(t) for t in tokens] if isinstance(tokens, list) else None,
+            model_name=info.name,
+        )
+    summary["path"] = str(path)
+    summary["chat_template"] = {
+        "name": template.name,
+        "origin": template.origin,
+        "reason": template.reason,
+    }
+    if as_json:
+        print_json(summary)
+        return 0
+    for key, value in summary.items():
+        if key == "chat_template":
+            print(f"{'chat template':<18} {template.name} ({template.reason})")
+        else:
+            print(f"{key.replace('_', ' '):<18} {_human(key, value)}")
+    return 0
+
+
+def _human(key: str, value: object) -> str:
+    from engine.units import format_bytes
+
+    if isinstance(value, int) and key in ("file_size", "weights_bytes"):
+        return format_bytes(value)
+    if isinstance(value, dict) and key == "tensor_types":
+        from engine.gguf import describe_mix
+
+        return describe_mix(value)
+    if isinstance(value, int) and key == "parameters":
+        return f"{value / 1e6:.1f} M" if value < 1e9 else f"{value / 1e9:.2f} B"
+    return str(value)

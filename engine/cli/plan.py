@@ -1,0 +1,98 @@
+"""``cove plan``: will a model fit in the memory free now, where, at what context; for a GGUF on
+the hub, from its header alone."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.cli.output import print_json
+from engine.cli.tuning import choice_for, describe_choice
+
+if TYPE_CHECKING:
+    from engine.planner import Plan
+
+
+def plan_command(model: str, ctx: int | None, as_json: bool) -> int:
+    from engine.errors import ModelNotFound
+    from engine.loader import plan_model
+
+    try:
+        path, _info, plan = plan_model(model, ctx=ctx)
+    except ModelNotFound:
+        if not _names_hub_file(model):
+            raise
+        return _plan_remote(model, ctx, as_json)
+    choice = choice_for(path, ctx, measure_now=False)
+    if choice is not None and choice.source != "not_measured":
+        plan = choice.plan  # what loading it will do
+    if as_json:
+        print_json({**plan.to_dict(), "choice": choice.to_dict() if choice else None})
+        return 0
+    print(describe_plan(plan))
+    if choice is not None:
+        print(describe_choice(choice))
+    return 0
+
+
+def _names_hub_file(model: str) -> bool:
+    pieces = model.strip("/").split("/")
+    return len(pieces) >= 3 and pieces[-1].lower().endswith(".gguf") and not model.startswith(".")
+
+
+def _plan_remote(model: str, ctx: int | None, as_json: bool) -> int:
+    """Fit before download: the file's header over HTTP Range, the real planner on it."""
+    from engine.library.hub import Hub, HubConfig
+    from engine.library.remote_gguf import plan_remote
+    from engine.units import format_bytes
+
+    pieces = model.strip("/").split("/")
+    repo, file = "/".join(pieces[:2]), "/".join(pieces[2:])
+    with Hub(HubConfig.resolve()) as hub:
+        header, plan = plan_remote(hub, repo, file, ctx=ctx)
+    if as_json:
+        print_json(
+            {
+                **plan.to_dict(),
+                "remote": {
+                    "repo": repo,
+                    "file": file,
+                    "file_size": header.size,
+                    "header_bytes_read": header.fetched_bytes,
+                },
+            }
+        )
+        return 0
+    print(describe_plan(plan))
+    print(
+        f"Read      {format_bytes(header.fetched_bytes)} of the file's header from the hub "
+        f"(the file is {format_bytes(header.size)}); nothing was downloaded"
+    )
+    return 0
+
+
+def describe_plan(plan: Plan) -> str:
+    from engine.units import format_bytes
+
+    verdicts = {
+        "fits": "fits",
+        "fits_reduced_context": f"fits with a reduced context ({plan.n_ctx} tokens)",
+        "partial_offload": f"fits with partial offload ({plan.gpu_layers}/{plan.n_layers + 1} "
+        "layers on the GPU)",
+        "does_not_fit": "does not fit",
+        "unsupported": "cannot run here",
+    }
+    lines = [
+        f"Model     {plan.model}",
+        f"Verdict   {verdicts[plan.verdict]}",
+        f"Device    {plan.device}, {plan.threads} threads, context {plan.n_ctx} tokens "
+        f"(KV cache {plan.kv_type}, flash attention {'on' if plan.flash_attn else 'off'})",
+    ]
+    for b in plan.budgets:
+        lines.append(
+            f"{b.device}: weights {format_bytes(b.weights)} + KV cache "
+            f"{format_bytes(b.kv_cache)} + compute {format_bytes(b.compute)} + runtime "
+            f"{format_bytes(b.overhead)} = {format_bytes(b.total)} of "
+            f"{format_bytes(b.usable)} usable ({format_bytes(b.free)} free)"
+        )
+    lines.extend(f"Note      {reason}" for reason in plan.reasons)
+    return "\n".join(lines)
