@@ -6,10 +6,18 @@ terminal chunk (``Chunk.code``), and it is what callers check, never the message
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from engine.planner import Plan
+
+class PlanData(Protocol):
+    """What an error needs of a memory plan (``engine.planner.Plan`` is one): its verdict, and its
+    JSON form for an error body. Named by shape: errors carry data and import none of the modules
+    that raise them or make what they carry."""
+
+    @property
+    def verdict(self) -> str: ...
+
+    def to_dict(self) -> dict[str, object]: ...
 
 
 class EngineError(Exception):
@@ -41,7 +49,7 @@ class InsufficientMemory(EngineError):
 
     code = "insufficient_memory"
 
-    def __init__(self, message: str, plan: Plan | None = None) -> None:
+    def __init__(self, message: str, plan: PlanData | None = None) -> None:
         super().__init__(message)
         self.plan = plan
 

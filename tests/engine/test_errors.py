@@ -3,6 +3,10 @@ is what callers check."""
 
 from __future__ import annotations
 
+import ast
+import sys
+from pathlib import Path
+
 import engine.host.guards
 import engine.store  # noqa: F401  (defines StoreError)
 from engine import protocol
@@ -38,3 +42,17 @@ def test_an_error_body_comes_back_as_its_class() -> None:
 def test_without_a_code_the_status_decides() -> None:
     assert isinstance(protocol.error_from({"message": "full"}, 507), InsufficientMemory)
     assert type(protocol.error_from("odd", 500)) is EngineError
+
+
+def test_the_error_module_imports_nothing_of_the_engine() -> None:
+    # Errors carry data: importing the modules that raise them (even for types only) is a circle.
+    source = Path(str(sys.modules[EngineError.__module__].__file__)).read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    imported = [
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    ]
+    imported += [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    assert not [name for name in imported if name.split(".")[0] == "engine"], imported
