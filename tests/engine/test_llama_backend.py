@@ -180,3 +180,19 @@ def test_greedy_in_place_picks_what_the_native_chain_picks(
         slow, final = collect(model.chat(msgs, params))
     assert final.stats is not None and final.stats.completion_tokens > 16
     assert fast == slow
+
+
+def test_amx_builds_load_weights_without_amx_buffers() -> None:
+    from engine.backends.llama_cpp import amx_in
+
+    avx512 = "CPU : SSE3 = 1 | AVX2 = 1 | AVX512 = 1 | AVX512_VNNI = 1 | REPACK = 1 |"
+    assert not amx_in(avx512)
+    assert amx_in(avx512.replace("REPACK", "AMX_INT8 = 1 | REPACK"))
+    assert not amx_in(avx512.replace("REPACK", "AMX_INT8 = 0 | REPACK"))
+
+
+def test_the_loaded_model_answers_on_this_cpu(model: LlamaCppModel) -> None:
+    # Whatever instruction set this build uses (AMX included, which crashes in llama.cpp's own
+    # weight buffers on some Xeons), a prompt is read and a reply generated.
+    text, final = collect(model.chat([ChatMessage("user", "Hello!")], GREEDY))
+    assert final.error is None and final.finish_reason in ("stop", "length") and text.strip()

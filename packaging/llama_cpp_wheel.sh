@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs llama-cpp-python into an environment, built from source for this machine with the
+# CMake arguments given (CMAKE_ARGS and the ones named here), from a wheel kept per version and
+# arguments under ${COVE_WHEEL_CACHE:-~/.cache/cove/llama-cpp-wheels}.
+#   usage: llama_cpp_wheel.sh PYTHON [CMAKE_ARG ...]
+# pip's own wheel cache is not used: it keys a built wheel by the source alone, so it would hand a
+# build made with other arguments (CUDA, another instruction set) back to a later install.
+#
+# On x86-64, AMX is left out of every build: llama.cpp's AMX matrix products crash in their first
+# use on some Xeon (Sapphire Rapids) machines (ggml-org/llama.cpp#20824), and desktop CPUs have
+# no AMX to gain from. The flags go to the compiler: a native build (-march=native) takes the
+# CPU's AMX otherwise, whatever ggml's own GGML_AMX_* options say.
+set -euo pipefail
+python=${1:?usage: llama_cpp_wheel.sh PYTHON [CMAKE_ARG ...]}
+shift
+args=("$@")
+if [[ $(uname -m) == x86_64 ]]; then
+  noamx="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+  args+=("-DCMAKE_C_FLAGS=$noamx" "-DCMAKE_CXX_FLAGS=$noamx")
+fi
+# The user's own arguments (CUDA, Metal) come first; ours are added.
+cmake_args="${CMAKE_ARGS:-} ${args[*]}"
+spec=$(sed -n 's/^ *"\(llama-cpp-python[^"]*\)",$/\1/p' "$(dirname "$0")/../pyproject.toml" | head -n 1)
+[[ -n $spec ]] || { echo "llama_cpp_wheel: no llama-cpp-python requirement in pyproject.toml" >&2; exit 1; }
+cache=${COVE_WHEEL_CACHE:-$HOME/.cache/cove/llama-cpp-wheels}
+mkdir -p "$cache/src"
+# The newest source release the requirement allows (pip's download cache keeps it).
+"$python" -m pip download --quiet --no-deps --no-binary :all: -d "$cache/src" "$spec" >&2
+sdist=$(ls -t "$cache/src"/llama_cpp_python-*.tar.gz | head -n 1)
+version=$(basename "$sdist" .tar.gz | sed 's/^llama_cpp_python-//')
+key=$(printf '%s\n%s\n%s\n' "$version" "$cmake_args" "$("$python" -c 'import sys; print(sys.version)')" \
+  | sha256sum | cut -c1-16)
+wheels=$cache/$version-$key
+marker=$("$python" -c 'import sys; print(sys.prefix)')/.cove-llama-cpp
+if [[ -f $marker && $(cat "$marker") == "$key" ]]; then
+  exit 0  # this environment already has this build
+fi
+if ! ls "$wheels"/llama_cpp_python-*.whl >/dev/null 2>&1; then
+  echo "Building llama.cpp $version for this machine (about five minutes on two cores, once)…" >&2
+  rm -rf "$wheels.tmp"
+  CMAKE_ARGS="$cmake_args" "$python" -m pip wheel --quiet --no-deps --no-cache-dir \
+    -w "$wheels.tmp" "$sdist" >&2
+  rm -rf "$wheels"
+  mv "$wheels.tmp" "$wheels"
+fi
+"$python" -m pip install --quiet --no-deps --force-reinstall "$wheels"/llama_cpp_python-*.whl >&2
+echo "$key" > "$marker"
