@@ -8,15 +8,15 @@
 #
 # On x86-64, AMX is left out of every build: llama.cpp's AMX matrix products crash in their first
 # use on some Xeon (Sapphire Rapids) machines (ggml-org/llama.cpp#20824), and desktop CPUs have
-# no AMX to gain from. The flags go to the compiler: a native build (-march=native) takes the
-# CPU's AMX otherwise, whatever ggml's own GGML_AMX_* options say.
+# no AMX to gain from. The flags go to the compiler (CFLAGS, CXXFLAGS): a native build
+# (-march=native) takes the CPU's AMX otherwise, whatever ggml's own GGML_AMX_* options say.
 set -euo pipefail
 python=${1:?usage: llama_cpp_wheel.sh PYTHON [CMAKE_ARG ...]}
 shift
 args=("$@")
+flags=""
 if [[ $(uname -m) == x86_64 ]]; then
-  noamx="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
-  args+=("-DCMAKE_C_FLAGS=$noamx" "-DCMAKE_CXX_FLAGS=$noamx")
+  flags="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 fi
 # The user's own arguments (CUDA, Metal) come first; ours are added.
 cmake_args="${CMAKE_ARGS:-} ${args[*]}"
@@ -28,7 +28,11 @@ mkdir -p "$cache/src"
 "$python" -m pip download --quiet --no-deps --no-binary :all: -d "$cache/src" "$spec" >&2
 sdist=$(ls -t "$cache/src"/llama_cpp_python-*.tar.gz | head -n 1)
 version=$(basename "$sdist" .tar.gz | sed 's/^llama_cpp_python-//')
-key=$(printf '%s\n%s\n%s\n' "$version" "$cmake_args" "$("$python" -c 'import sys; print(sys.version)')" \
+# A native build is for this CPU only: its features are part of the key (a home folder shared
+# between machines must not hand one machine's build to another).
+cpu=$(grep -m 1 '^flags' /proc/cpuinfo 2>/dev/null || sysctl -n machdep.cpu.brand_string 2>/dev/null || uname -m)
+key=$(printf '%s\n%s\n%s\n%s\n%s\n' "$version" "$cmake_args" "$flags" "$cpu" \
+  "$("$python" -c 'import sys; print(sys.version)')" \
   | sha256sum | cut -c1-16)
 wheels=$cache/$version-$key
 marker=$("$python" -c 'import sys; print(sys.prefix)')/.cove-llama-cpp
@@ -38,7 +42,8 @@ fi
 if ! ls "$wheels"/llama_cpp_python-*.whl >/dev/null 2>&1; then
   echo "Building llama.cpp $version for this machine (about five minutes on two cores, once)…" >&2
   rm -rf "$wheels.tmp"
-  CMAKE_ARGS="$cmake_args" "$python" -m pip wheel --quiet --no-deps --no-cache-dir \
+  CMAKE_ARGS="$cmake_args" CFLAGS="${CFLAGS:-} $flags" CXXFLAGS="${CXXFLAGS:-} $flags" \
+    "$python" -m pip wheel --quiet --no-deps --no-cache-dir \
     -w "$wheels.tmp" "$sdist" >&2
   rm -rf "$wheels"
   mv "$wheels.tmp" "$wheels"

@@ -14,9 +14,17 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("COVE_NO_TUNING", "1")
 
 from engine.errors import ModelNotFound
-from engine.types import Chunk
+from engine.types import ChatMessage, Chunk
 
 SHARED_MODELS = Path(__file__).resolve().parents[2] / "shared" / "models"
+
+# The one question whose answer tests may name. With this system prompt the starter's greedy
+# reply says Paris on every instruction set tried (AVX-512, AVX2, AVX, SSE; its ONNX build too).
+# Without one, its first tokens sit on a knife edge that another CPU's SIMD rounding flips
+# ("L'Étoile, la Cité ..."): a test that needs no knowledge checks the contract instead.
+SYSTEM_PROMPT = "You are a helpful assistant."
+CAPITAL_QUESTION = "What is the capital of France?"
+CAPITAL = (ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", CAPITAL_QUESTION))
 
 
 @pytest.fixture(scope="session")

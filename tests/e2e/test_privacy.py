@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from engine.privacy import TELEMETRY_OFF
+from tests.conftest import CAPITAL_QUESTION, SYSTEM_PROMPT
 from tests.e2e import network_trace
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +34,7 @@ def scenarios(embedding_model: Path, linger_s: float = 0) -> dict[str, list[str]
     cove = [sys.executable, "-m", "app"]
     return {
         "chat": [*cove, "chat", "--temperature", "0", "--max-tokens", "16",
-                 "What is the capital of France?"],
+                 "--system", SYSTEM_PROMPT, CAPITAL_QUESTION],
         "serve": [sys.executable, "-m", "tests.e2e.serve_session", str(embedding_model),
                   str(linger_s)],
         "window": [*cove, "--self-test", "--prompt", "What is the capital of France?"],

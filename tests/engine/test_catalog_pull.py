@@ -21,6 +21,7 @@ from engine.library.catalog import load_catalog
 from engine.library.hub import Hub, HubConfig
 from engine.library.small_file import fetch_git_file
 from engine.models import resolve_model
+from tests.conftest import CAPITAL_QUESTION, SYSTEM_PROMPT
 from tests.cove_process import ROOT, run_cove
 from tests.engine.fake_hub import FakeHub, random_bytes
 from tests.engine.test_gguf import synthetic
@@ -302,7 +303,7 @@ def test_pulled_real_models_chat_by_catalog_id(
         for quant in ("Q4_1", "cpu-int4"):
             pulled = cove(env, "pull", "smollm2-real", "--quant", quant, "--json")
             assert pulled.returncode == 0, pulled.stderr
-    prompt = ("What is the capital of France? Answer in one word.",)
+    prompt = ("--system", SYSTEM_PROMPT, CAPITAL_QUESTION)
     args = ("--temperature", "0", "--max-tokens", "12")
     by_id = cove(env, "chat", "--model", "smollm2-real", *args, *prompt)
     assert by_id.returncode == 0, by_id.stderr

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import CAPITAL_QUESTION, SYSTEM_PROMPT
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -64,7 +66,7 @@ def test_plan_breakdown_and_verdict(starter: Path) -> None:
 def test_chat_one_shot_streams_and_reports_stats(starter: Path) -> None:
     out = cove(
         "chat", "--temperature", "0", "--max-tokens", "40", "--stats", "json",
-        "What is the capital of France?",
+        "--system", SYSTEM_PROMPT, CAPITAL_QUESTION,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "Paris" in out.stdout
@@ -145,7 +147,8 @@ def test_serve_is_an_openai_server_and_chat_engine_uses_it(starter: Path) -> Non
                 time.sleep(0.2)
         out = cove(
             "chat", "--engine", url, "--api-key", "sekrit", "--temperature", "0",
-            "--max-tokens", "32", "--stats", "json", "What is the capital of France?",
+            "--max-tokens", "32", "--stats", "json", "--system", SYSTEM_PROMPT,
+            CAPITAL_QUESTION,
         )  # fmt: skip
         assert out.returncode == 0, out.stderr
         assert "Paris" in out.stdout

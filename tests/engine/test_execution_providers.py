@@ -17,7 +17,7 @@ from engine.loader import require_fit
 from engine.onnx_model import plan_onnx, provider_here, read_onnx_model
 from engine.planner import resources_from
 from engine.types import GenerationParams
-from tests.conftest import collect
+from tests.conftest import CAPITAL, collect
 
 ONNX_STARTER = "smollm2-135m-instruct-onnx-int4-cpu"
 
@@ -47,11 +47,7 @@ def test_a_cuda_build_runs_on_the_cpu_here_and_says_so(shared_models: Path, tmp_
     assert any("NVIDIA GPU (CUDA)" in r and "runs on the CPU instead" in r for r in plan.reasons)
     with backend_for(folder).load(folder, plan) as model:  # type: ignore[attr-defined]
         params = GenerationParams(temperature=0.0, max_tokens=12)
-        from engine.types import ChatMessage
-
-        text, final = collect(
-            model.chat([ChatMessage("user", "What is the capital of France?")], params)
-        )
+        text, final = collect(model.chat(list(CAPITAL), params))
     assert final.finish_reason in ("stop", "length") and "Paris" in text
 
 

@@ -19,9 +19,9 @@ from engine.errors import InsufficientMemory, LoadCancelled, ModelLoadError, Mod
 from engine.hardware.report import HardwareReport
 from engine.local_engine import LocalEngine
 from engine.types import ChatMessage, GenerationParams
-from tests.conftest import collect
+from tests.conftest import CAPITAL, collect
 
-QUESTION: Any = [{"role": "user", "content": "What is the capital of France?"}]
+QUESTION: Any = [{"role": m.role, "content": m.content} for m in CAPITAL]
 GREEDY = GenerationParams(temperature=0.0, max_tokens=32)
 
 
@@ -214,7 +214,7 @@ def test_status_reports_the_plan(host: LocalEngine) -> None:
 
 
 def test_client_stream_matches_the_engine_contract(host: LocalEngine) -> None:
-    msgs = [ChatMessage("user", "What is the capital of France?")]
+    msgs = list(CAPITAL)
     text, final = collect(host.client.chat(msgs, GREEDY))
     assert "Paris" in text
     assert final.finish_reason in ("stop", "length")

@@ -19,11 +19,11 @@ from engine.errors import ModelLoadError
 from engine.onnx_model import plan_onnx, read_onnx_model
 from engine.planner import Device, Plan, Resources
 from engine.types import ChatMessage, GenerationParams
-from tests.conftest import collect
+from tests.conftest import CAPITAL, collect
 
 GREEDY = GenerationParams(temperature=0.0, max_tokens=32)
 RESOURCES = Resources(cpu=Device("CPU RAM", "cpu", 16 * 2**30, 24 * 2**30), threads=2)
-QUESTION = [ChatMessage("user", "What is the capital of France?")]
+QUESTION = list(CAPITAL)
 
 
 @pytest.fixture(scope="module")
