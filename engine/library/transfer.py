@@ -1,16 +1,13 @@
 """Fetch one file: parallel ranged parts written at their final offsets, SHA-256 while the bytes
-stream, progress saved for a resume, retries, restarts of stalled or crawling parts, a repair that
-re-fetches only what it must after a checksum mismatch, and an atomic rename into place.
+stream, progress saved for a resume, a repair that re-fetches only what it must after a checksum
+mismatch, and an atomic rename into place. The parts come off the wire through
+``engine.library.fetcher`` (requests, retries, restarts of stalled or crawling parts).
 
 Threads: one per connection (``_worker``), the hash helper, the flusher (``_flusher``: it flushes
 the written bytes to disk in the background, every ``flush_bytes`` and every ``save_interval_s``,
 and only then records them in the progress file), and the caller's thread, which watches the
 others (``_monitor``): it reports progress, restarts crawling parts and turns a pause or cancel
 into a halt every worker sees between two reads.
-
-The body of a part is read off the socket into a few large reusable buffers
-(``engine.library.socket_body``) when the connection is a plain one, and through httpx otherwise
-(a proxy, a chunked body).
 """
 
 from __future__ import annotations
@@ -20,17 +17,12 @@ import errno
 import logging
 import os
 import shutil
-import statistics
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
-from urllib.parse import urljoin
-
-import httpx
 
 from engine.errors import (
     ChecksumMismatch,
@@ -39,8 +31,9 @@ from engine.errors import (
     EngineError,
     InsufficientDisk,
 )
+from engine.library.fetcher import Halted, NoRanges, PartFetcher, Sink
 from engine.library.hashing import Hash, Release, StreamHasher, hash_from
-from engine.library.hub import Hub, raise_for_status
+from engine.library.hub import Hub
 from engine.library.layout import partial_path, state_path
 from engine.library.partial import (
     FileSpec,
@@ -51,8 +44,7 @@ from engine.library.partial import (
     save_state,
     split_parts,
 )
-from engine.library.retry import RETRY_STATUSES, Backoff, retry_after_s
-from engine.library.socket_body import SocketClient, SocketResponse
+from engine.library.retry import Backoff
 from engine.units import format_bytes
 
 log = logging.getLogger(__name__)
@@ -118,63 +110,6 @@ class Control:
         self.stop.set()
 
 
-@dataclass(slots=True)
-class _Activity:
-    """One part on the wire: its speed, smoothed over the monitor's ticks."""
-
-    since: float
-    first_done: int
-    last_done: int
-    last_time: float = 0.0
-    rate: float = 0.0
-
-    def sample(self, now: float, done: int) -> None:
-        last = self.last_time or self.since
-        if now > last:
-            instant = (done - self.last_done) / (now - last)
-            self.rate = instant if not self.last_time else 0.6 * self.rate + 0.4 * instant
-            self.last_done, self.last_time = done, now
-
-
-class _RetryLater(Exception):
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
-        super().__init__(reason)
-        self.retry_after = retry_after
-
-
-class _NoRanges(Exception):
-    """The server answered a ranged request with the whole file."""
-
-
-class _Halted(Exception):
-    pass
-
-
-Sink = Callable[[Part, int, "bytes | memoryview", Release | None], None]
-
-
-class _Buffers:
-    """The receive buffers of one part's stream; one handed to the hash comes back once hashed."""
-
-    def __init__(self, count: int, size: int) -> None:
-        self._cond = threading.Condition()
-        self._free = [bytearray(size) for _ in range(count)]
-
-    def take(self) -> bytearray:
-        with self._cond:
-            while not self._free:
-                self._cond.wait()  # the hash gives every buffer back, even when it stops
-            return self._free.pop()
-
-    def releaser(self, buf: bytearray) -> Release:
-        def release() -> None:
-            with self._cond:
-                self._free.append(buf)
-                self._cond.notify()
-
-        return release
-
-
 class Transfer:
     def __init__(
         self,
@@ -189,9 +124,7 @@ class Transfer:
         on_progress: Callable[[TransferStats], None] | None = None,
         free_space: FreeSpace = free_disk_space,
     ) -> None:
-        self._hub = hub
         self.spec = spec
-        self._url = url
         self.target = target
         self._options = options or TransferOptions()
         self.control = control or Control()
@@ -202,27 +135,12 @@ class Transfer:
         self._wake = threading.Event()
         self._error: EngineError | None = None
         self._no_ranges = False
-        self._restart: set[int] = set()
-        self._active: dict[int, _Activity] = {}  # by part start: the parts on the wire now
-        self._finished_rates: list[float] = []  # bytes/s of the parts that completed
-        self._url_refreshed = False
         self._fd = -1
         self._hasher: StreamHasher | None = None
         self._unflushed = 0  # bytes written since the last flush began
         self._flush_wake = threading.Event()
-        self._sock: SocketClient | None = None
-        self._plain_bodies = True  # False once the server sent a body the socket reader leaves
-        self._local = threading.local()  # each thread's receive buffers
-        if self._options.socket_reader and hub.ssl_context is not None:
-            self._sock = SocketClient(
-                hub.ssl_context,
-                connect_timeout_s=hub.config.connect_timeout_s,
-                read_timeout_s=hub.config.read_timeout_s,
-            )
         self._phase: Phase = "downloading"
         self.fetched_bytes = 0
-        self.retries = 0
-        self.restarts = 0
         self.repaired_bytes = 0
         saved = load_state(target, spec)
         self._resumed = saved is not None
@@ -231,6 +149,16 @@ class Transfer:
         )
         if not ranged:
             self._state.ranged = False
+        self._fetcher = PartFetcher(
+            hub,
+            spec,
+            url,
+            self._state,
+            self._options,
+            lock=self._lock,
+            halt=self._halt,
+            rewind=self._rewind,
+        )
 
     def _part_size(self, size: int) -> int:
         opts = self._options
@@ -251,8 +179,8 @@ class Transfer:
             self.spec.size,
             self.fetched_bytes,
             hasher.reread_bytes if hasher else 0,
-            self.retries,
-            self.restarts,
+            self._fetcher.retries,
+            self._fetcher.restarts,
         )
 
     def run(self) -> bool:
@@ -270,7 +198,7 @@ class Transfer:
                 try:
                     hasher = self._transfer()
                     break
-                except _NoRanges:
+                except NoRanges:
                     log.info("%s: the server ignores Range; one stream", self.spec.name)
                     self._state.ranged = False
                     self._no_ranges = False
@@ -283,7 +211,7 @@ class Transfer:
                 self._repair(hasher.checkpoints)
             self._install()
             return True
-        except _Halted:
+        except Halted:
             if self.control.cancelled:
                 self._close()
                 remove_partial(self.target)
@@ -293,8 +221,7 @@ class Transfer:
             self._close()
 
     def _close(self) -> None:
-        if self._sock is not None:
-            self._sock.close()
+        self._fetcher.close()
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
@@ -349,8 +276,8 @@ class Transfer:
             if self._error is not None:
                 raise self._error
             if self._no_ranges:
-                raise _NoRanges
-            raise _Halted
+                raise NoRanges
+            raise Halted
         self._save()
         return hasher
 
@@ -360,7 +287,7 @@ class Transfer:
             self._wake.clear()
             if self.control.stop.is_set():
                 self._halt.set()
-            self._find_crawlers()
+            self._fetcher.find_crawlers()
             self._report()
 
     def _flusher(self, finished: threading.Event) -> None:
@@ -376,27 +303,6 @@ class Transfer:
             except OSError as exc:
                 log.warning("could not save download progress: %s", exc)
 
-    def _find_crawlers(self) -> None:
-        opts = self._options
-        now = time.monotonic()
-        with self._lock:
-            parts = {p.start: p for p in self._state.parts}
-            for start, activity in self._active.items():
-                activity.sample(now, parts[start].done)
-            for start, activity in self._active.items():
-                others = [a.rate for s, a in self._active.items() if s != start]
-                others += self._finished_rates[-8:]
-                if not others:
-                    continue
-                median = statistics.median(others)
-                if (
-                    now - activity.since >= opts.crawl_grace_s
-                    and median > 0
-                    and activity.rate < median * opts.crawl_ratio
-                    and parts[start].remaining > opts.part_size // 8
-                ):
-                    self._restart.add(start)
-
     def _worker(self, pending: deque[Part]) -> None:
         try:
             while not self._halt.is_set():
@@ -404,11 +310,11 @@ class Transfer:
                     if not pending:
                         return
                     part = pending.popleft()
-                self._fetch_with_retries(part, self._write)
-        except _NoRanges:
+                self._fetcher.fetch(part, self._write)
+        except NoRanges:
             self._no_ranges = True
             self._halt.set()
-        except _Halted:
+        except Halted:
             pass
         except EngineError as exc:
             with self._lock:
@@ -424,195 +330,12 @@ class Transfer:
         finally:
             self._wake.set()
 
-    def _fetch_with_retries(self, part: Part, sink: Sink) -> None:
-        backoff = self._options.backoff
-        attempts = restarts = 0
-        while not part.complete:
-            if self._halt.is_set():
-                raise _Halted
-            before = part.done
-            try:
-                if self._fetch(part, sink) == "restart":
-                    restarts += 1
-                    self.restarts += 1
-                    if restarts > self._options.max_restarts:
-                        raise DownloadError(
-                            f"{self.spec.name}: the server keeps sending bytes far more slowly "
-                            "on some connections. Try again later; the download resumes."
-                        )
-                continue
-            except (httpx.TransportError, _RetryLater) as exc:
-                if part.done > before:
-                    attempts = 0
-                if attempts >= backoff.attempts:
-                    raise DownloadError(
-                        f"{self.spec.name}: {_describe(exc)}, {attempts + 1} times in a row. "
-                        "Check your connection and run the same command again: the download "
-                        "resumes where it stopped."
-                    ) from None
-                retry_after = exc.retry_after if isinstance(exc, _RetryLater) else None
-                delay = backoff.delay(attempts, retry_after)
-                attempts += 1
-                self.retries += 1
-                log.info("%s: %s; retrying in %.1f s", self.spec.name, _describe(exc), delay)
-                if not self._state.ranged and part.done and sink == self._write:
-                    with self._lock:  # no Range: the stream restarts at byte 0
-                        part.done = 0
-                        if self._hasher is not None:
-                            self._hasher.reset()
-                if self._halt.wait(delay):
-                    raise _Halted from None
-
-    def _fetch(self, part: Part, sink: Sink) -> Literal["done", "restart"]:
-        ranged = self._state.ranged
-        url = self._url
-        for _ in range(5):
-            headers = dict(self._hub.auth_headers(url))
-            if ranged:
-                headers["Range"] = f"bytes={part.offset}-{part.end - 1}"
-            client = self._sock
-            if client is not None and self._plain_bodies and client.usable(url):
-                with client.get(url, headers) as got:
-                    location = got.head.headers.get("Location")
-                    if got.head.is_redirect and location:
-                        url = urljoin(url, location)
-                        continue
-                    self._check_response(got.head, part)
-                    if got.length is not None:
-                        return self._stream_socket(got, part, sink)
-                # Not a plain body (chunked, encoded, no length): this server's bodies go
-                # through httpx from now on, starting with this one.
-                self._plain_bodies = False
-            with self._hub.client.stream("GET", url, headers=headers) as response:
-                location = response.headers.get("Location")
-                if response.is_redirect and location:
-                    url = urljoin(url, location)
-                    continue
-                self._check_response(response, part)
-                return self._stream(response, part, sink)
-        raise DownloadError(f"{self.spec.name}: too many redirects. Try again later.")
-
-    def _check_response(self, response: httpx.Response, part: Part) -> None:
-        status = response.status_code
-        if status in RETRY_STATUSES:
-            raise _RetryLater(f"HTTP {status}", retry_after_s(response.headers))
-        if status in (401, 403) and not self._url_refreshed and self._url != self._resolve_url():
-            self._refresh_url()  # a signed CDN link expired during a long download
-            raise _RetryLater("the download link expired", 0.0)
-        if status >= 400:
-            raise_for_status(
-                response,
-                what=self.spec.name,
-                repo=self.spec.repo,
-                path=self.spec.file,
-                token=self._hub.config.token,
-            )
-        if status == 200 and self._state.ranged:
-            raise _NoRanges
-        if status == 206:
-            expected = f"bytes {part.offset}-"
-            if not response.headers.get("Content-Range", "").startswith(expected):
-                raise _RetryLater("the server sent another byte range than asked")
-
-    def _resolve_url(self) -> str:
-        return self._hub.resolve_url(self.spec.repo, self.spec.file, self.spec.revision)
-
-    def _refresh_url(self) -> None:
-        with self._lock:
-            if self._url_refreshed:
-                return
-            self._url_refreshed = True
-        resolved = self._hub.resolve(self.spec.repo, self.spec.file, self.spec.revision)
-        self._url = resolved.url
-
-    def _interrupted(self, part: Part) -> bool:
-        """Whether the monitor asked for ``part`` to restart (on a fresh connection); raises
-        ``_Halted`` on a pause or cancel. Checked between two reads."""
-        if self._halt.is_set():
-            raise _Halted
-        if part.start in self._restart:
+    def _rewind(self, part: Part, sink: Sink) -> None:
+        if sink == self._write:
             with self._lock:
-                self._restart.discard(part.start)
-            return True
-        return False
-
-    def _stream(
-        self, response: httpx.Response, part: Part, sink: Sink
-    ) -> Literal["done", "restart"]:
-        with self._lock:
-            self._active[part.start] = _Activity(time.monotonic(), part.done, part.done)
-        try:
-            offset = part.offset
-            for chunk in response.iter_raw():
-                if self._interrupted(part):
-                    return "restart"
-                take = min(len(chunk), part.end - offset)
-                sink(part, offset, chunk if take == len(chunk) else chunk[:take], None)
-                offset += take
-                if offset >= part.end:
-                    self._finished(part)
-                    return "done"
-            raise _RetryLater("the connection closed before the part was complete")
-        finally:
-            with self._lock:
-                self._active.pop(part.start, None)
-
-    def _stream_socket(
-        self, body: SocketResponse, part: Part, sink: Sink
-    ) -> Literal["done", "restart"]:
-        """Fill a large buffer from the socket, then hand it over whole (written at its offset,
-        counted, hashed); a partly filled one is handed over after ``handoff_s`` (a slow link
-        still shows progress) and when the stream ends early, so no byte that arrived is lost."""
-        opts = self._options
-        with self._lock:
-            self._active[part.start] = _Activity(time.monotonic(), part.done, part.done)
-        buffers: _Buffers | None = getattr(self._local, "buffers", None)
-        if buffers is None:  # one set per thread, for all the parts it fetches
-            buffers = self._local.buffers = _Buffers(max(2, opts.buffers), opts.buffer_size)
-        offset = part.offset  # where the buffer's first byte goes
-        buf = buffers.take()
-        held = True  # False from the hand-over of buf until the next one is taken
-        view = memoryview(buf)
-        fill = 0
-        since = time.monotonic()
-        try:
-            while True:
-                if self._interrupted(part):
-                    return "restart"
-                want = min(len(view), part.end - offset)
-                n = body.readinto(view[fill:want])
-                if n == 0:
-                    raise _RetryLater("the connection closed before the part was complete")
-                fill += n
-                if fill < want and time.monotonic() - since < opts.handoff_s:
-                    continue
-                handed, fill, held = fill, 0, False
-                sink(part, offset, view[:handed], buffers.releaser(buf))
-                offset += handed
-                if offset >= part.end:
-                    self._finished(part)
-                    return "done"
-                buf = buffers.take()
-                held = True
-                view = memoryview(buf)
-                since = time.monotonic()
-        finally:
-            if held:
-                release, handed, fill = buffers.releaser(buf), fill, 0
-                if handed:  # what arrived before a halt, a restart or a dropped connection
-                    sink(part, offset, view[:handed], release)
-                else:
-                    release()
-            with self._lock:
-                self._active.pop(part.start, None)
-
-    def _finished(self, part: Part) -> None:
-        with self._lock:
-            activity = self._active.get(part.start)
-            if activity is not None:
-                elapsed = time.monotonic() - activity.since
-                if elapsed > 0:
-                    self._finished_rates.append((part.done - activity.first_done) / elapsed)
+                part.done = 0
+                if self._hasher is not None:
+                    self._hasher.reset()
 
     def _write(
         self, part: Part, offset: int, data: bytes | memoryview, release: Release | None
@@ -673,7 +396,7 @@ class Transfer:
         for real in self._state.parts:
             probe = Part(real.start, real.end)
             before = self.repaired_bytes
-            self._fetch_with_retries(probe, self._compare)
+            self._fetcher.fetch(probe, self._compare)
             if self.repaired_bytes == before:
                 continue
             starts = [p.start for p in self._state.parts if p.start > real.start]
@@ -715,16 +438,6 @@ class Transfer:
         with contextlib.suppress(FileNotFoundError):
             state_path(self.target).unlink()
         self._report()
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, httpx.TimeoutException):
-        return "the server went silent"
-    if isinstance(exc, httpx.RemoteProtocolError):
-        return "the connection dropped"
-    if isinstance(exc, httpx.ConnectError):
-        return "the server cannot be reached"
-    return str(exc) or type(exc).__name__
 
 
 def _flush(fd: int) -> None:
