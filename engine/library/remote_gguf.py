@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 import httpx
 
 from engine.errors import DownloadError, ModelLoadError
-from engine.gguf import MAX_HEADER_BYTES, GGUFFile, read_gguf_from
+from engine.gguf import GGUFFile, read_gguf_from
+from engine.gguf.cursor import MAX_HEADER_BYTES
 from engine.library.hub import Hub, network_error, raise_for_status
 
 if TYPE_CHECKING:
