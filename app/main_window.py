@@ -10,22 +10,19 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
-    QHBoxLayout,
-    QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
-    QPushButton,
     QSplitter,
     QStackedWidget,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from app.banner import EngineBanner
 from app.chat_controller import ChatController
-from app.chat_view import MAX_COLUMN_WIDTH, ChatView
+from app.chat_page import ChatPage
+from app.chat_view import ChatView
 from app.composer import Composer
 from app.discover_view import DiscoverView
 from app.document_answers import DocumentAnswers
@@ -99,7 +96,10 @@ class MainWindow(QMainWindow):
         self.welcome = WelcomeView()
 
         self.pages = QStackedWidget()
-        self.chat_page = self._build_chat_page()
+        self.chat_page = ChatPage(self.view, self.composer, self.settings_panel, self._build_menu())
+        # The page's widgets that the window is asked about (the chat settings toggle, the notice).
+        self.settings_button = self.chat_page.settings_button
+        self.context_notice = self.chat_page.context_notice
         self._documents_encoder: Encoder | None = None
         self.documents_view = DocumentsView(encoder=self._document_encoder)
         self.composer.set_collections([c.name for c in self.documents_view.db.collections()])
@@ -134,60 +134,6 @@ class MainWindow(QMainWindow):
         self.sidebar.installEventFilter(self)
 
     # -- layout --------------------------------------------------------------------------------
-
-    def _build_chat_page(self) -> QWidget:
-        page = QWidget()
-        page.setObjectName("ChatSurface")
-        layout = QVBoxLayout(page)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        top = QHBoxLayout()
-        top.setContentsMargins(24, 10, 16, 6)
-        self.title = QLabel("New chat")
-        self.title.setObjectName("RoleLabel")
-        self.settings_button = QPushButton("Chat settings")
-        self.settings_button.setObjectName("Secondary")
-        self.settings_button.setCheckable(True)
-        self.menu_button = QToolButton()
-        self.menu_button.setObjectName("MenuButton")
-        self.menu_button.setText("⋯")
-        self.menu_button.setToolTip("More")
-        self.menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.menu_button.setMenu(self._build_menu())
-        top.addWidget(self.title, 1)
-        top.addWidget(self.settings_button)
-        top.addWidget(self.menu_button)
-        layout.addLayout(top)
-        body = QHBoxLayout()
-        body.setSpacing(0)
-        center = QVBoxLayout()
-        center.setSpacing(6)
-        center.addWidget(self.view, 1)
-        bottom = QHBoxLayout()
-        bottom.setContentsMargins(24, 0, 24, 14)
-        bottom.addStretch(1)
-        composer_column = QVBoxLayout()
-        self.context_notice = QLabel("")
-        self.context_notice.setObjectName("NoticeText")
-        self.context_notice.setWordWrap(True)
-        self.context_notice_frame = QWidget()
-        self.context_notice_frame.setObjectName("Notice")
-        notice_layout = QVBoxLayout(self.context_notice_frame)
-        notice_layout.setContentsMargins(10, 6, 10, 6)
-        notice_layout.addWidget(self.context_notice)
-        self.context_notice_frame.setVisible(False)
-        composer_column.addWidget(self.context_notice_frame)
-        composer_column.addWidget(self.composer)
-        holder = QWidget()
-        holder.setMaximumWidth(MAX_COLUMN_WIDTH)
-        holder.setLayout(composer_column)
-        bottom.addWidget(holder, 100)
-        bottom.addStretch(1)
-        center.addLayout(bottom)
-        body.addLayout(center, 1)
-        body.addWidget(self.settings_panel)
-        layout.addLayout(body, 1)
-        return page
 
     def _build_menu(self) -> QMenu:
         menu = QMenu(self)
@@ -254,10 +200,6 @@ class MainWindow(QMainWindow):
         s.search_changed.connect(c.search)
         s.view_requested.connect(self.show_page)
         self.view.copy_done.connect(self.status.notify)
-        self.settings_button.toggled.connect(self.settings_panel.setVisible)
-        self.settings_panel.close_button.clicked.connect(
-            lambda: self.settings_button.setChecked(False)
-        )
         self.settings_panel.system_prompt_changed.connect(c.set_system_prompt)
         self.settings_panel.settings_changed.connect(c.set_settings)
         self.settings_panel.reload_requested.connect(
@@ -438,7 +380,7 @@ class MainWindow(QMainWindow):
 
     def _conversation_opened(self, conversation: Conversation | None) -> None:
         self.sidebar.set_current(conversation.id if conversation is not None else None)
-        self.title.setText(conversation.title if conversation is not None else "New chat")
+        self.chat_page.set_title(conversation.title if conversation is not None else "New chat")
         self.settings_panel.show_settings(
             self.controller.system_prompt(), self.controller.settings()
         )
@@ -483,8 +425,7 @@ class MainWindow(QMainWindow):
 
     def _context_changed(self, used: int, limit: int, message: str) -> None:
         self.status.set_context(used, limit, message)
-        self.context_notice.setText(message)
-        self.context_notice_frame.setVisible(bool(message))
+        self.chat_page.show_context_notice(message)
 
     # -- engine --------------------------------------------------------------------------------
 
