@@ -125,6 +125,9 @@ def complete(binaries: list[Entry], warnings: NotFound) -> list[Entry]:
         for lib, by in warnings.found
         if by in kept_sources and not on_allowlist(lib, patterns)
     ]
+    moot = sorted({Path(by).name for _lib, by in warnings.found if by not in kept_sources})
+    if moot:
+        print(f"left out of the bundle, so what they lack does not matter: {', '.join(moot)}")
     todo = [(name, src) for name, src, kind in binaries if kind != "SYMLINK"]
     while todo:
         name, src = todo.pop()
