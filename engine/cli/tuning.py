@@ -84,10 +84,15 @@ def describe_choice(choice: Choice) -> str:
             figures = (
                 f"prompt {m.prefill_tokens_per_s:.0f} tok/s, reply {m.near_tokens_per_s:.0f} "
                 f"tok/s at the start, {1 / m.decode_s(n_ctx / 2):.0f} halfway; a turn "
-                f"{m.turn_s(n_ctx):.2f} s"
+                f"{m.turn_s(n_ctx):.2f} s ({_spread(m.spread(n_ctx))} over {m.runs} runs)"
                 if m
                 else "not measured"
             )
             mark = "*" if way == choice.config else " "
             lines.append(f"        {mark} {way.label}: {figures}")
     return "\n".join(lines)
+
+
+def _spread(span: tuple[float, float]) -> str:
+    low, high = span
+    return f"{low:.2f}–{high:.2f} s"

@@ -2,6 +2,11 @@
 on or off, its GGUF or its ONNX build), a short benchmark on first use picks the fastest way that
 fits, for the context it is loaded with; the measurements are kept per machine, build and
 runtime version, so the next load reads them, and the user can name the way to use instead.
+
+The ways are measured in turns, round after round, until one is clearly faster or the rounds
+run out (then the runtime's default stays: the difference is within noise). Other programs'
+use of the processor is recorded meanwhile; figures taken on a busy machine are provisional,
+used until the machine is quiet at a later load and then measured again.
 """
 
 from __future__ import annotations
@@ -12,8 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from engine.tuning.configs import Config, Way, model_family
-from engine.tuning.figures import Measurement
-from engine.tuning.measure import measure_way
+from engine.tuning.decide import decide, settled
+from engine.tuning.figures import TURN_PROMPT, TURN_REPLY, Measurement
+from engine.tuning.load import machine_is_quiet
+from engine.tuning.measure import MeasureOnce, measure_once, measure_ways
 from engine.tuning.store import TuningStore, build_key, machine_key
 from engine.tuning.ways import installed_siblings, ways_to_run
 
@@ -40,10 +47,17 @@ class Choice:
     reason: str
     measurements: tuple[Measurement, ...] = ()
     ways: tuple[Config, ...] = field(default_factory=tuple)
+    # The fastest way was not clearly faster than the runtime's default, which was kept.
+    within_noise: bool = False
 
     @property
     def path(self) -> Path:
         return Path(self.config.path)
+
+    @property
+    def provisional(self) -> bool:
+        """Measured while the machine was busy: measured again when it is quiet."""
+        return any(m.provisional for m in self.measurements)
 
     def to_dict(self) -> dict[str, object]:
         n_ctx = self.plan.n_ctx
@@ -56,9 +70,16 @@ class Choice:
             "model": self.config.path,
             "source": self.source,
             "reason": self.reason,
+            "within_noise": self.within_noise,
+            "provisional": self.provisional,
             "ways": [w.to_dict() for w in self.ways],
             "measurements": [
-                {**m.to_dict(), "turn_s_at_context": round(m.turn_s(n_ctx), 3)}
+                {
+                    **m.to_dict(),
+                    "turn_s_at_context": round(m.turn_s(n_ctx), 3),
+                    "turn_s_spread": [round(t, 3) for t in m.spread(n_ctx)],
+                    "turns_s": [round(t, 3) for t in m.turns_s(n_ctx)],
+                }
                 for m in self.measurements
             ],
         }
@@ -81,10 +102,13 @@ def choose(
     progress: Callable[[float], bool] | None = None,
     store: TuningStore | None = None,
     siblings: tuple[Path, ...] | None = None,
+    quiet: Callable[[], bool] = machine_is_quiet,
+    once: MeasureOnce = measure_once,
 ) -> Choice | None:
     """How to run ``path`` here: the override, else the fastest measured way for this context
-    (measuring now the ways not measured yet when ``measure_now``), else the planner's own way.
-    None when no way fits."""
+    (measuring now when ``measure_now`` and a way is not measured yet, or was measured on a busy
+    machine and the machine is ``quiet`` now), else the planner's own way. None when no way
+    fits."""
     store = store or TuningStore()
     others = installed_siblings(path) if siblings is None else siblings
     ways = ways_to_run(path, resources, ctx=ctx, siblings=others)
@@ -117,38 +141,56 @@ def choose(
         return Choice(
             first.config, first.plan, "not_measured", reason, tuple(found.values()), configs
         )
-    for n, way in enumerate(missing):
-        result = measure_way(
-            Path(way.config.path), way.plan, way.config, _part(progress, n, len(missing))
-        )
-        store.save(machine, build_key(Path(way.config.path)), result)
-        found[way.config] = result
-    return _fastest(ways, found, "measured" if missing else "cached", configs)
+    # Ways are compared round by round, so they are measured together: all of them again when
+    # one is new, or when a measurement taken on a busy machine can be taken on a quiet one.
+    provisional = any(m.provisional for m in found.values())
+    if missing or (measure_now and provisional and quiet()):
+        found = measure_ways(ways, settled=settled(ways), progress=progress, once=once)
+        for config, result in found.items():
+            store.save(machine, build_key(Path(config.path)), result)
+        return _decided(ways, found, "measured", configs)
+    return _decided(ways, found, "cached", configs)
 
 
-def _part(
-    progress: Callable[[float], bool] | None, n: int, count: int
-) -> Callable[[float], bool] | None:
-    if progress is None:
-        return None
-    return lambda f: progress((n + f) / count)
-
-
-def _fastest(
+def _decided(
     ways: list[Way], found: dict[Config, Measurement], source: Source, configs: tuple[Config, ...]
 ) -> Choice:
+    runs = {config: m.samples for config, m in found.items()}
+    decision = decide(ways, runs)
+    best = decision.chosen
+    m = found[best.config]
+
     def turn(way: Way) -> float:
         return found[way.config].turn_s(way.plan.n_ctx)
 
-    best = min(ways, key=turn)
-    runner_up = min((w for w in ways if w is not best), key=turn)
-    m = found[best.config]
-    reason = (
-        f"fastest of {len(ways)} ways measured here: a turn (a {256}-token message and a "
-        f"128-token reply halfway into a {best.plan.n_ctx}-token context) takes "
-        f"{turn(best):.2f} s, against {turn(runner_up):.2f} s for {runner_up.config.label}; "
-        f"prompt {m.prefill_tokens_per_s:.0f} tokens/s, replies {m.near_tokens_per_s:.0f} "
-        f"tokens/s at the start and {1 / m.decode_s(best.plan.n_ctx / 2):.0f} tokens/s halfway"
+    n_ctx = best.plan.n_ctx
+    turn_words = (
+        f"a turn (a {TURN_PROMPT}-token message and a {TURN_REPLY}-token reply halfway into a "
+        f"{n_ctx}-token context)"
     )
+    runs_n = min(found[w.config].runs for w in ways)
+    if decision.clear:
+        reason = (
+            f"fastest of {len(ways)} ways measured here ({runs_n} rounds): {turn_words} takes "
+            f"{turn(best):.2f} s, against {turn(decision.runner_up):.2f} s for "
+            f"{decision.runner_up.config.label}"
+        )
+    else:
+        reason = (
+            f"the runtime's default: the {len(ways)} ways measured here are within noise of "
+            f"each other ({runs_n} rounds; {turn_words} takes {turn(decision.fastest):.2f} s "
+            f"with {decision.fastest.config.label}, {turn(decision.runner_up):.2f} s with "
+            f"{decision.runner_up.config.label}, and not faster in every round)"
+        )
+    reason += (
+        f"; prompt {m.prefill_tokens_per_s:.0f} tokens/s, replies {m.near_tokens_per_s:.0f} "
+        f"tokens/s at the start and {1 / m.decode_s(n_ctx / 2):.0f} tokens/s halfway"
+    )
+    if any(x.provisional for x in found.values()):
+        share = max(x.others_cpu for x in found.values())
+        reason += (
+            f"; measured while other programs used {share:.0%} of the processor, so it is "
+            "measured again when the machine is quiet"
+        )
     ordered = tuple(found[w.config] for w in sorted(ways, key=turn))
-    return Choice(best.config, best.plan, source, reason, ordered, configs)
+    return Choice(best.config, best.plan, source, reason, ordered, configs, decision.within_noise)

@@ -25,7 +25,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FILENAME = "tuning.json"
-VERSION = 1
+# 2: each way's runs, interleaved with the other ways', and the machine's load meanwhile. The
+# single runs of version 1 were taken one way after the other, whatever else the machine did:
+# they are measured again (the user's overrides are kept).
+VERSION = 2
 _lock = threading.Lock()
 
 
@@ -77,8 +80,12 @@ class TuningStore:
         except (OSError, ValueError) as exc:
             log.warning("%s is unreadable (%s); measuring again", self.path, exc)
             return {"version": VERSION, "measurements": {}, "overrides": {}}
-        if not isinstance(data, dict) or data.get("version") != VERSION:
+        if not isinstance(data, dict) or data.get("version") not in (1, VERSION):
             return {"version": VERSION, "measurements": {}, "overrides": {}}
+        if data["version"] == 1:
+            overrides = data.get("overrides")
+            kept = overrides if isinstance(overrides, dict) else {}
+            data = {"version": VERSION, "measurements": {}, "overrides": kept}
         data.setdefault("measurements", {})
         data.setdefault("overrides", {})
         return data
