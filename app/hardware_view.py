@@ -213,6 +213,7 @@ def _measured_html(report: HardwareReport, colors: Colors) -> str:
         ways.sort(key=lambda m: m.turn_s(DEFAULT_CONTEXT))
         out.append(f"<p><b>{esc(model)}</b></p><ul>")
         for n, m in enumerate(ways):
+            low, high = m.spread(DEFAULT_CONTEXT)
             mark = (
                 " (your choice)" if m.config.label in chosen else (" (fastest)" if n == 0 else "")
             )
@@ -220,9 +221,15 @@ def _measured_html(report: HardwareReport, colors: Colors) -> str:
                 f"<li>{esc(m.config.label)}{esc(mark)}: prompt {m.prefill_tokens_per_s:.0f} "
                 f"tokens/s, replies {m.near_tokens_per_s:.0f} tokens/s at the start, "
                 f"{1 / m.decode_s(DEFAULT_CONTEXT / 2):.0f} halfway; a turn "
-                f"{m.turn_s(DEFAULT_CONTEXT):.2f} s</li>"
+                f"{m.turn_s(DEFAULT_CONTEXT):.2f} s ({low:.2f}–{high:.2f} s over {m.runs} runs)"
+                "</li>"
             )
         out.append("</ul>")
+        if any(m.provisional for m in ways):
+            out.append(
+                f"<p style='color:{colors.muted}'>Measured while other programs kept the "
+                "processor busy: measured again when the machine is quiet.</p>"
+            )
     out.append(
         f"<p style='color:{colors.muted}'>To choose another way for a model: cove tune MODEL "
         "--use WAY.</p>"
