@@ -119,6 +119,17 @@ class Measurement:
     def seconds(self) -> float:
         return sum(s.seconds for s in self.samples)
 
+    def medians(self) -> Sample:
+        """The runs' median figures, as one run."""
+        return Sample(
+            self.prefill_tokens_per_s,
+            self.near_depth,
+            self.near_tokens_per_s,
+            self.deep_depth,
+            self.deep_tokens_per_s,
+            self.seconds,
+        )
+
     def turns_s(self, n_ctx: int) -> list[float]:
         return [s.turn_s(n_ctx) for s in self.samples]
 
@@ -138,11 +149,7 @@ class Measurement:
             "config": self.config.to_dict(),
             "load_s": round(self.load_s, 3),
             "runs": self.runs,
-            "prefill_tokens_per_s": round(self.prefill_tokens_per_s, 2),
-            "near_depth": self.near_depth,
-            "near_tokens_per_s": round(self.near_tokens_per_s, 2),
-            "deep_depth": self.deep_depth,
-            "deep_tokens_per_s": round(self.deep_tokens_per_s, 2),
+            **self.medians().to_dict(),
             "seconds": round(self.seconds, 3),
             "others_cpu": round(self.others_cpu, 3),
             "provisional": self.provisional,
