@@ -86,11 +86,14 @@ def test_chat_non_streaming(oai: openai.OpenAI, model_id: str) -> None:
 
 
 def test_chat_streaming(oai: openai.OpenAI, model_id: str) -> None:
+    # A reply long enough to span several of the host's 30 ms flushes on any CPU (a one-line
+    # answer can arrive whole).
+    essay = [{"role": "user", "content": "Write a very long essay about the history of Rome."}]
     stream = oai.chat.completions.create(
         model=model_id,
-        messages=QUESTION,
+        messages=essay,
         temperature=0,
-        max_tokens=32,
+        max_tokens=64,
         stream=True,
         stream_options={"include_usage": True},
     )
@@ -103,7 +106,6 @@ def test_chat_streaming(oai: openai.OpenAI, model_id: str) -> None:
                 finishes.append(choice.finish_reason)
         usage = chunk.usage or usage
     assert len(pieces) > 3, "the reply arrives in pieces"
-    assert "Paris" in "".join(pieces)
     assert len(finishes) == 1
     assert usage is not None and usage.completion_tokens >= len(pieces)
 

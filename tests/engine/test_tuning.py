@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from engine.errors import EngineError
 from engine.hardware import HardwareReport, probe_hardware
-from engine.planner import Plan, resources_from
+from engine.planner import Plan, Resources, resources_from
 from engine.tuning import Choice, choose, model_family
 from engine.tuning.configs import Config, Way
 from engine.tuning.decide import decide
@@ -334,6 +335,13 @@ def test_a_version_1_file_keeps_the_overrides_and_measures_again(
     assert store.measured("m") == {}
 
 
+def _one_thread(report: HardwareReport) -> Resources:
+    """The model on one thread beside the busy loops: a runtime whose threads outnumber the
+    cores left to it slows down many times over (they wait for each other at every step), which
+    only makes a test long."""
+    return replace(resources_from(report), threads=1)
+
+
 class BusyLoops:
     """Processes that keep cores busy until stopped, or for ``limit_s`` at most: enough of them
     that this machine counts as busy (engine/tuning/load.py), whatever its size."""
@@ -348,7 +356,7 @@ class BusyLoops:
         from engine.tuning.load import BUSY_CORES, BUSY_SHARE
 
         cores = psutil.cpu_count(logical=True) or 1
-        count = math.ceil(max(BUSY_CORES, BUSY_SHARE * cores)) + 1
+        count = math.ceil(max(BUSY_CORES, BUSY_SHARE * cores))
         loop = (
             f"import time\nend = time.monotonic() + {limit_s}\nwhile time.monotonic() < end: pass"
         )
@@ -371,7 +379,7 @@ def test_a_measurement_on_a_busy_machine_is_provisional_and_measured_again(
     starter: Path, report: HardwareReport, tmp_path: Path
 ) -> None:
     store = TuningStore(tmp_path / "tuning.json")
-    resources = resources_from(report)
+    resources = _one_thread(report)
     with BusyLoops():
         busy = choose(
             starter, resources, report, ctx=512, measure_now=True, store=store, siblings=()
@@ -410,7 +418,7 @@ def test_a_busy_spell_during_one_way_does_not_flip_the_choice(
     """The worst case for measuring one way after the other: the machine is busy while one way
     runs. Interleaved rounds share the spell out; the choice is the one an undisturbed
     measurement makes, or the runtime's default where either calls it within noise."""
-    resources = resources_from(report)
+    resources = _one_thread(report)
     quiet = choose(
         starter, resources, report, ctx=4096, measure_now=True,
         store=TuningStore(tmp_path / "quiet.json"), siblings=(),
