@@ -88,7 +88,7 @@ def test_chat_non_streaming(oai: openai.OpenAI, model_id: str) -> None:
 def test_chat_streaming(oai: openai.OpenAI, model_id: str) -> None:
     # A reply long enough to span several of the host's 30 ms flushes on any CPU (a one-line
     # answer can arrive whole).
-    essay = [{"role": "user", "content": "Write a very long essay about the history of Rome."}]
+    essay: Any = [{"role": "user", "content": "Write a very long essay about the history of Rome."}]
     stream = oai.chat.completions.create(
         model=model_id,
         messages=essay,
