@@ -19,9 +19,11 @@ from engine.types import ChatMessage, Chunk
 SHARED_MODELS = Path(__file__).resolve().parents[2] / "shared" / "models"
 
 # The one question whose answer tests may name. With this system prompt the starter's greedy
-# reply says Paris on every instruction set tried (AVX-512, AVX2, AVX, SSE; its ONNX build too).
-# Without one, its first tokens sit on a knife edge that another CPU's SIMD rounding flips
-# ("L'Étoile, la Cité ..."): a test that needs no knowledge checks the contract instead.
+# reply says Paris with llama.cpp built for AVX-512 and for AVX2, loaded as the tests load it
+# (the planner's way: flash attention on), and with its ONNX build. Without one, its first
+# tokens sit on a knife edge that another CPU's SIMD rounding flips ("L'Étoile, la Cité ...");
+# flash attention off on AVX2 flips even this one. A test that needs no knowledge checks the
+# contract instead.
 SYSTEM_PROMPT = "You are a helpful assistant."
 CAPITAL_QUESTION = "What is the capital of France?"
 CAPITAL = (ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", CAPITAL_QUESTION))
