@@ -369,7 +369,7 @@ def walk(root: Path) -> Iterator[Path | FileOutcome]:
                 if entry.is_dir():
                     subfolders.append(path)
                 elif entry.is_file():
-                    if path.suffix.lower() in SUPPORTED_SUFFIXES and is_document(path):
+                    if path.suffix.lower() in SUPPORTED_SUFFIXES and is_document(path, (root,)):
                         yield path  # not office lock files, editors' backups, partial downloads
                 elif entry.is_symlink():
                     yield FileOutcome(str(path), "skipped", "a broken link")

@@ -13,7 +13,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +27,21 @@ _TEMPORARY_SUFFIXES = (".part", ".crdownload", ".tmp", ".swp", ".swx", ".downloa
 OnChange = Callable[[frozenset[Path], frozenset[Path]], None]
 
 
-def is_document(path: Path) -> bool:
-    """A file the readers take, and not a hidden or temporary one."""
+def is_document(path: Path, roots: Iterable[Path] = ()) -> bool:
+    """A file the readers take, and not a hidden or temporary one. A hidden folder counts only
+    below the folder the user added (``roots``): documents kept under ``~/.local/share`` or any
+    other hidden folder the user chose are theirs to index."""
     from engine.documents.readers import SUPPORTED_SUFFIXES
 
     name = path.name
     if name.startswith((".", "~$", ".~lock")) or name.endswith(_TEMPORARY_SUFFIXES):
         return False
-    if any(part.startswith(".") for part in path.parts[:-1] if part not in (".", "..")):
+    parts = path.parts[:-1]
+    for root in roots:
+        if path.is_relative_to(root):
+            parts = path.relative_to(root).parts[:-1]
+            break
+    if any(part.startswith(".") for part in parts if part not in (".", "..")):
         return False
     return path.suffix.lower() in SUPPORTED_SUFFIXES
 
@@ -122,13 +129,13 @@ class FolderWatcher:
         with self._cond:
             if kind == "folder_gone":  # its files go with it
                 self._gone[path] = now
-            elif kind in ("deleted", "moved") and is_document(path):
+            elif kind in ("deleted", "moved") and is_document(path, self._watches):
                 self._gone[path] = now
                 self._pending.pop(path, None)
-            if kind in ("created", "modified", "closed") and is_document(path):
+            if kind in ("created", "modified", "closed") and is_document(path, self._watches):
                 self._pending[path] = now
                 self._gone.pop(path, None)
-            if kind == "moved" and dest is not None and is_document(dest):
+            if kind == "moved" and dest is not None and is_document(dest, self._watches):
                 self._pending[dest] = now
                 self._gone.pop(dest, None)
             self._cond.notify_all()

@@ -144,3 +144,18 @@ def test_cancelled_indexing_resumes_where_it_stopped(
 def test_keyword_queries_are_safe_from_fts_syntax() -> None:
     assert keyword_query('what is "NEAR(x) OR y* -z') == '"near" OR "x" OR "y" OR "z"'
     assert keyword_query("the") == '"the"'
+
+
+def test_a_folder_under_a_hidden_folder_is_indexed(tmp_path: Path) -> None:
+    """Documents the user keeps under a hidden folder (~/.local/share, a synced ~/.Dropbox)
+    are indexed when that folder is added; hidden folders below it are still passed over."""
+    kept = tmp_path / ".local" / "share" / "manuals"
+    (kept / ".git").mkdir(parents=True)
+    (kept / "lighthouse.md").write_text(LIGHTHOUSE, encoding="utf-8")
+    (kept / ".git" / "notes.md").write_text(BAKERY, encoding="utf-8")
+    db = IndexDB(tmp_path / "index.sqlite3")
+    collection = db.collection("hidden", create=True)
+    assert collection is not None
+    outcomes = Indexer(db, collection).add([kept])
+    assert [(Path(o.path).name, o.outcome) for o in outcomes] == [("lighthouse.md", "indexed")]
+    db.close()

@@ -51,6 +51,14 @@ def test_temporary_and_hidden_files_are_not_documents() -> None:
     assert not is_document(Path("/docs/photo.jpg"))
 
 
+def test_a_hidden_folder_counts_only_below_the_folder_added() -> None:
+    kept = Path("/home/ana/.local/share/manuals/guide.pdf")
+    assert is_document(kept, [Path("/home/ana/.local/share/manuals")])
+    assert not is_document(kept)  # no folder given: judged on the whole path
+    inside = Path("/home/ana/.local/share/manuals/.git/readme.md")
+    assert not is_document(inside, [Path("/home/ana/.local/share/manuals")])
+
+
 def test_created_changed_moved_and_deleted_files_are_reported(
     tmp_path: Path, batches: queue.Queue[Batch]
 ) -> None:
