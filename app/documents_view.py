@@ -394,16 +394,18 @@ class DocumentsView(QWidget):
             self.progress.setRange(0, progress.files_total)
             self.progress.setValue(progress.files_done)
             name = Path(progress.current).name if progress.current else ""
+            rate = f" ({progress.rate:.0f} pages a second)" if progress.rate else ""
             self.status.setText(
-                f"Reading {progress.files_done + 1} of {progress.files_total}: {name}"
+                f"Reading {progress.files_done + 1} of {progress.files_total}: {name}{rate}"
             )
         elif progress.phase == "embedding" and progress.chunks_total:
             self.progress.setRange(0, progress.chunks_total)
             self.progress.setValue(progress.chunks_embedded)
             left = f", about {progress.eta_s:.0f} s left" if progress.eta_s else ""
+            rate = f" ({progress.rate:.0f} a second)" if progress.rate else ""
             self.status.setText(
                 f"Indexing meaning: {progress.chunks_embedded} of {progress.chunks_total} "
-                f"passages{left}"
+                f"passages{rate}{left}"
             )
 
     def _show_busy(self, busy: bool) -> None:

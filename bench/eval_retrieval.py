@@ -1,22 +1,33 @@
-"""Retrieval quality on the labelled corpus (tests/documents/corpus): file+page recall@3 and MRR
-for keyword, vector and hybrid retrieval, overall and per kind of question; "rank-fusion" is the
-common recipe (BM25 and vectors fused by reciprocal rank) that Cove's score fusion replaces.
+"""Retrieval quality on two sets, beside the usual recipe in the same run:
 
-A hit is a source whose file, and page for paged formats, is one of the question's labelled
-answers. Unanswerable questions are left out of recall and MRR; for them the report gives the
-best source's vector similarity, which the "not in your documents" gate uses.
+- ``generated``: the labelled corpus in tests/documents/corpus (short documents written for
+  the tests, one fact per section, near-duplicates on purpose);
+- ``real``: public manuals nobody on the project wrote (bench/real_docs.py: R, gnuplot,
+  Octave, Git and Node.js documentation, 2,203 PDF pages and six other files) with the
+  questions in bench/real_questions.json.
 
-    python bench/eval_retrieval.py [--json out.json] [--k 3]
+For each: file+page recall@3 (page for paged formats), file recall@3 and MRR, overall and per
+kind of question, for Cove's keyword, vector and hybrid retrieval and for the usual recipe
+(bench/usual_recipe.py: 512-character snippets, BM25 + the same vectors, reciprocal-rank
+fusion). Unanswerable questions are left out of recall; for them the report gives how often
+Cove's answerability check says "not in your documents", beside how often it wrongly says so
+for answerable ones.
+
+Vectors are cached on disk by text (bench/embed_cache.py) and each set's index by the code
+that reads and chunks, so a ranking change is measured in seconds.
+
+    python bench/eval_retrieval.py [--set generated|real|all] [--json out.json] [--misses]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import statistics
 import sys
-import tempfile
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,133 +35,189 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.embed_cache import CachedEncoder  # noqa: E402
+from bench.usual_recipe import UsualRecipe  # noqa: E402
+from engine.documents.answerable import judge_retrieval  # noqa: E402
 from engine.documents.index_db import IndexDB  # noqa: E402
 from engine.documents.indexer import Indexer  # noqa: E402
-from engine.documents.retrieve import Mode, Retriever, Source  # noqa: E402
+from engine.documents.retrieve import Retriever  # noqa: E402
 from engine.embeddings import EmbeddingModel  # noqa: E402
-from tests.documents.corpus.build import QUESTIONS, build_corpus  # noqa: E402
 
 ENCODER = ROOT.parent / "shared" / "models" / "all-minilm-l6-v2-onnx"
-MODES = ("keyword", "vector", "rank-fusion", "hybrid")
-RRF_K = 60  # reciprocal-rank fusion's constant (Cormack, Clarke and Buettcher, SIGIR 2009)
+CACHE = Path.home() / ".cache" / "cove-bench"
+MODES = ("keyword", "vector", "hybrid")
+# The code whose output an index holds: a change to any of it builds the index again.
+INDEX_CODE = ("engine/documents/readers", "engine/documents/chunker.py",
+              "engine/documents/blocks.py", "engine/documents/index_db.py",
+              "engine/documents/indexer.py")
 
 
-def hit(source: Source, answers: list[dict[str, Any]], root: Path) -> bool:
-    path = Path(source.path).relative_to(root).as_posix()
-    return any(
-        path == a["file"] and (a["page"] is None or a["page"] == source.page) for a in answers
-    )
+def code_hash() -> str:
+    digest = hashlib.sha256()
+    for name in INDEX_CODE:
+        path = ROOT / name
+        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+            digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
 
 
-def rank_fusion(retriever: Retriever, question: str, k: int) -> list[Source]:
-    """Reciprocal-rank fusion of the keyword and vector lists, one place per page."""
-    by_id: dict[int, Source] = {}
-    fused: dict[int, float] = {}
-    modes: tuple[Mode, ...] = ("keyword", "vector")
-    for mode in modes:
-        for rank, source in enumerate(retriever.search(question, 50, mode=mode)):
-            by_id[source.chunk_id] = source
-            fused[source.chunk_id] = fused.get(source.chunk_id, 0.0) + 1.0 / (RRF_K + rank + 1)
-    ranked = sorted(fused, key=lambda i: fused[i], reverse=True)
-    return [by_id[i] for i in ranked][:k]
+def open_index(name: str, root: Path, encoder: Any) -> tuple[IndexDB, Retriever]:
+    """The set's index, built once per version of the reading and chunking code."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"index-{name}-{code_hash()}.sqlite3"
+    for old in CACHE.glob(f"index-{name}-*.sqlite3*"):
+        if not old.name.startswith(path.name):
+            old.unlink()
+    db = IndexDB(path)
+    collection = db.collection(name, create=True)
+    assert collection is not None
+    indexer = Indexer(db, collection, encoder)
+    indexer.add([root])  # files already indexed are passed over by their hash
+    return db, Retriever(db, indexer.collection, encoder)
 
 
-def evaluate(k: int = 3, encoder_folder: Path = ENCODER) -> dict[str, Any]:
-    questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))
-    with tempfile.TemporaryDirectory() as tmp, EmbeddingModel.load(encoder_folder) as encoder:
-        root = Path(tmp) / "docs"
-        build_corpus(root)
-        db = IndexDB(Path(tmp) / "index.sqlite3")
-        collection = db.collection("eval", create=True)
-        assert collection is not None
-        indexer = Indexer(db, collection, encoder)
-        outcomes = indexer.add([root])
-        retriever = Retriever(db, indexer.collection, encoder)
-        results: dict[str, Any] = {"k": k, "files": len(outcomes), "modes": {}}
+def relative(path: str, root: Path) -> str:
+    return Path(path).relative_to(root).as_posix()
+
+
+def score(
+    questions: Sequence[dict[str, Any]],
+    search: Callable[[str], list[tuple[str, int | None]]],
+    k: int,
+) -> dict[str, Any]:
+    """recall@k by file+page and by file, MRR, per kind, and the misses, for one retrieval."""
+    recall: list[float] = []
+    file_recall: list[float] = []
+    rr: list[float] = []
+    by_kind: dict[str, list[float]] = defaultdict(list)
+    misses = []
+    for q in questions:
+        if not q["answers"]:
+            continue
+        found = search(q["question"])
+        wanted = [(a["file"], a["page"]) for a in q["answers"]]
+        ranks = [
+            i for i, (f, p) in enumerate(found)
+            if any(f == wf and (wp is None or wp == p) for wf, wp in wanted)
+        ]
+        files = [i for i, (f, _p) in enumerate(found) if any(f == wf for wf, _ in wanted)]
+        ok = 1.0 if ranks and ranks[0] < k else 0.0
+        recall.append(ok)
+        file_recall.append(1.0 if files and files[0] < k else 0.0)
+        rr.append(1.0 / (ranks[0] + 1) if ranks else 0.0)
+        by_kind[q["kind"]].append(ok)
+        if not ok:
+            misses.append({"id": q["id"], "question": q["question"], "want": wanted,
+                           "got": [f"{f}:{p}" for f, p in found[:k]]})
+    return {
+        "recall_at_k": statistics.fmean(recall),
+        "file_recall_at_k": statistics.fmean(file_recall),
+        "mrr": statistics.fmean(rr),
+        "by_kind": {kind: statistics.fmean(v) for kind, v in sorted(by_kind.items())},
+        "questions": len(recall),
+        "misses": misses,
+    }
+
+
+def answerability(retriever: Retriever, questions: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """How Cove's retrieval-side check (engine/documents/answerable.py) sorts the questions."""
+    said_not: list[str] = []
+    wrongly_not: list[str] = []
+    unanswerable = [q for q in questions if not q["answers"]]
+    answerable = [q for q in questions if q["answers"]]
+    for q in questions:
+        verdict = judge_retrieval(retriever, q["question"])
+        if not verdict.answerable:
+            (said_not if not q["answers"] else wrongly_not).append(q["id"])
+    return {
+        "unanswerable": len(unanswerable),
+        "unanswerable_caught": len(said_not) / max(len(unanswerable), 1),
+        "answerable": len(answerable),
+        "answerable_refused": len(wrongly_not) / max(len(answerable), 1),
+        "refused_ids": wrongly_not,
+        "missed_unanswerable": [q["id"] for q in unanswerable if q["id"] not in said_not],
+    }
+
+
+def evaluate_set(
+    name: str, root: Path, questions: list[dict[str, Any]], encoder: Any, k: int
+) -> dict[str, Any]:
+    db, retriever = open_index(name, root, encoder)
+    try:
+        results: dict[str, Any] = {"set": name, "k": k, "modes": {}}
         for mode in MODES:
-            recall: list[float] = []
-            rr: list[float] = []
-            by_kind: dict[str, list[float]] = defaultdict(list)
-            misses = []
-            for q in questions:
-                if not q["answers"]:
-                    continue
-                found = (
-                    rank_fusion(retriever, q["question"], 10)
-                    if mode == "rank-fusion"
-                    else retriever.search(q["question"], 10, mode=mode)  # type: ignore[arg-type]
-                )
-                ranks = [i for i, s in enumerate(found) if hit(s, q["answers"], root)]
-                ok = 1.0 if ranks and ranks[0] < k else 0.0
-                recall.append(ok)
-                rr.append(1.0 / (ranks[0] + 1) if ranks else 0.0)
-                by_kind[q["kind"]].append(ok)
-                if not ok:
-                    top = found[0] if found else None
-                    misses.append(
-                        {
-                            "id": q["id"],
-                            "question": q["question"],
-                            "want": q["answers"],
-                            "got": [
-                                f"{Path(s.path).relative_to(root).as_posix()}:{s.page}"
-                                for s in found[:3]
-                            ],
-                            "top_text": top.text[:120] if top else None,
-                        }
-                    )
-            results["modes"][mode] = {
-                "recall_at_k": statistics.fmean(recall),
-                "mrr": statistics.fmean(rr),
-                "by_kind": {kind: statistics.fmean(v) for kind, v in sorted(by_kind.items())},
-                "questions": len(recall),
-                "misses": misses,
-            }
-        results["similarity"] = best_similarity(retriever, questions)
+            results["modes"][mode] = score(
+                questions,
+                lambda text, mode=mode: [
+                    (relative(s.path, root), s.page)
+                    for s in retriever.search(text, 10, mode=mode)
+                ],
+                k,
+            )
+        usual = UsualRecipe(root, encoder)
+        results["modes"]["usual recipe"] = score(
+            questions,
+            lambda text: [(relative(h.path, root), h.page) for h in usual.search(text, 10)],
+            k,
+        )
+        results["answerability"] = answerability(retriever, questions)
+    finally:
         db.close()
     return results
 
 
-def best_similarity(retriever: Retriever, questions: list[dict[str, Any]]) -> dict[str, Any]:
-    """The best source's cosine similarity to the question, for answerable and unanswerable
-    questions: how well a similarity floor tells them apart."""
-    answerable: list[float] = []
-    unanswerable: list[float] = []
-    for q in questions:
-        found = retriever.search(q["question"], 1, mode="vector")
-        best = found[0].similarity if found and found[0].similarity is not None else 0.0
-        (answerable if q["answers"] else unanswerable).append(best)
-    return {
-        "answerable_min": min(answerable),
-        "answerable_median": statistics.median(answerable),
-        "unanswerable_max": max(unanswerable),
-        "unanswerable_median": statistics.median(unanswerable),
-    }
+def generated_set() -> tuple[Path, list[dict[str, Any]]]:
+    from tests.documents.corpus.build import QUESTIONS, build_corpus
+
+    root = CACHE / "generated-docs"  # one place, so that its index can be kept
+    build_corpus(root)
+    return root, json.loads(QUESTIONS.read_text(encoding="utf-8"))
+
+
+def real_set() -> tuple[Path, list[dict[str, Any]]]:
+    from bench.real_docs import fetch, load_questions
+
+    return fetch(), load_questions()
+
+
+def print_set(results: dict[str, Any], misses: bool) -> None:
+    k = results["k"]
+    print(f"== {results['set']} ==")
+    for mode, r in results["modes"].items():
+        kinds = ", ".join(f"{kind} {v:.2f}" for kind, v in r["by_kind"].items())
+        print(
+            f"{mode:13} file+page recall@{k} {r['recall_at_k']:.3f}  file {r['file_recall_at_k']:.3f}"
+            f"  MRR {r['mrr']:.3f}  ({kinds})"
+        )
+        if misses and mode in ("hybrid", "usual recipe"):
+            for miss in r["misses"]:
+                print(f"    {miss['id']} {miss['question']!r} want {miss['want']} got {miss['got']}")
+    a = results["answerability"]
+    print(
+        f"not in your documents: {a['unanswerable_caught']:.2f} of {a['unanswerable']} unanswerable;"
+        f" {a['answerable_refused']:.2f} of {a['answerable']} answerable wrongly refused"
+    )
+    if misses:
+        print(f"    refused: {a['refused_ids']}  missed: {a['missed_unanswerable']}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--set", choices=("generated", "real", "all"), default="all")
     parser.add_argument("--k", type=int, default=3)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--misses", action="store_true", help="print the questions missed")
     args = parser.parse_args()
-    results = evaluate(args.k)
-    sims = results["similarity"]
-    print(
-        "best-source similarity: answerable min {answerable_min:.3f} median "
-        "{answerable_median:.3f}; unanswerable median {unanswerable_median:.3f} max "
-        "{unanswerable_max:.3f}".format(**sims)
-    )
-    for mode, r in results["modes"].items():
-        kinds = ", ".join(f"{kind} {v:.2f}" for kind, v in r["by_kind"].items())
-        print(f"{mode:8} recall@{args.k} {r['recall_at_k']:.3f}  MRR {r['mrr']:.3f}  ({kinds})")
-        if args.misses:
-            for miss in r["misses"]:
-                print(
-                    f"    {miss['id']} {miss['question']!r} want {miss['want']} got {miss['got']}"
-                )
+    names = ("generated", "real") if args.set == "all" else (args.set,)
+    report: dict[str, Any] = {}
+    with EmbeddingModel.load(ENCODER) as model:
+        encoder = CachedEncoder(model)
+        for name in names:
+            root, questions = generated_set() if name == "generated" else real_set()
+            report[name] = evaluate_set(name, root, questions, encoder, args.k)
+            print_set(report[name], args.misses)
     if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
     return 0
 
 

@@ -41,6 +41,14 @@ def read_pages(path: Path) -> list[tuple[int | None, str]]:
             page.close()
         document.close()
         return pages
+    if suffix == ".docx":
+        import docx
+
+        document = docx.Document(str(path))
+        texts = [p.text for p in document.paragraphs]
+        for table in document.tables:
+            texts += [" ".join(cell.text for cell in row.cells) for row in table.rows]
+        return [(None, "\n".join(texts))]
     raw = path.read_text(encoding="utf-8", errors="replace")
     if suffix in (".html", ".htm"):
         from bs4 import BeautifulSoup

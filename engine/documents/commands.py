@@ -210,10 +210,12 @@ class _Progress:
 
     def __call__(self, p: IndexProgress) -> None:
         if p.phase == "reading" and p.files_total:
-            line = f"\rReading {p.files_done}/{p.files_total} files"
+            rate = f", {p.rate:.0f} pages/s" if p.rate else ""
+            line = f"\rReading {p.files_done}/{p.files_total} files{rate}"
         elif p.phase == "embedding" and p.chunks_total:
+            rate = f", {p.rate:.0f} passages/s" if p.rate else ""
             eta = f", {p.eta_s:.0f} s left" if p.eta_s else ""
-            line = f"\rEmbedding {p.chunks_embedded}/{p.chunks_total} chunks{eta}"
+            line = f"\rEmbedding {p.chunks_embedded}/{p.chunks_total} chunks{rate}{eta}"
         else:
             line = "\r"
         self._err.write(line.ljust(60))

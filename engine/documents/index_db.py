@@ -345,15 +345,41 @@ class IndexDB:
     # -- vectors ---------------------------------------------------------------------------
 
     def unembedded(self, collection: Collection, limit: int) -> list[tuple[int, str]]:
-        """(chunk id, body) of chunks still without a vector, in file order."""
+        """(chunk id, body) of chunks still without a vector, shortest first: texts of one
+        length are embedded together, so little of the encoder's work goes on padding."""
         return [
             (r[0], r[1])
             for r in self._all(
                 "SELECT c.id, c.body FROM chunks c JOIN files f ON f.id = c.file_id "
-                "WHERE f.collection_id = ? AND c.vector IS NULL ORDER BY c.id LIMIT ?",
+                "WHERE f.collection_id = ? AND c.vector IS NULL "
+                "ORDER BY length(c.body), c.id LIMIT ?",
                 [collection.id, limit],
             )
         ]
+
+    def known_vectors(self, collection: Collection, bodies: Sequence[str]) -> dict[str, bytes]:
+        """Vectors the collection already has for these texts (a page unchanged in a file
+        read again, a passage repeated in another file): they need no embedding."""
+        found: dict[str, bytes] = {}
+        unique = list(dict.fromkeys(bodies))
+        for start in range(0, len(unique), 500):
+            part = unique[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._all(
+                "SELECT c.body, c.vector FROM chunks c JOIN files f ON f.id = c.file_id "
+                f"WHERE f.collection_id = ? AND c.vector IS NOT NULL AND c.body IN ({marks})",
+                [collection.id, *part],
+            )
+            found.update((r[0], r[1]) for r in rows)
+        return found
+
+    def count_chunks(self, collection: Collection) -> int:
+        rows = self._all(
+            "SELECT count(*) FROM chunks c JOIN files f ON f.id = c.file_id "
+            "WHERE f.collection_id = ?",
+            [collection.id],
+        )
+        return int(rows[0][0])
 
     def count_unembedded(self, collection: Collection) -> int:
         rows = self._all(
@@ -400,6 +426,26 @@ class IndexDB:
         except sqlite3.OperationalError:
             return []
         return [(int(r[0]), float(r[1])) for r in rows]
+
+    def term_counts(
+        self, collection: Collection, terms: Sequence[str], cap: int = 1000
+    ) -> dict[str, int]:
+        """How many of the collection's passages hold each term (an FTS5 phrase, stemmed as
+        the index is), counted up to ``cap``."""
+        counts: dict[str, int] = {}
+        for term in terms:
+            phrase = '"' + term.replace('"', "") + '"'
+            try:
+                row = self._all(
+                    "SELECT count(*) FROM (SELECT 1 FROM chunks_fts "
+                    "JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id "
+                    "WHERE chunks_fts MATCH ? AND f.collection_id = ? LIMIT ?)",
+                    [phrase, collection.id, cap],
+                )
+            except sqlite3.OperationalError:
+                row = [(0,)]
+            counts[term] = int(row[0][0])
+        return counts
 
     def chunks_by_id(self, ids: Sequence[int]) -> dict[int, StoredChunk]:
         if not ids:

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from engine.documents.ocr import PageOcr
 
 CHUNK_BATCH = 256
-EMBED_BATCH = 64
+EMBED_BATCH = 64  # texts per call to the encoder: progress and cancel between calls
+EMBED_WINDOW = 1024  # passages taken at once, shortest first, to share vectors and lengths
 HASH_BLOCK = 1 << 20
 
 Outcome = Literal["indexed", "unchanged", "needs_ocr", "skipped", "removed", "cancelled"]
@@ -61,6 +62,7 @@ class IndexProgress:
     chunks_total: int
     current: str | None = None
     eta_s: float | None = None
+    rate: float | None = None  # pages a second while reading, passages a second embedding
 
 
 class IndexCancelled(EngineError):
@@ -114,13 +116,18 @@ class Indexer:
                     found.append(item)
             if absolute.is_dir():
                 outcomes += self._forget_missing(absolute)
+        pages, started = 0, time.monotonic()
         for done, path in enumerate(found):
             if self._cancel.is_set():
                 outcomes.append(FileOutcome(str(path), "cancelled"))
                 continue
-            self._report("reading", done, len(found), current=str(path))
+            rate = pages / (time.monotonic() - started) if pages else None
+            self._report("reading", done, len(found), current=str(path), rate=rate)
             self._position = (done, len(found))
-            outcomes.append(self.index_file(path))
+            outcome = self.index_file(path)
+            if outcome.outcome == "indexed":
+                pages += outcome.pages or 1
+            outcomes.append(outcome)
         self._report("reading", len(found), len(found))
         self.embed_pending()
         return outcomes
@@ -221,16 +228,30 @@ class Indexer:
         total = self.db.count_unembedded(self.collection)
         done, started = 0, time.monotonic()
         while not self._cancel.is_set():
-            rows = self.db.unembedded(self.collection, EMBED_BATCH)
+            rows = self.db.unembedded(self.collection, EMBED_WINDOW)
             if not rows:
                 break
-            vectors = np.asarray(self.encoder.embed([body for _id, body in rows]), np.float32)
-            self.db.store_vectors(
-                [(chunk_id, vectors[i].tobytes()) for i, (chunk_id, _b) in enumerate(rows)]
-            )
-            done += len(rows)
-            rate = done / max(time.monotonic() - started, 1e-6)
-            self._report("embedding", 0, 0, done, total, eta=(total - done) / rate)
+            # A text the collection already has a vector for (an unchanged page of a file
+            # read again, boilerplate repeated across files) is not embedded again, and a text
+            # repeated within the window is embedded once.
+            vectors = self.db.known_vectors(self.collection, [body for _id, body in rows])
+            fresh = list(dict.fromkeys(body for _id, body in rows if body not in vectors))
+            for start in range(0, len(fresh), EMBED_BATCH):
+                if self._cancel.is_set():
+                    break
+                part = fresh[start : start + EMBED_BATCH]
+                embedded = np.asarray(self.encoder.embed(part, batch_size=32), np.float32)
+                vectors.update((body, embedded[i].tobytes()) for i, body in enumerate(part))
+                ready = [(i, vectors[b]) for i, b in rows if b in vectors]
+                self.db.store_vectors(ready)
+                rows = [(i, b) for i, b in rows if b not in vectors]
+                done += len(ready)
+                rate = done / max(time.monotonic() - started, 1e-6)
+                self._report("embedding", 0, 0, done, total, eta=(total - done) / rate, rate=rate)
+            ready = [(i, vectors[b]) for i, b in rows if b in vectors]
+            if ready:
+                self.db.store_vectors(ready)
+                done += len(ready)
         self._report("done", 0, 0, done, total)
         return done
 
@@ -302,9 +323,12 @@ class Indexer:
         *,
         current: str | None = None,
         eta: float | None = None,
+        rate: float | None = None,
     ) -> None:
         self._progress(
-            IndexProgress(phase, files_done, files_total, chunks_done, chunks_total, current, eta)
+            IndexProgress(
+                phase, files_done, files_total, chunks_done, chunks_total, current, eta, rate
+            )
         )
 
 

@@ -249,6 +249,9 @@ class _Outline:
         return tuple(text for _size, text in self.stack)
 
 
+_SOFT_BREAK = re.compile("[\ufffe\x02] ?")
+
+
 def _blocks(lines: list[_Line], page: int, outline: _Outline) -> Iterator[Block]:
     if not lines:
         return
@@ -258,7 +261,7 @@ def _blocks(lines: list[_Line], page: int, outline: _Outline) -> Iterator[Block]
 
     def flush() -> Iterator[Block]:
         if paragraph:
-            yield Block("paragraph", " ".join(paragraph), page=page, headings=outline.headings)
+            yield Block("paragraph", _joined(paragraph), page=page, headings=outline.headings)
             paragraph.clear()
 
     texts = [line.text for line in lines]
@@ -292,7 +295,7 @@ def _blocks(lines: list[_Line], page: int, outline: _Outline) -> Iterator[Block]
             ):
                 j += 1
             yield from flush()
-            yield outline.enter(" ".join(texts[i:j]), line.size, page)
+            yield outline.enter(_joined(texts[i:j]), line.size, page)
             i = j
             continue
         # Without sizes, a run of short lines is a table or a list, not a heading and its text.
@@ -316,6 +319,14 @@ def _blocks(lines: list[_Line], page: int, outline: _Outline) -> Iterator[Block]
             yield from flush()
         i += 1
     yield from flush()
+
+
+def _joined(lines: list[str]) -> str:
+    """A paragraph's lines as one text; a word the typesetter broke at a line's end (PDFium
+    marks the break with U+FFFE, or U+0002 in older builds) is made whole again, so that
+    "deter-/mined" is found as "determined"."""
+    text = " ".join(lines)
+    return _SOFT_BREAK.sub("", text)
 
 
 def _wrapped(above: _Line, below: _Line) -> bool:

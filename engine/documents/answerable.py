@@ -1,0 +1,140 @@
+"""Whether a collection can answer a question, before and after the model answers it.
+
+Before: a similarity floor never fires on real manuals (every question resembles some passage
+of a 2,000-page manual), so the check looks at the question's own words instead. A question
+about something the documents never name (a function, a tool, a format: ``gpuArray``,
+``install_github``, WebP) has a term that no passage holds, or that none of the best passages
+holds although the term is rare in the collection; an answerable question, however it is
+worded, shares its distinctive terms with the passage that answers it.
+
+After: the answer's sentences are checked against the passages it was given
+(``engine.documents.grounding``); an answer most of whose claims are in none of them is
+replaced by "Not in your documents."
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from engine.documents.retrieve import STOPWORDS
+
+if TYPE_CHECKING:
+    from engine.documents.retrieve import Retriever, Source
+
+# Words a question uses to ask, not to name its subject: they say nothing of whether the
+# documents hold the answer.
+_ASKING = frozenset(
+    """able ask change default difference does doing done example find get give go happen
+    happens instead kind let like long make makes many mean means much need needs possible put
+    rather say see set show something tell thing things turn type use used using value values
+    want way ways work works write""".split()
+)
+_TERM = re.compile(r"[A-Za-z_][\w]*(?:[.\-][\w]+)*|\d+(?:\.\d+)*")
+BEST_PASSAGES = 5  # the passages a term must be found in, when it is rare in the collection
+RARE_SHARE = 0.002  # a term in fewer passages than this share of the collection is distinctive
+MIN_SIMILARITY = 0.25  # cosine: below it the best passage is about something else
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    answerable: bool
+    reason: str
+    missing: tuple[str, ...] = ()  # the question's terms no passage of the collection holds
+    uncovered: tuple[str, ...] = ()  # rare terms of the question none of the best passages holds
+    similarity: float | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def question_terms(question: str) -> list[str]:
+    """The question's content terms, lower-cased, each once: identifiers whole (``path.resolve``,
+    ``--with-x`` as ``with-x``), stop words and asking words left out."""
+    return list(dict.fromkeys(term for term, _name in _terms(question)))
+
+
+def names(question: str) -> list[str]:
+    """The terms of the question that name something (lower-cased): an identifier
+    (``install_github``, ``path.matchesGlob``, ``--max-vsize``, ``ode113``), a word in
+    capitals inside the sentence (WebP, Parquet, TLSA) or one in backticks or quotes. A plain
+    word a paraphrase chose ("evacuated") may be missing from the documents while the answer
+    is there; a name the documents never use means they do not cover its subject."""
+    return list(dict.fromkeys(term for term, name in _terms(question) if name))
+
+
+def _terms(question: str) -> list[tuple[str, bool]]:
+    quoted = {
+        t.lower().strip("._-")
+        for m in re.findall(r"[`'\"]([^`'\"]+)[`'\"]", question)
+        for t in _TERM.findall(m)
+    }
+    out: list[tuple[str, bool]] = []
+    for match in _TERM.finditer(question):
+        raw = match.group()
+        term = raw.lower().strip("._-")
+        if len(term) < 2 or term in STOPWORDS or term in _ASKING:
+            continue
+        start = match.start()
+        sentence_start = start == 0 or question[:start].rstrip().endswith((".", "?", "!", ":"))
+        name = (
+            any(c.isdigit() for c in raw)
+            or any(c in raw for c in "_.")
+            or question[max(0, start - 2) : start] == "--"
+            or (any(c.isupper() for c in raw[1:]))
+            or (raw[0].isupper() and not sentence_start and raw.lower() != "i")
+            or term in quoted
+        )
+        out.append((term, name))
+    return out
+
+
+def judge(
+    retriever: Retriever, question: str, sources: Sequence[Source] | None = None
+) -> Verdict:
+    """The retrieval-side verdict: answerable unless a distinctive term of the question is in
+    no passage of the collection, or is rare and in none of the best passages."""
+    if sources is None:
+        sources = retriever.search(question, BEST_PASSAGES)
+    if not sources:
+        return Verdict(False, "nothing in the collection matches the question")
+    similarities = [s.similarity for s in sources if s.similarity is not None]
+    best = max(similarities) if similarities else None
+    if best is not None and len(similarities) == len(sources) and best < MIN_SIMILARITY:
+        return Verdict(False, "the closest passages are about something else", similarity=best)
+    terms = question_terms(question)
+    counts = retriever.db.term_counts(retriever.collection, terms)
+    named = set(names(question)) | {t for t in terms if _coined(retriever.encoder, t)}
+    missing = tuple(t for t in terms if t in named and counts.get(t, 0) == 0)
+    total = max(retriever.db.count_chunks(retriever.collection), 1)
+    rare_below = max(2, math.ceil(total * RARE_SHARE))
+    texts = " ".join(s.text.lower() for s in sources[:BEST_PASSAGES])
+    uncovered = tuple(
+        t for t in terms
+        if 0 < counts.get(t, 0) <= rare_below and not _holds(texts, t)
+    )
+    if missing:
+        return Verdict(
+            False, f"the documents never mention {', '.join(missing)}", missing, uncovered, best,
+            counts,
+        )
+    return Verdict(True, "the best passages share the question's terms", (), uncovered, best, counts)
+
+
+def judge_retrieval(retriever: Retriever, question: str) -> Verdict:
+    return judge(retriever, question)
+
+
+def _coined(encoder: object, term: str) -> bool:
+    """A lower-case word the encoder's vocabulary splits into pieces ("tiledlayout",
+    "nexttile", "renv"): a coined name, not a common word a paraphrase might choose."""
+    count = getattr(encoder, "count_tokens", None)
+    if count is None or not term.isalpha() or len(term) < 4:
+        return False
+    return bool(count(term) - 2 >= 2)  # less the start and end tokens
+
+
+def _holds(text: str, term: str) -> bool:
+    """Whether ``text`` has ``term`` as a word or a word's start (stems: "masks" for "mask")."""
+    return re.search(r"(?<![\w])" + re.escape(term[: max(4, len(term) - 2)]), text) is not None
