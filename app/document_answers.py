@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from app.generation import DocumentsRequest
 from engine.documents.answer import Grounding, ground
+from engine.documents.answerable import judge
 from engine.documents.encoder import Encoder
 from engine.documents.index_db import DocumentIndexError, IndexDB
 from engine.documents.indexer import check_encoder
@@ -42,11 +43,13 @@ class DocumentAnswers:
         encoder = self._encoder() if collection.encoder is not None else None
         if encoder is not None:
             check_encoder(self.db, collection, encoder)
-        sources = Retriever(self.db, collection, encoder).search(question, TOP_K)
+        retriever = Retriever(self.db, collection, encoder)
+        sources = retriever.search(question, TOP_K)
+        verdict = judge(retriever, question, sources)
         partial = (
             self._indexing(name)
             or (encoder is not None and self.db.count_unembedded(collection) > 0)
             or any(f.status == "pending" for f in self.db.files(collection))
         )
         n_ctx = self._context_tokens() or DEFAULT_CONTEXT
-        return ground(question, sources, n_ctx, partial=partial)
+        return ground(question, sources, n_ctx, partial=partial, verdict=verdict)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout
 
 from app.theme import Colors
 from engine.documents.answer import NOT_FOUND, cited, matched
+from engine.documents.grounding import claims
 
 EXCERPT_CHARS = 280
 
@@ -65,6 +66,13 @@ def sources_of(meta: dict[str, Any], answer: str) -> tuple[list[CitedSource], st
     return sources, how, bool(documents.get("partial"))
 
 
+def documents_not_found(meta: dict[str, Any]) -> str | None:
+    """Why the documents could not hold the answer, when the reply says they could not."""
+    documents = meta.get("documents")
+    reason = documents.get("not_found") if isinstance(documents, dict) else None
+    return reason if isinstance(reason, str) and reason else None
+
+
 class SourcesPanel(QFrame):
     open_requested = Signal(str, object)  # (path, page or None)
 
@@ -103,6 +111,23 @@ class SourcesPanel(QFrame):
             "hold what it says)</span>",
             "": "Passages searched",
         }
+        not_found = documents_not_found(meta)
+        if not_found and answer.strip() == NOT_FOUND:
+            titles[""] = "Closest I found"
+            rows.append(f"<p style='color:{muted}'>{html.escape(not_found.capitalize())}.</p>")
+        unsupported = [
+            c.text for c in claims(answer, [s.text for s in self.sources]) if not c.supported
+        ]
+        if unsupported:
+            shown = "".join(
+                f"<br>“{html.escape(text if len(text) <= 160 else text[:159] + '…')}”"
+                for text in unsupported[:3]
+            )
+            rows.append(
+                f"<p style='color:{self.colors.warning_text}; "
+                f"background-color:{self.colors.warning_bg}'><b>Not found in the sources:</b>"
+                f"{shown}</p>"
+            )
         if self.sources:
             rows.append(f"<p><b>{titles[how]}</b></p>")
         for i, source in enumerate(self.sources):

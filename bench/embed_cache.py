@@ -57,7 +57,10 @@ class CachedEncoder:
         if todo:
             fresh = self.encoder.embed([texts[i] for i in todo], batch_size=batch_size)
             self.embedded += len(todo)
-            rows = [(keys[i], np.asarray(v, np.float32).tobytes()) for i, v in zip(todo, fresh)]
+            rows = [
+                (keys[i], np.asarray(v, np.float32).tobytes())
+                for i, v in zip(todo, fresh, strict=True)
+            ]
             with self._lock:
                 self._db.executemany("INSERT OR REPLACE INTO v VALUES (?, ?)", rows)
                 self._db.commit()

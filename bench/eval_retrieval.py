@@ -40,16 +40,20 @@ from bench.usual_recipe import UsualRecipe  # noqa: E402
 from engine.documents.answerable import judge_retrieval  # noqa: E402
 from engine.documents.index_db import IndexDB  # noqa: E402
 from engine.documents.indexer import Indexer  # noqa: E402
-from engine.documents.retrieve import Retriever  # noqa: E402
+from engine.documents.retrieve import Mode, Retriever  # noqa: E402
 from engine.embeddings import EmbeddingModel  # noqa: E402
 
 ENCODER = ROOT.parent / "shared" / "models" / "all-minilm-l6-v2-onnx"
 CACHE = Path.home() / ".cache" / "cove-bench"
-MODES = ("keyword", "vector", "hybrid")
+MODES: tuple[Mode, ...] = ("keyword", "vector", "hybrid")
 # The code whose output an index holds: a change to any of it builds the index again.
-INDEX_CODE = ("engine/documents/readers", "engine/documents/chunker.py",
-              "engine/documents/blocks.py", "engine/documents/index_db.py",
-              "engine/documents/indexer.py")
+INDEX_CODE = (
+    "engine/documents/readers",
+    "engine/documents/chunker.py",
+    "engine/documents/blocks.py",
+    "engine/documents/index_db.py",
+    "engine/documents/indexer.py",
+)
 
 
 def code_hash() -> str:
@@ -97,7 +101,8 @@ def score(
         found = search(q["question"])
         wanted = [(a["file"], a["page"]) for a in q["answers"]]
         ranks = [
-            i for i, (f, p) in enumerate(found)
+            i
+            for i, (f, p) in enumerate(found)
             if any(f == wf and (wp is None or wp == p) for wf, wp in wanted)
         ]
         files = [i for i, (f, _p) in enumerate(found) if any(f == wf for wf, _ in wanted)]
@@ -107,8 +112,14 @@ def score(
         rr.append(1.0 / (ranks[0] + 1) if ranks else 0.0)
         by_kind[q["kind"]].append(ok)
         if not ok:
-            misses.append({"id": q["id"], "question": q["question"], "want": wanted,
-                           "got": [f"{f}:{p}" for f, p in found[:k]]})
+            misses.append(
+                {
+                    "id": q["id"],
+                    "question": q["question"],
+                    "want": wanted,
+                    "got": [f"{f}:{p}" for f, p in found[:k]],
+                }
+            )
     return {
         "recall_at_k": statistics.fmean(recall),
         "file_recall_at_k": statistics.fmean(file_recall),
@@ -146,14 +157,13 @@ def evaluate_set(
     try:
         results: dict[str, Any] = {"set": name, "k": k, "modes": {}}
         for mode in MODES:
-            results["modes"][mode] = score(
-                questions,
-                lambda text, mode=mode: [
-                    (relative(s.path, root), s.page)
-                    for s in retriever.search(text, 10, mode=mode)
-                ],
-                k,
-            )
+
+            def search(text: str, mode: Mode = mode) -> list[tuple[str, int | None]]:
+                return [
+                    (relative(s.path, root), s.page) for s in retriever.search(text, 10, mode=mode)
+                ]
+
+            results["modes"][mode] = score(questions, search, k)
         usual = UsualRecipe(root, encoder)
         results["modes"]["usual recipe"] = score(
             questions,
@@ -186,15 +196,19 @@ def print_set(results: dict[str, Any], misses: bool) -> None:
     for mode, r in results["modes"].items():
         kinds = ", ".join(f"{kind} {v:.2f}" for kind, v in r["by_kind"].items())
         print(
-            f"{mode:13} file+page recall@{k} {r['recall_at_k']:.3f}  file {r['file_recall_at_k']:.3f}"
+            f"{mode:13} file+page recall@{k} {r['recall_at_k']:.3f}"
+            f"  file {r['file_recall_at_k']:.3f}"
             f"  MRR {r['mrr']:.3f}  ({kinds})"
         )
         if misses and mode in ("hybrid", "usual recipe"):
             for miss in r["misses"]:
-                print(f"    {miss['id']} {miss['question']!r} want {miss['want']} got {miss['got']}")
+                print(
+                    f"    {miss['id']} {miss['question']!r} want {miss['want']} got {miss['got']}"
+                )
     a = results["answerability"]
     print(
-        f"not in your documents: {a['unanswerable_caught']:.2f} of {a['unanswerable']} unanswerable;"
+        f"not in your documents: {a['unanswerable_caught']:.2f} of {a['unanswerable']} "
+        "unanswerable;"
         f" {a['answerable_refused']:.2f} of {a['answerable']} answerable wrongly refused"
     )
     if misses:

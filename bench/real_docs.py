@@ -3,7 +3,7 @@ gnuplot's and Octave's reference manuals, Git's and Node.js's documentation), 2,
 plus Markdown, HTML and plain text, taken from Debian's documentation packages and checked by
 SHA-256; and the questions about them in ``bench/real_questions.json``.
 
-    python bench/real_docs.py fetch     # download (apt-get download), extract, verify; prints the folder
+    python bench/real_docs.py fetch     # download, extract, verify; prints the folder
     python bench/real_docs.py check     # every label's key phrase is on its page
 
 The folder is ``$COVE_REAL_DOCS`` or ``~/.cache/cove-bench/real-docs``. Page numbers are
@@ -40,38 +40,102 @@ class Member:
 
 
 MEMBERS = (
-    Member("R-exts.pdf", "r-doc-pdf", "usr/share/R/doc/manual/R-exts.pdf",
-           "792220b273d40e8629664d5dd0d6ae4151419d14f613a949aebe85b8c2a1f85c"),
-    Member("R-intro.pdf", "r-doc-pdf", "usr/share/R/doc/manual/R-intro.pdf",
-           "337ccd0b490b1e66f7e783b45f4588d0599730b4206c0c051edfe1419c568c51"),
-    Member("R-admin.pdf", "r-doc-pdf", "usr/share/R/doc/manual/R-admin.pdf",
-           "50e256b5f873bbee4c8482df3754fa8654f02ef693409fe5e30b2f114e3efe9f"),
-    Member("R-lang.pdf", "r-doc-pdf", "usr/share/R/doc/manual/R-lang.pdf",
-           "4a6120ba505021d7c208078b575fe3f5d5dc91636dcf17de8a4208adda90d7dc"),
-    Member("R-data.pdf", "r-doc-pdf", "usr/share/R/doc/manual/R-data.pdf",
-           "9381a39ffeb8545a745c2618ba955b4ae4e10b9c8373cd5bc1984fff8318f8ca"),
-    Member("R-FAQ.pdf", "r-doc-pdf", "usr/share/R/doc/manual/R-FAQ.pdf",
-           "de8768520d4fb90dad64c28483ffb92dca7dd9d8dc8556905b35c2e62a939255"),
-    Member("R-ints.pdf", "r-doc-pdf", "usr/share/R/doc/manual/R-ints.pdf",
-           "cdcca722b4de6682a9100550b4361dcd3dd41b5b274d97b9a6230572be63901f"),
-    Member("gnuplot.pdf", "gnuplot-doc", "usr/share/doc/gnuplot/gnuplot.pdf",
-           "df68dd0613f043141512fc4436d17aaf96727d5a758d85233915ac5056a97206"),
-    Member("octave.pdf", "octave-doc", "usr/share/doc/octave/octave.pdf",
-           "ddd24489f87b46fbf99c15cc34aa865ae66775fb7c21927f7f2d6be9470becb8"),
-    Member("liboctave.pdf", "octave-doc", "usr/share/doc/octave/liboctave.pdf",
-           "af9cc69f2056163420e94f6569eb79c8f6849c1dfc054b632675c78116b49c81"),
-    Member("gitattributes.html", "git-doc", "usr/share/doc/git-doc/gitattributes.html",
-           "01f0e81e601af207f039951c3bd0118674ea70a542dd9ecc56f0f1a05848edf3"),
-    Member("githooks.html", "git-doc", "usr/share/doc/git-doc/githooks.html",
-           "2a6eb2a575c49f971cd9e7bd5e08feea6404a81fcdfca5ff6e47ce582b7ce384"),
-    Member("user-manual.txt", "git-doc", "usr/share/doc/git-doc/user-manual.txt",
-           "27e2dee864870cddd8e00b08bc0eb8af5c222db30d7b830bdbc0ca4c98c5840b"),
-    Member("node-path.md", "nodejs-doc", "usr/share/doc/nodejs/api/path.md.gz",
-           "809cadfc509b2f055af6afa33260dfe8748bbc0feea40006c81eab898575ae97"),
-    Member("node-readline.md", "nodejs-doc", "usr/share/doc/nodejs/api/readline.md.gz",
-           "6307a49c30df26a0c9db3086ca441823d2cb2c5fbcacb06110cb84ef552edcbd"),
-    Member("node-dns.md", "nodejs-doc", "usr/share/doc/nodejs/api/dns.md.gz",
-           "c394c3a278c18f440fba59c7d1f443d9a536fd68e90453691aa32bf573c97dbf"),
+    Member(
+        "R-exts.pdf",
+        "r-doc-pdf",
+        "usr/share/R/doc/manual/R-exts.pdf",
+        "792220b273d40e8629664d5dd0d6ae4151419d14f613a949aebe85b8c2a1f85c",
+    ),
+    Member(
+        "R-intro.pdf",
+        "r-doc-pdf",
+        "usr/share/R/doc/manual/R-intro.pdf",
+        "337ccd0b490b1e66f7e783b45f4588d0599730b4206c0c051edfe1419c568c51",
+    ),
+    Member(
+        "R-admin.pdf",
+        "r-doc-pdf",
+        "usr/share/R/doc/manual/R-admin.pdf",
+        "50e256b5f873bbee4c8482df3754fa8654f02ef693409fe5e30b2f114e3efe9f",
+    ),
+    Member(
+        "R-lang.pdf",
+        "r-doc-pdf",
+        "usr/share/R/doc/manual/R-lang.pdf",
+        "4a6120ba505021d7c208078b575fe3f5d5dc91636dcf17de8a4208adda90d7dc",
+    ),
+    Member(
+        "R-data.pdf",
+        "r-doc-pdf",
+        "usr/share/R/doc/manual/R-data.pdf",
+        "9381a39ffeb8545a745c2618ba955b4ae4e10b9c8373cd5bc1984fff8318f8ca",
+    ),
+    Member(
+        "R-FAQ.pdf",
+        "r-doc-pdf",
+        "usr/share/R/doc/manual/R-FAQ.pdf",
+        "de8768520d4fb90dad64c28483ffb92dca7dd9d8dc8556905b35c2e62a939255",
+    ),
+    Member(
+        "R-ints.pdf",
+        "r-doc-pdf",
+        "usr/share/R/doc/manual/R-ints.pdf",
+        "cdcca722b4de6682a9100550b4361dcd3dd41b5b274d97b9a6230572be63901f",
+    ),
+    Member(
+        "gnuplot.pdf",
+        "gnuplot-doc",
+        "usr/share/doc/gnuplot/gnuplot.pdf",
+        "df68dd0613f043141512fc4436d17aaf96727d5a758d85233915ac5056a97206",
+    ),
+    Member(
+        "octave.pdf",
+        "octave-doc",
+        "usr/share/doc/octave/octave.pdf",
+        "ddd24489f87b46fbf99c15cc34aa865ae66775fb7c21927f7f2d6be9470becb8",
+    ),
+    Member(
+        "liboctave.pdf",
+        "octave-doc",
+        "usr/share/doc/octave/liboctave.pdf",
+        "af9cc69f2056163420e94f6569eb79c8f6849c1dfc054b632675c78116b49c81",
+    ),
+    Member(
+        "gitattributes.html",
+        "git-doc",
+        "usr/share/doc/git-doc/gitattributes.html",
+        "01f0e81e601af207f039951c3bd0118674ea70a542dd9ecc56f0f1a05848edf3",
+    ),
+    Member(
+        "githooks.html",
+        "git-doc",
+        "usr/share/doc/git-doc/githooks.html",
+        "2a6eb2a575c49f971cd9e7bd5e08feea6404a81fcdfca5ff6e47ce582b7ce384",
+    ),
+    Member(
+        "user-manual.txt",
+        "git-doc",
+        "usr/share/doc/git-doc/user-manual.txt",
+        "27e2dee864870cddd8e00b08bc0eb8af5c222db30d7b830bdbc0ca4c98c5840b",
+    ),
+    Member(
+        "node-path.md",
+        "nodejs-doc",
+        "usr/share/doc/nodejs/api/path.md.gz",
+        "809cadfc509b2f055af6afa33260dfe8748bbc0feea40006c81eab898575ae97",
+    ),
+    Member(
+        "node-readline.md",
+        "nodejs-doc",
+        "usr/share/doc/nodejs/api/readline.md.gz",
+        "6307a49c30df26a0c9db3086ca441823d2cb2c5fbcacb06110cb84ef552edcbd",
+    ),
+    Member(
+        "node-dns.md",
+        "nodejs-doc",
+        "usr/share/doc/nodejs/api/dns.md.gz",
+        "c394c3a278c18f440fba59c7d1f443d9a536fd68e90453691aa32bf573c97dbf",
+    ),
 )
 
 
@@ -110,7 +174,10 @@ def fetch(folder: Path | None = None) -> Path:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         done = subprocess.run(
-            ["apt-get", "download", *packages], cwd=work, capture_output=True, text=True,
+            ["apt-get", "download", *packages],
+            cwd=work,
+            capture_output=True,
+            text=True,
             timeout=600,
         )
         if done.returncode != 0:
@@ -214,7 +281,8 @@ def check(folder: Path | None = None, *, verbose: bool = False) -> list[str]:
                 if name not in cache or len(cache[name]) == 1:
                     continue
                 other = [
-                    i + 1 for i, t in enumerate(cache[name])
+                    i + 1
+                    for i, t in enumerate(cache[name])
                     if phrase in t and (name, i + 1) not in labelled
                 ]
                 if other:

@@ -32,7 +32,7 @@ def read_pages(path: Path) -> list[tuple[int | None, str]]:
         import pypdfium2 as pdfium
 
         document = pdfium.PdfDocument(str(path))
-        pages = []
+        pages: list[tuple[int | None, str]] = []
         for index in range(len(document)):
             page = document[index]
             textpage = page.get_textpage()
@@ -85,7 +85,8 @@ class UsualRecipe:
         self.db = sqlite3.connect(":memory:")
         self.db.execute("CREATE VIRTUAL TABLE s USING fts5(body)")
         self.db.executemany(
-            "INSERT INTO s(rowid, body) VALUES (?, ?)", [(i, h.text) for i, h in enumerate(self.hits)]
+            "INSERT INTO s(rowid, body) VALUES (?, ?)",
+            [(i, h.text) for i, h in enumerate(self.hits)],
         )
         vectors = encoder.embed([h.text for h in self.hits], batch_size=64)
         self.matrix = np.asarray(vectors, np.float32)

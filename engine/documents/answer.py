@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from engine.types import ChatMessage, GenerationParams
 
 if TYPE_CHECKING:
+    from engine.documents.answerable import Verdict
     from engine.documents.retrieve import Source
 
 NOT_FOUND = "Not in your documents."
@@ -65,16 +66,18 @@ class Grounding:
     messages: list[ChatMessage] | None
     sources: list[Source]
     partial: bool = False  # asked while the collection was still being indexed
+    reason: str | None = None  # why the documents cannot hold the answer, when they cannot
 
     def meta(self, collection: str) -> dict[str, Any]:
         """What a chat reply records of its sources, to show and open them later."""
-        return {
-            "documents": {
-                "collection": collection,
-                "partial": self.partial,
-                "sources": [s.to_dict() for s in self.sources],
-            }
+        documents: dict[str, Any] = {
+            "collection": collection,
+            "partial": self.partial,
+            "sources": [s.to_dict() for s in self.sources],
         }
+        if self.reason:
+            documents["not_found"] = self.reason
+        return {"documents": documents}
 
 
 def off_topic(sources: Sequence[Source]) -> bool:
@@ -86,10 +89,20 @@ def off_topic(sources: Sequence[Source]) -> bool:
 
 
 def ground(
-    question: str, sources: Sequence[Source], n_ctx: int, *, partial: bool = False
+    question: str,
+    sources: Sequence[Source],
+    n_ctx: int,
+    *,
+    partial: bool = False,
+    verdict: Verdict | None = None,
 ) -> Grounding:
+    """The prompt for answering from ``sources``; none (the answer is ``NOT_FOUND``, the
+    sources offered as the closest found) when they cannot hold the answer: no source is
+    about the question, or ``verdict`` (engine.documents.answerable.judge) says so."""
     if off_topic(sources):
-        return Grounding(None, list(sources), partial)
+        return Grounding(None, list(sources), partial, "nothing in the documents is about this")
+    if verdict is not None and not verdict.answerable:
+        return Grounding(None, list(sources), partial, verdict.reason)
     return Grounding(build_messages(question, sources, n_ctx), list(sources), partial)
 
 
@@ -131,12 +144,14 @@ def answer_question(
     model: str | None = None,
     out: TextIO | None = None,
     params: GenerationParams | None = None,
+    refuse: str | None = None,
 ) -> str:
     """Generate the answer on a local engine host (streamed to ``out`` when given). With no
-    sources at all, the documents cannot hold the answer: that is said without a model."""
+    sources at all, or a reason to ``refuse`` (engine.documents.answerable's verdict), the
+    documents cannot hold the answer: that is said without a model."""
     from engine.local_engine import LocalEngine
 
-    if off_topic(sources):
+    if off_topic(sources) or refuse:
         if out is not None:
             print(NOT_FOUND, file=out)
         return NOT_FOUND

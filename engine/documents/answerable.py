@@ -27,12 +27,11 @@ if TYPE_CHECKING:
 
 # Words a question uses to ask, not to name its subject: they say nothing of whether the
 # documents hold the answer.
-_ASKING = frozenset(
-    """able ask change default difference does doing done example find get give go happen
+_ASKING_TEXT = """able ask change default difference does doing done example find get give go happen
     happens instead kind let like long make makes many mean means much need needs possible put
     rather say see set show something tell thing things turn type use used using value values
-    want way ways work works write""".split()
-)
+    want way ways work works write"""
+_ASKING = frozenset(_ASKING_TEXT.split())
 _TERM = re.compile(r"[A-Za-z_][\w]*(?:[.\-][\w]+)*|\d+(?:\.\d+)*")
 BEST_PASSAGES = 5  # the passages a term must be found in, when it is rare in the collection
 RARE_SHARE = 0.002  # a term in fewer passages than this share of the collection is distinctive
@@ -86,13 +85,13 @@ def _terms(question: str) -> list[tuple[str, bool]]:
             or (raw[0].isupper() and not sentence_start and raw.lower() != "i")
             or term in quoted
         )
+        if question[max(0, start - 2) : start] == "--":
+            term = "--" + term  # an option: found only whole
         out.append((term, name))
     return out
 
 
-def judge(
-    retriever: Retriever, question: str, sources: Sequence[Source] | None = None
-) -> Verdict:
+def judge(retriever: Retriever, question: str, sources: Sequence[Source] | None = None) -> Verdict:
     """The retrieval-side verdict: answerable unless a distinctive term of the question is in
     no passage of the collection, or is rare and in none of the best passages."""
     if sources is None:
@@ -105,34 +104,46 @@ def judge(
         return Verdict(False, "the closest passages are about something else", similarity=best)
     terms = question_terms(question)
     counts = retriever.db.term_counts(retriever.collection, terms)
-    named = set(names(question)) | {t for t in terms if _coined(retriever.encoder, t)}
-    missing = tuple(t for t in terms if t in named and counts.get(t, 0) == 0)
+    named = names(question)
+    missing = tuple(t for t in named if not _found(t, counts, retriever))
     total = max(retriever.db.count_chunks(retriever.collection), 1)
     rare_below = max(2, math.ceil(total * RARE_SHARE))
     texts = " ".join(s.text.lower() for s in sources[:BEST_PASSAGES])
     uncovered = tuple(
-        t for t in terms
-        if 0 < counts.get(t, 0) <= rare_below and not _holds(texts, t)
+        t for t in terms if 0 < counts.get(t, 0) <= rare_below and not _holds(texts, t)
     )
     if missing:
         return Verdict(
-            False, f"the documents never mention {', '.join(missing)}", missing, uncovered, best,
+            False,
+            f"the documents never mention {', '.join(missing)}",
+            missing,
+            uncovered,
+            best,
             counts,
         )
-    return Verdict(True, "the best passages share the question's terms", (), uncovered, best, counts)
+    rare_names = tuple(t for t in uncovered if t in named)
+    if rare_names:
+        reason = f"the passages about this question never mention {', '.join(rare_names)}"
+        return Verdict(False, reason, (), uncovered, best, counts)
+    return Verdict(
+        True, "the best passages share the question's terms", (), uncovered, best, counts
+    )
 
 
 def judge_retrieval(retriever: Retriever, question: str) -> Verdict:
     return judge(retriever, question)
 
 
-def _coined(encoder: object, term: str) -> bool:
-    """A lower-case word the encoder's vocabulary splits into pieces ("tiledlayout",
-    "nexttile", "renv"): a coined name, not a common word a paraphrase might choose."""
-    count = getattr(encoder, "count_tokens", None)
-    if count is None or not term.isalpha() or len(term) < 4:
+def _found(term: str, counts: dict[str, int], retriever: Retriever) -> bool:
+    """Whether the collection holds ``term``; a hyphenated compound ("pdflib-based") counts
+    when each of its words is there, an option (``--max-vsize``) only whole."""
+    if counts.get(term, 0) > 0:
+        return True
+    parts = [p for p in term.split("-") if p]
+    if len(parts) < 2 or term.startswith("-"):
         return False
-    return bool(count(term) - 2 >= 2)  # less the start and end tokens
+    found = retriever.db.term_counts(retriever.collection, parts, cap=1)
+    return all(found.get(p, 0) > 0 for p in parts)
 
 
 def _holds(text: str, term: str) -> bool:

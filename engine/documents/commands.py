@@ -100,6 +100,7 @@ def ask_command(
     as_json: bool,
     out: TextIO = sys.stdout,
 ) -> int:
+    from engine.documents.answerable import judge
     from engine.documents.index_db import IndexDB
     from engine.documents.indexer import check_encoder
     from engine.documents.retrieve import Retriever
@@ -112,7 +113,9 @@ def ask_command(
             encoder = open_encoder(embedding_model)
             if encoder is not None:
                 check_encoder(db, collection, encoder)
-        sources = Retriever(db, collection, encoder).search(question, top_k)
+        retriever = Retriever(db, collection, encoder)
+        sources = retriever.search(question, top_k)
+        verdict = judge(retriever, question, sources)
         pending = db.count_unembedded(collection) if encoder is not None else 0
         partial = pending > 0 or any(f.status == "pending" for f in db.files(collection))
     finally:
@@ -123,13 +126,34 @@ def ask_command(
     if not retrieve_only:
         from engine.documents.answer import answer_question
 
-        answer = answer_question(question, sources, model=model, out=None if as_json else out)
+        answer = answer_question(
+            question,
+            sources,
+            model=model,
+            out=None if as_json else out,
+            refuse=None if verdict.answerable else verdict.reason,
+        )
     if partial:
         print(PARTIAL_NOTE, file=sys.stderr if as_json else out)
+    unsupported = []
+    if answer is not None:
+        from engine.documents.grounding import claims
+
+        unsupported = [c.text for c in claims(answer, [s.text for s in sources]) if not c.supported]
     if as_json:
-        data = {"answer": answer, "sources": [s.to_dict() for s in sources]}
+        data = {
+            "answer": answer,
+            "answerable": verdict.answerable,
+            "not_found_reason": None if verdict.answerable else verdict.reason,
+            "unsupported_claims": unsupported,
+            "sources": [s.to_dict() for s in sources],
+        }
         print(json.dumps(data, indent=2), file=out)
         return 0
+    if not verdict.answerable and not retrieve_only:
+        print(f"({verdict.reason}; closest I found:)", file=out)
+    for text in unsupported:
+        print(f"Not found in the sources: {text}", file=out)
     if retrieve_only or answer is not None:
         _print_sources(sources, out)
     return 0

@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
 Mode = Literal["keyword", "vector", "hybrid"]
 T = TypeVar("T")
-CANDIDATES = 50
-VECTOR_WEIGHT = 0.75  # of the fused score; the keyword score has the rest
+CANDIDATES = 100  # from each half; fewer let a keyword-only page win on long manuals
+VECTOR_WEIGHT = 0.6  # of the fused score; the keyword score has the rest
 _WORD = re.compile(r"[\w][\w.\-]*[\w]|[\w]", re.UNICODE)
 # Words that carry no topic; dropped from keyword queries (they would match every chunk).
 _STOPWORDS_TEXT = """a an and are as at be been but by can could did do does for from had has have
