@@ -97,6 +97,14 @@ def test_a_chat_answer_from_a_collection_cites_file_and_page(
     assert outcome.message.meta["documents"]["collection"] == "Harbour"
     assert stored_messages(conversation)[-1].content == NOT_FOUND
 
+    # On the documents' subject, but naming what they never mention: the closest passages
+    # are offered, with why the answer is not there.
+    outcome = ask(qtbot, window, "Can I book the Gull Island boat through the Ferrylink app?")
+    assert outcome.message.content == NOT_FOUND
+    assert "ferrylink" in outcome.message.meta["documents"]["not_found"]
+    panel = window.view.messages[-1].sources_panel
+    assert panel is not None and "Closest I found" in panel.label.text()
+
 
 def test_without_a_collection_the_chat_is_plain(
     qtbot: QtBot, make_window: WindowFactory, harbour: Path

@@ -1,0 +1,84 @@
+"""'Not in your documents' before the model (a name the collection never holds) and after it
+(an answer's sentences checked against the passages it was given)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.documents.answerable import judge, names
+from engine.documents.grounding import claims, unsupported_share
+from engine.documents.index_db import IndexDB
+from engine.documents.indexer import Indexer
+from engine.documents.retrieve import Retriever
+from engine.embeddings import EmbeddingModel
+
+GUIDE = """# Plotting guide
+
+## Line styles
+
+Use `set style line 3 dashtype 2` to draw the third line dashed. The option `--with-x`
+builds the X11 terminal.
+
+## Output
+
+The pngcairo terminal writes PNG files; its default size is 640 by 480 pixels.
+"""
+
+
+@pytest.fixture
+def retriever(shared_models: Path, tmp_path: Path) -> Iterator[Retriever]:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text(GUIDE, encoding="utf-8")
+    with EmbeddingModel.load(shared_models / "all-minilm-l6-v2-onnx") as encoder:
+        db = IndexDB(tmp_path / "index.sqlite3")
+        collection = db.collection("guide", create=True)
+        assert collection is not None
+        indexer = Indexer(db, collection, encoder)
+        indexer.add([docs])
+        yield Retriever(db, indexer.collection, encoder)
+        db.close()
+
+
+def test_names_are_identifiers_capitalised_words_and_quoted_terms() -> None:
+    assert names("How do I read Parquet files with `read_parquet` in R?") == [
+        "parquet",
+        "read_parquet",
+    ]
+    assert names("What is the highest value for the --max-ppsize option?") == ["--max-ppsize"]
+    assert names("Where should we gather when the building is evacuated?") == []
+
+
+def test_a_name_the_documents_never_use_is_not_in_them(retriever: Retriever) -> None:
+    verdict = judge(retriever, "How do I save the plot as an animated WebP file?")
+    assert not verdict.answerable
+    assert verdict.missing == ("webp",)
+    assert "webp" in verdict.reason
+
+
+def test_a_paraphrase_with_new_plain_words_is_answerable(retriever: Retriever) -> None:
+    assert judge(retriever, "How big are the pictures the pngcairo terminal makes?").answerable
+    assert judge(retriever, "Which configure switch gives me the --with-x terminal?").answerable
+
+
+def test_an_option_counts_only_whole(retriever: Retriever) -> None:
+    """--with-y is not --with-x, though "with" and "y" are both in the guide."""
+    verdict = judge(retriever, "What does the --with-y option build?")
+    assert not verdict.answerable and verdict.missing == ("--with-y",)
+
+
+def test_claims_are_checked_against_the_passages() -> None:
+    passages = ["The pngcairo terminal writes PNG files; its default size is 640 by 480 pixels."]
+    found = claims(
+        "The default size is 640 by 480 pixels [1]. It also writes JPEG files at 90 % quality.",
+        passages,
+    )
+    assert [(c.supported, c.source) for c in found] == [(True, 1), (False, None)]
+    assert unsupported_share(found) == 0.5
+    # A figure the passages do not hold is invented, however many words match.
+    assert not claims("The default size is 800 by 600 pixels.", passages)[0].supported
+    # Nothing checkable: not a claim.
+    assert claims("Not in your documents.", passages) == []

@@ -1,0 +1,29 @@
+"""The real-document evaluation set's labels hold: every answerable question's key phrase is on
+each page it is labelled with, and the set has the mix it claims (bench/real_docs.py)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from bench.real_docs import CorpusError, check, fetch, load_questions
+
+
+def test_the_question_mix() -> None:
+    questions = load_questions()
+    kinds = Counter(q["kind"] for q in questions)
+    answerable = [q for q in questions if q["answers"]]
+    assert len(answerable) >= 80
+    assert kinds["unanswerable"] >= 20
+    assert kinds["table"] >= 0.2 * len(questions)
+    assert kinds["recurring"] >= 0.2 * len(questions)
+    assert all(q["key"] for q in answerable)
+
+
+def test_every_key_phrase_is_on_its_labelled_page() -> None:
+    try:
+        folder = fetch()
+    except CorpusError as exc:
+        pytest.skip(f"the real documents cannot be fetched here: {exc}")
+    assert check(folder) == []
