@@ -50,7 +50,10 @@ def test_index_ask_and_collections(
                  "--embedding-model", encoder, "--retrieve-only", "--json")  # fmt: skip
     assert asked.returncode == 0, asked.stderr
     data = json.loads(asked.stdout)
-    assert set(data) == {"answer", "sources"} and data["answer"] is None
+    assert (
+        set(data) == {"answer", "answerable", "not_found_reason", "unsupported_claims", "sources"}
+        and data["answer"] is None
+    )
     top = data["sources"][0]
     assert Path(top["path"]).is_absolute()
     assert set(top) == {"path", "page", "heading", "score", "text"}
@@ -98,7 +101,13 @@ def test_a_grounded_answer_from_the_starter_model_cites_its_sources(
                  "--embedding-model", encoder, "--json")  # fmt: skip
     assert asked.returncode == 0, asked.stderr
     data = json.loads(asked.stdout)
-    assert set(data) == {"answer", "sources"}
+    assert set(data) == {
+        "answer",
+        "answerable",
+        "not_found_reason",
+        "unsupported_claims",
+        "sources",
+    }
     assert data["answer"] and data["answer"] != NOT_FOUND
     best = data["sources"][0]
     assert best["path"] == str(docs / "harbour_guide.pdf") and best["page"] == 2
