@@ -37,7 +37,7 @@ if str(ROOT) not in sys.path:
 
 from bench.embed_cache import CachedEncoder  # noqa: E402
 from bench.usual_recipe import UsualRecipe  # noqa: E402
-from engine.documents.answerable import judge_retrieval  # noqa: E402
+from engine.documents.answerable import judge  # noqa: E402
 from engine.documents.index_db import IndexDB  # noqa: E402
 from engine.documents.indexer import Indexer  # noqa: E402
 from engine.documents.retrieve import Mode, Retriever  # noqa: E402
@@ -137,7 +137,7 @@ def answerability(retriever: Retriever, questions: Sequence[dict[str, Any]]) -> 
     unanswerable = [q for q in questions if not q["answers"]]
     answerable = [q for q in questions if q["answers"]]
     for q in questions:
-        verdict = judge_retrieval(retriever, q["question"])
+        verdict = judge(retriever, q["question"])
         if not verdict.answerable:
             (said_not if not q["answers"] else wrongly_not).append(q["id"])
     return {

@@ -1,15 +1,14 @@
-"""Whether a collection can answer a question, before and after the model answers it.
+"""Whether a collection can answer a question, decided before the model is asked.
 
-Before: a similarity floor never fires on real manuals (every question resembles some passage
+A similarity floor never fires on real manuals (every question resembles some passage
 of a 2,000-page manual), so the check looks at the question's own words instead. A question
 about something the documents never name (a function, a tool, a format: ``gpuArray``,
 ``install_github``, WebP) has a term that no passage holds, or that none of the best passages
 holds although the term is rare in the collection; an answerable question, however it is
 worded, shares its distinctive terms with the passage that answers it.
 
-After: the answer's sentences are checked against the passages it was given
-(``engine.documents.grounding``); an answer most of whose claims are in none of them is
-replaced by "Not in your documents."
+An answer's own sentences are checked against its passages afterwards, by
+``engine.documents.grounding``; that marks claims, it does not withdraw the answer.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from engine.documents.answer import off_topic
 from engine.documents.retrieve import STOPWORDS
 
 if TYPE_CHECKING:
@@ -35,7 +35,6 @@ _ASKING = frozenset(_ASKING_TEXT.split())
 _TERM = re.compile(r"[A-Za-z_][\w]*(?:[.\-][\w]+)*|\d+(?:\.\d+)*")
 BEST_PASSAGES = 5  # the passages a term must be found in, when it is rare in the collection
 RARE_SHARE = 0.002  # a term in fewer passages than this share of the collection is distinctive
-MIN_SIMILARITY = 0.25  # cosine: below it the best passage is about something else
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,16 +76,17 @@ def _terms(question: str) -> list[tuple[str, bool]]:
             continue
         start = match.start()
         sentence_start = start == 0 or question[:start].rstrip().endswith((".", "?", "!", ":"))
+        option = question[max(0, start - 2) : start] == "--"
         name = (
-            any(c.isdigit() for c in raw)
+            option
+            or any(c.isdigit() for c in raw)
             or any(c in raw for c in "_.")
-            or question[max(0, start - 2) : start] == "--"
             or (any(c.isupper() for c in raw[1:]))
             or (raw[0].isupper() and not sentence_start and raw.lower() != "i")
             or term in quoted
         )
-        if question[max(0, start - 2) : start] == "--":
-            term = "--" + term  # an option: found only whole
+        if option:
+            term = "--" + term  # found only whole
         out.append((term, name))
     return out
 
@@ -100,7 +100,7 @@ def judge(retriever: Retriever, question: str, sources: Sequence[Source] | None 
         return Verdict(False, "nothing in the collection matches the question")
     similarities = [s.similarity for s in sources if s.similarity is not None]
     best = max(similarities) if similarities else None
-    if best is not None and len(similarities) == len(sources) and best < MIN_SIMILARITY:
+    if off_topic(sources):
         return Verdict(False, "the closest passages are about something else", similarity=best)
     terms = question_terms(question)
     counts = retriever.db.term_counts(retriever.collection, terms)
@@ -128,10 +128,6 @@ def judge(retriever: Retriever, question: str, sources: Sequence[Source] | None 
     return Verdict(
         True, "the best passages share the question's terms", (), uncovered, best, counts
     )
-
-
-def judge_retrieval(retriever: Retriever, question: str) -> Verdict:
-    return judge(retriever, question)
 
 
 def _found(term: str, counts: dict[str, int], retriever: Retriever) -> bool:
