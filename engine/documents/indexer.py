@@ -234,26 +234,28 @@ class Indexer:
             # A text the collection already has a vector for (an unchanged page of a file
             # read again, boilerplate repeated across files) is not embedded again, and a text
             # repeated within the window is embedded once.
-            vectors = self.db.known_vectors(self.collection, [body for _id, body in rows])
-            fresh = list(dict.fromkeys(body for _id, body in rows if body not in vectors))
+            known = self.db.known_vectors(self.collection, [body for _id, body in rows])
+            done += self._store(rows, known)
+            fresh = list(dict.fromkeys(body for _id, body in rows if body not in known))
             for start in range(0, len(fresh), EMBED_BATCH):
                 if self._cancel.is_set():
                     break
                 part = fresh[start : start + EMBED_BATCH]
                 embedded = np.asarray(self.encoder.embed(part, batch_size=32), np.float32)
-                vectors.update((body, embedded[i].tobytes()) for i, body in enumerate(part))
-                ready = [(i, vectors[b]) for i, b in rows if b in vectors]
-                self.db.store_vectors(ready)
-                rows = [(i, b) for i, b in rows if b not in vectors]
-                done += len(ready)
+                done += self._store(
+                    rows, {body: embedded[i].tobytes() for i, body in enumerate(part)}
+                )
                 rate = done / max(time.monotonic() - started, 1e-6)
                 self._report("embedding", 0, 0, done, total, eta=(total - done) / rate, rate=rate)
-            ready = [(i, vectors[b]) for i, b in rows if b in vectors]
-            if ready:
-                self.db.store_vectors(ready)
-                done += len(ready)
         self._report("done", 0, 0, done, total)
         return done
+
+    def _store(self, rows: list[tuple[int, str]], vectors: dict[str, bytes]) -> int:
+        """Store the vector of each row whose text ``vectors`` has; returns how many."""
+        ready = [(chunk_id, vectors[body]) for chunk_id, body in rows if body in vectors]
+        if ready:
+            self.db.store_vectors(ready)
+        return len(ready)
 
     def update(self, changed: Iterable[Path], gone: Iterable[Path]) -> list[FileOutcome]:
         """A watched folder's changes: files changed or added under the collection's sources

@@ -5,7 +5,7 @@ indexing resumed where it stopped, and the right file and heading found for a pa
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -158,4 +158,51 @@ def test_a_folder_under_a_hidden_folder_is_indexed(tmp_path: Path) -> None:
     assert collection is not None
     outcomes = Indexer(db, collection).add([kept])
     assert [(Path(o.path).name, o.outcome) for o in outcomes] == [("lighthouse.md", "indexed")]
+    db.close()
+
+
+class _Counting:
+    """The real encoder, counting the texts it is asked to embed."""
+
+    def __init__(self, model: EmbeddingModel) -> None:
+        self.model = model
+        self.texts: list[str] = []
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    @property
+    def dimensions(self) -> int:
+        return self.model.dimensions
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 32) -> list[list[float]]:
+        self.texts += texts
+        return self.model.embed(texts, batch_size=batch_size)
+
+
+def test_a_text_is_embedded_once_and_unchanged_passages_keep_their_vectors(
+    tmp_path: Path, encoder: EmbeddingModel
+) -> None:
+    docs = tmp_path / "docs"
+    for copy in ("2023", "2024"):  # one file kept twice: the same passages
+        (docs / copy).mkdir(parents=True)
+        (docs / copy / "lighthouse.md").write_text(LIGHTHOUSE, encoding="utf-8")
+    db = IndexDB(tmp_path / "index.sqlite3")
+    collection = db.collection("mine", create=True)
+    assert collection is not None
+    counting = _Counting(encoder)
+    Indexer(db, collection, counting).add([docs])
+    stored = db.count_chunks(collection)
+    assert stored > 0 and db.count_unembedded(collection) == 0
+    assert len(counting.texts) == len(set(counting.texts)) == stored // 2
+
+    # One paragraph changed: only its passage is embedded again.
+    (docs / "2024" / "lighthouse.md").write_text(
+        LIGHTHOUSE.replace("twelve barrels", "fourteen barrels"), encoding="utf-8"
+    )
+    counting.texts.clear()
+    Indexer(db, collection, counting).add([docs])
+    assert db.count_unembedded(collection) == 0
+    assert len(counting.texts) == 1 and "fourteen barrels" in counting.texts[0]
     db.close()
