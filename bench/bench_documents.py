@@ -245,20 +245,18 @@ def real_set_rates(encoder: Any, folder: Path) -> dict[str, float]:
     read and chunked, passages a second embedded, and the whole."""
     from bench.real_docs import fetch
     from engine.documents.index_db import IndexDB
-    from engine.documents.indexer import Indexer
+    from engine.documents.indexer import Indexer, IndexProgress
 
     db = IndexDB(folder / "real.sqlite3")
     collection = db.collection("real", create=True)
     assert collection is not None
-    indexer = Indexer(db, collection, encoder)
     marks: dict[str, float] = {}
-    original = indexer.embed_pending
 
-    def embed_timed() -> int:
-        marks["read"] = time.perf_counter()
-        return original()
+    def progress(p: IndexProgress) -> None:
+        if p.phase == "reading":  # the last such report is when reading ends
+            marks["read"] = time.perf_counter()
 
-    indexer.embed_pending = embed_timed  # type: ignore[method-assign]
+    indexer = Indexer(db, collection, encoder, progress=progress)
     started = time.perf_counter()
     outcomes = indexer.add([fetch()])
     ended = time.perf_counter()
