@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout
 
 from app.theme import Colors
-from engine.documents.answer import NOT_FOUND, cited, matched
+from engine.documents.answer import cited, matched, said_not_found
 from engine.documents.grounding import claims
 
 EXCERPT_CHARS = 280
@@ -48,7 +48,7 @@ def sources_of(meta: dict[str, Any], answer: str) -> tuple[list[CitedSource], st
     raw = [s for s in documents.get("sources") or [] if isinstance(s, dict)]
     numbers = set(cited(answer, len(raw)))
     how = "cited" if numbers else ""
-    if not numbers and answer.strip() and answer.strip() != NOT_FOUND:
+    if not numbers and answer.strip() and not said_not_found(answer):
         numbers = set(matched(answer, [str(s.get("text", "")) for s in raw])[:2])
         how = "matched" if numbers else ""
     sources = [
@@ -112,9 +112,10 @@ class SourcesPanel(QFrame):
             "": "Passages searched",
         }
         not_found = documents_not_found(meta)
-        if not_found and answer.strip() == NOT_FOUND:
+        if said_not_found(answer):  # the retrieval check's verdict, or the model's own
             titles[""] = "Closest I found"
-            rows.append(f"<p style='color:{muted}'>{html.escape(not_found.capitalize())}.</p>")
+            if not_found:
+                rows.append(f"<p style='color:{muted}'>{html.escape(not_found.capitalize())}.</p>")
         unsupported = [
             c.text for c in claims(answer, [s.text for s in self.sources]) if not c.supported
         ]

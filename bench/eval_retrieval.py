@@ -68,8 +68,9 @@ def code_hash() -> str:
 def open_index(name: str, root: Path, encoder: Any) -> tuple[IndexDB, Retriever]:
     """The set's index, built once per version of the reading and chunking code."""
     CACHE.mkdir(parents=True, exist_ok=True)
-    path = CACHE / f"index-{name}-{code_hash()}.sqlite3"
-    for old in CACHE.glob(f"index-{name}-*.sqlite3*"):
+    stem = name if encoder.name == ENCODER.name else f"{name}-{encoder.name}"
+    path = CACHE / f"index-{stem}-{code_hash()}.sqlite3"
+    for old in CACHE.glob(f"index-{stem}-*.sqlite3*"):
         if not old.name.startswith(path.name):
             old.unlink()
     db = IndexDB(path)
@@ -221,10 +222,13 @@ def main() -> int:
     parser.add_argument("--k", type=int, default=3)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--misses", action="store_true", help="print the questions missed")
+    parser.add_argument(
+        "--encoder", type=Path, default=ENCODER, help="an embedding model folder to use instead"
+    )
     args = parser.parse_args()
     names = ("generated", "real") if args.set == "all" else (args.set,)
     report: dict[str, Any] = {}
-    with EmbeddingModel.load(ENCODER) as model:
+    with EmbeddingModel.load(args.encoder) as model:
         encoder = CachedEncoder(model)
         for name in names:
             root, questions = generated_set() if name == "generated" else real_set()

@@ -106,6 +106,13 @@ def ground(
     return Grounding(build_messages(question, sources, n_ctx), list(sources), partial)
 
 
+def said_not_found(answer: str) -> bool:
+    """Whether the model's reply is the instructed "Not in your documents." (however quoted or
+    emphasised, with or without more after it)."""
+    opening = answer.strip().lstrip("\"'*_`> ").lower()
+    return opening.startswith(NOT_FOUND.lower().rstrip("."))
+
+
 def cited(answer: str, count: int) -> list[int]:
     """The source numbers an answer cites (1-based, each once, in order), ignoring numbers
     that name no source."""

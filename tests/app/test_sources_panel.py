@@ -50,3 +50,13 @@ def test_not_in_your_documents_offers_the_closest_passages(qtbot: QtBot) -> None
     assert "Closest I found" in text
     assert "The documents never mention webp." in text
     assert "Not found in the sources" not in text
+
+
+def test_the_models_own_not_in_your_documents_offers_the_closest_passages(qtbot: QtBot) -> None:
+    panel = SourcesPanel(LIGHT)
+    qtbot.addWidget(panel)
+    meta = {"documents": {"collection": "manuals", "partial": False, "sources": [SOURCE]}}
+    panel.show_sources(meta, '"Not in your documents." The sources cover PDF output only.')
+    text = panel.label.text()
+    assert "Closest I found" in text
+    assert "5 inches by 3 inches" in text  # the passage itself, offered

@@ -69,3 +69,13 @@ def test_off_topic_questions_are_answered_without_the_model() -> None:
     meta = near.meta("Manuals")["documents"]
     assert meta["collection"] == "Manuals" and meta["partial"] is True
     assert meta["sources"][0] == CHARGE.to_dict()
+
+
+def test_the_instructed_decline_is_recognised_however_it_is_dressed() -> None:
+    from engine.documents.answer import NOT_FOUND, said_not_found
+
+    for reply in (NOT_FOUND, f'"{NOT_FOUND}"', f"**{NOT_FOUND}**", "not in your documents"):
+        assert said_not_found(reply)
+    assert said_not_found(f"{NOT_FOUND} The sources are about PDF output.")
+    assert not said_not_found("The default size is 5 inches [1]. It is not in your documents.")
+    assert not said_not_found("")
