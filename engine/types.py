@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Role = Literal["system", "user", "assistant"]
+from engine.tools import Tool, ToolCall
+
+Role = Literal["system", "user", "assistant", "tool"]
 FinishReason = Literal["stop", "length", "cancelled", "error"]
 FINISH_REASONS: tuple[FinishReason, ...] = ("stop", "length", "cancelled", "error")
 
@@ -14,6 +16,9 @@ FINISH_REASONS: tuple[FinishReason, ...] = ("stop", "length", "cancelled", "erro
 class ChatMessage:
     role: Role
     content: str
+    tool_calls: tuple[ToolCall, ...] = ()  # an assistant's calls
+    tool_call_id: str | None = None  # a tool result's call
+    name: str | None = None
 
 
 # The accepted range of each sampling parameter, in one place: the API, the CLI and the window's
@@ -38,6 +43,8 @@ class GenerationParams:
     seed: int | None = None
     max_tokens: int | None = 512
     stop: tuple[str, ...] = ()
+    tools: tuple[Tool, ...] = ()  # offered to the model through its chat template
+    grammar: str | None = None  # GBNF the reply must match (constrained decoding)
 
     def __post_init__(self) -> None:
         low, high = TEMPERATURE_RANGE

@@ -81,3 +81,30 @@ def local_engine(starter: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     yield engine
     engine.stop()
     engine.client.close()
+
+
+FETCH_TEST_MODELS = SHARED_MODELS.parent / "tools" / "fetch-test-models.sh"
+TOOL_MODEL = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+
+
+@pytest.fixture(scope="session")
+def tool_model() -> Path:
+    """Qwen2.5-Coder-0.5B-Instruct (Q4_K_M): a real tool-trained model whose template renders
+    tools, assembled by the shared fetch script (cached after the first run)."""
+    import subprocess
+    import sys
+
+    if not FETCH_TEST_MODELS.is_file():
+        pytest.skip(f"{FETCH_TEST_MODELS} is absent: the tool-calling model cannot be assembled")
+    done = subprocess.run(
+        ["bash", str(FETCH_TEST_MODELS), sys.executable],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+    for line in done.stdout.splitlines():
+        name, _, path = line.partition("\t")
+        if name == TOOL_MODEL and Path(path).is_file():
+            return Path(path)
+    pytest.skip(f"{TOOL_MODEL} could not be assembled: {done.stderr.strip()[-300:]}")

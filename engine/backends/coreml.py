@@ -28,6 +28,7 @@ from engine.coreml_model import CoreMLModelInfo, is_coreml_model, read_coreml_mo
 from engine.errors import BackendUnavailable, LoadCancelled, ModelLoadError
 from engine.planner import Plan
 from engine.templates import ChatTemplate, choose_template, render
+from engine.tools import Tool
 from engine.types import ChatMessage, GenerationParams
 
 MASKED = -65504.0  # float16's lowest: a position the step must not attend to
@@ -76,6 +77,8 @@ class CoreMLModel(GenerationLoop):
     """One resident package and one conversation's KV-cache state. ``runtime`` is anything with
     Core ML's ``make_state()`` and ``predict(inputs, state=...)``."""
 
+    runtime = "Core ML"
+
     def __init__(self, info: CoreMLModelInfo, plan: Plan, runtime: Any) -> None:
         super().__init__(min(plan.n_ctx, info.context_length), plan.n_batch)
         from tokenizers import Tokenizer
@@ -98,8 +101,8 @@ class CoreMLModel(GenerationLoop):
 
     # -- what the loop asks of Core ML ----------------------------------------------------------
 
-    def render(self, messages: Sequence[ChatMessage]) -> str:
-        return render(self.template, messages)
+    def render(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> str:
+        return render(self.template, messages, tools=tools)
 
     def tokenize(self, text: str) -> list[int]:
         self._check_open()

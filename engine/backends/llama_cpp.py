@@ -20,12 +20,19 @@ from typing import Any
 from engine.backends import LoadProgress
 from engine.backends.loop import GenerationLoop, TokenDecoder, TokenSource
 from engine.backends.threadpool import ThreadPool, attach_threadpool
-from engine.errors import BackendUnavailable, EngineError, LoadCancelled, ModelLoadError
+from engine.errors import (
+    BackendUnavailable,
+    EngineError,
+    InvalidRequest,
+    LoadCancelled,
+    ModelLoadError,
+)
 from engine.gguf import GGUFFile, read_gguf
 from engine.kv_reuse import reusable_prefix
 from engine.native_lock import GGML_LOCK
 from engine.planner import Plan
 from engine.templates import ChatTemplate, choose_template, render
+from engine.tools import Tool
 from engine.types import ChatMessage, GenerationParams
 
 # ggml type ids for the KV cache types the planner may choose.
@@ -97,6 +104,9 @@ class LlamaCppBackend:
 class LlamaCppModel(GenerationLoop):
     """One resident model with one context (one conversation's KV cache), generating through the
     shared loop (engine/backends/loop.py)."""
+
+    runtime = "llama.cpp"
+    constrains = True
 
     def __init__(self, path: Path, plan: Plan, *, progress: LoadProgress | None = None) -> None:
         # Validate the file in Python first: malformed input never reaches native code. The
@@ -186,8 +196,10 @@ class LlamaCppModel(GenerationLoop):
 
     # -- what the loop asks of llama.cpp --------------------------------------------------------
 
-    def render(self, messages: Sequence[ChatMessage]) -> str:
-        return render(self.template, messages, bos_token=self.bos_text, eos_token=self.eos_text)
+    def render(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> str:
+        return render(
+            self.template, messages, bos_token=self.bos_text, eos_token=self.eos_text, tools=tools
+        )
 
     def tokenize(
         self, text: str, *, special: bool = True, add_bos: bool | None = None
@@ -231,7 +243,7 @@ class LlamaCppModel(GenerationLoop):
 
     @contextlib.contextmanager
     def _sampler(self, params: GenerationParams) -> Iterator[TokenSource]:
-        if params.temperature <= 0.0:
+        if params.temperature <= 0.0 and params.grammar is None:
             # Greedy: the argmax of the logits, read in place. The native chain would first copy
             # every logit into a candidate array (n_vocab x 12 bytes) on every token, and its
             # repetition penalty looks every candidate up in a table.
@@ -310,6 +322,13 @@ class LlamaCppModel(GenerationLoop):
             n_vocab = lib.llama_vocab_n_tokens(self._vocab)
             penalties = lib.llama_sampler_init_penalties(n_vocab, window, p.repeat_penalty, 0, 0)
             add(chain, penalties)
+        if p.grammar is not None:
+            # Every token that would leave the grammar is masked before the choice.
+            grammar = lib.llama_sampler_init_grammar(self._vocab, p.grammar.encode(), b"root")
+            if not grammar:
+                lib.llama_sampler_free(chain)
+                raise InvalidRequest("The grammar for this request could not be parsed.")
+            add(chain, grammar)
         if p.temperature <= 0.0:
             add(chain, lib.llama_sampler_init_greedy())
             return chain

@@ -22,8 +22,15 @@ from typing import TYPE_CHECKING, Protocol, Self
 
 from engine.backends.clock import StatsClock
 from engine.context import fit_prompt, prompt_overflow
-from engine.errors import EngineBusy, EngineError, GenerationError, ModelNotFound
+from engine.errors import (
+    EngineBusy,
+    EngineError,
+    GenerationError,
+    InvalidRequest,
+    ModelNotFound,
+)
 from engine.stopping import StopMatcher
+from engine.tools import Tool
 from engine.types import ChatMessage, Chunk, FinishReason, GenerationParams, Truncation
 
 if TYPE_CHECKING:
@@ -64,6 +71,8 @@ class GenerationLoop(ABC):
 
     template: ChatTemplate
     n_batch: int
+    runtime = "this runtime"  # its name, for messages
+    constrains = False  # whether it can hold a reply to a grammar (``params.grammar``)
 
     def __init__(self, n_ctx: int, n_batch: int) -> None:
         self._n_ctx = n_ctx
@@ -77,7 +86,7 @@ class GenerationLoop(ABC):
     # -- what a backend supplies -------------------------------------------------------------
 
     @abstractmethod
-    def render(self, messages: Sequence[ChatMessage]) -> str:
+    def render(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> str:
         """The conversation in the model's chat template (sandboxed)."""
 
     @abstractmethod
@@ -143,11 +152,12 @@ class GenerationLoop(ABC):
     ) -> Iterator[Chunk]:
         """Stream a reply to a conversation; the last chunk is terminal and carries the stats."""
         started = time.perf_counter()
+        self._check_grammar(params)
 
         def prompt() -> tuple[list[int], Truncation | None]:
             return fit_prompt(
                 messages,
-                self.render,
+                lambda kept: self.render(kept, params.tools),
                 self.tokenize,
                 n_ctx=self._n_ctx,
                 max_tokens=params.max_tokens,
@@ -161,6 +171,7 @@ class GenerationLoop(ABC):
     ) -> Iterator[Chunk]:
         """Stream a raw continuation of ``prompt`` (no chat template)."""
         started = time.perf_counter()
+        self._check_grammar(params)
 
         def tokens() -> tuple[list[int], Truncation | None]:
             ids = self.tokenize(prompt)
@@ -170,6 +181,15 @@ class GenerationLoop(ABC):
             return ids, None
 
         return self._generate(tokens, params, cancel, params.stop, started)
+
+    def _check_grammar(self, params: GenerationParams) -> None:
+        """A reply that must match a schema or a required call is never produced unconstrained."""
+        if params.grammar is not None and not self.constrains:
+            raise InvalidRequest(
+                f"{self.runtime} cannot constrain a reply to a JSON schema or a required tool "
+                "call; load a GGUF model (llama.cpp) for response_format json_schema/json_object "
+                "and tool_choice required or a named function."
+            )
 
     def reset(self) -> None:
         """Forget the cached conversation (the next request evaluates its whole prompt)."""

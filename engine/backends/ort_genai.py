@@ -21,6 +21,7 @@ from engine.errors import BackendUnavailable, LoadCancelled, ModelLoadError
 from engine.onnx_model import is_onnx_chat_folder, read_onnx_model
 from engine.planner import Plan
 from engine.templates import ChatTemplate, choose_template, render
+from engine.tools import Tool
 from engine.types import ChatMessage, GenerationParams
 
 
@@ -54,6 +55,8 @@ class OrtGenaiBackend:
 class OrtGenaiModel(GenerationLoop):
     """One resident ONNX model and one conversation's KV cache, generating through the shared
     loop (engine/backends/loop.py)."""
+
+    runtime = "onnxruntime-genai"
 
     def __init__(self, path: Path, plan: Plan, *, progress: LoadProgress | None = None) -> None:
         super().__init__(plan.n_ctx, plan.n_batch)
@@ -90,8 +93,8 @@ class OrtGenaiModel(GenerationLoop):
 
     # -- what the loop asks of onnxruntime-genai ------------------------------------------------
 
-    def render(self, messages: Sequence[ChatMessage]) -> str:
-        return render(self.template, messages)
+    def render(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> str:
+        return render(self.template, messages, tools=tools)
 
     def tokenize(self, text: str) -> list[int]:
         self._check_open()

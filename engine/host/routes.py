@@ -25,8 +25,10 @@ from engine.errors import EngineError
 from engine.host import wire
 from engine.host.guards import Guard, HostConfig, error_response, error_status, read_json
 from engine.host.state import HostState
-from engine.host.streaming import event_stream, generation, sse, watch_disconnect
+from engine.host.streaming import collect, event_stream, generation, sse, watch_disconnect
+from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.protocol import ModelInfo, error_body
+from engine.types import Chunk
 
 log = logging.getLogger("cove.host")
 
@@ -112,6 +114,8 @@ async def _chat(request: Request, state: HostState, config: HostConfig) -> Respo
         delta = {"role": "assistant", "content": text} if first else {"content": text}
         return wire.chat_delta(cid, name, created, delta)
 
+    if req.tools:
+        return await _chat_with_tools(request, state, req, resident.model, cancel, cid, name)
     return await generation(
         request,
         state,
@@ -120,6 +124,52 @@ async def _chat(request: Request, state: HostState, config: HostConfig) -> Respo
         stream=req.stream,
         piece=piece,
         last=lambda final: wire.chat_final_chunk(cid, name, created, final),
+        whole=lambda text, final: wire.chat_response(cid, name, created, text, final),
+    )
+
+
+async def _chat_with_tools(
+    request: Request,
+    state: HostState,
+    req: wire.ChatRequest,
+    model: Any,
+    cancel: threading.Event,
+    cid: str,
+    name: str,
+) -> Response:
+    """A chat with tools offered: the reply's calls parsed out of its text, validated against
+    their schemas, and returned as ``tool_calls`` (streamed: held back from the content)."""
+    created = wire.now()
+    parallel = req.tool_choice.parallel
+    if not req.stream:
+        text, final = await collect(
+            request, state, lambda: model.chat(req.messages, req.params, cancel), cancel
+        )
+        content, calls = split_calls(text, req.tools, parallel)
+        return JSONResponse(wire.chat_response(cid, name, created, content, final, calls))
+    held = Held()
+    started = [False]
+
+    def piece(text: str, first: bool) -> dict[str, Any]:
+        started[0] = True
+        delta = {"role": "assistant", "content": text} if first else {"content": text}
+        return wire.chat_delta(cid, name, created, delta)
+
+    def last(final: Chunk) -> list[dict[str, Any]]:
+        events = []
+        if held.calls:
+            events.append(wire.chat_call_delta(cid, name, created, held.calls, not started[0]))
+        events.append(wire.chat_final_chunk(cid, name, created, final, held.calls))
+        return events
+
+    return await generation(
+        request,
+        state,
+        lambda: hold_calls(model.chat(req.messages, req.params, cancel), req.tools, parallel, held),
+        cancel,
+        stream=True,
+        piece=piece,
+        last=last,
         whole=lambda text, final: wire.chat_response(cid, name, created, text, final),
     )
 

@@ -31,7 +31,7 @@ async def generation(
     *,
     stream: bool,
     piece: Callable[[str, bool], dict[str, Any]],
-    last: Callable[[Chunk], dict[str, Any]],
+    last: Callable[[Chunk], dict[str, Any] | list[dict[str, Any]]],
     whole: Callable[[str, Chunk], dict[str, Any]],
 ) -> Response:
     """One generation as an SSE stream (``piece`` per text chunk, ``last`` for the terminal one)
@@ -56,7 +56,9 @@ async def generation(
                     yield sse(error_body(item.error or "", "server_error", code))
                     break
                 else:
-                    yield sse(last(item))
+                    ending = last(item)
+                    for data in ending if isinstance(ending, list) else [ending]:
+                        yield sse(data)
                     break
             yield b"data: [DONE]\n\n"
 

@@ -8,15 +8,19 @@ that names the field, never a silent default.
 from __future__ import annotations
 
 import base64
+import json
 import struct
 import time
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, get_args
 
 from engine.errors import InvalidRequest
+from engine.host.tool_wire import parse_tool_choice, parse_tools, reply_schema
 from engine.protocol import completion_extras
+from engine.tools import Tool, ToolCall, ToolChoice
+from engine.tools.constrain import call_schema, grammar_for
 from engine.types import ChatMessage, Chunk, GenerationParams, Role
 
 MAX_STOP = 8
@@ -38,7 +42,9 @@ _SAMPLING = {
 }
 _COMMON = {"model", "stream", "stream_options", "n", "user", "presence_penalty"}
 _COMMON |= {"frequency_penalty", "logprobs", "response_format"}
-CHAT_FIELDS = frozenset({"messages", *_COMMON, *_SAMPLING})
+CHAT_FIELDS = frozenset(
+    {"messages", "tools", "tool_choice", "parallel_tool_calls", *_COMMON, *_SAMPLING}
+)
 COMPLETION_FIELDS = frozenset({"prompt", "echo", *_COMMON, *_SAMPLING})
 EMBEDDING_FIELDS = frozenset({"model", "input", "encoding_format", "user", "dimensions"})
 
@@ -50,6 +56,8 @@ class ChatRequest:
     params: GenerationParams
     stream: bool
     include_usage: bool
+    tools: tuple[Tool, ...] = ()
+    tool_choice: ToolChoice = field(default_factory=ToolChoice)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,11 +85,30 @@ def parse_chat(body: object) -> ChatRequest:
         raise InvalidRequest(f"'messages' has {len(raw)} entries; at most {MAX_MESSAGES}.")
     messages = tuple(_message(m, i) for i, m in enumerate(raw))
     stream, include_usage = _stream_flags(data)
-    return ChatRequest(_model(data), messages, _params(data), stream, include_usage)
+    tools = parse_tools(data.get("tools"))
+    choice = parse_tool_choice(data, tools)
+    schema = reply_schema(data.get("response_format"))
+    required = call_schema(tools, choice)
+    if schema is not None and required is not None:
+        raise InvalidRequest(
+            "'response_format' and a required tool call ('tool_choice') cannot both shape the "
+            "reply; use one."
+        )
+    shape = required if required is not None else schema
+    offered = tools if choice.mode != "none" else ()
+    params = replace(
+        _params(data),
+        tools=offered,
+        grammar=grammar_for(shape) if shape is not None else None,
+    )
+    return ChatRequest(_model(data), messages, params, stream, include_usage, offered, choice)
 
 
 def parse_completion(body: object) -> CompletionRequest:
     data = _object(body, COMPLETION_FIELDS)
+    fmt = data.get("response_format")
+    if fmt is not None and fmt != {"type": "text"}:
+        raise InvalidRequest("'response_format' is for chat completions (/v1/chat/completions).")
     prompt = data.get("prompt")
     if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], str):
         prompt = prompt[0]
@@ -131,7 +158,7 @@ def completion_id(kind: str) -> str:
     return f"{kind}-{uuid.uuid4().hex[:24]}"
 
 
-def chat_delta(cid: str, model: str, created: int, delta: dict[str, str]) -> dict[str, Any]:
+def chat_delta(cid: str, model: str, created: int, delta: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": cid,
         "object": "chat.completion.chunk",
@@ -141,31 +168,54 @@ def chat_delta(cid: str, model: str, created: int, delta: dict[str, str]) -> dic
     }
 
 
-def chat_final_chunk(cid: str, model: str, created: int, final: Chunk) -> dict[str, Any]:
+def chat_final_chunk(
+    cid: str, model: str, created: int, final: Chunk, calls: Sequence[ToolCall] = ()
+) -> dict[str, Any]:
     return {
         "id": cid,
         "object": "chat.completion.chunk",
         "created": created,
         "model": model,
-        "choices": [{"index": 0, "delta": {}, "finish_reason": openai_finish(final)}],
+        "choices": [{"index": 0, "delta": {}, "finish_reason": openai_finish(final, calls)}],
         "usage": usage(final),
         "cove": completion_extras(final),
     }
 
 
-def chat_response(cid: str, model: str, created: int, text: str, final: Chunk) -> dict[str, Any]:
+def chat_call_delta(
+    cid: str, model: str, created: int, calls: Sequence[ToolCall], first: bool
+) -> dict[str, Any]:
+    """The reply's tool calls as one delta, each whole (OpenAI's clients join a call's pieces by
+    its ``index``; one piece is a valid stream)."""
+    delta: dict[str, Any] = {
+        "tool_calls": [{"index": i, **c.to_openai()} for i, c in enumerate(calls)]
+    }
+    if first:
+        delta = {"role": "assistant", "content": None, **delta}
+    return chat_delta(cid, model, created, delta)
+
+
+def chat_response(
+    cid: str,
+    model: str,
+    created: int,
+    text: str,
+    final: Chunk,
+    calls: Sequence[ToolCall] = (),
+) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls:
+        message = {
+            "role": "assistant",
+            "content": text or None,
+            "tool_calls": [c.to_openai() for c in calls],
+        }
     return {
         "id": cid,
         "object": "chat.completion",
         "created": created,
         "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": text},
-                "finish_reason": openai_finish(final),
-            }
-        ],
+        "choices": [{"index": 0, "message": message, "finish_reason": openai_finish(final, calls)}],
         "usage": usage(final),
         "cove": completion_extras(final),
     }
@@ -208,7 +258,9 @@ def embeddings_response(
     }
 
 
-def openai_finish(final: Chunk) -> str:
+def openai_finish(final: Chunk, calls: Sequence[ToolCall] = ()) -> str:
+    if calls:
+        return "tool_calls"
     return "length" if final.finish_reason == "length" else "stop"
 
 
@@ -249,7 +301,8 @@ def _model(data: Mapping[str, Any]) -> str:
 def _message(raw: object, i: int) -> ChatMessage:
     if not isinstance(raw, dict):
         raise InvalidRequest(f"messages[{i}] must be an object with 'role' and 'content'.")
-    extra = sorted(k for k in raw if k not in ("role", "content", "name"))
+    allowed = ("role", "content", "name", "tool_calls", "tool_call_id")
+    extra = sorted(k for k in raw if k not in allowed)
     if extra:
         raise InvalidRequest(f"messages[{i}] has an unsupported field {extra[0]!r}.")
     role = raw.get("role")
@@ -257,9 +310,55 @@ def _message(raw: object, i: int) -> ChatMessage:
         role = "system"
     if role not in ROLES:
         raise InvalidRequest(
-            f"messages[{i}].role must be one of system, user, assistant (got {role!r})."
+            f"messages[{i}].role must be one of system, user, assistant, tool (got {role!r})."
         )
-    return ChatMessage(role, _content(raw.get("content"), i))
+    name = raw.get("name")
+    if name is not None and not isinstance(name, str):
+        raise InvalidRequest(f"messages[{i}].name must be a string.")
+    calls: tuple[ToolCall, ...] = ()
+    if raw.get("tool_calls") is not None:
+        if role != "assistant":
+            raise InvalidRequest(f"messages[{i}].tool_calls is for assistant messages.")
+        calls = _message_calls(raw["tool_calls"], i)
+    call_id = raw.get("tool_call_id")
+    if role == "tool":
+        if not isinstance(call_id, str) or not call_id:
+            raise InvalidRequest(f"messages[{i}] (role tool) needs a 'tool_call_id' string.")
+    elif call_id is not None:
+        raise InvalidRequest(f"messages[{i}].tool_call_id is for tool messages.")
+    content = raw.get("content")
+    if content is None and calls:
+        content = ""
+    return ChatMessage(role, _content(content, i), calls, call_id, name)
+
+
+def _message_calls(raw: object, i: int) -> tuple[ToolCall, ...]:
+    where = f"messages[{i}].tool_calls"
+    if not isinstance(raw, list):
+        raise InvalidRequest(f"{where} must be a list.")
+    calls = []
+    for j, item in enumerate(raw):
+        function = item.get("function") if isinstance(item, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            raise InvalidRequest(f"{where}[{j}] needs a 'function' with a 'name'.")
+        arguments: object = function.get("arguments", "{}")
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except json.JSONDecodeError:
+                raise InvalidRequest(
+                    f"{where}[{j}].function.arguments is not valid JSON."
+                ) from None
+        if not isinstance(arguments, dict):
+            raise InvalidRequest(f"{where}[{j}].function.arguments must be a JSON object.")
+        call_id = item.get("id")
+        if call_id is not None and not isinstance(call_id, str):
+            raise InvalidRequest(f"{where}[{j}].id must be a string.")
+        if call_id:
+            calls.append(ToolCall(function["name"], arguments, call_id))
+        else:
+            calls.append(ToolCall(function["name"], arguments))
+    return tuple(calls)
 
 
 def _content(content: object, i: int) -> str:
@@ -291,9 +390,6 @@ def _stream_flags(data: Mapping[str, Any]) -> tuple[bool, bool]:
         raise InvalidRequest("'n' must be 1: one choice per request.")
     if data.get("logprobs") not in (None, False):
         raise InvalidRequest("'logprobs' is not supported.")
-    fmt = data.get("response_format")
-    if fmt is not None and fmt != {"type": "text"}:
-        raise InvalidRequest("'response_format' supports only {'type': 'text'}.")
     for name in ("presence_penalty", "frequency_penalty"):
         value = data.get(name)
         if value is not None and (not _is_number(value) or not -2.0 <= value <= 2.0):

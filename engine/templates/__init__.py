@@ -14,6 +14,8 @@ import jinja2
 
 from engine.errors import TemplateError
 from engine.templates.sandbox import compile_source, render_compiled
+from engine.tools import Tool
+from engine.tools.prompt import fallback_messages, renders_tools, template_messages
 from engine.types import ChatMessage
 
 
@@ -39,15 +41,22 @@ def render(
     add_generation_prompt: bool = True,
     bos_token: str = "",
     eos_token: str = "",
+    tools: Sequence[Tool] = (),
 ) -> str:
-    """The prompt text for ``messages``; any failure of the template is a ``TemplateError``."""
+    """The prompt text for ``messages`` (and the ``tools`` offered, through the template where it
+    renders them, else engine.tools.prompt's fallback); any failure of the template is a
+    ``TemplateError``."""
     compiled = _compile(template.source)
+    tooled = bool(tools) or any(m.role == "tool" or m.tool_calls for m in messages)
+    native = tooled and renders_tools(template.source)
+    if tooled and not native:
+        messages = fallback_messages(messages, tools)
     variables = {
-        "messages": [{"role": m.role, "content": m.content} for m in messages],
+        "messages": template_messages(messages),
         "add_generation_prompt": add_generation_prompt,
         "bos_token": bos_token,
         "eos_token": eos_token,
-        "tools": None,
+        "tools": [t.to_openai() for t in tools] if native and tools else None,
         "date_string": datetime.now().strftime("%d %b %Y"),
     }
     return render_compiled(compiled, variables)

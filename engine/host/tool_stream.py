@@ -1,0 +1,62 @@
+"""A streamed reply when tools are offered: prose goes out as it comes, and from the first place a
+call could begin (a call marker, or a JSON value opening the reply) the text is held until the
+reply ends, then parsed. What was held and is not a call goes out as content; the calls go out
+as OpenAI tool-call deltas. A client never sees half a call as text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from engine.tools import Tool, ToolCall
+from engine.tools.calls import parse_calls, prose_end
+from engine.types import Chunk
+
+
+@dataclass(slots=True)
+class Held:
+    """What the reply turned out to hold, known once the stream has ended."""
+
+    calls: tuple[ToolCall, ...] = ()
+    rejected: tuple[str, ...] = field(default_factory=tuple)
+
+
+def hold_calls(
+    chunks: Iterator[Chunk], tools: Sequence[Tool], parallel: bool, held: Held
+) -> Iterator[Chunk]:
+    text = ""
+    sent = 0
+    for chunk in chunks:
+        if not chunk.is_terminal:
+            text += chunk.text
+            # Whitespace waits for what follows it: before a call it is not content.
+            end = len(text[: prose_end(text)].rstrip())
+            if end > sent:
+                yield Chunk(text=text[sent:end])
+                sent = end
+            continue
+        if chunk.finish_reason in ("stop", "length"):
+            parsed = parse_calls(text, tools)
+            held.calls = parsed.calls if parallel else parsed.calls[:1]
+            held.rejected = parsed.rejected
+            rest = text[sent:]
+            if held.calls:
+                shown = text[:sent].strip()
+                rest = (
+                    parsed.content[len(shown) :].rstrip()
+                    if parsed.content.startswith(shown)
+                    else ""
+                )
+            if rest.strip() or (rest and not held.calls):
+                yield Chunk(text=rest)
+        yield chunk
+        return
+
+
+def split_calls(
+    text: str, tools: Sequence[Tool], parallel: bool
+) -> tuple[str, tuple[ToolCall, ...]]:
+    """A whole reply's content and calls (non-streamed)."""
+    parsed = parse_calls(text, tools)
+    calls = parsed.calls if parallel else parsed.calls[:1]
+    return (parsed.content if calls else text), calls
