@@ -165,3 +165,15 @@ def test_the_host_serves_an_onnx_folder(local_engine: object, folder: Path) -> N
         assert "Paris" in text and final.finish_reason in ("stop", "length")
     finally:
         client.load("starter", ctx=2048)
+
+
+def test_a_reply_that_must_match_a_grammar_is_refused_not_passed_off(
+    model: OrtGenaiModel,
+) -> None:
+    from engine.errors import InvalidRequest
+    from engine.tools.constrain import ANY_JSON_OBJECT, grammar_for
+    from engine.types import ChatMessage, GenerationParams
+
+    params = GenerationParams(temperature=0.0, max_tokens=8, grammar=grammar_for(ANY_JSON_OBJECT))
+    with pytest.raises(InvalidRequest, match="onnxruntime-genai cannot constrain"):
+        model.chat([ChatMessage("user", "Give me JSON.")], params)

@@ -93,9 +93,10 @@ def test_content_parts_and_developer_role() -> None:
         (chat(stream="yes"), "stream"),
         (chat(stream_options={"x": 1}), "stream_options"),
         (chat(logprobs=True), "logprobs"),
-        (chat(response_format={"type": "json_object"}), "response_format"),
+        (chat(response_format={"type": "xml"}), "response_format"),
         (chat(presence_penalty=5), "presence_penalty"),
-        (chat(tools=[]), "Unknown field 'tools'"),
+        (chat(tools={}), "'tools' must be a list"),
+        (chat(functions=[]), "Unknown field 'functions'"),
     ],
 )
 def test_invalid_chat_requests_name_the_problem(body: object, needle: str) -> None:

@@ -1,0 +1,237 @@
+"""Tools and structured output through the official ``openai`` client against a real engine host
+on a real tool-trained model (Qwen2.5-Coder-0.5B-Instruct): a call, its result and the answer,
+streamed and not; a required or named call always valid against its schema; JSON replies that
+always parse and validate, even where the prompt invites prose; malformed requests are 400s."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import openai
+import pytest
+
+from engine.local_engine import LocalEngine
+
+WEATHER: Any = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "The current weather in a city",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            },
+            "required": ["city"],
+        },
+    },
+}
+CONVERT: Any = {
+    "type": "function",
+    "function": {
+        "name": "convert_currency",
+        "description": "Convert an amount of money from one currency to another",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "amount": {"type": "number"},
+                "source": {"type": "string"},
+                "target": {"type": "string"},
+            },
+            "required": ["amount", "source", "target"],
+        },
+    },
+}
+TOOLS = [WEATHER, CONVERT]
+SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
+ASK = [{"role": "user", "content": "What is the weather like in Paris right now?"}]
+
+
+@pytest.fixture(scope="module")
+def host(tool_model: Path) -> Iterator[LocalEngine]:
+    engine = LocalEngine.start(ready_timeout=120.0)
+    try:
+        engine.client.load(str(tool_model), ctx=4096)
+        yield engine
+    finally:
+        engine.stop()
+        engine.client.close()
+
+
+@pytest.fixture(scope="module")
+def oai(host: LocalEngine) -> Iterator[openai.OpenAI]:
+    client = openai.OpenAI(base_url=host.base_url, api_key=host._token, max_retries=0)
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="module")
+def model(host: LocalEngine) -> str:
+    status = host.client.status()
+    assert status.model is not None
+    return status.model
+
+
+def valid_call(call: Any) -> dict[str, Any]:
+    """The call's arguments, after checking them against the declared tool's schema."""
+    assert call.type == "function"
+    assert call.function.name in SCHEMAS
+    arguments = json.loads(call.function.arguments)
+    jsonschema.validate(arguments, SCHEMAS[call.function.name])
+    assert call.id
+    return arguments
+
+
+def test_a_tool_round_trip_without_streaming(oai: openai.OpenAI, model: str) -> None:
+    first = oai.chat.completions.create(
+        model=model, messages=ASK, tools=TOOLS, tool_choice="required", temperature=0, max_tokens=96
+    )
+    choice = first.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    assert choice.message.tool_calls
+    call = choice.message.tool_calls[0]
+    valid_call(call)
+    result = {"city": "Paris", "temperature_c": 18, "sky": "light rain"}
+    follow = [
+        *ASK,
+        {"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
+        {"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)},
+    ]
+    final = oai.chat.completions.create(
+        model=model, messages=follow, tools=TOOLS, tool_choice="none", temperature=0, max_tokens=64
+    )
+    answer = final.choices[0]
+    assert answer.finish_reason in ("stop", "length")
+    assert answer.message.tool_calls is None
+    assert answer.message.content and answer.message.content.strip()
+
+
+def test_a_tool_call_streams_as_openai_deltas(oai: openai.OpenAI, model: str) -> None:
+    stream = oai.chat.completions.create(
+        model=model,
+        messages=ASK,
+        tools=TOOLS,
+        tool_choice="required",
+        temperature=0,
+        max_tokens=96,
+        stream=True,
+    )
+    calls: dict[int, dict[str, str]] = {}
+    finish = None
+    content = ""
+    for chunk in stream:
+        if not chunk.choices:
+            continue
+        delta = chunk.choices[0].delta
+        content += delta.content or ""
+        for part in delta.tool_calls or []:
+            slot = calls.setdefault(part.index, {"id": "", "name": "", "arguments": ""})
+            slot["id"] += part.id or ""
+            if part.function is not None:
+                slot["name"] += part.function.name or ""
+                slot["arguments"] += part.function.arguments or ""
+        finish = chunk.choices[0].finish_reason or finish
+    assert finish == "tool_calls"
+    assert calls and "<tool_call>" not in content
+    for slot in calls.values():
+        assert slot["id"] and slot["name"] in SCHEMAS
+        jsonschema.validate(json.loads(slot["arguments"]), SCHEMAS[slot["name"]])
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the weather like in Paris right now?",
+        "Write me a haiku about autumn.",  # needs no tool: the named call is forced all the same
+        "How many euros is 120 US dollars?",
+    ],
+)
+def test_a_named_function_is_always_a_valid_call(
+    oai: openai.OpenAI, model: str, question: str
+) -> None:
+    reply = oai.chat.completions.create(
+        model=model,
+        messages=[{"role": "user", "content": question}],
+        tools=TOOLS,
+        tool_choice={"type": "function", "function": {"name": "convert_currency"}},
+        temperature=0,
+        max_tokens=96,
+    )
+    calls = reply.choices[0].message.tool_calls
+    assert calls and len(calls) == 1
+    assert calls[0].function.name == "convert_currency"
+    valid_call(calls[0])
+
+
+PERSON = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "maxLength": 40},
+        "age": {"type": "integer", "minimum": 0},
+        "languages": {
+            "type": "array",
+            "items": {"type": "string", "maxLength": 20},
+            "maxItems": 4,
+        },
+    },
+    "required": ["name", "age", "languages"],
+    "additionalProperties": False,
+}
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Describe a fictional software engineer.",
+        "Tell me a long story about a cat, in prose, with no JSON at all.",
+        "Reply only with the word hello.",
+    ],
+)
+def test_a_json_schema_reply_always_parses_and_validates(
+    oai: openai.OpenAI, model: str, prompt: str
+) -> None:
+    reply = oai.chat.completions.create(
+        model=model,
+        messages=[{"role": "user", "content": prompt}],
+        response_format={
+            "type": "json_schema",
+            "json_schema": {"name": "person", "schema": PERSON, "strict": True},
+        },
+        temperature=0.7,
+        seed=3,
+        max_tokens=200,
+    )
+    content = reply.choices[0].message.content
+    assert content is not None
+    # Bounded strings and lists: the grammar closes the object well inside max_tokens.
+    assert reply.choices[0].finish_reason == "stop"
+    jsonschema.validate(json.loads(content), PERSON)
+
+
+def test_json_object_mode_gives_an_object(oai: openai.OpenAI, model: str) -> None:
+    reply = oai.chat.completions.create(
+        model=model,
+        messages=[{"role": "user", "content": "List three colours."}],
+        response_format={"type": "json_object"},
+        temperature=0,
+        max_tokens=120,
+    )
+    assert isinstance(json.loads(reply.choices[0].message.content or ""), dict)
+
+
+def test_malformed_tools_are_a_400_naming_the_field(oai: openai.OpenAI, model: str) -> None:
+    bad: Any = [{"type": "function", "function": {"name": "x", "parameters": {"type": 3}}}]
+    with pytest.raises(openai.BadRequestError, match=r"tools\[0\]\.function\.parameters"):
+        oai.chat.completions.create(model=model, messages=ASK, tools=bad)
+    with pytest.raises(openai.BadRequestError, match="tool_choice"):
+        oai.chat.completions.create(
+            model=model,
+            messages=ASK,
+            tools=TOOLS,
+            tool_choice={"type": "function", "function": {"name": "missing"}},
+        )
