@@ -47,9 +47,9 @@ CONVERT: Any = {
         },
     },
 }
-TOOLS = [WEATHER, CONVERT]
+TOOLS: Any = [WEATHER, CONVERT]
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
-ASK = [{"role": "user", "content": "What is the weather like in Paris right now?"}]
+ASK: Any = [{"role": "user", "content": "What is the weather like in Paris right now?"}]
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +81,7 @@ def valid_call(call: Any) -> dict[str, Any]:
     """The call's arguments, after checking them against the declared tool's schema."""
     assert call.type == "function"
     assert call.function.name in SCHEMAS
-    arguments = json.loads(call.function.arguments)
+    arguments: dict[str, Any] = json.loads(call.function.arguments)
     jsonschema.validate(arguments, SCHEMAS[call.function.name])
     assert call.id
     return arguments
@@ -97,7 +97,7 @@ def test_a_tool_round_trip_without_streaming(oai: openai.OpenAI, model: str) -> 
     call = choice.message.tool_calls[0]
     valid_call(call)
     result = {"city": "Paris", "temperature_c": 18, "sky": "light rain"}
-    follow = [
+    follow: Any = [
         *ASK,
         {"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
         {"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)},
@@ -162,7 +162,7 @@ def test_a_named_function_is_always_a_valid_call(
         temperature=0,
         max_tokens=96,
     )
-    calls = reply.choices[0].message.tool_calls
+    calls: Any = reply.choices[0].message.tool_calls
     assert calls and len(calls) == 1
     assert calls[0].function.name == "convert_currency"
     valid_call(calls[0])
