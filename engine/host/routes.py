@@ -115,7 +115,8 @@ async def _chat(request: Request, state: HostState, config: HostConfig) -> Respo
         return wire.chat_delta(cid, name, created, delta)
 
     if req.tools:
-        return await _chat_with_tools(request, state, req, resident.model, cancel, cid, name)
+        ids = (cid, name, created)
+        return await _chat_with_tools(request, state, req, resident.model, cancel, ids, piece)
     return await generation(
         request,
         state,
@@ -134,12 +135,14 @@ async def _chat_with_tools(
     req: wire.ChatRequest,
     model: Any,
     cancel: threading.Event,
-    cid: str,
-    name: str,
+    ids: tuple[str, str, int],
+    content_piece: Callable[[str, bool], dict[str, Any]],
 ) -> Response:
     """A chat with tools offered: the reply's calls parsed out of its text, validated against
-    their schemas, and returned as ``tool_calls`` (streamed: held back from the content)."""
-    created = wire.now()
+    their schemas, and returned as ``tool_calls`` (streamed: held back from the content).
+    ``ids``: the completion's id, model name and creation time; ``content_piece``: the chat's
+    own content delta."""
+    cid, name, created = ids
     parallel = req.tool_choice.parallel
     if not req.stream:
         text, final = await collect(
@@ -148,12 +151,11 @@ async def _chat_with_tools(
         content, calls = split_calls(text, req.tools, parallel)
         return JSONResponse(wire.chat_response(cid, name, created, content, final, calls))
     held = Held()
-    started = [False]
+    started = [False]  # whether a content piece (with the role) went out before the calls
 
     def piece(text: str, first: bool) -> dict[str, Any]:
         started[0] = True
-        delta = {"role": "assistant", "content": text} if first else {"content": text}
-        return wire.chat_delta(cid, name, created, delta)
+        return content_piece(text, first)
 
     def last(final: Chunk) -> list[dict[str, Any]]:
         events = []

@@ -6,7 +6,7 @@ as OpenAI tool-call deltas. A client never sees half a call as text."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from engine.tools import Tool, ToolCall
 from engine.tools.calls import parse_calls, prose_end
@@ -15,10 +15,9 @@ from engine.types import Chunk
 
 @dataclass(slots=True)
 class Held:
-    """What the reply turned out to hold, known once the stream has ended."""
+    """The reply's calls, known once the stream has ended."""
 
     calls: tuple[ToolCall, ...] = ()
-    rejected: tuple[str, ...] = field(default_factory=tuple)
 
 
 def hold_calls(
@@ -36,17 +35,11 @@ def hold_calls(
                 sent = end
             continue
         if chunk.finish_reason in ("stop", "length"):
-            parsed = parse_calls(text, tools)
-            held.calls = parsed.calls if parallel else parsed.calls[:1]
-            held.rejected = parsed.rejected
+            content, held.calls = split_calls(text, tools, parallel)
             rest = text[sent:]
             if held.calls:
                 shown = text[:sent].strip()
-                rest = (
-                    parsed.content[len(shown) :].rstrip()
-                    if parsed.content.startswith(shown)
-                    else ""
-                )
+                rest = content[len(shown) :].rstrip() if content.startswith(shown) else ""
             if rest.strip() or (rest and not held.calls):
                 yield Chunk(text=rest)
         yield chunk
@@ -56,7 +49,7 @@ def hold_calls(
 def split_calls(
     text: str, tools: Sequence[Tool], parallel: bool
 ) -> tuple[str, tuple[ToolCall, ...]]:
-    """A whole reply's content and calls (non-streamed)."""
+    """A whole reply's content and calls (only the first without parallel calls)."""
     parsed = parse_calls(text, tools)
     calls = parsed.calls if parallel else parsed.calls[:1]
     return (parsed.content if calls else text), calls

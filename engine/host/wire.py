@@ -205,11 +205,8 @@ def chat_response(
 ) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if calls:
-        message = {
-            "role": "assistant",
-            "content": text or None,
-            "tool_calls": [c.to_openai() for c in calls],
-        }
+        message["content"] = text or None
+        message["tool_calls"] = [c.to_openai() for c in calls]
     return {
         "id": cid,
         "object": "chat.completion",

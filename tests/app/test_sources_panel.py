@@ -20,31 +20,30 @@ SOURCE = {
 }
 
 
-def test_a_claim_in_no_source_is_marked(qtbot: QtBot) -> None:
+META = {"documents": {"collection": "manuals", "partial": False, "sources": [SOURCE]}}
+
+
+def panel_for(qtbot: QtBot) -> SourcesPanel:
     panel = SourcesPanel(LIGHT)
     qtbot.addWidget(panel)
-    meta = {"documents": {"collection": "manuals", "partial": False, "sources": [SOURCE]}}
-    panel.show_sources(meta, "It is 5 inches by 3 inches [1]. It is printed at 300 dpi.")
+    return panel
+
+
+def test_a_claim_in_no_source_is_marked(qtbot: QtBot) -> None:
+    panel = panel_for(qtbot)
+    panel.show_sources(META, "It is 5 inches by 3 inches [1]. It is printed at 300 dpi.")
     text = panel.label.text()
     assert "Not found in the sources" in text
     assert "300 dpi" in text
     assert "5 inches by 3 inches [1]" not in text.split("Sources")[0]
 
-    panel.show_sources(meta, "The default size is 5 inches by 3 inches [1].")
+    panel.show_sources(META, "The default size is 5 inches by 3 inches [1].")
     assert "Not found in the sources" not in panel.label.text()
 
 
 def test_not_in_your_documents_offers_the_closest_passages(qtbot: QtBot) -> None:
-    panel = SourcesPanel(LIGHT)
-    qtbot.addWidget(panel)
-    meta = {
-        "documents": {
-            "collection": "manuals",
-            "partial": False,
-            "sources": [SOURCE],
-            "not_found": "the documents never mention webp",
-        }
-    }
+    panel = panel_for(qtbot)
+    meta = {"documents": {**META["documents"], "not_found": "the documents never mention webp"}}
     panel.show_sources(meta, NOT_FOUND)
     text = panel.label.text()
     assert "Closest I found" in text
@@ -53,10 +52,8 @@ def test_not_in_your_documents_offers_the_closest_passages(qtbot: QtBot) -> None
 
 
 def test_the_models_own_not_in_your_documents_offers_the_closest_passages(qtbot: QtBot) -> None:
-    panel = SourcesPanel(LIGHT)
-    qtbot.addWidget(panel)
-    meta = {"documents": {"collection": "manuals", "partial": False, "sources": [SOURCE]}}
-    panel.show_sources(meta, '"Not in your documents." The sources cover PDF output only.')
+    panel = panel_for(qtbot)
+    panel.show_sources(META, '"Not in your documents." The sources cover PDF output only.')
     text = panel.label.text()
     assert "Closest I found" in text
     assert "5 inches by 3 inches" in text  # the passage itself, offered

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,20 +27,6 @@ GREEDY = GenerationParams(temperature=0.0, max_tokens=32)
 @pytest.fixture(scope="module")
 def host(local_engine: LocalEngine) -> LocalEngine:
     return local_engine
-
-
-@pytest.fixture(scope="module")
-def oai(host: LocalEngine) -> Iterator[openai.OpenAI]:
-    client = openai.OpenAI(base_url=host.base_url, api_key=host._token, max_retries=0)
-    yield client
-    client.close()
-
-
-@pytest.fixture(scope="module")
-def model_id(host: LocalEngine) -> str:
-    status = host.client.status()
-    assert status.model is not None
-    return status.model
 
 
 def raw(host: LocalEngine, method: str, path: str, **kw: Any) -> httpx.Response:

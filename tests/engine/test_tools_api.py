@@ -63,20 +63,6 @@ def host(tool_model: Path) -> Iterator[LocalEngine]:
         engine.client.close()
 
 
-@pytest.fixture(scope="module")
-def oai(host: LocalEngine) -> Iterator[openai.OpenAI]:
-    client = openai.OpenAI(base_url=host.base_url, api_key=host._token, max_retries=0)
-    yield client
-    client.close()
-
-
-@pytest.fixture(scope="module")
-def model(host: LocalEngine) -> str:
-    status = host.client.status()
-    assert status.model is not None
-    return status.model
-
-
 def valid_call(call: Any) -> dict[str, Any]:
     """The call's arguments, after checking them against the declared tool's schema."""
     assert call.type == "function"
@@ -87,9 +73,14 @@ def valid_call(call: Any) -> dict[str, Any]:
     return arguments
 
 
-def test_a_tool_round_trip_without_streaming(oai: openai.OpenAI, model: str) -> None:
+def test_a_tool_round_trip_without_streaming(oai: openai.OpenAI, model_id: str) -> None:
     first = oai.chat.completions.create(
-        model=model, messages=ASK, tools=TOOLS, tool_choice="required", temperature=0, max_tokens=96
+        model=model_id,
+        messages=ASK,
+        tools=TOOLS,
+        tool_choice="required",
+        temperature=0,
+        max_tokens=96,
     )
     choice = first.choices[0]
     assert choice.finish_reason == "tool_calls"
@@ -103,7 +94,12 @@ def test_a_tool_round_trip_without_streaming(oai: openai.OpenAI, model: str) -> 
         {"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)},
     ]
     final = oai.chat.completions.create(
-        model=model, messages=follow, tools=TOOLS, tool_choice="none", temperature=0, max_tokens=64
+        model=model_id,
+        messages=follow,
+        tools=TOOLS,
+        tool_choice="none",
+        temperature=0,
+        max_tokens=64,
     )
     answer = final.choices[0]
     assert answer.finish_reason in ("stop", "length")
@@ -111,9 +107,9 @@ def test_a_tool_round_trip_without_streaming(oai: openai.OpenAI, model: str) -> 
     assert answer.message.content and answer.message.content.strip()
 
 
-def test_a_tool_call_streams_as_openai_deltas(oai: openai.OpenAI, model: str) -> None:
+def test_a_tool_call_streams_as_openai_deltas(oai: openai.OpenAI, model_id: str) -> None:
     stream = oai.chat.completions.create(
-        model=model,
+        model=model_id,
         messages=ASK,
         tools=TOOLS,
         tool_choice="required",
@@ -152,10 +148,10 @@ def test_a_tool_call_streams_as_openai_deltas(oai: openai.OpenAI, model: str) ->
     ],
 )
 def test_a_named_function_is_always_a_valid_call(
-    oai: openai.OpenAI, model: str, question: str
+    oai: openai.OpenAI, model_id: str, question: str
 ) -> None:
     reply = oai.chat.completions.create(
-        model=model,
+        model=model_id,
         messages=[{"role": "user", "content": question}],
         tools=TOOLS,
         tool_choice={"type": "function", "function": {"name": "convert_currency"}},
@@ -193,10 +189,10 @@ PERSON = {
     ],
 )
 def test_a_json_schema_reply_always_parses_and_validates(
-    oai: openai.OpenAI, model: str, prompt: str
+    oai: openai.OpenAI, model_id: str, prompt: str
 ) -> None:
     reply = oai.chat.completions.create(
-        model=model,
+        model=model_id,
         messages=[{"role": "user", "content": prompt}],
         response_format={
             "type": "json_schema",
@@ -213,9 +209,9 @@ def test_a_json_schema_reply_always_parses_and_validates(
     jsonschema.validate(json.loads(content), PERSON)
 
 
-def test_json_object_mode_gives_an_object(oai: openai.OpenAI, model: str) -> None:
+def test_json_object_mode_gives_an_object(oai: openai.OpenAI, model_id: str) -> None:
     reply = oai.chat.completions.create(
-        model=model,
+        model=model_id,
         messages=[{"role": "user", "content": "List three colours."}],
         response_format={"type": "json_object"},
         temperature=0,
@@ -224,13 +220,13 @@ def test_json_object_mode_gives_an_object(oai: openai.OpenAI, model: str) -> Non
     assert isinstance(json.loads(reply.choices[0].message.content or ""), dict)
 
 
-def test_malformed_tools_are_a_400_naming_the_field(oai: openai.OpenAI, model: str) -> None:
+def test_malformed_tools_are_a_400_naming_the_field(oai: openai.OpenAI, model_id: str) -> None:
     bad: Any = [{"type": "function", "function": {"name": "x", "parameters": {"type": 3}}}]
     with pytest.raises(openai.BadRequestError, match=r"tools\[0\]\.function\.parameters"):
-        oai.chat.completions.create(model=model, messages=ASK, tools=bad)
+        oai.chat.completions.create(model=model_id, messages=ASK, tools=bad)
     with pytest.raises(openai.BadRequestError, match="tool_choice"):
         oai.chat.completions.create(
-            model=model,
+            model=model_id,
             messages=ASK,
             tools=TOOLS,
             tool_choice={"type": "function", "function": {"name": "missing"}},
