@@ -11,6 +11,7 @@ server learns to stop; Cove's host stops within one token. A connection that bre
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import socket
 import threading
@@ -38,6 +39,7 @@ from engine.protocol import (
     status_from,
     truncation_from,
 )
+from engine.tools import ToolCall
 from engine.types import ChatMessage, Chunk, FinishReason, GenerationParams, GenerationStats
 
 __all__ = ["CrashCheck", "EngineClient", "EngineStatus", "ModelInfo"]
@@ -160,9 +162,11 @@ class EngineClient:
     ) -> Iterator[Chunk]:
         body = {
             "model": model or self._default_model(),
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "messages": [_message(m) for m in messages],
             **_sampling(params),
         }
+        if params.tools:
+            body["tools"] = [t.to_openai() for t in params.tools]
         return self._generate(f"{self.base_url}/chat/completions", body, cancel, chat=True)
 
     def complete(
@@ -203,6 +207,7 @@ class EngineClient:
         finish: str | None = None
         extras: dict[str, Any] | None = None
         usage: dict[str, Any] | None = None
+        calls = _Calls()
         try:
             for event in self._events(url, body, cancel):
                 if "error" in event:
@@ -217,6 +222,8 @@ class EngineClient:
                 usage = event.get("usage") or usage
                 extras = event.get("cove") or extras
                 for choice in event.get("choices") or ():
+                    if chat:
+                        calls.add(choice.get("delta"))
                     text = _choice_text(choice, chat)
                     if text:
                         clock.token()
@@ -232,7 +239,13 @@ class EngineClient:
         if cancel is not None and cancel.is_set():
             yield Chunk(finish_reason="cancelled", stats=clock.stats(usage))
             return
-        yield _final(finish, extras, clock.stats(usage, extras))
+        try:
+            tool_calls = calls.whole()
+        except ProtocolError as exc:
+            yield Chunk(finish_reason="error", error=str(exc), stats=clock.stats(usage))
+            return
+        final = _final(finish, extras, clock.stats(usage, extras))
+        yield dataclasses.replace(final, tool_calls=tool_calls)
 
     # -- HTTP --------------------------------------------------------------------------------------
 
@@ -330,6 +343,57 @@ def _sampling(p: GenerationParams) -> dict[str, Any]:
     if p.stop:
         body["stop"] = list(p.stop)
     return body
+
+
+def _message(m: ChatMessage) -> dict[str, Any]:
+    data: dict[str, Any] = {"role": m.role, "content": m.content}
+    if m.tool_calls:
+        data["tool_calls"] = [c.to_openai() for c in m.tool_calls]
+        data["content"] = m.content or None
+    if m.tool_call_id is not None:
+        data["tool_call_id"] = m.tool_call_id
+    if m.name is not None:
+        data["name"] = m.name
+    return data
+
+
+class _Calls:
+    """A streamed reply's tool calls, joined from their deltas by ``index`` (OpenAI's rule: the
+    first piece of a call carries its id and name, the arguments may come in pieces)."""
+
+    def __init__(self) -> None:
+        self._parts: dict[int, dict[str, str]] = {}
+
+    def add(self, delta: object) -> None:
+        if not isinstance(delta, dict):
+            return
+        for raw in delta.get("tool_calls") or ():
+            if not isinstance(raw, dict):
+                continue
+            part = self._parts.setdefault(int(raw.get("index") or 0), {"arguments": ""})
+            if isinstance(raw.get("id"), str):
+                part["id"] = raw["id"]
+            function = raw.get("function") or {}
+            if isinstance(function.get("name"), str):
+                part["name"] = part.get("name", "") + function["name"]
+            if isinstance(function.get("arguments"), str):
+                part["arguments"] += function["arguments"]
+
+    def whole(self) -> tuple[ToolCall, ...]:
+        calls = []
+        for _index, part in sorted(self._parts.items()):
+            try:
+                arguments = json.loads(part["arguments"] or "{}")
+            except ValueError:
+                raise ProtocolError(
+                    f"The engine sent a tool call whose arguments are not JSON: "
+                    f"{part['arguments'][:200]}"
+                ) from None
+            if not isinstance(arguments, dict) or "name" not in part:
+                raise ProtocolError("The engine sent a tool call without a name or arguments.")
+            extra = {"id": part["id"]} if "id" in part else {}
+            calls.append(ToolCall(part["name"], arguments, **extra))
+        return tuple(calls)
 
 
 def _choice_text(choice: dict[str, Any], chat: bool) -> str:

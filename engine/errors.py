@@ -167,3 +167,9 @@ class DocumentError(EngineError):
     """A document cannot be read at all: encrypted, damaged, not what its name says, empty."""
 
     code = "document_error"
+
+
+class McpConfigError(EngineError):
+    """An MCP server list (``mcp.json``) that cannot be read: the message names the entry."""
+
+    code = "mcp_config_error"

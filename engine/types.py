@@ -118,6 +118,8 @@ class Chunk:
     # Parameters of the request that this runtime could not honour (reported, never dropped
     # silently): e.g. min_p on onnxruntime-genai.
     ignored_params: tuple[str, ...] = ()
+    # On the terminal chunk of a reply to a request that offered tools: the calls it made.
+    tool_calls: tuple[ToolCall, ...] = ()
 
     @property
     def is_terminal(self) -> bool:

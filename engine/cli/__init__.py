@@ -1,5 +1,5 @@
 """The ``cove`` command: probe, inspect, plan, tune, chat, serve, models, search, pull, rm, index,
-ask, collections. This module parses the arguments and hands each command to its module; the
+ask, collections, mcp. This module parses the arguments and hands each command to its module; the
 library's, the documents' and the server's commands live with those packages.
 
 Errors reach the user as one readable line on stderr with a non-zero exit code, never a traceback.
@@ -72,6 +72,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine", metavar="URL", help="use this OpenAI-compatible server instead of a local one"
     )
     chat.add_argument("--api-key", metavar="K", help="API key for --engine")
+    chat.add_argument(
+        "--mcp",
+        metavar="CONFIG.json",
+        help="offer the tools of these MCP servers (an mcp.json); each call asks first",
+    )
+    chat.add_argument(
+        "--yes", action="store_true", help="with --mcp: allow every tool call without asking"
+    )
+
+    mcp = sub.add_parser("mcp", help="the MCP servers Cove's chats can use")
+    mcp_sub = mcp.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
+    mcp_list = mcp_sub.add_parser("list", help="list the configured servers and their tools")
+    mcp_list.add_argument("--json", action="store_true", help="print JSON")
+    mcp_list.add_argument(
+        "--config", type=Path, metavar="FILE", help="another mcp.json (default: Cove's own)"
+    )
 
     models = sub.add_parser("models", help="list installed models and partial downloads")
     models.add_argument("--json", action="store_true", help="print JSON")
@@ -161,6 +177,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return tune_command(args)
         if command == "serve":
             return _serve(args)
+        if command == "mcp":
+            from engine.cli.mcp import mcp_list_command
+
+            return mcp_list_command(args.config, args.json)
         if command in ("models", "pull", "rm", "search"):
             return _library(args)
         if command in ("index", "ask", "collections"):

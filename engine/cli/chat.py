@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from engine.cli.output import EXIT_ERROR, fail
@@ -15,6 +15,9 @@ from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
     from engine.client import EngineClient
+    from engine.mcp_servers.consent import ConsentStore
+    from engine.mcp_servers.hub import McpHub
+    from engine.mcp_servers.turn import Ask
 
 
 def chat_command(args: argparse.Namespace) -> int:
@@ -27,6 +30,12 @@ def chat_command(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         seed=args.seed,
     )
+    if args.mcp:
+        from pathlib import Path
+
+        from engine.mcp_servers import config
+
+        config.load(Path(args.mcp))  # a bad list is reported before any process starts
     local: LocalEngine | None = None
     if args.engine:
         client = EngineClient(args.engine, args.api_key)
@@ -41,26 +50,97 @@ def chat_command(args: argparse.Namespace) -> int:
     history: list[ChatMessage] = []
     if args.system:
         history.append(ChatMessage("system", args.system))
+    tools: _Tools | None = None
     try:
+        tools = _Tools.start(args.mcp, args.yes) if args.mcp else None
+        turn = _Turn(client, model, tools)
         if args.prompt is not None:
             history.append(ChatMessage("user", args.prompt))
-            _reply, final = _stream(client.chat(history, params, model=model), sys.stdout)
+            _reply, final = turn(history, params, None)
             if args.stats:
                 print(json.dumps(_stats_dict(final)), file=sys.stderr)
             if final.finish_reason == "error":
                 fail(final.error or "generation failed")
                 return EXIT_ERROR
             return 0
-        return _interactive(client, model, history, params, args.stats == "json")
+        return _interactive(turn, history, params, args.stats == "json")
     finally:
+        if tools is not None:
+            tools.hub.close()
         if local is not None:
             local.stop()
         client.close()
 
 
+class _Tools:
+    """``--mcp``: the servers of a list, connected for the whole chat."""
+
+    def __init__(self, hub: McpHub, consent: ConsentStore, ask: Ask) -> None:
+        self.hub, self.consent, self.ask = hub, consent, ask
+
+    @classmethod
+    def start(cls, path: str, allow_all: bool) -> _Tools:
+        from pathlib import Path
+
+        from engine.cli.mcp import report_statuses, terminal_ask
+        from engine.mcp_servers import config
+        from engine.mcp_servers.consent import ConsentStore
+        from engine.mcp_servers.hub import McpHub
+
+        hub = McpHub(config.load(Path(path)))
+        report_statuses(hub.start())
+        return cls(hub, ConsentStore(), terminal_ask(allow_all))
+
+
+class _Turn:
+    """One reply, streamed to stdout: with MCP tools when ``--mcp`` gave some. Returns the reply
+    and the terminal chunk; the calls and their results join ``history``."""
+
+    def __init__(self, client: EngineClient, model: str | None, tools: _Tools | None) -> None:
+        self.client, self.model, self.tools = client, model, tools
+        self.chunks: Iterator[Chunk] | None = None
+
+    def __call__(
+        self,
+        history: list[ChatMessage],
+        params: GenerationParams,
+        cancel: threading.Event | None,
+    ) -> tuple[str, Chunk]:
+        def chat(messages: Sequence[ChatMessage], p: GenerationParams) -> Iterator[Chunk]:
+            self.chunks = self.client.chat(messages, p, cancel=cancel, model=self.model)
+            return self.chunks
+
+        if self.tools is None or not self.tools.hub.tools():
+            return _stream(chat(history, params), sys.stdout)
+        from engine.cli.mcp import show_call
+        from engine.mcp_servers.turn import run_turn
+
+        def write(text: str) -> None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
+        result = run_turn(
+            chat,
+            history,
+            params,
+            self.tools.hub,
+            self.tools.consent,
+            self.tools.ask,
+            on_text=write,
+            on_call=show_call,
+            cancel=cancel,
+        )
+        sys.stdout.write("\n")
+        history.extend(result.messages)
+        return result.text, result.final
+
+    def close(self) -> None:
+        if self.chunks is not None:
+            self.chunks.close()  # type: ignore[attr-defined]
+
+
 def _interactive(
-    client: EngineClient,
-    model: str | None,
+    turn: _Turn,
     history: list[ChatMessage],
     params: GenerationParams,
     stats: bool,
@@ -76,14 +156,14 @@ def _interactive(
             continue
         history.append(ChatMessage("user", line))
         cancel = threading.Event()
-        chunks = client.chat(history, params, cancel=cancel, model=model)
+        kept = len(history)
         try:
-            reply, final = _stream(chunks, sys.stdout)
+            reply, final = turn(history, params, cancel)
         except KeyboardInterrupt:
             cancel.set()
-            chunks.close()  # type: ignore[attr-defined]
+            turn.close()
             print("\n[stopped]", file=sys.stderr)
-            history.pop()
+            del history[kept - 1 :]
             continue
         if final.truncation is not None:
             print(f"[{final.truncation.describe()}]", file=sys.stderr)
@@ -92,7 +172,7 @@ def _interactive(
             print(f"[this runtime cannot apply: {names}; they were ignored]", file=sys.stderr)
         if final.finish_reason == "error":
             print(f"[error: {final.error}]", file=sys.stderr)
-            history.pop()
+            del history[kept - 1 :]
             continue
         history.append(ChatMessage("assistant", reply))
         if stats:

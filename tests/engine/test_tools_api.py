@@ -231,3 +231,60 @@ def test_malformed_tools_are_a_400_naming_the_field(oai: openai.OpenAI, model_id
             tools=TOOLS,
             tool_choice={"type": "function", "function": {"name": "missing"}},
         )
+
+
+# -- MCP servers' tools through Cove's own client: the loop the window and the terminal run ------
+
+
+def test_an_mcp_tool_round_trip_through_the_engine_client(
+    host: LocalEngine, model_id: str, tmp_path: Path
+) -> None:
+    from engine.mcp_servers import config
+    from engine.mcp_servers.consent import ConsentStore
+    from engine.mcp_servers.hub import McpHub
+    from engine.mcp_servers.turn import run_turn
+    from engine.types import ChatMessage, GenerationParams
+    from tests.mcp_servers import NOTES, entry
+
+    servers = config.parse({"mcpServers": {"notes": entry(NOTES)}})
+    with McpHub(servers, tmp_path) as hub:
+        result = run_turn(
+            lambda messages, params: host.client.chat(messages, params, model=model_id),
+            [ChatMessage("user", "Use the add tool: what is 1234 plus 4321?")],
+            GenerationParams(temperature=0.0, max_tokens=120),
+            hub,
+            ConsentStore(tmp_path / "consent.json"),
+            lambda _tool, _call: "once",
+        )
+    done = [c for c in result.calls if c.tool == "add" and c.state == "done"]
+    assert done, f"no call to add ran: {result.calls}"
+    # The arguments the engine returned were checked against the server's own schema, and the
+    # server's answer went back to the model as the call's result.
+    assert all(isinstance(c.arguments["a"], int) for c in done)
+    results = [m for m in result.messages if m.role == "tool"]
+    assert results[0].content == str(done[0].arguments["a"] + done[0].arguments["b"])
+    assert result.final.finish_reason in ("stop", "length")
+
+
+def test_cove_chat_with_mcp_at_the_terminal(tool_model: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.mcp_servers import CRASHES, NOTES, entry
+
+    servers = tmp_path / "mcp.json"
+    servers.write_text(
+        json.dumps({"mcpServers": {"notes": entry(NOTES), "broken": entry(CRASHES)}})
+    )
+    env = {**os.environ, "COVE_DATA_DIR": str(tmp_path / "data")}
+    done = subprocess.run(
+        [sys.executable, "-m", "engine.cli", "chat", "--model", str(tool_model),
+         "--mcp", str(servers), "--yes", "--temperature", "0", "--max-tokens", "120",
+         "Use the add tool: what is 1234 plus 4321?"],
+        capture_output=True, text=True, env=env, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "[notes: ready, 4 tools" in done.stderr
+    assert "[broken: failed" in done.stderr and "notes database not found" in done.stderr
+    assert "[notes.add result: " in done.stderr
