@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,6 +35,8 @@ from engine.store.types import ReplyMeta
 from engine.types import GenerationParams
 
 if TYPE_CHECKING:
+    from app.mcp_service import ToolsRequest
+    from engine.mcp_servers.consent import Decision
     from engine.store import ChatSettings, Conversation, Message, SearchHit, Store
 
 log = logging.getLogger(__name__)
@@ -89,6 +92,11 @@ class ChatController(QObject):
         self.worker: GenerationWorker | None = None
         # Makes the request that answers from a collection (set by the window).
         self.documents: Callable[[str], DocumentsRequest] | None = None
+        # The MCP servers' tools for a reply, and where the consent prompt's answers go (set by
+        # the window).
+        self.tools: Callable[[threading.Event], ToolsRequest | None] | None = None
+        self.answer_call: Callable[[str, Decision], bool] | None = None
+        self._consent_wired: set[int] = set()
         self._tokens_per_char: float | None = None
         view.edit_submitted.connect(self.edit_and_resend)
         view.regenerate_requested.connect(self.regenerate)
@@ -313,7 +321,11 @@ class ChatController(QObject):
         documents = (
             self.documents(collection) if collection and self.documents is not None else None
         )
+        cancel = threading.Event()
+        tools = self.tools(cancel) if self.tools is not None and documents is None else None
         request = GenerationRequest(
+            cancel=cancel,
+            tools=tools,
             conversation_id=self.current.id if self.current is not None else None,
             mode=mode,
             params=self._params(),
@@ -341,6 +353,7 @@ class ChatController(QObject):
         worker.signals.conversation_created.connect(self._conversation_created)
         worker.signals.turn_saved.connect(self._turn_saved)
         worker.signals.chunk_received.connect(self._chunk_received)
+        worker.signals.call_changed.connect(self._call_changed)
         worker.signals.reply_finished.connect(self._reply_finished)
         worker.signals.engine_crashed.connect(self.engine.report_crash)
         self.worker = worker  # its signals object must outlive the run
@@ -391,6 +404,26 @@ class ChatController(QObject):
             widget = self.view.message_widget(reply_id)
             if widget is not None:
                 widget.append(text)
+
+    def _call_changed(self, reply_id: int, call: dict[str, Any]) -> None:
+        active = self.active
+        if active is None or not self._on_screen(active.conversation_id):
+            return
+        widget = self.view.message_widget(reply_id)
+        if widget is None:
+            return
+        if reply_id not in self._consent_wired:
+            self._consent_wired.add(reply_id)
+            widget.call_decided.connect(self._call_decided)
+        widget.show_call(call)
+        if call.get("state") == "asking":
+            self.view.scroll_to_bottom()
+
+    def _call_decided(self, call_id: str, decision: str) -> None:
+        if self.answer_call is None or decision not in ("once", "always", "deny"):
+            return
+        if not self.answer_call(call_id, decision):  # type: ignore[arg-type]
+            self.notice.emit("That tool call is no longer waiting for an answer.")
 
     def _reply_finished(self, outcome: ReplyOutcome) -> None:
         self.active = None

@@ -23,7 +23,9 @@ from engine.errors import EngineBusy, EngineCrashed, EngineError
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
+    from app.mcp_service import ToolsRequest
     from engine.documents.answer import Grounding
+    from engine.mcp_servers.turn import CallRecord
     from engine.store import ChatSettings, Message, Store
 
 log = logging.getLogger(__name__)
@@ -60,6 +62,7 @@ class GenerationRequest:
     new_conversation: NewConversation | None = None
     documents: DocumentsRequest | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
+    tools: ToolsRequest | None = None  # MCP servers' tools, asked about call by call
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,21 +88,60 @@ class GenerationSignals(QObject):
     turn_saved = Signal(object, object)
     # (reply id, new text)
     chunk_received = Signal(int, str)
+    # (reply id, the call as stored in the reply's meta) at each change of a tool call's state
+    call_changed = Signal(int, object)
     reply_finished = Signal(object)  # ReplyOutcome
     engine_crashed = Signal(str)
 
 
 def history_for(messages: Sequence[Message], system_prompt: str) -> tuple[list[ChatMessage], int]:
     """What the engine sees: the system prompt, then each turn with text. Interrupted replies
-    count (their words were shown to the user); failed ones and empty ones do not."""
+    count (their words were shown to the user); failed ones and empty ones do not. A reply that
+    called tools is preceded by its calls and their results, as the model saw them."""
     out: list[ChatMessage] = []
     if system_prompt.strip():
         out.append(ChatMessage("system", system_prompt))
     for m in messages:
         if m.role == "system" or not m.content.strip() or m.status == "error":
             continue
+        if m.role == "assistant":
+            out.extend(call_messages(m.meta.get("tool_calls")))
         out.append(ChatMessage(m.role, m.content))
     return out, sum(len(m.content) for m in out)
+
+
+def call_record(record: CallRecord, offered: str) -> dict[str, Any]:
+    """A tool call as a reply's meta keeps it (and the window shows it)."""
+    return {
+        "id": record.id,
+        "server": record.server,
+        "tool": record.tool,
+        "offered": offered,
+        "arguments": record.arguments,
+        "state": record.state,
+        "result": record.result,
+    }
+
+
+def call_messages(stored: object) -> list[ChatMessage]:
+    """A reply's finished calls as the turns the model saw: its calls, then their results."""
+    if not isinstance(stored, list):
+        return []
+    from engine.tools import ToolCall
+
+    out: list[ChatMessage] = []
+    for item in stored:
+        if not isinstance(item, dict) or item.get("state") not in ("done", "failed", "denied"):
+            continue
+        arguments = item.get("arguments")
+        call = ToolCall(
+            str(item.get("offered") or item.get("tool")),
+            arguments if isinstance(arguments, dict) else {},
+            id=str(item.get("id")),
+        )
+        out.append(ChatMessage("assistant", "", tool_calls=(call,)))
+        out.append(ChatMessage("tool", str(item.get("result", "")), tool_call_id=call.id))
+    return out
 
 
 def _question(history: Sequence[Message]) -> str:
@@ -120,6 +162,7 @@ class GenerationWorker(QRunnable):
         self.conversation_id = request.conversation_id
         self._chat = chat  # looked up when the job runs: the engine may restart in between
         self.request = request
+        self.calls: dict[str, dict[str, Any]] = {}  # the reply's tool calls, by id
 
     def run(self) -> None:
         req = self.request
@@ -217,8 +260,13 @@ class GenerationWorker(QRunnable):
         pending: list[str] = []
         last_emit = last_save = time.monotonic()
         final: Chunk | None = None
+        chunks = (
+            self._chat()(messages, req.params, req.cancel)
+            if req.tools is None
+            else self._tool_turn(reply_id, messages)
+        )
         try:
-            for chunk in self._chat()(messages, req.params, req.cancel):
+            for chunk in chunks:
                 if chunk.is_terminal:
                     final = chunk
                     break
@@ -240,6 +288,53 @@ class GenerationWorker(QRunnable):
             final = Chunk(finish_reason="cancelled" if req.cancel.is_set() else "error")
         return final
 
+    def _tool_turn(self, reply_id: int, messages: list[ChatMessage]) -> Iterator[Chunk]:
+        """The turn through engine.mcp_servers.turn, as a stream of its text: each call's
+        states go out as ``call_changed`` and into the reply's meta."""
+        import queue
+
+        from engine.mcp_servers.turn import run_turn
+
+        req, chat = self.request, self._chat()
+        assert req.tools is not None
+        tools = req.tools
+        offered = {(t.server, t.name): t.offered for t in tools.source.tools()}
+        texts: queue.SimpleQueue[Chunk | BaseException] = queue.SimpleQueue()
+
+        def on_call(record: CallRecord) -> None:
+            stored = call_record(record, offered.get((record.server, record.tool), record.tool))
+            self.calls[record.id] = stored
+            self.signals.call_changed.emit(reply_id, stored)
+
+        def turn() -> None:
+            try:
+                result = run_turn(
+                    lambda m, p: chat(m, p, req.cancel),
+                    messages,
+                    req.params,
+                    tools.source,
+                    tools.consent,
+                    tools.ask,
+                    on_text=lambda text: texts.put(Chunk(text=text)),
+                    on_call=on_call,
+                    cancel=req.cancel,
+                )
+                texts.put(result.final)
+            except BaseException as exc:  # raised again in the worker, which reports it
+                texts.put(exc)
+
+        runner = threading.Thread(target=turn, name="cove-tool-turn", daemon=True)
+        runner.start()
+        while True:
+            item = texts.get()
+            if isinstance(item, BaseException):
+                runner.join()
+                raise item
+            yield item
+            if item.is_terminal:
+                runner.join()
+                return
+
     def _finish(
         self,
         reply: Message | None,
@@ -257,6 +352,8 @@ class GenerationWorker(QRunnable):
         try:
             if reply is not None:
                 meta: dict[str, Any] = dict(reply.meta)
+                if self.calls:
+                    meta["tool_calls"] = list(self.calls.values())
                 if final is not None:
                     meta.update(reply_meta(final))
                     status = reply_status(final.finish_reason)

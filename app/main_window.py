@@ -30,6 +30,7 @@ from app.documents_view import DocumentsView
 from app.download_controller import DownloadController
 from app.engine_service import STARTER, EngineService
 from app.hardware_view import HardwareProbe, HardwareView
+from app.mcp_service import ENABLED_SETTING, McpService
 from app.models_view import IMPORTED_SETTING, ModelsView
 from app.settings_panel import SettingsPanel
 from app.sidebar import Sidebar
@@ -43,6 +44,7 @@ from engine.documents.encoder import Encoder, default_encoder_folder
 from engine.documents.host_encoder import HostEncoder
 
 if TYPE_CHECKING:
+    from app.mcp_dialog import McpServersDialog
     from engine.local_engine import LocalEngine
     from engine.planner import Plan
     from engine.protocol import EngineStatus
@@ -111,6 +113,10 @@ class MainWindow(QMainWindow):
             self.documents_view.indexing,
         )
         self.controller.documents = self.document_answers.request
+        # MCP servers' tools: connected in this process (the engine host only runs the model).
+        self.mcp = McpService(self)
+        self.controller.tools = self.mcp.request
+        self.controller.answer_call = self.mcp.broker.answer
         pages = (self.chat_page, self.models_view, self.hardware_view, self.welcome)
         for page in (*pages, self.documents_view):
             self.pages.addWidget(page)
@@ -159,7 +165,21 @@ class MainWindow(QMainWindow):
         menu.addAction("Models", lambda: self.show_page("models"))
         menu.addAction("Hardware", lambda: self.show_page("hardware"))
         menu.addAction("Welcome", lambda: self.show_page("welcome"))
+        menu.addAction("MCP servers…", self.open_mcp_servers)
         return menu
+
+    def open_mcp_servers(self) -> McpServersDialog:
+        from app.mcp_dialog import McpServersDialog
+
+        dialog = McpServersDialog(self.mcp, self.theme.colors, self)
+        dialog.enabled.toggled.connect(self._save_mcp_enabled)
+        dialog.open()
+        return dialog
+
+    def _save_mcp_enabled(self, on: bool) -> None:
+        store = self.controller.store
+        if store is not None:
+            self.controller.io.submit(lambda: store.set_setting(ENABLED_SETTING, on))
 
     def _shortcuts(self) -> None:
         def bind(keys: str | QKeySequence.StandardKey, slot: Any) -> QShortcut:
@@ -240,6 +260,7 @@ class MainWindow(QMainWindow):
         WarmUp(self.background, lambda: self.theme.colors, self).start()
         self.controller.open_store()
         self.documents_view.start_watching()
+        self.mcp.start()  # an empty list starts nothing
 
     def _store_opened(self) -> None:
         store = self.controller.store
@@ -252,6 +273,7 @@ class MainWindow(QMainWindow):
                 "welcomed": s.get_setting("welcomed", False),
                 "model": s.get_setting("model"),
                 "imported": s.get_setting(IMPORTED_SETTING, []),
+                "mcp": s.get_setting(ENABLED_SETTING, True),
             }
 
         self.controller.io.submit(lambda: settings(store), self._apply_settings)
@@ -261,6 +283,7 @@ class MainWindow(QMainWindow):
             self.set_theme(values["theme"], save=False)
         if isinstance(values["font_scale"], int | float):
             self.theme.set_font_scale(float(values["font_scale"]))
+        self.mcp.enabled = values["mcp"] is not False
         imported = values["imported"] if isinstance(values["imported"], list) else []
         self.models_view.set_imported([str(p) for p in imported])
         model = str(self.requested_model or values["model"] or STARTER)
@@ -283,6 +306,7 @@ class MainWindow(QMainWindow):
             self.documents_view.stop_watching()
             self.controller.close()
             self.downloads.close()  # pauses them; the next start resumes from the partial files
+            self.mcp.close()  # ends the servers' processes
             self.engine.shutdown()
             pools = [self.background, self.models_view.pool, self.discover.pool]
             pools += [self.documents_view.pool, self.documents_view.ask_pool]

@@ -31,6 +31,7 @@ from app.message_document import MessageRenderer, copy_index
 from app.open_source import open_source
 from app.sources_panel import SourcesPanel
 from app.theme import Colors
+from app.tool_call_card import ToolCallCard
 from engine.store.types import ReplyMeta
 
 STATUS_BADGES = {
@@ -86,6 +87,7 @@ class MessageWidget(QFrame):
     edit_submitted = Signal(object, str)  # (MessageWidget, new text)
     regenerate_requested = Signal(object)
     delete_requested = Signal(object)
+    call_decided = Signal(str, str)  # (tool call id, decision): the consent prompt's answer
 
     def __init__(
         self,
@@ -167,6 +169,7 @@ class MessageWidget(QFrame):
         self.edit_bar: QWidget | None = None
 
         self.sources_panel: SourcesPanel | None = None  # built for replies from documents
+        self.call_cards: dict[str, ToolCallCard] = {}  # built for replies that called tools
         self.footer = QLabel()
         self.footer.setProperty("muted", True)
         self.footer.setWordWrap(True)
@@ -238,7 +241,24 @@ class MessageWidget(QFrame):
         self.waiting.setVisible(False)
         self._show_status()
         self._show_sources()
+        for call in self.meta.get("tool_calls") or ():
+            if isinstance(call, dict):
+                self.show_call(call)
         self._update_actions()
+
+    def show_call(self, call: dict[str, Any]) -> None:
+        """Show a tool call of this reply (or its new state), above the reply's text."""
+        call_id = str(call.get("id", ""))
+        card = self.call_cards.get(call_id)
+        if card is not None:
+            card.update_call(call)
+            return
+        card = ToolCallCard(call)
+        card.decided.connect(self.call_decided.emit)
+        self.call_cards[call_id] = card
+        self._outer.insertWidget(self._outer.indexOf(self.text_box), card)
+        if self.waiting.isVisible() and call.get("state") == "asking":
+            self.waiting.setVisible(False)
 
     def _show_sources(self) -> None:
         if self.role != "assistant" or "documents" not in self.meta:

@@ -148,6 +148,17 @@ def stylesheet(c: Colors) -> str:
     QFrame#SourcesPanel {{
         background: {c.sidebar}; border: 1px solid {c.border}; border-radius: 8px;
     }}
+    QFrame#ToolCall {{
+        background: {c.sidebar}; border: 1px solid {c.border}; border-radius: 8px;
+    }}
+    QFrame#ToolCall[asking="true"] {{
+        background: {c.warning_bg}; border: 1px solid {c.warning_text};
+    }}
+    QFrame#ToolCall QLabel#ToolTitle {{ font-weight: 600; }}
+    QFrame#ToolCall QLabel#ToolDetail {{
+        font-family: monospace; background: {c.base}; border: 1px solid {c.border};
+        border-radius: 4px; padding: 4px;
+    }}
     QFrame#Notice QLabel {{ color: {c.warning_text}; }}
     QLabel[muted="true"] {{ color: {c.muted}; }}
     QLabel#RoleLabel {{ font-weight: 600; }}

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import McpConfigError
-from engine.paths import data_dir
+from engine.paths import data_dir, shown
 
 CONFIG_FILENAME = "mcp.json"
 _STDIO_FIELDS = {"command", "args", "env", "cwd", "type", "disabled", "timeout"}
@@ -40,10 +40,11 @@ class ServerConfig:
         return "stdio" if self.command is not None else "http"
 
     def describe(self) -> str:
-        """What starts or reaches it, as a person reads it (no secrets: env and headers are
-        named, not shown)."""
+        """What starts or reaches it, as a person reads it: a program by its name, paths in the
+        home folder from ``~``; never the environment or the headers (they may hold keys)."""
         if self.command is not None:
-            return " ".join([self.command, *self.args])
+            program = Path(self.command).name if os.path.isabs(self.command) else self.command
+            return " ".join([program, *(shown(a) if os.path.isabs(a) else a for a in self.args)])
         return self.url or ""
 
     def to_dict(self) -> dict[str, Any]:

@@ -354,5 +354,7 @@ def _reason(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     if isinstance(exc, FileNotFoundError):
         return f"cannot start it: {exc.filename or exc} was not found"
+    if str(exc).strip() == "Connection closed":  # the SDK's word for a server that went away
+        return "it stopped before it was ready"
     message = str(exc).strip()
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__

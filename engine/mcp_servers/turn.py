@@ -77,13 +77,14 @@ def run_turn(
     result = TurnResult("", Chunk(finish_reason="stop"))
     wrap_up = False
     for round_ in range(max_rounds + 1):
-        # A denied tool is withdrawn for the rest of the turn. The last round, or one after the
-        # model asked again for what it already has (small models loop so), offers no tools
-        # and asks for the answer: the request is not kept in the conversation.
-        wrap_up = wrap_up or round_ == max_rounds
-        offered = (
-            () if wrap_up else tuple(t.to_tool() for name, t in tools.items() if name not in denied)
-        )
+        # A denied tool is withdrawn for the rest of the turn. The last round, one after the
+        # model asked again for what it already has (small models loop so), and one with every
+        # tool denied offer no tools and ask for the answer: that request is not kept in the
+        # conversation.
+        offered = tuple(t.to_tool() for name, t in tools.items() if name not in denied)
+        wrap_up = wrap_up or round_ == max_rounds or (round_ > 0 and not offered)
+        if wrap_up:
+            offered = ()
         asked = [*history, *result.messages, *([ChatMessage("user", WRAP_UP)] if wrap_up else [])]
         text, final = _reply(chat(asked, dataclasses.replace(params, tools=offered)), on_text)
         result.text, result.final = text, final
