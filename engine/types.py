@@ -28,6 +28,18 @@ TOP_P_RANGE = (0.0, 1.0)  # (exclusive, inclusive]
 MIN_P_RANGE = (0.0, 1.0)  # [inclusive, exclusive)
 TOP_K_MAX = 1000
 REPEAT_PENALTY_RANGE = (0.0, 10.0)  # (exclusive, inclusive]
+TOP_LOGPROBS_MAX = 20
+
+
+@dataclass(frozen=True, slots=True)
+class TokenLogprob:
+    """A generated token's natural-log probability under the model, with the most likely
+    alternatives at that position: text, log-probability, the token's bytes."""
+
+    token: str
+    logprob: float
+    bytes: tuple[int, ...]
+    top: tuple[tuple[str, float, tuple[int, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +57,9 @@ class GenerationParams:
     stop: tuple[str, ...] = ()
     tools: tuple[Tool, ...] = ()  # offered to the model through its chat template
     grammar: str | None = None  # GBNF the reply must match (constrained decoding)
+    # The log-probability of each generated token and of this many most likely alternatives
+    # (0..TOP_LOGPROBS_MAX); None: none reported.
+    logprobs: int | None = None
 
     def __post_init__(self) -> None:
         low, high = TEMPERATURE_RANGE
@@ -67,6 +82,8 @@ class GenerationParams:
             raise ValueError("max_tokens must be at least 1")
         if any(not s for s in self.stop):
             raise ValueError("stop strings must not be empty")
+        if self.logprobs is not None and not 0 <= self.logprobs <= TOP_LOGPROBS_MAX:
+            raise ValueError(f"top_logprobs must be between 0 and {TOP_LOGPROBS_MAX}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +137,9 @@ class Chunk:
     ignored_params: tuple[str, ...] = ()
     # On the terminal chunk of a reply to a request that offered tools: the calls it made.
     tool_calls: tuple[ToolCall, ...] = ()
+    # With ``params.logprobs``: the tokens this chunk's text came from (a collected reply's
+    # terminal chunk carries them all).
+    logprobs: tuple[TokenLogprob, ...] = ()
 
     @property
     def is_terminal(self) -> bool:

@@ -104,6 +104,9 @@ class CoreMLModel(GenerationLoop):
     def render(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> str:
         return render(self.template, messages, tools=tools)
 
+    def _token_bytes(self, token: int) -> bytes:
+        return str(self._tokenizer.decode([token], skip_special_tokens=False)).encode("utf-8")
+
     def tokenize(self, text: str) -> list[int]:
         self._check_open()
         return [int(t) for t in self._tokenizer.encode(text, add_special_tokens=False).ids]
@@ -180,6 +183,9 @@ class _Sampler:
 
     def sample(self) -> int:
         return self._sampler.choose(self._model._logits, self._model._cached)
+
+    def logits(self) -> Any:
+        return self._model._logits
 
     def accept(self, token: int, cancel: threading.Event) -> bool:
         return self._model._feed([token], cancel, last=True)

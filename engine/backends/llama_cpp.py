@@ -355,6 +355,9 @@ class LlamaCppModel(GenerationLoop):
             self._pieces[token] = piece
         return piece
 
+    def _token_bytes(self, token: int) -> bytes:
+        return self._piece(token)
+
     def _token_text(self, token: int) -> str:
         if token < 0:
             return ""
@@ -377,12 +380,16 @@ class _LlamaSampler:
 
     def __init__(self, model: LlamaCppModel, chain: Any) -> None:
         self._sample = model._lib.llama_sampler_sample
+        self._model = model
         self._ctx = model._ctx
         self._chain = chain
         self._decode = model._decode
 
     def sample(self) -> int:
         return int(self._sample(self._chain, self._ctx, -1))
+
+    def logits(self) -> Any:
+        return _last_logits(self._model)
 
     def accept(self, token: int, cancel: threading.Event) -> bool:
         return self._decode([token], cancel)
@@ -406,6 +413,9 @@ class _Argmax:
         self._recent: deque[int] = deque(maxlen=max(window, 1))
         self._window = window
 
+    def logits(self) -> Any:
+        return self._np.ctypeslib.as_array(self._get(self._ctx, -1), shape=(self._n_vocab,))
+
     def sample(self) -> int:
         logits = self._np.ctypeslib.as_array(self._get(self._ctx, -1), shape=(self._n_vocab,))
         if self._window and self._recent:
@@ -422,6 +432,16 @@ class _Argmax:
 
     def accept(self, token: int, cancel: threading.Event) -> bool:
         return self._decode([token], cancel)
+
+
+def _last_logits(model: LlamaCppModel) -> Any:
+    """The context's logits for its last evaluated position, in place (valid until the next
+    decode)."""
+    import numpy as np
+
+    lib = model._lib
+    n_vocab = int(lib.llama_vocab_n_tokens(model._vocab))
+    return np.ctypeslib.as_array(lib.llama_get_logits_ith(model._ctx, -1), shape=(n_vocab,))
 
 
 class _ByteDecoder:

@@ -16,9 +16,9 @@ import contextlib
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import AbstractContextManager as ContextManager
-from typing import TYPE_CHECKING, Protocol, Self
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
 from engine.backends.clock import StatsClock
 from engine.context import fit_prompt, prompt_overflow
@@ -31,7 +31,14 @@ from engine.errors import (
 )
 from engine.stopping import StopMatcher
 from engine.tools import Tool
-from engine.types import ChatMessage, Chunk, FinishReason, GenerationParams, Truncation
+from engine.types import (
+    ChatMessage,
+    Chunk,
+    FinishReason,
+    GenerationParams,
+    TokenLogprob,
+    Truncation,
+)
 
 if TYPE_CHECKING:
     from engine.templates import ChatTemplate
@@ -50,6 +57,11 @@ class TokenSource(Protocol):
     def accept(self, token: int, cancel: threading.Event) -> bool:
         """Make ``token`` part of the sequence so that the next sample follows it; False when
         cancelled on the way."""
+        ...
+
+    def logits(self) -> Any:
+        """The logits the next ``sample()`` chooses from (one row, the vocabulary's size):
+        read before it, used before ``accept``."""
         ...
 
 
@@ -124,6 +136,10 @@ class GenerationLoop(ABC):
     def _prefilling(self) -> ContextManager[None]:
         """Held while a prompt is evaluated (llama.cpp installs its abort callback here)."""
         return contextlib.nullcontext()
+
+    def _token_bytes(self, token: int) -> bytes:
+        """The bytes a token stands for (its text, or part of a character)."""
+        raise NotImplementedError
 
     def unsupported(self, params: GenerationParams) -> tuple[str, ...]:
         """Names of the parameters set in ``params`` that this runtime cannot honour."""
@@ -316,19 +332,25 @@ class GenerationLoop(ABC):
         finish: FinishReason = "stop"
         context_full = False
         generated = 0
+        top = params.logprobs
+        scored: list[TokenLogprob] = []  # the tokens of text not yet sent
         while True:
             if cancel.is_set():
                 return "cancelled", False
+            logits = source.logits() if top is not None else None
             token = source.sample()
             if generated == 0:
                 stats.first_token()
             if self._is_end(token):
                 break
+            if top is not None:
+                scored.append(token_logprob(logits, token, top, self._token_bytes))
             generated += 1
             stats.completion_tokens = generated
             text, hit = matcher.feed(decoder.feed(token))
             if text:
-                yield Chunk(text=text)
+                yield Chunk(text=text, logprobs=tuple(scored))
+                scored.clear()
             if hit:
                 return "stop", False
             if limit is not None and generated >= limit:
@@ -343,7 +365,7 @@ class GenerationLoop(ABC):
             self._cached.append(token)
         tail = matcher.flush(decoder.flush())
         if tail:
-            yield Chunk(text=tail)
+            yield Chunk(text=tail, logprobs=tuple(scored))
         return finish, context_full
 
     def _reset_quietly(self) -> None:
@@ -353,6 +375,29 @@ class GenerationLoop(ABC):
     def _check_open(self) -> None:
         if self._closed:
             raise ModelNotFound("The model was unloaded. Load it again to continue.")
+
+
+def token_logprob(
+    logits: Any, token: int, top: int, token_bytes: Callable[[int], bytes]
+) -> TokenLogprob:
+    """``token``'s log-probability under the softmax of ``logits`` (the model's distribution
+    before penalties, temperature and truncation), with the ``top`` most likely tokens."""
+    import numpy as np
+
+    row = np.asarray(logits, dtype=np.float64).reshape(-1)
+    peak = row.max()
+    log_total = peak + np.log(np.exp(row - peak).sum())
+
+    def entry(t: int) -> tuple[str, float, tuple[int, ...]]:
+        raw = token_bytes(t)
+        return raw.decode("utf-8", "replace"), float(row[t] - log_total), tuple(raw)
+
+    best: list[int] = []
+    if top > 0:
+        picked = np.argpartition(-row, min(top, row.size - 1))[:top]
+        best = [int(t) for t in picked[np.argsort(-row[picked], kind="stable")]]
+    text, logprob, raw = entry(token)
+    return TokenLogprob(text, logprob, raw, tuple(entry(t) for t in best))
 
 
 class _Prompt(Protocol):

@@ -100,6 +100,9 @@ class OrtGenaiModel(GenerationLoop):
         self._check_open()
         return [int(t) for t in self._tokenizer.encode(text)]
 
+    def _token_bytes(self, token: int) -> bytes:
+        return str(self._tokenizer.decode([token])).encode("utf-8")
+
     def unsupported(self, params: GenerationParams) -> tuple[str, ...]:
         """onnxruntime-genai's search options have no min-p, and its repetition penalty covers
         the whole sequence rather than the last N tokens."""
@@ -182,6 +185,13 @@ class _OrtSampler:
 
     def __init__(self, generator: Any) -> None:
         self._generator = generator
+
+    def logits(self) -> Any:
+        # The logits of the position the next token follows: read before generate_next_token,
+        # which samples from them and computes the next position's.
+        import numpy as np
+
+        return np.asarray(self._generator.get_logits()).reshape(-1).copy()
 
     def sample(self) -> int:
         self._generator.generate_next_token()

@@ -126,6 +126,7 @@ async def _chat(request: Request, state: HostState, config: HostConfig) -> Respo
         piece=piece,
         last=lambda final: wire.chat_final_chunk(cid, name, created, final),
         whole=lambda text, final: wire.chat_response(cid, name, created, text, final),
+        logprobs=wire.chat_logprobs if req.params.logprobs is not None else None,
     )
 
 
@@ -149,7 +150,10 @@ async def _chat_with_tools(
             request, state, lambda: model.chat(req.messages, req.params, cancel), cancel
         )
         content, calls = split_calls(text, req.tools, parallel)
-        return JSONResponse(wire.chat_response(cid, name, created, content, final, calls))
+        body = wire.chat_response(cid, name, created, content, final, calls)
+        if req.params.logprobs is not None:
+            body["choices"][0]["logprobs"] = wire.chat_logprobs(final.logprobs)
+        return JSONResponse(body)
     held = Held()
     started = [False]  # whether a content piece (with the role) went out before the calls
 
@@ -173,6 +177,7 @@ async def _chat_with_tools(
         piece=piece,
         last=last,
         whole=lambda text, final: wire.chat_response(cid, name, created, text, final),
+        logprobs=wire.chat_logprobs if req.params.logprobs is not None else None,
     )
 
 
@@ -192,6 +197,7 @@ async def _completions(request: Request, state: HostState, config: HostConfig) -
         piece=lambda text, _first: wire.text_chunk(cid, name, created, text),
         last=lambda final: wire.text_final(cid, name, created, "", final),
         whole=lambda text, final: wire.text_final(cid, name, created, text, final),
+        logprobs=wire.completion_logprobs if req.params.logprobs is not None else None,
     )
 
 

@@ -27,7 +27,7 @@ from engine.errors import (
     ModelNotFound,
 )
 from engine.protocol import EngineStatus
-from engine.types import Chunk
+from engine.types import Chunk, TokenLogprob
 
 if TYPE_CHECKING:
     from engine.backends import LoadedModel
@@ -293,18 +293,22 @@ class HostState:
 
         def work() -> None:
             held: list[str] = []
+            scored: list[TokenLogprob] = []
             due = 0.0
             try:
                 for chunk in produce():
                     if not chunk.is_terminal:
                         held.append(chunk.text)
+                        scored.extend(chunk.logprobs)
                         now = time.monotonic()
                         if now < due:
                             continue
                         due = now + flush_s
                     if held:
-                        loop.call_soon_threadsafe(put, Chunk(text="".join(held)))
+                        merged = Chunk(text="".join(held), logprobs=tuple(scored))
+                        loop.call_soon_threadsafe(put, merged)
                         held.clear()
+                        scored.clear()
                     if chunk.is_terminal:
                         produced.append(chunk)
                         loop.call_soon_threadsafe(put, chunk)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
 from starlette.requests import Request
@@ -20,7 +21,11 @@ from starlette.types import Receive, Scope, Send
 from engine.errors import EngineError, GenerationError
 from engine.host.state import HostState
 from engine.protocol import error_body, error_class
-from engine.types import Chunk
+from engine.types import Chunk, TokenLogprob
+
+# Writes a piece's (or a whole reply's) tokens as the API's ``logprobs`` value; the int is the
+# character offset of the piece in the reply.
+LogprobsBlock = Callable[[Sequence[TokenLogprob], int], Any]
 
 
 async def generation(
@@ -33,23 +38,33 @@ async def generation(
     piece: Callable[[str, bool], dict[str, Any]],
     last: Callable[[Chunk], dict[str, Any] | list[dict[str, Any]]],
     whole: Callable[[str, Chunk], dict[str, Any]],
+    logprobs: LogprobsBlock | None = None,
 ) -> Response:
     """One generation as an SSE stream (``piece`` per text chunk, ``last`` for the terminal one)
-    or as one JSON body (``whole``)."""
+    or as one JSON body (``whole``). ``logprobs`` writes the tokens' log-probabilities into the
+    choice of each piece (or of the whole body)."""
     if not stream:
         text, final = await collect(request, state, produce, cancel)
-        return JSONResponse(whole(text, final))
+        body = whole(text, final)
+        if logprobs is not None:
+            body["choices"][0]["logprobs"] = logprobs(final.logprobs, 0)
+        return JSONResponse(body)
 
     async def events() -> AsyncIterator[bytes]:
         # aclosing: leaving early (a client gone) must finish the generation thread before the
         # turn passes to the next request, or that request finds the model still busy.
         async with state.turn(), contextlib.aclosing(state.run_stream(produce, cancel)) as items:
             first = True
+            offset = 0
             async for item in items:
                 if isinstance(item, str):
                     yield b": keep-alive\n\n"
                 elif not item.is_terminal:
-                    yield sse(piece(item.text, first))
+                    data = piece(item.text, first)
+                    if logprobs is not None:
+                        data["choices"][0]["logprobs"] = logprobs(item.logprobs, offset)
+                    offset += len(item.text)
+                    yield sse(data)
                     first = False
                 elif item.finish_reason == "error":
                     code = item.code or GenerationError.code
@@ -135,6 +150,7 @@ async def collect(
     """Run a whole generation for a non-streaming request, still stopping if the client leaves."""
     watcher = asyncio.create_task(watch_disconnect(request.receive, cancel))
     parts: list[str] = []
+    scored: list[TokenLogprob] = []
     final: Chunk | None = None
     try:
         async with state.turn(), contextlib.aclosing(state.run_stream(produce, cancel)) as items:
@@ -142,9 +158,10 @@ async def collect(
                 if isinstance(item, str):
                     continue
                 if item.is_terminal:
-                    final = item
+                    final = dataclasses.replace(item, logprobs=(*scored, *item.logprobs))
                     break
                 parts.append(item.text)
+                scored.extend(item.logprobs)
     finally:
         watcher.cancel()
     if final is None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from engine.tools import Tool, ToolCall
 from engine.tools.calls import parse_calls, prose_end
-from engine.types import Chunk
+from engine.types import Chunk, TokenLogprob
 
 
 @dataclass(slots=True)
@@ -25,13 +25,16 @@ def hold_calls(
 ) -> Iterator[Chunk]:
     text = ""
     sent = 0
+    scored: list[TokenLogprob] = []  # the tokens of the text held back
     for chunk in chunks:
         if not chunk.is_terminal:
             text += chunk.text
+            scored.extend(chunk.logprobs)
             # Whitespace waits for what follows it: before a call it is not content.
             end = len(text[: prose_end(text)].rstrip())
             if end > sent:
-                yield Chunk(text=text[sent:end])
+                yield Chunk(text=text[sent:end], logprobs=tuple(scored))
+                scored.clear()
                 sent = end
             continue
         if chunk.finish_reason in ("stop", "length"):
@@ -41,7 +44,7 @@ def hold_calls(
                 shown = text[:sent].strip()
                 rest = content[len(shown) :].rstrip() if content.startswith(shown) else ""
             if rest.strip() or (rest and not held.calls):
-                yield Chunk(text=rest)
+                yield Chunk(text=rest, logprobs=tuple(scored))
         yield chunk
         return
 

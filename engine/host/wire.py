@@ -21,7 +21,14 @@ from engine.host.tool_wire import parse_tool_choice, parse_tools, reply_schema
 from engine.protocol import completion_extras
 from engine.tools import Tool, ToolCall, ToolChoice
 from engine.tools.constrain import call_schema, grammar_for
-from engine.types import ChatMessage, Chunk, GenerationParams, Role
+from engine.types import (
+    TOP_LOGPROBS_MAX,
+    ChatMessage,
+    Chunk,
+    GenerationParams,
+    Role,
+    TokenLogprob,
+)
 
 MAX_STOP = 8
 MAX_STOP_CHARS = 256
@@ -43,7 +50,15 @@ _SAMPLING = {
 _COMMON = {"model", "stream", "stream_options", "n", "user", "presence_penalty"}
 _COMMON |= {"frequency_penalty", "logprobs", "response_format"}
 CHAT_FIELDS = frozenset(
-    {"messages", "tools", "tool_choice", "parallel_tool_calls", *_COMMON, *_SAMPLING}
+    {
+        "messages",
+        "tools",
+        "tool_choice",
+        "parallel_tool_calls",
+        "top_logprobs",
+        *_COMMON,
+        *_SAMPLING,
+    }
 )
 COMPLETION_FIELDS = frozenset({"prompt", "echo", *_COMMON, *_SAMPLING})
 EMBEDDING_FIELDS = frozenset({"model", "input", "encoding_format", "user", "dimensions"})
@@ -100,6 +115,7 @@ def parse_chat(body: object) -> ChatRequest:
         _params(data),
         tools=offered,
         grammar=grammar_for(shape) if shape is not None else None,
+        logprobs=_chat_logprobs(data),
     )
     return ChatRequest(_model(data), messages, params, stream, include_usage, offered, choice)
 
@@ -117,7 +133,8 @@ def parse_completion(body: object) -> CompletionRequest:
     if data.get("echo") not in (None, False):
         raise InvalidRequest("'echo' is not supported.")
     stream, include_usage = _stream_flags(data)
-    return CompletionRequest(_model(data), prompt, _params(data), stream, include_usage)
+    params = replace(_params(data), logprobs=_completion_logprobs(data))
+    return CompletionRequest(_model(data), prompt, params, stream, include_usage)
 
 
 def parse_embeddings(body: object) -> EmbeddingRequest:
@@ -385,8 +402,6 @@ def _stream_flags(data: Mapping[str, Any]) -> tuple[bool, bool]:
     n = data.get("n", 1)
     if n != 1 or isinstance(n, bool):
         raise InvalidRequest("'n' must be 1: one choice per request.")
-    if data.get("logprobs") not in (None, False):
-        raise InvalidRequest("'logprobs' is not supported.")
     for name in ("presence_penalty", "frequency_penalty"):
         value = data.get(name)
         if value is not None and (not _is_number(value) or not -2.0 <= value <= 2.0):
@@ -395,6 +410,57 @@ def _stream_flags(data: Mapping[str, Any]) -> tuple[bool, bool]:
     if user is not None and not isinstance(user, str):
         raise InvalidRequest("'user' must be a string.")
     return stream, include_usage
+
+
+def _chat_logprobs(data: Mapping[str, Any]) -> int | None:
+    """Chat: ``logprobs: true`` asks for them, ``top_logprobs`` (0-20) for alternatives."""
+    wanted = _bool(data, "logprobs", False)
+    top = data.get("top_logprobs")
+    if top is not None and (not _is_int(top) or not 0 <= top <= TOP_LOGPROBS_MAX):
+        raise InvalidRequest(f"'top_logprobs' must be an integer from 0 to {TOP_LOGPROBS_MAX}.")
+    if top is not None and not wanted:
+        raise InvalidRequest("'top_logprobs' needs 'logprobs': true.")
+    return (top or 0) if wanted else None
+
+
+def _completion_logprobs(data: Mapping[str, Any]) -> int | None:
+    """Completions: ``logprobs`` is the number of alternatives (0-20), or null for none."""
+    value = data.get("logprobs")
+    if value is None:
+        return None
+    if not _is_int(value) or not 0 <= value <= TOP_LOGPROBS_MAX:
+        raise InvalidRequest(f"'logprobs' must be an integer from 0 to {TOP_LOGPROBS_MAX}.")
+    return int(value)
+
+
+def chat_logprobs(tokens: Sequence[TokenLogprob], _offset: int = 0) -> dict[str, Any]:
+    """OpenAI's chat ``logprobs``: each token with its alternatives."""
+
+    def one(text: str, logprob: float, raw: tuple[int, ...]) -> dict[str, Any]:
+        return {"token": text, "logprob": logprob, "bytes": list(raw)}
+
+    return {
+        "content": [
+            {**one(t.token, t.logprob, t.bytes), "top_logprobs": [one(*alt) for alt in t.top]}
+            for t in tokens
+        ],
+        "refusal": None,
+    }
+
+
+def completion_logprobs(tokens: Sequence[TokenLogprob], offset: int = 0) -> dict[str, Any]:
+    """The completions API's ``logprobs``: parallel lists, ``text_offset`` counted in characters
+    from the start of the reply."""
+    offsets = []
+    for t in tokens:
+        offsets.append(offset)
+        offset += len(t.token)
+    return {
+        "tokens": [t.token for t in tokens],
+        "token_logprobs": [t.logprob for t in tokens],
+        "top_logprobs": [{text: lp for text, lp, _raw in t.top} for t in tokens],
+        "text_offset": offsets,
+    }
 
 
 def _params(data: Mapping[str, Any]) -> GenerationParams:

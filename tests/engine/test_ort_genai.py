@@ -177,3 +177,19 @@ def test_a_reply_that_must_match_a_grammar_is_refused_not_passed_off(
     params = GenerationParams(temperature=0.0, max_tokens=8, grammar=grammar_for(ANY_JSON_OBJECT))
     with pytest.raises(InvalidRequest, match="onnxruntime-genai cannot constrain"):
         model.chat([ChatMessage("user", "Give me JSON.")], params)
+
+
+def test_logprobs_come_from_the_logits_the_token_was_chosen_from(model: OrtGenaiModel) -> None:
+    import math
+
+    from engine.types import ChatMessage, GenerationParams
+
+    params = GenerationParams(temperature=0.0, repeat_penalty=1.0, max_tokens=12, logprobs=4)
+    chunks = list(model.chat([ChatMessage("user", "Name a colour.")], params))
+    assert chunks[-1].finish_reason in ("stop", "length"), chunks[-1].error
+    scored = [t for c in chunks for t in c.logprobs]
+    assert scored and len(scored) == chunks[-1].stats.completion_tokens  # type: ignore[union-attr]
+    for token in scored:
+        # Greedy: the chosen token is the most likely one of the distribution reported for it.
+        assert math.isclose(token.logprob, token.top[0][1], abs_tol=1e-6)
+        assert len(token.top) == 4 and sum(math.exp(lp) for _t, lp, _b in token.top) <= 1 + 1e-6

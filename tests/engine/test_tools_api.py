@@ -6,6 +6,7 @@ always parse and validate, even where the prompt invites prose; malformed reques
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -288,3 +289,88 @@ def test_cove_chat_with_mcp_at_the_terminal(tool_model: Path, tmp_path: Path) ->
     assert "[notes: ready, 4 tools" in done.stderr
     assert "[broken: failed" in done.stderr and "notes database not found" in done.stderr
     assert "[notes.add result: " in done.stderr
+
+
+# -- logprobs ----------------------------------------------------------------------------------
+
+
+def _check_distribution(entries: list[Any], greedy: bool) -> None:
+    for entry in entries:
+        assert entry.logprob <= 0.0
+        assert bytes(entry.bytes).decode("utf-8", "replace") == entry.token
+        tops = entry.top_logprobs
+        assert len(tops) == 5
+        assert [t.logprob for t in tops] == sorted((t.logprob for t in tops), reverse=True)
+        # Probabilities of distinct tokens: together at most 1.
+        assert sum(math.exp(t.logprob) for t in tops) <= 1.0 + 1e-6
+        if greedy:  # the chosen token is the most likely one
+            assert math.isclose(entry.logprob, tops[0].logprob, abs_tol=1e-6)
+
+
+def test_chat_logprobs_describe_the_reply(oai: openai.OpenAI, model_id: str) -> None:
+    reply = oai.chat.completions.create(
+        model=model_id,
+        messages=[{"role": "user", "content": "Name three colours."}],
+        temperature=0,
+        max_tokens=24,
+        logprobs=True,
+        top_logprobs=5,
+        extra_body={"repeat_penalty": 1.0},
+    )
+    choice = reply.choices[0]
+    assert choice.logprobs is not None and choice.logprobs.content
+    entries = choice.logprobs.content
+    assert "".join(e.token for e in entries) == choice.message.content
+    assert reply.usage is not None and len(entries) == reply.usage.completion_tokens
+    _check_distribution(entries, greedy=True)
+
+
+def test_streamed_logprobs_follow_the_text(oai: openai.OpenAI, model_id: str) -> None:
+    stream = oai.chat.completions.create(
+        model=model_id,
+        messages=[{"role": "user", "content": "Count from one to five in words."}],
+        temperature=0.8,
+        seed=7,
+        max_tokens=24,
+        logprobs=True,
+        top_logprobs=5,
+        stream=True,
+    )
+    text, entries = "", []
+    for chunk in stream:
+        for choice in chunk.choices:
+            text += choice.delta.content or ""
+            if choice.logprobs is not None and choice.logprobs.content:
+                entries.extend(choice.logprobs.content)
+    assert entries and "".join(e.token for e in entries) == text
+    _check_distribution(entries, greedy=False)
+
+
+def test_completion_logprobs(oai: openai.OpenAI, model_id: str) -> None:
+    reply = oai.completions.create(
+        model=model_id,
+        prompt="The capital of France is",
+        max_tokens=8,
+        temperature=0,
+        logprobs=3,
+        # Greedy on the model's own distribution: what logprobs report, before any penalty.
+        extra_body={"repeat_penalty": 1.0},
+    )
+    logprobs = reply.choices[0].logprobs
+    assert logprobs is not None and logprobs.tokens and logprobs.token_logprobs
+    assert "".join(logprobs.tokens) == reply.choices[0].text
+    assert logprobs.text_offset == [
+        sum(len(t) for t in logprobs.tokens[:i]) for i in range(len(logprobs.tokens))
+    ]
+    assert logprobs.top_logprobs is not None
+    for chosen, top in zip(logprobs.token_logprobs, logprobs.top_logprobs, strict=True):
+        assert 1 <= len(top) <= 3 and math.isclose(chosen, max(top.values()), abs_tol=1e-6)
+
+
+def test_logprobs_out_of_range_are_a_400(oai: openai.OpenAI, model_id: str) -> None:
+    with pytest.raises(openai.BadRequestError, match="top_logprobs"):
+        oai.chat.completions.create(
+            model=model_id, messages=ASK, logprobs=True, top_logprobs=21, max_tokens=2
+        )
+    with pytest.raises(openai.BadRequestError, match="needs 'logprobs'"):
+        oai.chat.completions.create(model=model_id, messages=ASK, top_logprobs=2, max_tokens=2)
