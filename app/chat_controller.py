@@ -354,6 +354,7 @@ class ChatController(QObject):
         worker.signals.turn_saved.connect(self._turn_saved)
         worker.signals.chunk_received.connect(self._chunk_received)
         worker.signals.call_changed.connect(self._call_changed)
+        worker.signals.reasoning_received.connect(self._reasoning_received)
         worker.signals.reply_finished.connect(self._reply_finished)
         worker.signals.engine_crashed.connect(self.engine.report_crash)
         self.worker = worker  # its signals object must outlive the run
@@ -404,6 +405,14 @@ class ChatController(QObject):
             widget = self.view.message_widget(reply_id)
             if widget is not None:
                 widget.append(text)
+
+    def _reasoning_received(self, reply_id: int, text: str) -> None:
+        active = self.active
+        if active is None or not self._on_screen(active.conversation_id):
+            return
+        widget = self.view.message_widget(reply_id)
+        if widget is not None:
+            widget.append_reasoning(text)
 
     def _call_changed(self, reply_id: int, call: dict[str, Any]) -> None:
         active = self.active

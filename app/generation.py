@@ -90,6 +90,8 @@ class GenerationSignals(QObject):
     chunk_received = Signal(int, str)
     # (reply id, the call as stored in the reply's meta) at each change of a tool call's state
     call_changed = Signal(int, object)
+    # (reply id, more of a reasoning model's thinking)
+    reasoning_received = Signal(int, str)
     reply_finished = Signal(object)  # ReplyOutcome
     engine_crashed = Signal(str)
 
@@ -163,6 +165,7 @@ class GenerationWorker(QRunnable):
         self._chat = chat  # looked up when the job runs: the engine may restart in between
         self.request = request
         self.calls: dict[str, dict[str, Any]] = {}  # the reply's tool calls, by id
+        self.reasoning: list[str] = []  # a reasoning model's thinking, kept apart from the reply
 
     def run(self) -> None:
         req = self.request
@@ -267,9 +270,14 @@ class GenerationWorker(QRunnable):
         )
         try:
             for chunk in chunks:
+                if chunk.reasoning:
+                    self.reasoning.append(chunk.reasoning)
+                    self.signals.reasoning_received.emit(reply_id, chunk.reasoning)
                 if chunk.is_terminal:
                     final = chunk
                     break
+                if not chunk.text:
+                    continue
                 parts.append(chunk.text)
                 pending.append(chunk.text)
                 now = time.monotonic()
@@ -317,6 +325,7 @@ class GenerationWorker(QRunnable):
                     tools.ask,
                     on_text=lambda text: texts.put(Chunk(text=text)),
                     on_call=on_call,
+                    on_reasoning=lambda text: texts.put(Chunk(reasoning=text)),
                     cancel=req.cancel,
                 )
                 texts.put(result.final)
@@ -354,6 +363,8 @@ class GenerationWorker(QRunnable):
                 meta: dict[str, Any] = dict(reply.meta)
                 if self.calls:
                     meta["tool_calls"] = list(self.calls.values())
+                if self.reasoning:
+                    meta["reasoning"] = "".join(self.reasoning)
                 if final is not None:
                     meta.update(reply_meta(final))
                     status = reply_status(final.finish_reason)

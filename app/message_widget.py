@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from app.message_document import MessageRenderer, copy_index
 from app.open_source import open_source
+from app.reasoning_panel import ReasoningPanel
 from app.sources_panel import SourcesPanel
 from app.theme import Colors
 from app.tool_call_card import ToolCallCard
@@ -170,6 +171,7 @@ class MessageWidget(QFrame):
 
         self.sources_panel: SourcesPanel | None = None  # built for replies from documents
         self.call_cards: dict[str, ToolCallCard] = {}  # built for replies that called tools
+        self.reasoning: ReasoningPanel | None = None  # built for a reasoning model's replies
         self.footer = QLabel()
         self.footer.setProperty("muted", True)
         self.footer.setWordWrap(True)
@@ -244,7 +246,25 @@ class MessageWidget(QFrame):
         for call in self.meta.get("tool_calls") or ():
             if isinstance(call, dict):
                 self.show_call(call)
+        thought = self.meta.get("reasoning")
+        if isinstance(thought, str) and thought.strip():
+            self._reasoning_panel().set_text(thought)
+        elif self.reasoning is not None:
+            self.reasoning.set_text(self.reasoning.text)
         self._update_actions()
+
+    def append_reasoning(self, text: str) -> None:
+        """More of the model's thinking, as it streams (the answer follows it)."""
+        if self.waiting.isVisible():
+            self.waiting.setVisible(False)
+        self._reasoning_panel().append(text)
+
+    def _reasoning_panel(self) -> ReasoningPanel:
+        if self.reasoning is None:
+            self.reasoning = ReasoningPanel()
+            self._outer.insertWidget(self._outer.indexOf(self.text_box) + 1, self.reasoning)
+            self.reasoning.setVisible(True)  # now, not at the layout's next pass
+        return self.reasoning
 
     def show_call(self, call: dict[str, Any]) -> None:
         """Show a tool call of this reply (or its new state), above the reply's text."""
@@ -257,6 +277,7 @@ class MessageWidget(QFrame):
         card.decided.connect(self.call_decided.emit)
         self.call_cards[call_id] = card
         self._outer.insertWidget(self._outer.indexOf(self.text_box), card)
+        card.setVisible(True)
         if self.waiting.isVisible() and call.get("state") == "asking":
             self.waiting.setVisible(False)
 

@@ -224,6 +224,10 @@ class EngineClient:
                 for choice in event.get("choices") or ():
                     if chat:
                         calls.add(choice.get("delta"))
+                        thought = _reasoning(choice.get("delta"))
+                        if thought:
+                            clock.token()
+                            yield Chunk(reasoning=thought)
                     text = _choice_text(choice, chat)
                     if text:
                         clock.token()
@@ -394,6 +398,15 @@ class _Calls:
             extra = {"id": part["id"]} if "id" in part else {}
             calls.append(ToolCall(part["name"], arguments, **extra))
         return tuple(calls)
+
+
+def _reasoning(delta: object) -> str:
+    """A reasoning model's thinking: ``reasoning_content`` (Cove, llama-server, DeepSeek) or
+    ``reasoning`` (vLLM, Ollama's compatible API)."""
+    if not isinstance(delta, dict):
+        return ""
+    value = delta.get("reasoning_content") or delta.get("reasoning")
+    return value if isinstance(value, str) else ""
 
 
 def _choice_text(choice: dict[str, Any], chat: bool) -> str:

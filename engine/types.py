@@ -126,6 +126,8 @@ class Chunk:
 
     text: str = ""
     finish_reason: FinishReason | None = None
+    # A reasoning model's thinking (engine.reasoning), apart from its answer in ``text``.
+    reasoning: str = ""
     stats: GenerationStats | None = None
     truncation: Truncation | None = None
     error: str | None = None

@@ -29,6 +29,7 @@ from engine.errors import (
     InvalidRequest,
     ModelNotFound,
 )
+from engine.reasoning import OPEN, opens_thinking
 from engine.stopping import StopMatcher
 from engine.tools import Tool
 from engine.types import (
@@ -169,18 +170,30 @@ class GenerationLoop(ABC):
         """Stream a reply to a conversation; the last chunk is terminal and carries the stats."""
         started = time.perf_counter()
         self._check_grammar(params)
+        rendered = [""]
+
+        def render(kept: Sequence[ChatMessage]) -> str:
+            rendered[0] = self.render(kept, params.tools)
+            return rendered[0]
 
         def prompt() -> tuple[list[int], Truncation | None]:
             return fit_prompt(
                 messages,
-                lambda kept: self.render(kept, params.tools),
+                render,
                 self.tokenize,
                 n_ctx=self._n_ctx,
                 max_tokens=params.max_tokens,
             )
 
+        def lead() -> str:
+            # A template that opens the model's thinking itself: the reply starts inside it, and
+            # says so, as a reply that opens it does (engine.reasoning).
+            # A grammar leaves no room for thinking.
+            opens = params.grammar is None and opens_thinking(rendered[0])
+            return OPEN + "\n" if opens else ""
+
         stop = (*params.stop, *self.template.stop)
-        return self._generate(prompt, params, cancel, stop, started)
+        return self._generate(prompt, params, cancel, stop, started, lead)
 
     def complete(
         self, prompt: str, params: GenerationParams, cancel: threading.Event | None = None
@@ -239,6 +252,7 @@ class GenerationLoop(ABC):
         cancel: threading.Event | None,
         stop: Sequence[str],
         started: float,
+        lead: Callable[[], str] = lambda: "",
     ) -> Iterator[Chunk]:
         """One generation at a time, ending in exactly one terminal chunk whatever happens:
         an error inside becomes an ``error`` terminal chunk and forgets the cached sequence."""
@@ -256,6 +270,9 @@ class GenerationLoop(ABC):
             self._check_open()
             event = self._cancel = cancel or threading.Event()
             tokens, truncation = prompt()
+            opening = lead()
+            if opening:
+                yield Chunk(text=opening)
             finish, context_full = yield from self._run(tokens, params, event, stop, stats)
         except EngineError as exc:
             finish, error, code = "error", str(exc), exc.code

@@ -128,6 +128,7 @@ class _Turn:
             self.tools.ask,
             on_text=write,
             on_call=show_call,
+            on_reasoning=sys.stderr.write,
             cancel=cancel,
         )
         sys.stdout.write("\n")
@@ -184,6 +185,9 @@ def _stream(chunks: Iterable[Chunk], out: TextIO) -> tuple[str, Chunk]:
     parts: list[str] = []
     final: Chunk | None = None
     for chunk in chunks:
+        if chunk.reasoning:  # a reasoning model's thinking: on stderr, apart from the answer
+            sys.stderr.write(chunk.reasoning)
+            sys.stderr.flush()
         if chunk.is_terminal:
             final = chunk
             break

@@ -28,6 +28,7 @@ from engine.host.state import HostState
 from engine.host.streaming import collect, event_stream, generation, sse, watch_disconnect
 from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.protocol import ModelInfo, error_body
+from engine.reasoning import split_thinking
 from engine.types import Chunk
 
 log = logging.getLogger("cove.host")
@@ -120,13 +121,14 @@ async def _chat(request: Request, state: HostState, config: HostConfig) -> Respo
     return await generation(
         request,
         state,
-        lambda: resident.model.chat(req.messages, req.params, cancel),
+        lambda: split_thinking(resident.model.chat(req.messages, req.params, cancel)),
         cancel,
         stream=req.stream,
         piece=piece,
         last=lambda final: wire.chat_final_chunk(cid, name, created, final),
         whole=lambda text, final: wire.chat_response(cid, name, created, text, final),
         logprobs=wire.chat_logprobs if req.params.logprobs is not None else None,
+        thought=lambda text, first: wire.chat_thought(cid, name, created, text, first),
     )
 
 
@@ -147,7 +149,10 @@ async def _chat_with_tools(
     parallel = req.tool_choice.parallel
     if not req.stream:
         text, final = await collect(
-            request, state, lambda: model.chat(req.messages, req.params, cancel), cancel
+            request,
+            state,
+            lambda: split_thinking(model.chat(req.messages, req.params, cancel)),
+            cancel,
         )
         content, calls = split_calls(text, req.tools, parallel)
         body = wire.chat_response(cid, name, created, content, final, calls)
@@ -171,13 +176,16 @@ async def _chat_with_tools(
     return await generation(
         request,
         state,
-        lambda: hold_calls(model.chat(req.messages, req.params, cancel), req.tools, parallel, held),
+        lambda: hold_calls(
+            split_thinking(model.chat(req.messages, req.params, cancel)), req.tools, parallel, held
+        ),
         cancel,
         stream=True,
         piece=piece,
         last=last,
         whole=lambda text, final: wire.chat_response(cid, name, created, text, final),
         logprobs=wire.chat_logprobs if req.params.logprobs is not None else None,
+        thought=lambda text, first: wire.chat_thought(cid, name, created, text, first),
     )
 
 

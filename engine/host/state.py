@@ -293,17 +293,22 @@ class HostState:
 
         def work() -> None:
             held: list[str] = []
+            thought: list[str] = []  # a reasoning model's thinking comes before its answer
             scored: list[TokenLogprob] = []
             due = 0.0
             try:
                 for chunk in produce():
                     if not chunk.is_terminal:
                         held.append(chunk.text)
+                        thought.append(chunk.reasoning)
                         scored.extend(chunk.logprobs)
                         now = time.monotonic()
                         if now < due:
                             continue
                         due = now + flush_s
+                    if any(thought):
+                        loop.call_soon_threadsafe(put, Chunk(reasoning="".join(thought)))
+                    thought.clear()
                     if held:
                         merged = Chunk(text="".join(held), logprobs=tuple(scored))
                         loop.call_soon_threadsafe(put, merged)

@@ -39,10 +39,12 @@ async def generation(
     last: Callable[[Chunk], dict[str, Any] | list[dict[str, Any]]],
     whole: Callable[[str, Chunk], dict[str, Any]],
     logprobs: LogprobsBlock | None = None,
+    thought: Callable[[str, bool], dict[str, Any]] | None = None,
 ) -> Response:
     """One generation as an SSE stream (``piece`` per text chunk, ``last`` for the terminal one)
     or as one JSON body (``whole``). ``logprobs`` writes the tokens' log-probabilities into the
-    choice of each piece (or of the whole body)."""
+    choice of each piece (or of the whole body); ``thought`` writes a piece of a reasoning
+    model's thinking (dropped without it)."""
     if not stream:
         text, final = await collect(request, state, produce, cancel)
         body = whole(text, final)
@@ -60,6 +62,11 @@ async def generation(
                 if isinstance(item, str):
                     yield b": keep-alive\n\n"
                 elif not item.is_terminal:
+                    if item.reasoning and thought is not None:
+                        yield sse(thought(item.reasoning, first))
+                        first = False
+                    if not item.text and not item.logprobs:
+                        continue
                     data = piece(item.text, first)
                     if logprobs is not None:
                         data["choices"][0]["logprobs"] = logprobs(item.logprobs, offset)
@@ -150,6 +157,7 @@ async def collect(
     """Run a whole generation for a non-streaming request, still stopping if the client leaves."""
     watcher = asyncio.create_task(watch_disconnect(request.receive, cancel))
     parts: list[str] = []
+    thought: list[str] = []
     scored: list[TokenLogprob] = []
     final: Chunk | None = None
     try:
@@ -158,9 +166,12 @@ async def collect(
                 if isinstance(item, str):
                     continue
                 if item.is_terminal:
-                    final = dataclasses.replace(item, logprobs=(*scored, *item.logprobs))
+                    final = dataclasses.replace(
+                        item, logprobs=(*scored, *item.logprobs), reasoning="".join(thought)
+                    )
                     break
                 parts.append(item.text)
+                thought.append(item.reasoning)
                 scored.extend(item.logprobs)
     finally:
         watcher.cancel()

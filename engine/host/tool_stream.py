@@ -27,6 +27,8 @@ def hold_calls(
     sent = 0
     scored: list[TokenLogprob] = []  # the tokens of the text held back
     for chunk in chunks:
+        if chunk.reasoning:  # a reasoning model's thinking is never a call
+            yield Chunk(reasoning=chunk.reasoning)
         if not chunk.is_terminal:
             text += chunk.text
             scored.extend(chunk.logprobs)

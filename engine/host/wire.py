@@ -185,6 +185,14 @@ def chat_delta(cid: str, model: str, created: int, delta: dict[str, Any]) -> dic
     }
 
 
+def chat_thought(cid: str, model: str, created: int, text: str, first: bool) -> dict[str, Any]:
+    """A piece of a reasoning model's thinking, as llama-server and others stream it."""
+    delta: dict[str, Any] = {"reasoning_content": text}
+    if first:
+        delta = {"role": "assistant", "content": None, **delta}
+    return chat_delta(cid, model, created, delta)
+
+
 def chat_final_chunk(
     cid: str, model: str, created: int, final: Chunk, calls: Sequence[ToolCall] = ()
 ) -> dict[str, Any]:
@@ -221,6 +229,8 @@ def chat_response(
     calls: Sequence[ToolCall] = (),
 ) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": text}
+    if final.reasoning:
+        message["reasoning_content"] = final.reasoning
     if calls:
         message["content"] = text or None
         message["tool_calls"] = [c.to_openai() for c in calls]
@@ -315,7 +325,8 @@ def _model(data: Mapping[str, Any]) -> str:
 def _message(raw: object, i: int) -> ChatMessage:
     if not isinstance(raw, dict):
         raise InvalidRequest(f"messages[{i}] must be an object with 'role' and 'content'.")
-    allowed = ("role", "content", "name", "tool_calls", "tool_call_id")
+    # reasoning_content: an earlier reply's thinking, which a template leaves out of the history.
+    allowed = ("role", "content", "name", "tool_calls", "tool_call_id", "reasoning_content")
     extra = sorted(k for k in raw if k not in allowed)
     if extra:
         raise InvalidRequest(f"messages[{i}] has an unsupported field {extra[0]!r}.")

@@ -68,6 +68,7 @@ def run_turn(
     *,
     on_text: Callable[[str], None] = lambda _text: None,
     on_call: Callable[[CallRecord], None] = lambda _record: None,
+    on_reasoning: Callable[[str], None] = lambda _text: None,
     cancel: threading.Event | None = None,
     max_rounds: int = MAX_ROUNDS,
 ) -> TurnResult:
@@ -86,7 +87,8 @@ def run_turn(
         if wrap_up:
             offered = ()
         asked = [*history, *result.messages, *([ChatMessage("user", WRAP_UP)] if wrap_up else [])]
-        text, final = _reply(chat(asked, dataclasses.replace(params, tools=offered)), on_text)
+        reply = chat(asked, dataclasses.replace(params, tools=offered))
+        text, final = _reply(reply, on_text, on_reasoning)
         result.text, result.final = text, final
         if not final.tool_calls or final.finish_reason not in ("stop", "length"):
             return result
@@ -117,9 +119,13 @@ def _key(call: ToolCall) -> str:
     return call.name + json.dumps(call.arguments, sort_keys=True)
 
 
-def _reply(chunks: Iterator[Chunk], on_text: Callable[[str], None]) -> tuple[str, Chunk]:
+def _reply(
+    chunks: Iterator[Chunk], on_text: Callable[[str], None], on_reasoning: Callable[[str], None]
+) -> tuple[str, Chunk]:
     parts: list[str] = []
     for chunk in chunks:
+        if chunk.reasoning:
+            on_reasoning(chunk.reasoning)
         if chunk.is_terminal:
             return "".join(parts), chunk
         if chunk.text:

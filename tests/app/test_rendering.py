@@ -134,3 +134,30 @@ def test_the_qt_binding_does_not_leak_none_after_the_guard() -> None:
     before = sys.getrefcount(None)
     assert none_leak_per_call() in (0, 1)
     assert sys.getrefcount(None) > 1 << 40 or before - sys.getrefcount(None) < 10
+
+
+def test_a_reasoning_models_thinking_is_folded_under_its_answer(qtbot: QtBot) -> None:
+    from PySide6.QtCore import Qt
+
+    widget = MessageWidget("assistant", LIGHT)
+    qtbot.addWidget(widget)
+    widget.show()
+    widget.start_stream()
+    for piece in ("The user asks ", "for 2+2. <b>Adding</b>", " gives 4."):
+        widget.append_reasoning(piece)
+    panel = widget.reasoning
+    assert panel is not None and panel.toggle.text() == "Thinking… · 8 words"
+    assert not panel.body.isVisibleTo(widget)  # folded while it streams
+    widget.append("It is 4.")
+    widget.finish("complete", {"reasoning": panel.text})
+    assert panel.toggle.text() == "Reasoning · 8 words"
+    assert widget._outer.indexOf(panel) > widget._outer.indexOf(widget.text_box)  # under it
+    panel.toggle.click()
+    assert panel.body.isVisibleTo(widget) and panel.body.textFormat() == Qt.TextFormat.PlainText
+    assert panel.body.text() == "The user asks for 2+2. <b>Adding</b> gives 4."
+    # Reopened from the history: the same, from the reply's meta.
+    stored = MessageWidget("assistant", LIGHT)
+    qtbot.addWidget(stored)
+    stored.set_text("It is 4.")
+    stored.finish("complete", {"reasoning": panel.text})
+    assert stored.reasoning is not None and stored.reasoning.toggle.text() == "Reasoning · 8 words"

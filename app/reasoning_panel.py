@@ -1,0 +1,49 @@
+"""A reasoning model's thinking, under its answer: folded to one line ("Reasoning · 212 words"),
+opened on a click, shown as plain text. While the model thinks, the line counts the words."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QLabel, QToolButton, QVBoxLayout, QWidget
+
+
+class ReasoningPanel(QFrame):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("Reasoning")
+        self.text = ""
+        self.thinking = False
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 2, 0, 2)
+        layout.setSpacing(2)
+        self.toggle = QToolButton()
+        self.toggle.setCheckable(True)
+        self.toggle.setAutoRaise(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.toggle.toggled.connect(self._fold)
+        self.body = QLabel()
+        self.body.setTextFormat(Qt.TextFormat.PlainText)
+        self.body.setWordWrap(True)
+        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.body.setProperty("muted", True)
+        self.body.setVisible(False)
+        layout.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.body)
+
+    def set_text(self, text: str, thinking: bool = False) -> None:
+        self.text, self.thinking = text, thinking
+        self.body.setText(text.strip())
+        self._label()
+
+    def append(self, text: str) -> None:
+        self.set_text(self.text + text, thinking=True)
+
+    def _label(self) -> None:
+        words = len(self.text.split())
+        what = "Thinking…" if self.thinking else "Reasoning"
+        self.toggle.setText(f"{what} · {words} word{'s' if words != 1 else ''}")
+
+    def _fold(self, open_: bool) -> None:
+        self.body.setVisible(open_)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow)
