@@ -128,7 +128,7 @@ class _Turn:
             self.tools.ask,
             on_text=write,
             on_call=show_call,
-            on_reasoning=sys.stderr.write,
+            on_reasoning=lambda text: print(text, end="", file=sys.stderr, flush=True),
             cancel=cancel,
         )
         sys.stdout.write("\n")
