@@ -296,7 +296,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
                 "names": round(sum(r["names"] for r in some) / len(some), 3),
             }
         seconds = sorted(r["seconds"] for r in mine)
-        per["median_s"] = round(seconds[len(seconds) // 2], 2)  # type: ignore[assignment]
+        per["median_s"] = round(seconds[len(seconds) // 2], 2)
         out[server] = per
     return out
 
