@@ -117,6 +117,7 @@ class MainWindow(QMainWindow):
         self.mcp = McpService(self)
         self.controller.tools = self.mcp.request
         self.controller.answer_call = self.mcp.broker.answer
+        self.mcp.statuses_changed.connect(self._mcp_statuses)
         pages = (self.chat_page, self.models_view, self.hardware_view, self.welcome)
         for page in (*pages, self.documents_view):
             self.pages.addWidget(page)
@@ -175,6 +176,18 @@ class MainWindow(QMainWindow):
         dialog.enabled.toggled.connect(self._save_mcp_enabled)
         dialog.open()
         return dialog
+
+    def _mcp_statuses(self, statuses: list[Any]) -> None:
+        """A server that failed is said at once (each on its own); the others' tools work."""
+        failed = [s for s in statuses if s.state == "failed"]
+        if failed:
+            names = ", ".join(s.name for s in failed)
+            self.status.notify(
+                f"MCP server{'s' if len(failed) > 1 else ''} {names} could not start: "
+                "see menu › MCP servers…"
+            )
+        elif self.mcp.error:
+            self.status.notify(f"The MCP server list could not be read: {self.mcp.error}")
 
     def _save_mcp_enabled(self, on: bool) -> None:
         store = self.controller.store
