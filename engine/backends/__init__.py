@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from engine.errors import BackendUnavailable
+from engine.tools import Tool
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ class LoadedModel(Protocol):
     @property
     def n_ctx(self) -> int: ...
 
-    def count_tokens(self, messages: Sequence[ChatMessage]) -> int: ...
+    def count_tokens(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> int: ...
 
     def chat(
         self,

@@ -158,8 +158,8 @@ class GenerationLoop(ABC):
         """Tokens of the last conversation still in the KV cache (reused by a follow-up)."""
         return len(self._cached)
 
-    def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
-        return len(self.tokenize(self.render(messages)))
+    def count_tokens(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> int:
+        return len(self.tokenize(self.render(messages, tools)))
 
     def chat(
         self,

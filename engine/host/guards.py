@@ -140,7 +140,7 @@ class Guard:
             await send(message)
 
         headers = {k.decode("latin-1").lower(): v for k, v in scope.get("headers", [])}
-        failure = self._reject(headers)
+        failure = self._reject(headers, str(scope.get("path", "")))
         try:
             if failure is not None:
                 await failure(scope, receive, send_logged)
@@ -155,7 +155,7 @@ class Guard:
                 (time.perf_counter() - started) * 1000,
             )
 
-    def _reject(self, headers: dict[str, bytes]) -> Response | None:
+    def _reject(self, headers: dict[str, bytes], path: str) -> Response | None:
         if self.config.loopback_only:
             host = headers.get("host", b"").decode("latin-1")
             name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
@@ -169,10 +169,16 @@ class Guard:
                     status_code=400,
                 )
         if self._key is not None:
-            given = headers.get("authorization", b"")
-            expected = b"Bearer " + self._key
-            if not hmac.compare_digest(given, expected):
-                return error_response(
-                    EngineAuthError("Missing or wrong API key (send 'Authorization: Bearer KEY').")
+            # Bearer for OpenAI's and Ollama's clients, x-api-key for Anthropic's.
+            bearer = hmac.compare_digest(headers.get("authorization", b""), b"Bearer " + self._key)
+            keyed = hmac.compare_digest(headers.get("x-api-key", b""), self._key)
+            if not (bearer or keyed):
+                wrong = EngineAuthError(
+                    "Missing or wrong API key (send 'Authorization: Bearer KEY' or 'x-api-key')."
                 )
+                if path.startswith("/v1/messages"):
+                    body = {"type": "error", "error": {"type": "authentication_error",
+                                                       "message": str(wrong)}}  # fmt: skip
+                    return JSONResponse(body, status_code=401)
+                return error_response(wrong)
         return None

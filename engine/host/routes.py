@@ -22,6 +22,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from engine.errors import EngineError
+from engine.host import anthropic_routes as anthropic
 from engine.host import wire
 from engine.host.guards import Guard, HostConfig, error_response, error_status, read_json
 from engine.host.state import HostState
@@ -40,6 +41,14 @@ def make_app(state: HostState, config: HostConfig) -> ASGIApp:
         Route("/v1/chat/completions", _endpoint(state, config, _chat), methods=["POST"]),
         Route("/v1/completions", _endpoint(state, config, _completions), methods=["POST"]),
         Route("/v1/embeddings", _endpoint(state, config, _embeddings), methods=["POST"]),
+        Route(
+            "/v1/messages", anthropic.endpoint(state, config, anthropic.messages), methods=["POST"]
+        ),
+        Route(
+            "/v1/messages/count_tokens",
+            anthropic.endpoint(state, config, anthropic.count_tokens),
+            methods=["POST"],
+        ),
         Route("/cove/v1/status", _endpoint(state, config, _status), methods=["GET"]),
         Route("/cove/v1/load", _endpoint(state, config, _load), methods=["POST"]),
         Route("/cove/v1/unload", _endpoint(state, config, _unload), methods=["POST"]),

@@ -522,3 +522,8 @@ def _is_number(value: object) -> bool:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_params(data: Mapping[str, Any]) -> GenerationParams:
+    """Sampling and stopping fields, as every protocol's route reads them."""
+    return _params(data)
