@@ -176,9 +176,11 @@ class Guard:
                 wrong = EngineAuthError(
                     "Missing or wrong API key (send 'Authorization: Bearer KEY' or 'x-api-key')."
                 )
-                if path.startswith("/v1/messages"):
+                if path.startswith("/v1/messages"):  # Anthropic's clients read their own shape
                     body = {"type": "error", "error": {"type": "authentication_error",
                                                        "message": str(wrong)}}  # fmt: skip
                     return JSONResponse(body, status_code=401)
+                if path.startswith("/api/"):  # and Ollama's theirs
+                    return JSONResponse({"error": str(wrong)}, status_code=401)
                 return error_response(wrong)
         return None

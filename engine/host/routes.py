@@ -23,6 +23,7 @@ from starlette.types import ASGIApp
 
 from engine.errors import EngineError
 from engine.host import anthropic_routes as anthropic
+from engine.host import ollama_routes as ollama
 from engine.host import wire
 from engine.host.guards import Guard, HostConfig, error_response, error_status, read_json
 from engine.host.state import HostState
@@ -49,6 +50,7 @@ def make_app(state: HostState, config: HostConfig) -> ASGIApp:
             anthropic.endpoint(state, config, anthropic.count_tokens),
             methods=["POST"],
         ),
+        *_ollama_routes(state, config),
         Route("/cove/v1/status", _endpoint(state, config, _status), methods=["GET"]),
         Route("/cove/v1/load", _endpoint(state, config, _load), methods=["POST"]),
         Route("/cove/v1/unload", _endpoint(state, config, _unload), methods=["POST"]),
@@ -60,6 +62,21 @@ def make_app(state: HostState, config: HostConfig) -> ASGIApp:
 
 
 Handler = Callable[[Request, HostState, HostConfig], Awaitable[Response]]
+
+
+def _ollama_routes(state: HostState, config: HostConfig) -> list[Route]:
+    o = ollama
+    table: list[tuple[str, Handler, str]] = [
+        ("/api/chat", o.chat, "POST"),
+        ("/api/generate", o.generate, "POST"),
+        ("/api/tags", o.tags, "GET"),
+        ("/api/ps", o.ps, "GET"),
+        ("/api/show", o.show, "POST"),
+        ("/api/embed", o.embed, "POST"),
+        ("/api/embeddings", o.embed, "POST"),
+        ("/api/version", o.version, "GET"),
+    ]
+    return [Route(path, o.endpoint(state, config, fn), methods=[m]) for path, fn, m in table]
 
 
 def _endpoint(

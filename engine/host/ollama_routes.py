@@ -1,0 +1,232 @@
+"""Ollama's API on the engine host: ``/api/chat`` and ``/api/generate`` (NDJSON streams by
+default, ``format`` JSON or a schema, ``options``, tools), ``/api/tags``, ``/api/ps``,
+``/api/show``, ``/api/embed``, ``/api/embeddings`` and ``/api/version``, on the same model,
+queue and guards as the OpenAI routes; errors as Ollama's ``{"error": ...}``.
+
+A model is named as Cove lists it; the ``name:latest`` form Ollama's clients add is accepted."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+import engine
+from engine.errors import EngineError, ModelNotFound
+from engine.host import ollama_wire as ow
+from engine.host.guards import HostConfig, error_status, read_json
+from engine.host.state import HostState, Resident
+from engine.host.streaming import EventStream, collect
+from engine.host.tool_stream import Held, hold_calls, split_calls
+from engine.reasoning import split_thinking
+from engine.types import Chunk
+
+log = logging.getLogger("cove.host")
+Handler = Callable[[Request, HostState, HostConfig], Awaitable[Response]]
+
+
+def endpoint(
+    state: HostState, config: HostConfig, handler: Handler
+) -> Callable[[Request], Awaitable[Response]]:
+    async def run(request: Request) -> Response:
+        try:
+            return await handler(request, state, config)
+        except EngineError as exc:
+            status, _body = error_status(exc)
+            headers = {"Retry-After": str(config.retry_after_s)} if status == 429 else None
+            return JSONResponse(ow.error(str(exc)), status_code=status, headers=headers)
+        except Exception:  # the process boundary: answer in Ollama's shape, stay up
+            log.exception("unexpected error in %s", request.url.path)
+            return JSONResponse(ow.error("internal error; see the engine's log"), status_code=500)
+
+    return run
+
+
+def resolve(state: HostState, name: str) -> Resident:
+    """The resident chat model by any of its names, with or without Ollama's ``:latest``."""
+    for candidate in (name, name.removesuffix(":latest")):
+        with contextlib.suppress(ModelNotFound):
+            return state.resolve_chat(candidate)
+    loaded = state.chat.id if state.chat is not None else None
+    raise ModelNotFound(
+        f"model '{name}' not found"
+        + (f"; this server runs '{loaded}'" if loaded else "; no model is loaded")
+        + " (GET /api/tags lists the models)"
+    )
+
+
+async def chat(request: Request, state: HostState, config: HostConfig) -> Response:
+    req = ow.parse_chat(await read_json(request, config.max_body))
+    return await _reply(request, state, req, lambda m, p, c: m.chat(req.messages, p, c), chat=True)
+
+
+async def generate(request: Request, state: HostState, config: HostConfig) -> Response:
+    req = ow.parse_generate(await read_json(request, config.max_body))
+    if req.raw_prompt is not None:
+        prompt = req.raw_prompt
+        return await _reply(request, state, req, lambda m, p, c: m.complete(prompt, p, c),
+                            chat=False)  # fmt: skip
+    return await _reply(request, state, req, lambda m, p, c: m.chat(req.messages, p, c),
+                        chat=False)  # fmt: skip
+
+
+async def _reply(
+    request: Request,
+    state: HostState,
+    req: ow.OllamaRequest,
+    run: Callable[[Any, Any, threading.Event], Any],
+    *,
+    chat: bool,
+) -> Response:
+    resident = resolve(state, req.model)
+    name, started, cancel = resident.id, time.perf_counter(), threading.Event()
+    empty = ow.chat_line(name) if chat else ow.generate_line(name)
+    if req.load_only:  # Ollama's clients load a model with an empty request
+        return JSONResponse({**ow.done(empty, Chunk(finish_reason="stop"), started),
+                             "done_reason": "load"})  # fmt: skip
+
+    def produce() -> Any:
+        return split_thinking(run(resident.model, req.params, cancel))
+
+    def line(text: str = "", thinking: str = "", calls: Any = ()) -> dict[str, Any]:
+        if chat:
+            return ow.chat_line(name, text, thinking, calls)
+        return ow.generate_line(name, text, thinking)
+
+    if not req.stream:
+        text, final = await collect(request, state, produce, cancel)
+        calls: Any = ()
+        if req.tools:
+            text, calls = split_calls(text, req.tools, True)
+        return JSONResponse(ow.done(line(text, final.reasoning, calls), final, started))
+    held = Held()
+    source = (lambda: hold_calls(produce(), req.tools, True, held)) if req.tools else produce
+
+    async def lines() -> AsyncIterator[bytes]:
+        async with state.turn(), contextlib.aclosing(state.run_stream(source, cancel)) as items:
+            async for item in items:
+                if isinstance(item, str):
+                    continue  # NDJSON has no comment line; the client waits
+                if not item.is_terminal:
+                    yield _ndjson(line(item.text, item.reasoning))
+                elif item.finish_reason == "error":
+                    yield _ndjson(ow.error(item.error or "generation failed"))
+                    return
+                else:
+                    if held.calls:
+                        yield _ndjson(line(calls=held.calls))
+                    yield _ndjson(ow.done(line(), item, started))
+                    return
+
+    iterator = aiter(lines())
+    try:
+        first = await anext(iterator)
+    except StopAsyncIteration:
+        first = b""
+    return _Ndjson(first, iterator, cancel)
+
+
+def _ndjson(data: object) -> bytes:
+    return json.dumps(data, separators=(",", ":")).encode() + b"\n"
+
+
+class _Ndjson(EventStream):
+    """Newline-delimited JSON, with the same connection handling as the SSE streams."""
+
+    def __init__(self, first: bytes, rest: AsyncIterator[bytes], cancel: threading.Event) -> None:
+        super().__init__(first, rest, cancel)
+        self.raw_headers = [
+            (b"content-type", b"application/x-ndjson"),
+            (b"cache-control", b"no-cache"),
+        ]
+
+
+# -- models ----------------------------------------------------------------------------------------
+
+
+async def version(request: Request, state: HostState, config: HostConfig) -> Response:
+    return JSONResponse({"version": engine.__version__})
+
+
+async def tags(request: Request, state: HostState, config: HostConfig) -> Response:
+    from engine.library.installed import scan_models
+
+    entries = await asyncio.to_thread(scan_models)
+    models = []
+    resident = state.chat
+    if resident is not None:
+        models.append(_card(resident.id, resident.path.stat().st_size, resident.backend))
+    for entry in entries:
+        if resident is not None and entry.path == resident.path:
+            continue
+        # A name a client can send: no spaces (the starter by its name, files by theirs).
+        name = "starter" if entry.source == "starter" else entry.path.name
+        models.append(_card(name, entry.size_bytes, entry.kind, entry.quantization))
+    return JSONResponse({"models": models})
+
+
+async def ps(request: Request, state: HostState, config: HostConfig) -> Response:
+    resident = state.chat
+    if resident is None:
+        return JSONResponse({"models": []})
+    card = _card(resident.id, resident.path.stat().st_size, resident.backend)
+    plan = resident.plan
+    card.update(size_vram=card["size"] if plan.gpu_layers else 0, context_length=plan.n_ctx,
+                expires_at="9999-12-31T23:59:59Z")  # fmt: skip
+    return JSONResponse({"models": [card]})
+
+
+async def show(request: Request, state: HostState, config: HostConfig) -> Response:
+    body = await read_json(request, config.max_body)
+    resident = resolve(state, ow.model_name(body if isinstance(body, dict) else {}))
+    plan = resident.plan
+    return JSONResponse(
+        {
+            "modelfile": f"FROM {resident.path}",
+            "parameters": "",
+            "template": getattr(getattr(resident.model, "template", None), "source", ""),
+            "details": _details(resident.backend),
+            "model_info": {"general.context_length": plan.n_ctx},
+            "capabilities": ["completion", "tools"],
+        }
+    )
+
+
+def _card(name: str, size: int, fmt: str, quant: str = "") -> dict[str, Any]:
+    return {
+        "name": name,
+        "model": name,
+        "modified_at": ow.now(),
+        "size": size,
+        "digest": "",
+        "details": _details(fmt, quant),
+    }
+
+
+def _details(fmt: str, quant: str = "") -> dict[str, Any]:
+    kind = "gguf" if fmt.lower() in ("gguf", "llama.cpp") else fmt.lower()
+    return {"format": kind, "family": "", "parameter_size": "", "quantization_level": quant}
+
+
+async def embed(request: Request, state: HostState, config: HostConfig) -> Response:
+    body = await read_json(request, config.max_body)
+    data = body if isinstance(body, dict) else {}
+    inputs = data.get("input", data.get("prompt"))
+    texts = [inputs] if isinstance(inputs, str) else inputs
+    if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
+        raise ow.InvalidRequest("input must be a string or a list of strings")
+    name = data.get("model")
+    model = state.resolve_embedder(name if isinstance(name, str) and name else None)
+    async with state.embed_turn():
+        vectors = await asyncio.to_thread(model.embed, texts)
+    if request.url.path.endswith("/embeddings"):  # the older route: one prompt, one vector
+        return JSONResponse({"embedding": vectors[0]})
+    return JSONResponse({"model": model.name, "embeddings": vectors})
