@@ -24,6 +24,7 @@ from starlette.types import ASGIApp
 from engine.errors import EngineError
 from engine.host import anthropic_routes as anthropic
 from engine.host import ollama_routes as ollama
+from engine.host import responses_routes as responses
 from engine.host import wire
 from engine.host.guards import Guard, HostConfig, error_response, error_status, read_json
 from engine.host.state import HostState
@@ -50,6 +51,8 @@ def make_app(state: HostState, config: HostConfig) -> ASGIApp:
             anthropic.endpoint(state, config, anthropic.count_tokens),
             methods=["POST"],
         ),
+        Route("/v1/responses", _endpoint(state, config, responses.create), methods=["POST"]),
+        Route("/v1/responses/{rid}", _endpoint(state, config, responses.fetch), methods=["GET"]),
         *_ollama_routes(state, config),
         Route("/cove/v1/status", _endpoint(state, config, _status), methods=["GET"]),
         Route("/cove/v1/load", _endpoint(state, config, _load), methods=["POST"]),

@@ -1,0 +1,249 @@
+"""OpenAI's Responses API in Cove's terms: ``input`` items (messages, function calls and their
+outputs), ``instructions``, ``tools``, ``tool_choice``, ``text.format`` read into the engine's
+messages and parameters; the response object, its output items and its stream events written
+as OpenAI's clients read them. Pure: no I/O."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from engine.errors import InvalidRequest
+from engine.host import wire
+from engine.host.tool_wire import parse_tool_choice, parse_tools, reply_schema
+from engine.tools import Tool, ToolCall, ToolChoice
+from engine.tools.constrain import call_schema, grammar_for
+from engine.types import ChatMessage, Chunk, GenerationParams
+
+FIELDS = frozenset(
+    {
+        "model", "input", "instructions", "max_output_tokens", "temperature", "top_p", "tools",
+        "tool_choice", "parallel_tool_calls", "text", "stream", "previous_response_id", "store",
+        "metadata", "reasoning", "user", "truncation", "include", "top_logprobs",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ResponsesRequest:
+    model: str
+    input: tuple[ChatMessage, ...]  # this request's own turns (after the previous response's)
+    instructions: str | None
+    params: GenerationParams
+    stream: bool
+    tools: tuple[Tool, ...]
+    choice: ToolChoice
+    previous: str | None
+    echo: dict[str, Any]  # request fields the response repeats
+
+
+def parse(body: object) -> ResponsesRequest:
+    if not isinstance(body, dict):
+        raise InvalidRequest("The request body must be a JSON object.")
+    unknown = sorted(set(body) - FIELDS)
+    if unknown:
+        raise InvalidRequest(f"Unknown parameter: '{unknown[0]}'.")
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise InvalidRequest("'model' is required.")
+    turns = _input(body.get("input"))
+    instructions = body.get("instructions")
+    if instructions is not None and not isinstance(instructions, str):
+        raise InvalidRequest("'instructions' must be a string.")
+    tools = parse_tools([_function(t, i) for i, t in enumerate(body.get("tools") or [])])
+    choice_raw = body.get("tool_choice")
+    if isinstance(choice_raw, dict) and choice_raw.get("type") == "function":
+        choice_raw = {"type": "function", "function": {"name": choice_raw.get("name")}}
+    choice = parse_tool_choice(
+        {"tool_choice": choice_raw, "parallel_tool_calls": body.get("parallel_tool_calls", True)},
+        tools,
+    )
+    text = body.get("text") or {}
+    if not isinstance(text, dict):
+        raise InvalidRequest("'text' must be an object.")
+    schema = reply_schema(_format(text.get("format")))
+    required = call_schema(tools, choice)
+    if schema is not None and required is not None:
+        raise InvalidRequest("'text.format' and a required tool call cannot both shape the reply.")
+    shape = required if required is not None else schema
+    sampling = {k: body[k] for k in ("temperature", "top_p") if body.get(k) is not None}
+    if body.get("max_output_tokens") is not None:
+        sampling["max_tokens"] = body["max_output_tokens"]
+    top = body.get("top_logprobs")
+    params = replace(
+        wire.parse_params(sampling),
+        tools=tools if choice.mode != "none" else (),
+        grammar=grammar_for(shape) if shape is not None else None,
+    )
+    if top is not None:
+        if not isinstance(top, int) or isinstance(top, bool) or not 0 <= top <= 20:
+            raise InvalidRequest("'top_logprobs' must be an integer from 0 to 20.")
+        params = replace(params, logprobs=top)
+    stream = body.get("stream", False)
+    if not isinstance(stream, bool):
+        raise InvalidRequest("'stream' must be true or false.")
+    previous = body.get("previous_response_id")
+    if previous is not None and not isinstance(previous, str):
+        raise InvalidRequest("'previous_response_id' must be a string.")
+    echo = {
+        "instructions": instructions,
+        "max_output_tokens": body.get("max_output_tokens"),
+        "temperature": body.get("temperature", 1.0),
+        "top_p": body.get("top_p", 1.0),
+        "tools": body.get("tools") or [],
+        "tool_choice": body.get("tool_choice", "auto"),
+        "parallel_tool_calls": body.get("parallel_tool_calls", True),
+        "text": {"format": text.get("format") or {"type": "text"}},
+        "metadata": body.get("metadata") or {},
+        "previous_response_id": previous,
+    }
+    return ResponsesRequest(model, tuple(turns), instructions, params, stream,
+                            params.tools, choice, previous, echo)  # fmt: skip
+
+
+def _function(raw: object, i: int) -> dict[str, Any]:
+    """A Responses tool (``{type: function, name, parameters}``) as chat completions write it."""
+    if not isinstance(raw, dict) or raw.get("type") != "function":
+        kind = raw.get("type") if isinstance(raw, dict) else None
+        raise InvalidRequest(f"tools[{i}]: only function tools are offered (not {kind!r}).")
+    function = {k: raw[k] for k in ("name", "description", "parameters", "strict") if k in raw}
+    if function.get("strict") is None:
+        function.pop("strict", None)
+    return {"type": "function", "function": function}
+
+
+def _format(raw: object) -> object:
+    """``text.format`` as chat completions' ``response_format``."""
+    if raw is None or not isinstance(raw, dict):
+        return raw
+    if raw.get("type") != "json_schema":
+        return raw
+    spec = {k: raw[k] for k in ("name", "schema", "description", "strict") if k in raw}
+    return {"type": "json_schema", "json_schema": spec}
+
+
+def _input(raw: object) -> list[ChatMessage]:
+    if isinstance(raw, str):
+        return [ChatMessage("user", raw)]
+    if not isinstance(raw, list) or not raw:
+        raise InvalidRequest("'input' must be a string or a non-empty list of items.")
+    out: list[ChatMessage] = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict):
+            raise InvalidRequest(f"input[{i}] must be an object.")
+        kind = item.get("type", "message")
+        if kind == "message":
+            role = item.get("role")
+            if role not in ("user", "assistant", "system", "developer"):
+                raise InvalidRequest(
+                    f"input[{i}].role must be user, assistant, system or developer."
+                )
+            out.append(ChatMessage("system" if role == "developer" else role,
+                                   _content(item.get("content"), i)))  # fmt: skip
+        elif kind == "function_call":
+            try:
+                arguments = json.loads(item.get("arguments") or "{}")
+            except (TypeError, ValueError):
+                raise InvalidRequest(
+                    f"input[{i}].arguments must be a JSON object string."
+                ) from None
+            call = ToolCall(str(item.get("name")), arguments, id=str(item.get("call_id")))
+            if out and out[-1].role == "assistant" and out[-1].tool_calls and not out[-1].content:
+                last = out.pop()
+                out.append(replace(last, tool_calls=(*last.tool_calls, call)))
+            else:
+                out.append(ChatMessage("assistant", "", tool_calls=(call,)))
+        elif kind == "function_call_output":
+            output = item.get("output")
+            if not isinstance(output, str):
+                output = json.dumps(output)
+            out.append(ChatMessage("tool", output, tool_call_id=str(item.get("call_id"))))
+        elif kind == "reasoning":
+            continue  # an earlier reply's thinking stays out of the prompt
+        else:
+            raise InvalidRequest(f"input[{i}].type {kind!r} is not supported.")
+    return out
+
+
+def _content(raw: object, i: int) -> str:
+    if isinstance(raw, str):
+        return raw
+    if not isinstance(raw, list):
+        raise InvalidRequest(f"input[{i}].content must be a string or a list of parts.")
+    parts = []
+    for part in raw:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind in ("input_text", "output_text", "text"):
+            parts.append(str(part.get("text", "")))
+        else:
+            raise InvalidRequest(f"input[{i}].content: {kind!r} parts are not supported.")
+    return "".join(parts)
+
+
+# -- the response ----------------------------------------------------------------------------------
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+def output_items(text: str, reasoning: str, calls: Sequence[ToolCall], mid: str) -> list[Any]:
+    items: list[dict[str, Any]] = []
+    if reasoning:
+        items.append({"type": "reasoning", "id": new_id("rs"),
+                      "summary": [{"type": "summary_text", "text": reasoning}]})  # fmt: skip
+    if text or not calls:
+        items.append(message_item(mid, text, "completed"))
+    items.extend(call_item(c) for c in calls)
+    return items
+
+
+def message_item(mid: str, text: str, status: str) -> dict[str, Any]:
+    content = [{"type": "output_text", "text": text, "annotations": []}] if status else []
+    return {"type": "message", "id": mid, "status": status, "role": "assistant", "content": content}
+
+
+def call_item(call: ToolCall) -> dict[str, Any]:
+    return {
+        "type": "function_call",
+        "id": "fc_" + call.id.removeprefix("call_"),
+        "call_id": call.id,
+        "name": call.name,
+        "arguments": call.arguments_json(),
+        "status": "completed",
+    }
+
+
+def response(rid: str, model: str, req: ResponsesRequest, output: list[Any],
+             final: Chunk | None, created: int) -> dict[str, Any]:  # fmt: skip
+    s = final.stats if final is not None else None
+    done = final is not None
+    incomplete = final is not None and final.finish_reason == "length"
+    return {
+        "id": rid,
+        "object": "response",
+        "created_at": created,
+        "status": ("incomplete" if incomplete else "completed") if done else "in_progress",
+        "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
+        "error": None,
+        "model": model,
+        "output": output,
+        **req.echo,
+        "usage": None
+        if s is None
+        else {
+            "input_tokens": s.prompt_tokens,
+            "input_tokens_details": {"cached_tokens": s.cached_tokens},
+            "output_tokens": s.completion_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": s.prompt_tokens + s.completion_tokens,
+        },
+    }
+
+
+def now() -> int:
+    return int(time.time())
