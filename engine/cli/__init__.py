@@ -158,6 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--ctx", type=_positive, metavar="N", help="context length")
     serve.add_argument("--max-queue", type=_positive, default=8, metavar="N")
     serve.add_argument("--log-prompts", action="store_true", help="write prompts to the log")
+    serve.add_argument(
+        "--ollama",
+        action="store_true",
+        help="also listen on Ollama's port (127.0.0.1:11434), for tools that expect it there",
+    )
     return parser
 
 
@@ -254,6 +259,7 @@ def _serve(args: argparse.Namespace) -> int:
             api_key=args.api_key,
             max_queue=args.max_queue,
             log_prompts=args.log_prompts,
+            ollama=args.ollama,
         )
     )
 

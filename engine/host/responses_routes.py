@@ -95,8 +95,11 @@ async def create(request: Request, state: HostState, config: HostConfig) -> Resp
 
     async def events() -> AsyncIterator[bytes]:
         seq = _Sequence()
-        yield seq.event("response.created", response=rw.response(rid, name, req, [], None, created))
+        # The queue's turn first: a full queue is a 429, not a stream cut short.
         async with state.turn(), contextlib.aclosing(state.run_stream(source, cancel)) as items:
+            yield seq.event(
+                "response.created", response=rw.response(rid, name, req, [], None, created)
+            )
             yield seq.event("response.in_progress",
                             response=rw.response(rid, name, req, [], None, created))  # fmt: skip
             out = _Output(seq, mid)

@@ -35,6 +35,7 @@ class ServeOptions:
     ctx: int | None = None
     api_key: str | None = None
     max_queue: int = 8
+    ollama: bool = False  # also listen on Ollama's port on the loopback address
     max_body: int = DEFAULT_MAX_BODY
     log_prompts: bool = False
     announce: bool = False
@@ -74,6 +75,9 @@ def setup_logging() -> None:
     root.propagate = False
 
 
+OLLAMA_PORT = 11434
+
+
 def serve(options: ServeOptions) -> int:
     """Blocking. Returns the process exit code."""
     import uvicorn
@@ -89,6 +93,18 @@ def serve(options: ServeOptions) -> int:
         max_queue=options.max_queue, log_prompts=options.log_prompts, flush_s=options.flush_s
     )
     sock = bind(options.host, options.port)
+    sockets = [sock]
+    if options.ollama:
+        try:
+            sockets.append(bind("127.0.0.1", OLLAMA_PORT))
+        except OSError as exc:
+            log.warning(
+                "cannot listen on Ollama's port %d (%s): is Ollama itself running? "
+                "Its clients can still reach Cove on port %d.",
+                OLLAMA_PORT,
+                exc.strerror or exc,
+                sock.getsockname()[1],
+            )
     try:
         if options.embedding_model is not None:
             state.load_embedder(options.embedding_model)
@@ -117,13 +133,16 @@ def serve(options: ServeOptions) -> int:
             if options.announce:
                 print(READY_PREFIX + json.dumps(ready), flush=True)
             log.info("serving on http://%s:%d/v1", _url_host(options.host), port)
+            if len(sockets) > 1:
+                log.info("and Ollama's API on http://127.0.0.1:%d/api", OLLAMA_PORT)
 
         _on_started(server, announce)
         if options.parent_pid is not None:
             _exit_with_parent(server, options.parent_pid)
-        server.run(sockets=[sock])
+        server.run(sockets=sockets)
     finally:
-        sock.close()
+        for listening in sockets:
+            listening.close()
         state.close()
     return 0
 
