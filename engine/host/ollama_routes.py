@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 import engine
-from engine.errors import EngineError, ModelNotFound
+from engine.errors import EngineError, ModelInUse, ModelNotFound
 from engine.host import ollama_wire as ow
 from engine.host.guards import HostConfig, error_status, read_json
 from engine.host.state import HostState, Resident
@@ -230,3 +230,99 @@ async def embed(request: Request, state: HostState, config: HostConfig) -> Respo
     if request.url.path.endswith("/embeddings"):  # the older route: one prompt, one vector
         return JSONResponse({"embedding": vectors[0]})
     return JSONResponse({"model": model.name, "embeddings": vectors})
+
+
+# -- the library -----------------------------------------------------------------------------------
+
+PULL_REPORT_S = 0.25  # progress lines at most this often
+
+
+async def pull(request: Request, state: HostState, config: HostConfig) -> Response:
+    """Cove's own download (a catalog id, ``owner/repo`` or ``owner/repo/FILE``; a tag other
+    than ``latest`` is the quantisation), reported as Ollama's progress lines."""
+    body = await read_json(request, config.max_body)
+    data = body if isinstance(body, dict) else {}
+    name = ow.model_name(data)
+    stream = data.get("stream", True) is not False
+    base, _, tag = name.partition(":")
+    quant = tag if tag and tag != "latest" else None
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+
+    def put(line: dict[str, Any] | None) -> None:
+        loop.call_soon_threadsafe(queue.put_nowait, line)
+
+    threading.Thread(target=_pull, args=(base, quant, put), name="cove-pull", daemon=True).start()
+
+    async def lines() -> AsyncIterator[dict[str, Any]]:
+        while (line := await queue.get()) is not None:
+            yield line
+
+    if not stream:
+        last: dict[str, Any] = {}
+        async for line in lines():
+            last = line
+        if "error" in last:
+            return JSONResponse(last, status_code=404 if last.get("missing") else 500)
+        return JSONResponse(last)
+
+    async def encoded() -> AsyncIterator[bytes]:
+        async for line in lines():
+            yield _ndjson({k: v for k, v in line.items() if k != "missing"})
+
+    iterator = aiter(encoded())
+    first = await anext(iterator)
+    return _Ndjson(first, iterator, threading.Event())
+
+
+def _pull(name: str, quant: str | None, put: Callable[[dict[str, Any] | None], None]) -> None:
+    from engine.errors import HubNotFound
+    from engine.library.choose import plan_pull
+    from engine.library.download import FINAL, DownloadManager
+
+    manager = DownloadManager()
+    try:
+        put({"status": "pulling manifest"})
+        plan = plan_pull(manager.hub, name, quant)
+        for request in plan.requests:
+            download = manager.enqueue(request)
+            while True:
+                progress = download.wait(PULL_REPORT_S)
+                put({"status": f"pulling {progress.name}", "digest": progress.name,
+                     "total": progress.total_bytes, "completed": progress.done_bytes})  # fmt: skip
+                if progress.status in FINAL:
+                    break
+            if progress.status != "done":
+                put({"error": progress.error or f"the download ended {progress.status}"})
+                return
+        put({"status": "verifying sha256 digest"})
+        put({"status": "writing manifest"})
+        put({"status": "success"})
+    except HubNotFound as exc:
+        put({"error": str(exc), "missing": True})
+    except EngineError as exc:
+        put({"error": str(exc)})
+    except Exception as exc:  # the thread boundary: the client hears why
+        log.exception("pull failed")
+        put({"error": f"{type(exc).__name__}: {exc}"})
+    finally:
+        manager.close()
+        put(None)
+
+
+async def delete(request: Request, state: HostState, config: HostConfig) -> Response:
+    """``cove rm``: an installed model by a name ``/api/tags`` lists (the loaded one refused)."""
+    from engine.library.installed import remove_model
+
+    body = await read_json(request, config.max_body)
+    name = ow.model_name(body if isinstance(body, dict) else {}).removesuffix(":latest")
+    resident = state.chat
+    if resident is not None and name in resident.aliases | {resident.path.name}:
+        return JSONResponse(ow.error(f"model '{name}' is loaded; unload it first"), status_code=409)
+    try:
+        await asyncio.to_thread(remove_model, name)
+    except ModelNotFound as exc:
+        return JSONResponse(ow.error(f"model '{name}' not found: {exc}"), status_code=404)
+    except ModelInUse as exc:
+        return JSONResponse(ow.error(str(exc)), status_code=409)
+    return JSONResponse({})

@@ -78,6 +78,8 @@ def _ollama_routes(state: HostState, config: HostConfig) -> list[Route]:
         ("/api/embed", o.embed, "POST"),
         ("/api/embeddings", o.embed, "POST"),
         ("/api/version", o.version, "GET"),
+        ("/api/pull", o.pull, "POST"),
+        ("/api/delete", o.delete, "DELETE"),
     ]
     return [Route(path, o.endpoint(state, config, fn), methods=[m]) for path, fn, m in table]
 
