@@ -21,7 +21,7 @@ from engine.tools.constrain import ANY_JSON_OBJECT, grammar_for
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 # Ollama's option names for what Cove calls otherwise; options Cove cannot apply per request
-# (num_ctx, num_gpu, ...: the loaded model's, set at load) are accepted and reported ignored.
+# (num_ctx, num_gpu, ...: the loaded model's, set at load) are accepted and left alone.
 _OPTIONS = {
     "temperature": "temperature",
     "top_p": "top_p",
