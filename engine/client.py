@@ -346,6 +346,8 @@ def _sampling(p: GenerationParams) -> dict[str, Any]:
         body["seed"] = p.seed
     if p.stop:
         body["stop"] = list(p.stop)
+    if p.speculation != "auto":
+        body["speculation"] = p.speculation
     return body
 
 
@@ -469,6 +471,8 @@ class _Clock:
                 float(timings.get("decode_tokens_per_s") or measured_rate), 2
             ),
             total_s=round(end - self.started, 6),
+            draft_tokens=int(timings.get("draft_tokens") or 0),
+            accepted_tokens=int(timings.get("accepted_tokens") or 0),
         )
 
 

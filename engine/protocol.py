@@ -120,6 +120,8 @@ def completion_extras(final: Chunk) -> dict[str, Any]:
             "prompt_tokens_per_s": s.prompt_tokens_per_s,
             "cached_tokens": s.cached_tokens,
             "total_s": s.total_s,
+            "draft_tokens": s.draft_tokens,
+            "accepted_tokens": s.accepted_tokens,
         },
         "truncation": None
         if t is None

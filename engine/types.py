@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from engine.tools import Tool, ToolCall
 
 Role = Literal["system", "user", "assistant", "tool"]
 FinishReason = Literal["stop", "length", "cancelled", "error"]
 FINISH_REASONS: tuple[FinishReason, ...] = ("stop", "length", "cancelled", "error")
+Speculation = Literal["auto", "on", "off"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,11 @@ class GenerationParams:
     # The log-probability of each generated token and of this many most likely alternatives
     # (0..TOP_LOGPROBS_MAX); None: none reported.
     logprobs: int | None = None
+    # Check tokens guessed from the conversation in batches (engine/speculation.py): "auto"
+    # where the runtime evaluates a batch bit for bit as it evaluates single tokens (so the reply
+    # is exactly the same), "on" also where a batch rounds differently (a near-tie may then
+    # flip), "off" never.
+    speculation: Speculation = "auto"
 
     def __post_init__(self) -> None:
         low, high = TEMPERATURE_RANGE
@@ -82,6 +88,8 @@ class GenerationParams:
             raise ValueError("max_tokens must be at least 1")
         if any(not s for s in self.stop):
             raise ValueError("stop strings must not be empty")
+        if self.speculation not in get_args(Speculation):
+            raise ValueError("speculation must be auto, on or off")
         if self.logprobs is not None and not 0 <= self.logprobs <= TOP_LOGPROBS_MAX:
             raise ValueError(f"top_logprobs must be between 0 and {TOP_LOGPROBS_MAX}")
 
@@ -118,6 +126,9 @@ class GenerationStats:
     prompt_tokens_per_s: float = 0.0
     decode_tokens_per_s: float = 0.0
     total_s: float = 0.0
+    # Speculation: tokens guessed and sent for checking, and how many the model agreed with.
+    draft_tokens: int = 0
+    accepted_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,10 +15,16 @@ class StatsClock:
         self.completion_tokens = 0
         self.prompt_done: float | None = None
         self.first: float | None = None
+        self.draft_tokens = 0
+        self.accepted_tokens = 0
 
     def prompt(self, n: int, reused: int) -> None:
         self.prompt_tokens, self.cached_tokens = n, max(reused, 0)
         self.prompt_done = time.perf_counter()
+
+    def drafted(self, sent: int, accepted: int) -> None:
+        self.draft_tokens += sent
+        self.accepted_tokens += accepted
 
     def first_token(self) -> None:
         self.first = time.perf_counter()
@@ -38,4 +44,6 @@ class StatsClock:
             prompt_tokens_per_s=round(evaluated / prompt_s, 2) if prompt_s > 0 else 0.0,
             decode_tokens_per_s=round(decoded / decode_s, 2) if decode_s > 0 else 0.0,
             total_s=round(end - self.started, 6),
+            draft_tokens=self.draft_tokens,
+            accepted_tokens=self.accepted_tokens,
         )

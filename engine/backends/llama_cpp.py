@@ -38,6 +38,9 @@ from engine.types import ChatMessage, GenerationParams
 # ggml type ids for the KV cache types the planner may choose.
 _KV_GGML_TYPE = {"f16": 1, "q8_0": 8, "q4_0": 2}
 _LOG_LINES = 200
+# Evaluated at load to compare a batch with single steps (see _batches_match_steps).
+_PROBE_TEXT = "def mean(values):\n    return sum(values) / len(values)\n"
+_PROBE_TOKENS = 8
 
 _native: Any = None
 _native_lock = threading.Lock()
@@ -193,6 +196,7 @@ class LlamaCppModel(GenerationLoop):
         self.eos_text = self._token_text(lib.llama_vocab_eos(self._vocab))
         self._add_bos = bool(lib.llama_vocab_get_add_bos(self._vocab))
         self._stop_tokens = self._template_stop_tokens()
+        self.exact_batches = self._batches_match_steps()
 
     # -- what the loop asks of llama.cpp --------------------------------------------------------
 
@@ -282,7 +286,13 @@ class LlamaCppModel(GenerationLoop):
 
     # -- llama.cpp ------------------------------------------------------------------------------
 
-    def _decode(self, tokens: list[int], cancel: threading.Event, logits_last: bool = True) -> bool:
+    def _decode(
+        self,
+        tokens: list[int],
+        cancel: threading.Event,
+        logits_last: bool = True,
+        logits_all: bool = False,
+    ) -> bool:
         """Evaluate tokens at the next positions; False when aborted by cancellation."""
         batch = self._batch
         pos0 = len(self._cached)
@@ -292,8 +302,8 @@ class LlamaCppModel(GenerationLoop):
             batch.pos[i] = pos0 + i
             batch.n_seq_id[i] = 1
             batch.seq_id[i][0] = 0
-            batch.logits[i] = 0
-        batch.logits[n - 1] = 1 if logits_last else 0
+            batch.logits[i] = 1 if logits_all else 0
+        batch.logits[n - 1] = 1 if logits_last or logits_all else 0
         batch.n_tokens = n
         rc = self._lib.llama_decode(self._ctx, batch)
         if rc == 0:
@@ -306,6 +316,60 @@ class LlamaCppModel(GenerationLoop):
         if rc == 1:
             raise EngineError("The context is full: no room left in the KV cache.")
         raise EngineError(_native_failure(f"llama.cpp failed to evaluate the prompt (code {rc})"))
+
+    def _check_draft(
+        self,
+        token: int,
+        draft: list[int],
+        cancel: threading.Event,
+        want_logits: bool,
+        pick: Callable[[int], int],
+    ) -> list[tuple[int, Any]] | None:
+        """Evaluate ``token`` and ``draft`` in one batch and sample position by position with
+        ``pick`` (the generation's own sampler) until a sample differs from the guess; drop the
+        cache's positions after the agreed guesses."""
+        pos0 = len(self._cached)
+        draft = draft[: self.n_batch - 1]
+        if not self._decode([token, *draft], cancel, logits_all=True):
+            return None
+        drawn: list[tuple[int, Any]] = []
+        for i in range(len(draft) + 1):
+            logits = _logits_at(self, i).copy() if want_logits else None
+            sampled = pick(i)
+            drawn.append((sampled, logits))
+            if i == len(draft) or sampled != draft[i]:
+                break
+        agreed = len(drawn) - 1
+        self._lib.llama_memory_seq_rm(self._mem, 0, pos0 + 1 + agreed, -1)
+        return drawn
+
+    def _batches_match_steps(self) -> bool:
+        """Whether this build evaluates a batch bit for bit as it evaluates the same tokens one
+        at a time. Kernels for one row and for many may sum in different orders (a repacked
+        quantisation, a GPU's batched matrix product): then checking guesses in a batch could
+        flip a near-tie, and speculation stays off unless asked for (``speculation: on``)."""
+        import numpy as np
+
+        tokens = self.tokenize(_PROBE_TEXT, add_bos=False)[:_PROBE_TOKENS]
+        head, tail = tokens[:2], tokens[2:]
+        never = threading.Event()
+        try:
+            self._decode(head, never)
+            self._cached = list(head)
+            steps = []
+            for t in tail:
+                self._decode([t], never)
+                self._cached.append(t)
+                steps.append(_last_logits(self).copy())
+            self._lib.llama_memory_seq_rm(self._mem, 0, len(head), -1)
+            del self._cached[len(head) :]
+            self._decode(tail, never, logits_all=True)
+            return all(np.array_equal(_logits_at(self, i), row) for i, row in enumerate(steps))
+        except EngineError:
+            return False
+        finally:
+            self._cached.clear()
+            self._forget()
 
     def _penalty_window(self, p: GenerationParams) -> int:
         """How many of the last generated tokens the repetition penalty covers (-1: all)."""
@@ -386,13 +450,21 @@ class _LlamaSampler:
         self._decode = model._decode
 
     def sample(self) -> int:
-        return int(self._sample(self._chain, self._ctx, -1))
+        return self._pick(-1)
+
+    def _pick(self, index: int) -> int:
+        return int(self._sample(self._chain, self._ctx, index))
 
     def logits(self) -> Any:
         return _last_logits(self._model)
 
     def accept(self, token: int, cancel: threading.Event) -> bool:
         return self._decode([token], cancel)
+
+    def verify(
+        self, token: int, draft: list[int], cancel: threading.Event, want_logits: bool
+    ) -> list[tuple[int, Any]] | None:
+        return self._model._check_draft(token, draft, cancel, want_logits, self._pick)
 
 
 class _Argmax:
@@ -408,6 +480,7 @@ class _Argmax:
         self._get = lib.llama_get_logits_ith
         self._ctx = model._ctx
         self._n_vocab = int(lib.llama_vocab_n_tokens(model._vocab))
+        self._model = model
         self._decode = model._decode
         self._penalty = np.float32(penalty)
         self._recent: deque[int] = deque(maxlen=max(window, 1))
@@ -417,7 +490,15 @@ class _Argmax:
         return self._np.ctypeslib.as_array(self._get(self._ctx, -1), shape=(self._n_vocab,))
 
     def sample(self) -> int:
-        logits = self._np.ctypeslib.as_array(self._get(self._ctx, -1), shape=(self._n_vocab,))
+        return self._pick(-1)
+
+    def verify(
+        self, token: int, draft: list[int], cancel: threading.Event, want_logits: bool
+    ) -> list[tuple[int, Any]] | None:
+        return self._model._check_draft(token, draft, cancel, want_logits, self._pick)
+
+    def _pick(self, index: int) -> int:
+        logits = self._np.ctypeslib.as_array(self._get(self._ctx, index), shape=(self._n_vocab,))
         if self._window and self._recent:
             seen = self._np.fromiter(set(self._recent), dtype=self._np.int64)
             values = logits[seen]
@@ -437,11 +518,16 @@ class _Argmax:
 def _last_logits(model: LlamaCppModel) -> Any:
     """The context's logits for its last evaluated position, in place (valid until the next
     decode)."""
+    return _logits_at(model, -1)
+
+
+def _logits_at(model: LlamaCppModel, index: int) -> Any:
+    """The logits of the last batch's position ``index`` (-1: its last), in place."""
     import numpy as np
 
     lib = model._lib
     n_vocab = int(lib.llama_vocab_n_tokens(model._vocab))
-    return np.ctypeslib.as_array(lib.llama_get_logits_ith(model._ctx, -1), shape=(n_vocab,))
+    return np.ctypeslib.as_array(lib.llama_get_logits_ith(model._ctx, index), shape=(n_vocab,))
 
 
 class _ByteDecoder:

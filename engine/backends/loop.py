@@ -16,9 +16,10 @@ import contextlib
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import AbstractContextManager as ContextManager
-from typing import TYPE_CHECKING, Any, Protocol, Self
+from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
 from engine.backends.clock import StatsClock
 from engine.context import fit_prompt, prompt_overflow
@@ -30,6 +31,7 @@ from engine.errors import (
     ModelNotFound,
 )
 from engine.reasoning import OPEN, opens_thinking
+from engine.speculation import MAX_DRAFT, PRIOR_HIT, DraftPolicy, PromptLookup, Shadow
 from engine.stopping import StopMatcher
 from engine.tools import Tool
 from engine.types import (
@@ -66,6 +68,21 @@ class TokenSource(Protocol):
         ...
 
 
+@runtime_checkable
+class Verifier(Protocol):
+    """A runtime that can check guessed tokens in one batch."""
+
+    def verify(
+        self, token: int, draft: list[int], cancel: threading.Event, want_logits: bool
+    ) -> list[tuple[int, Any]] | None:
+        """Evaluate ``token`` and ``draft`` in one batch, then sample each position in order
+        with this generation's sampler until a sample differs from the guess: returns the
+        samples (each with its logits when ``want_logits``), the guesses agreed with followed by
+        the first that differs (or, when all agreed, the one after them). The cache keeps
+        ``token`` and the agreed guesses and nothing after. None when cancelled."""
+        ...
+
+
 class TokenDecoder(Protocol):
     """Token ids to text, holding back bytes of a character split across tokens."""
 
@@ -86,6 +103,10 @@ class GenerationLoop(ABC):
     n_batch: int
     runtime = "this runtime"  # its name, for messages
     constrains = False  # whether it can hold a reply to a grammar (``params.grammar``)
+    speculates = True  # whether replies check guessed tokens in batches (when the source can)
+    # Whether a batch's logits are bit for bit those of the same tokens evaluated one at a time
+    # (measured at load): speculation "auto" checks guesses only then.
+    exact_batches = False
 
     def __init__(self, n_ctx: int, n_batch: int) -> None:
         self._n_ctx = n_ctx
@@ -95,6 +116,8 @@ class GenerationLoop(ABC):
         self._cancel = threading.Event()
         self._closed = False
         self._cached: list[int] = []
+        # What speculation has measured of this model on this machine, kept across replies.
+        self._draft_policy = DraftPolicy()
 
     # -- what a backend supplies -------------------------------------------------------------
 
@@ -306,7 +329,7 @@ class GenerationLoop(ABC):
         if reused < 0:
             return "cancelled", False
         with self._sampler(params) as source:
-            return (yield from self._sample(source, params, cancel, stop, stats))
+            return (yield from self._sample(source, params, cancel, stop, stats, tokens))
 
     def _prefill(self, tokens: list[int], params: GenerationParams, cancel: threading.Event) -> int:
         """Bring the cache to ``tokens``, reusing their longest prefix already in it; returns how
@@ -341,8 +364,10 @@ class GenerationLoop(ABC):
         cancel: threading.Event,
         stop: Sequence[str],
         stats: StatsClock,
+        history: Sequence[int] = (),
     ) -> Body:
-        """Sample, detokenize and accept one token at a time."""
+        """Sample, detokenize and accept one token at a time; where the conversation predicts
+        what comes next, check several guessed tokens in one batch (engine/speculation.py)."""
         matcher = StopMatcher(stop)
         decoder = self._decoder()
         limit = params.max_tokens
@@ -351,11 +376,22 @@ class GenerationLoop(ABC):
         generated = 0
         top = params.logprobs
         scored: list[TokenLogprob] = []  # the tokens of text not yet sent
+        verifier = self._verifier(source, params)
+        lookup = PromptLookup(history) if verifier is not None else None
+        policy = self._draft_policy
+        policy.hit = PRIOR_HIT
+        shadow = Shadow()
+        # Tokens already sampled, with their logits when asked; those before the last are
+        # guesses the model agreed with, already in the cache (``ahead`` of plain decoding).
+        ready: deque[tuple[int, Any]] = deque()
+        ahead = 0
         while True:
             if cancel.is_set():
                 return "cancelled", False
-            logits = source.logits() if top is not None else None
-            token = source.sample()
+            if not ready:
+                logits = source.logits() if top is not None else None
+                ready.append((source.sample(), logits))
+            token, logits = ready.popleft()
             if generated == 0:
                 stats.first_token()
             if self._is_end(token):
@@ -373,17 +409,56 @@ class GenerationLoop(ABC):
             if limit is not None and generated >= limit:
                 finish = "length"
                 break
-            # Room for this token and the one sampled after it.
-            if len(self._cached) + 2 > self._n_ctx:
+            # Room for this token and the one sampled after it (counted as plain decoding would).
+            if len(self._cached) - ahead + 2 > self._n_ctx:
                 finish, context_full = "length", True
                 break
-            if not source.accept(token, cancel):
+            if ahead:  # a guess the model agreed with: already evaluated
+                ahead -= 1
+                if lookup is not None:
+                    lookup.append(token)
+                continue
+            draft: list[int] = []
+            if lookup is not None and verifier is not None:
+                lookup.append(token)
+                shadow.produced(token, policy)
+                room = self._n_ctx - len(self._cached) - 2
+                if limit is not None:
+                    room = min(room, limit - generated - 1)
+                guess = lookup.propose(MAX_DRAFT) if room > 0 and not shadow.active else []
+                draft = guess[: policy.length(min(room, len(guess)))]
+                if guess and not draft:
+                    shadow.start(guess)
+            began = time.perf_counter()
+            if not draft:
+                if not source.accept(token, cancel):
+                    return "cancelled", False
+                policy.timed_step(time.perf_counter() - began)
+                self._cached.append(token)
+                continue
+            assert verifier is not None
+            drawn = verifier.verify(token, draft, cancel, top is not None)
+            if drawn is None:
                 return "cancelled", False
+            policy.timed_batch(len(draft) + 1, time.perf_counter() - began)
+            agreed = len(drawn) - 1
+            policy.guessed(agreed, missed=agreed < len(draft))
+            stats.drafted(len(draft), agreed)
             self._cached.append(token)
+            self._cached.extend(draft[:agreed])
+            ready.extend(drawn)
+            ahead = agreed
         tail = matcher.flush(decoder.flush())
         if tail:
             yield Chunk(text=tail, logprobs=tuple(scored))
         return finish, context_full
+
+    def _verifier(self, source: TokenSource, params: GenerationParams) -> Verifier | None:
+        """The source's batch check, when this runtime has one and speculation is on."""
+        mode = params.speculation
+        if mode == "off" or not self.speculates or (mode == "auto" and not self.exact_batches):
+            return None
+        return source if isinstance(source, Verifier) else None
 
     def _reset_quietly(self) -> None:
         with contextlib.suppress(Exception):

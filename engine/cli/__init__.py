@@ -69,6 +69,13 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--ctx", type=_positive, metavar="N", help="context length")
     chat.add_argument("--stats", choices=["json"], help="print generation stats on stderr")
     chat.add_argument(
+        "--speculation",
+        choices=["auto", "on", "off"],
+        default="auto",
+        help="check tokens guessed from the conversation in batches: auto (where the reply "
+        "stays exactly the same), on, off",
+    )
+    chat.add_argument(
         "--engine", metavar="URL", help="use this OpenAI-compatible server instead of a local one"
     )
     chat.add_argument("--api-key", metavar="K", help="API key for --engine")

@@ -29,6 +29,7 @@ def chat_command(args: argparse.Namespace) -> int:
         temperature=args.temperature,
         max_tokens=args.max_tokens,
         seed=args.seed,
+        speculation=args.speculation,
     )
     if args.mcp:
         from pathlib import Path
@@ -212,6 +213,8 @@ def _stats_dict(final: Chunk) -> dict[str, object]:
         "prompt_tokens_per_s": stats.prompt_tokens_per_s if stats else None,
         "decode_tokens_per_s": stats.decode_tokens_per_s if stats else None,
         "total_s": stats.total_s if stats else None,
+        "draft_tokens": stats.draft_tokens if stats else 0,
+        "accepted_tokens": stats.accepted_tokens if stats else 0,
         "context_full": final.context_full,
         "truncation": final.truncation.describe() if final.truncation else None,
         "ignored_params": list(final.ignored_params),

@@ -27,6 +27,7 @@ from engine.types import (
     Chunk,
     GenerationParams,
     Role,
+    Speculation,
     TokenLogprob,
 )
 
@@ -46,6 +47,7 @@ _SAMPLING = {
     "max_completion_tokens",
     "stop",
     "seed",
+    "speculation",
 }
 _COMMON = {"model", "stream", "stream_options", "n", "user", "presence_penalty"}
 _COMMON |= {"frequency_penalty", "logprobs", "response_format"}
@@ -288,14 +290,23 @@ def openai_finish(final: Chunk, calls: Sequence[ToolCall] = ()) -> str:
     return "length" if final.finish_reason == "length" else "stop"
 
 
-def usage(final: Chunk) -> dict[str, int]:
+def usage(final: Chunk) -> dict[str, Any]:
     s = final.stats
     prompt = s.prompt_tokens if s else 0
     completion = s.completion_tokens if s else 0
+    drafted = s.draft_tokens if s else 0
+    accepted = s.accepted_tokens if s else 0
     return {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
+        # OpenAI's fields for guessed tokens the model kept and threw away (its "predicted
+        # outputs"), and Cove's own names for speculation.
+        "completion_tokens_details": {
+            "accepted_prediction_tokens": accepted,
+            "rejected_prediction_tokens": drafted - accepted,
+        },
+        "cove": {"draft_tokens": drafted, "accepted_tokens": accepted},
     }
 
 
@@ -501,6 +512,11 @@ def _params(data: Mapping[str, Any]) -> GenerationParams:
                 f"'stop' allows at most {MAX_STOP} strings of {MAX_STOP_CHARS} characters."
             )
         kwargs["stop"] = tuple(stops)
+    speculation = data.get("speculation")
+    if speculation is not None:
+        if speculation not in get_args(Speculation):
+            raise InvalidRequest('\'speculation\' must be "auto", "on" or "off".')
+        kwargs["speculation"] = speculation
     try:
         return GenerationParams(**kwargs)
     except ValueError as exc:
