@@ -75,6 +75,25 @@ def test_chat_one_shot_streams_and_reports_stats(starter: Path) -> None:
         assert key in stats
     assert stats["finish_reason"] in ("stop", "length")
     assert stats["completion_tokens"] > 0
+    assert 0 <= stats["accepted_tokens"] <= stats["draft_tokens"]
+
+
+def test_chat_reports_the_guesses_speculation_checked(starter: Path) -> None:
+    """A reply that copies its prompt: with speculation off nothing is guessed; the reply is
+    the same with it on (auto), and the stats say how many guesses were sent and kept."""
+    text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu"
+    prompt = f"Repeat these words exactly: {text}"
+    runs = {}
+    for mode in ("off", "auto"):
+        out = cove(
+            "chat", "--temperature", "0", "--max-tokens", "40", "--stats", "json",
+            "--speculation", mode, prompt,
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        runs[mode] = (out.stdout, json.loads(out.stderr.strip().splitlines()[-1]))
+    assert runs["off"][1]["draft_tokens"] == 0
+    assert runs["auto"][0] == runs["off"][0]
+    assert 0 <= runs["auto"][1]["accepted_tokens"] <= runs["auto"][1]["draft_tokens"]
 
 
 def test_interactive_chat_keeps_the_conversation(starter: Path) -> None:

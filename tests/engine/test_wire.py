@@ -140,6 +140,8 @@ def final_chunk(reason: str = "stop") -> Chunk:
             decode_tokens_per_s=50.0,
             prompt_tokens_per_s=300.0,
             total_s=0.3,
+            draft_tokens=5,
+            accepted_tokens=3,
         ),
         truncation=Truncation(2, 0, 100, 512),
     )
@@ -149,8 +151,18 @@ def test_responses_carry_usage_and_cove_timings() -> None:
     body = wire.chat_response("id", "m", 1, "Paris", final_chunk("length"))
     assert body["choices"][0]["message"] == {"role": "assistant", "content": "Paris"}
     assert body["choices"][0]["finish_reason"] == "length"
-    assert body["usage"] == {"prompt_tokens": 20, "completion_tokens": 7, "total_tokens": 27}
+    assert body["usage"] == {
+        "prompt_tokens": 20,
+        "completion_tokens": 7,
+        "total_tokens": 27,
+        "completion_tokens_details": {
+            "accepted_prediction_tokens": 3,
+            "rejected_prediction_tokens": 2,
+        },
+        "cove": {"draft_tokens": 5, "accepted_tokens": 3},
+    }
     assert body["cove"]["timings"]["ttft_s"] == 0.1
+    assert body["cove"]["timings"]["draft_tokens"] == 5
     trunc = protocol.truncation_from(body["cove"]["truncation"])
     assert trunc == Truncation(2, 0, 100, 512)
     assert "dropped the 2 oldest messages" in body["cove"]["truncation"]["description"]
