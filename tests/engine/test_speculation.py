@@ -22,7 +22,7 @@ from engine.planner import Device, Resources, make_plan
 from engine.speculation import DraftPolicy, PromptLookup, Shadow
 from engine.templates import ChatTemplate
 from engine.tools import Tool
-from engine.types import ChatMessage, GenerationParams
+from engine.types import ChatMessage, GenerationParams, Speculation
 from tests.conftest import collect
 
 # -- the guesses and the policy -----------------------------------------------------------------
@@ -333,7 +333,7 @@ def test_a_reply_with_logprobs_and_guesses_reports_every_token(model: LlamaCppMo
     model._draft_policy = DraftPolicy(cost=0.05)
     messages = [ChatMessage("user", "Repeat exactly: " + _CODE)]
 
-    def scored(mode: str) -> tuple[list[Any], Any]:
+    def scored(mode: Speculation) -> tuple[list[Any], Any]:
         model.reset()
         params = GenerationParams(
             temperature=0.0, repeat_penalty=1.0, max_tokens=60, logprobs=2, speculation=mode
