@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -117,6 +118,17 @@ class EngineClient:
         loading it."""
         body = {"model": model, "ctx": ctx}
         return plan_from(self._request("POST", f"{self._root}/cove/v1/plan", body))
+
+    def saved_state(self) -> dict[str, Any]:
+        """How much conversation state the engine keeps on disk, and its limit."""
+        return self._request("GET", f"{self._root}/cove/v1/state")
+
+    def forget_state(self, conversation: str | None = None) -> int:
+        """Delete the saved state of one conversation (all, when None); returns how many
+        snapshots went."""
+        query = f"?conversation={quote(conversation, safe='')}" if conversation else ""
+        data = self._request("DELETE", f"{self._root}/cove/v1/state{query}")
+        return int(data.get("removed") or 0)
 
     def unload(self) -> None:
         self._request("POST", f"{self._root}/cove/v1/unload", {})
@@ -348,6 +360,8 @@ def _sampling(p: GenerationParams) -> dict[str, Any]:
         body["stop"] = list(p.stop)
     if p.speculation != "auto":
         body["speculation"] = p.speculation
+    if p.conversation is not None:
+        body["cove_conversation"] = p.conversation
     return body
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 APP_NAME = "Cove"
 DATA_DIR_ENV = "COVE_DATA_DIR"
 MODELS_DIR_ENV = "COVE_MODELS_DIR"
+STATE_DIR_ENV = "COVE_STATE_DIR"
 DB_FILENAME = "cove.sqlite3"
 
 
@@ -50,6 +51,16 @@ def cache_dir() -> Path:
     import platformdirs
 
     return platformdirs.user_cache_path(APP_NAME, appauthor=False)
+
+
+def state_dir() -> Path:
+    """``$COVE_STATE_DIR`` if set, else ``state`` in the data folder: conversations' saved
+    model state (engine/state_cache.py). It holds what the conversations said, so it lives with
+    the chat history, not in a cache folder that other tools clean or back up differently."""
+    override = os.environ.get(STATE_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
+    return data_dir() / "state"
 
 
 def assets_dir() -> Path:

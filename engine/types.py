@@ -66,6 +66,9 @@ class GenerationParams:
     # is exactly the same), "on" also where a batch rounds differently (a near-tie may then
     # flip), "off" never.
     speculation: Speculation = "auto"
+    # The client's name for the conversation, kept with its saved state so that deleting the
+    # conversation deletes the state (engine/state_cache.py).
+    conversation: str | None = None
 
     def __post_init__(self) -> None:
         low, high = TEMPERATURE_RANGE

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -12,6 +13,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Every test starts from a fresh data folder, so every engine host would measure the starter's
 # ways to run on its first load; the measuring itself is tested in tests/engine/test_tuning.py.
 os.environ.setdefault("COVE_NO_TUNING", "1")
+# Engine hosts started by tests keep conversations' state in a folder of this run, never in the
+# user's data folder (where a later run would find it).
+os.environ.setdefault("COVE_STATE_DIR", tempfile.mkdtemp(prefix="cove-state-"))
 
 from engine.errors import ModelNotFound
 from engine.types import ChatMessage, Chunk

@@ -31,6 +31,7 @@ from engine.gguf import GGUFFile, read_gguf
 from engine.kv_reuse import reusable_prefix
 from engine.native_lock import GGML_LOCK
 from engine.planner import Plan
+from engine.state_cache import state_key
 from engine.templates import ChatTemplate, choose_template, render
 from engine.tools import Tool
 from engine.types import ChatMessage, GenerationParams
@@ -115,6 +116,8 @@ class LlamaCppModel(GenerationLoop):
         # Validate the file in Python first: malformed input never reaches native code. The
         # parsed header (the whole vocabulary as Python objects) is not kept.
         info = read_gguf(path)
+        stat = path.stat()
+        self._file_id = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
         self.name = info.name or path.stem
         self.architecture = info.architecture
         self.template: ChatTemplate = choose_template(
@@ -342,6 +345,34 @@ class LlamaCppModel(GenerationLoop):
         agreed = len(drawn) - 1
         self._lib.llama_memory_seq_rm(self._mem, 0, pos0 + 1 + agreed, -1)
         return drawn
+
+    def _state_key(self) -> str | None:
+        plan = self.plan
+        return state_key(
+            "llama.cpp",
+            getattr(self._lib, "__version__", "?"),
+            *self._file_id,
+            self._n_ctx,
+            plan.kv_type,
+            plan.flash_attn,
+            plan.swa_full,
+        )
+
+    def _state_bytes(self) -> memoryview:
+        lib = self._lib
+        size = int(lib.llama_state_seq_get_size(self._ctx, 0))
+        buf = (ctypes.c_uint8 * size)()
+        written = int(lib.llama_state_seq_get_data(self._ctx, buf, size, 0))
+        return memoryview(buf).cast("B")[:written]
+
+    def _restore_state(self, data: bytes) -> bool:
+        lib = self._lib
+        lib.llama_memory_seq_rm(self._mem, 0, -1, -1)
+        buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+        if int(lib.llama_state_seq_set_data(self._ctx, buf, len(data), 0)) == 0:
+            lib.llama_memory_seq_rm(self._mem, 0, -1, -1)
+            return False
+        return True
 
     def _batches_match_steps(self) -> bool:
         """Whether this build evaluates a batch bit for bit as it evaluates the same tokens one

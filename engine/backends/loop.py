@@ -13,6 +13,7 @@ the finish reason and the stats.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -32,6 +33,9 @@ from engine.errors import (
 )
 from engine.reasoning import OPEN, opens_thinking
 from engine.speculation import MAX_DRAFT, PRIOR_HIT, DraftPolicy, PromptLookup, Shadow
+from engine.state_cache import MIN_GAIN as MIN_STATE_GAIN
+from engine.state_cache import MIN_TOKENS as MIN_STATE_TOKENS
+from engine.state_cache import StateCache
 from engine.stopping import StopMatcher
 from engine.tools import Tool
 from engine.types import (
@@ -39,12 +43,15 @@ from engine.types import (
     Chunk,
     FinishReason,
     GenerationParams,
+    GenerationStats,
     TokenLogprob,
     Truncation,
 )
 
 if TYPE_CHECKING:
     from engine.templates import ChatTemplate
+
+log = logging.getLogger("cove.engine")
 
 # The body of one generation: yields text chunks, returns (finish reason, context full).
 Body = Generator[Chunk, None, tuple[FinishReason, bool]]
@@ -118,6 +125,8 @@ class GenerationLoop(ABC):
         self._cached: list[int] = []
         # What speculation has measured of this model on this machine, kept across replies.
         self._draft_policy = DraftPolicy()
+        self._states: StateCache | None = None
+        self._saved: tuple[int, ...] = ()  # the tokens of the last state handed to the cache
 
     # -- what a backend supplies -------------------------------------------------------------
 
@@ -165,6 +174,20 @@ class GenerationLoop(ABC):
         """The bytes a token stands for (its text, or part of a character)."""
         raise NotImplementedError
 
+    def _state_key(self) -> str | None:
+        """What a saved state of this model depends on (engine/state_cache.py); None when the
+        runtime cannot save and restore its state."""
+        return None
+
+    def _state_bytes(self) -> bytes | memoryview:
+        """The runtime's state of the cached sequence."""
+        raise NotImplementedError
+
+    def _restore_state(self, data: bytes) -> bool:
+        """Replace the cached sequence with a saved state; False when the runtime refuses it
+        (its cache is then empty)."""
+        raise NotImplementedError
+
     def unsupported(self, params: GenerationParams) -> tuple[str, ...]:
         """Names of the parameters set in ``params`` that this runtime cannot honour."""
         del params
@@ -180,6 +203,11 @@ class GenerationLoop(ABC):
     def cached_tokens(self) -> int:
         """Tokens of the last conversation still in the KV cache (reused by a follow-up)."""
         return len(self._cached)
+
+    def keep_states(self, cache: StateCache | None) -> None:
+        """Save the conversation's state after each reply and restore it for a prompt that
+        continues a saved one (where the runtime can)."""
+        self._states = cache if self._state_key() is not None else None
 
     def count_tokens(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> int:
         return len(self.tokenize(self.render(messages, tools)))
@@ -289,6 +317,7 @@ class GenerationLoop(ABC):
         code: str | None = None
         context_full = False
         truncation: Truncation | None = None
+        result: GenerationStats | None = None
         try:
             self._check_open()
             event = self._cancel = cancel or threading.Event()
@@ -297,6 +326,10 @@ class GenerationLoop(ABC):
             if opening:
                 yield Chunk(text=opening)
             finish, context_full = yield from self._run(tokens, params, event, stop, stats)
+            result = stats.result()
+            if finish in ("stop", "length"):
+                # Copied now, before the next request can change it; written in the background.
+                self._save_state(params.conversation)
         except EngineError as exc:
             finish, error, code = "error", str(exc), exc.code
             self._reset_quietly()
@@ -308,13 +341,55 @@ class GenerationLoop(ABC):
             self._lock.release()
         yield Chunk(
             finish_reason=finish,
-            stats=stats.result(),
+            stats=result if result is not None else stats.result(),
             truncation=truncation,
             error=error,
             code=code,
             context_full=context_full,
             ignored_params=self.unsupported(params),
         )
+
+    def _save_state(self, conversation: str | None) -> None:
+        """Hand the conversation's state to the cache (written in the background); called with
+        the model's lock held."""
+        states = self._states
+        if states is None or len(self._cached) < MIN_STATE_TOKENS:
+            return
+        if tuple(self._cached) == self._saved:
+            return
+        try:
+            key = self._state_key()
+            tokens = tuple(self._cached)
+            data = self._state_bytes()
+        except Exception as exc:  # a state not saved costs the next restart, never this reply
+            log.warning("could not read the conversation's state: %s", exc)
+            return
+        if key is not None:
+            states.save_later(key, tokens, data, conversation)
+            self._saved = tokens
+
+    def _restore_saved(self, tokens: list[int], common: int) -> int:
+        """Where a saved state continues further into ``tokens`` than the cache does, restore
+        it; returns the common prefix afterwards."""
+        states = self._states
+        key = self._state_key()
+        if states is None or key is None or len(tokens) - 1 - common < MIN_STATE_GAIN:
+            return common
+        found = states.find(key, tokens)
+        if found is None or found[1] < common + MIN_STATE_GAIN:
+            return common
+        entry, shared = found
+        data = states.read(entry)
+        if data is None:
+            return common
+        self._cached.clear()
+        if not self._restore_state(data):
+            log.warning("the runtime refused a saved state; reading the history instead")
+            self._forget()
+            return 0
+        self._cached.extend(entry.tokens)
+        self._saved = entry.tokens
+        return shared
 
     def _run(
         self,
@@ -341,6 +416,7 @@ class GenerationLoop(ABC):
             if a != b:
                 break
             common += 1
+        common = self._restore_saved(tokens, common)
         # The last prompt token is evaluated again so that there are logits to sample from.
         common = min(common, len(tokens) - 1)
         common = self._rewind(common, params)

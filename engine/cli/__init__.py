@@ -17,6 +17,7 @@ from engine.cli.output import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, fail
 from engine.cli.plan import plan_command
 from engine.cli.tuning import tune_command
 from engine.errors import EngineError
+from engine.state_cache import DEFAULT_LIMIT_BYTES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -170,6 +171,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also listen on Ollama's port (127.0.0.1:11434), for tools that expect it there",
     )
+    serve.add_argument(
+        "--state-cache-mb",
+        type=_non_negative,
+        default=STATE_CACHE_MB,
+        metavar="MB",
+        help="keep conversations' model state on disk, up to this size (0: off; default 4096)",
+    )
     return parser
 
 
@@ -267,8 +275,19 @@ def _serve(args: argparse.Namespace) -> int:
             max_queue=args.max_queue,
             log_prompts=args.log_prompts,
             ollama=args.ollama,
+            state_cache_bytes=args.state_cache_mb * 2**20,
         )
     )
+
+
+STATE_CACHE_MB = DEFAULT_LIMIT_BYTES // 2**20
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or a positive integer")
+    return value
 
 
 def _positive(text: str) -> int:

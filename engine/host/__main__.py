@@ -12,6 +12,9 @@ from engine.errors import EngineError
 from engine.host.server import ServeOptions, serve
 from engine.host.state import STREAM_FLUSH_S
 from engine.protocol import TOKEN_ENV
+from engine.state_cache import DEFAULT_LIMIT_BYTES
+
+STATE_CACHE_MB = DEFAULT_LIMIT_BYTES // 2**20
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,6 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=STREAM_FLUSH_S * 1000,
         help="hand streamed text to the connection at most this often (0: every token)",
     )
+    parser.add_argument("--state-cache-mb", type=int, default=STATE_CACHE_MB)
     args = parser.parse_args(argv)
     options = ServeOptions(
         host=args.host,
@@ -43,6 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         announce=True,
         parent_pid=args.exit_with_parent,
         flush_s=max(args.stream_flush_ms, 0.0) / 1000,
+        state_cache_bytes=max(args.state_cache_mb, 0) * 2**20,
     )
     try:
         return serve(options)

@@ -59,6 +59,7 @@ def make_app(state: HostState, config: HostConfig) -> ASGIApp:
         Route("/cove/v1/unload", _endpoint(state, config, _unload), methods=["POST"]),
         Route("/cove/v1/plan", _endpoint(state, config, _plan), methods=["POST"]),
         Route("/cove/v1/hardware", _endpoint(state, config, _hardware), methods=["GET"]),
+        Route("/cove/v1/state", _endpoint(state, config, _saved_state), methods=["GET", "DELETE"]),
     ]
     app = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_allowed})
     return Guard(app, config)
@@ -276,6 +277,22 @@ async def _hardware(request: Request, state: HostState, config: HostConfig) -> R
         return data
 
     return JSONResponse(await asyncio.to_thread(run))
+
+
+async def _saved_state(request: Request, state: HostState, config: HostConfig) -> Response:
+    """Conversations' saved model state: how much there is (GET); forget it all, or one
+    conversation's (DELETE, ``?conversation=ID``)."""
+    states = state.states
+    if states is None:
+        return JSONResponse({"enabled": False, "bytes": 0, "limit_bytes": 0, "removed": 0})
+    removed = 0
+    if request.method == "DELETE":
+        conversation = request.query_params.get("conversation") or None
+        removed = await asyncio.to_thread(states.forget, conversation)
+    total = await asyncio.to_thread(states.total_bytes)
+    return JSONResponse(
+        {"enabled": True, "bytes": total, "limit_bytes": states.limit_bytes, "removed": removed}
+    )
 
 
 async def _unload(request: Request, state: HostState, config: HostConfig) -> Response:

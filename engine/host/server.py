@@ -21,7 +21,9 @@ from types import FrameType
 from engine.host.guards import DEFAULT_MAX_BODY, HostConfig
 from engine.host.routes import make_app
 from engine.host.state import STREAM_FLUSH_S, HostState
+from engine.paths import state_dir
 from engine.protocol import READY_PREFIX
+from engine.state_cache import DEFAULT_LIMIT_BYTES, StateCache
 
 log = logging.getLogger("cove.host")
 
@@ -41,6 +43,8 @@ class ServeOptions:
     announce: bool = False
     parent_pid: int | None = None
     flush_s: float = STREAM_FLUSH_S
+    # Conversations' model state kept on disk (engine/state_cache.py); 0: off.
+    state_cache_bytes: int = DEFAULT_LIMIT_BYTES
 
 
 def is_loopback(host: str) -> bool:
@@ -90,7 +94,12 @@ def serve(options: ServeOptions) -> int:
             "" if options.api_key else " and no --api-key is set, so anyone can use it",
         )
     state = HostState(
-        max_queue=options.max_queue, log_prompts=options.log_prompts, flush_s=options.flush_s
+        max_queue=options.max_queue,
+        log_prompts=options.log_prompts,
+        flush_s=options.flush_s,
+        states=StateCache(state_dir(), options.state_cache_bytes)
+        if options.state_cache_bytes > 0
+        else None,
     )
     sock = bind(options.host, options.port)
     sockets = [sock]

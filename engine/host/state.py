@@ -21,12 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from engine.backends.loop import GenerationLoop
 from engine.errors import (
     EngineBusy,
     EngineError,
     ModelNotFound,
 )
 from engine.protocol import EngineStatus
+from engine.state_cache import StateCache
 from engine.types import Chunk, TokenLogprob
 
 if TYPE_CHECKING:
@@ -67,9 +69,15 @@ class Counters:
 
 class HostState:
     def __init__(
-        self, *, max_queue: int = 8, log_prompts: bool = False, flush_s: float = STREAM_FLUSH_S
+        self,
+        *,
+        max_queue: int = 8,
+        log_prompts: bool = False,
+        flush_s: float = STREAM_FLUSH_S,
+        states: StateCache | None = None,
     ) -> None:
         self.max_queue = max_queue
+        self.states = states
         self.log_prompts = log_prompts
         self.flush_s = flush_s
         self.chat: Resident | None = None
@@ -156,6 +164,8 @@ class HostState:
             self.choice = choice
             backend = backend_for(path)
             model = backend.load(path, plan, progress)
+            if isinstance(model, GenerationLoop):
+                model.keep_states(self.states)
         finally:
             self.loading = None
         resolved = path.resolve()
@@ -263,6 +273,8 @@ class HostState:
 
     def close(self) -> None:
         self.unload_chat()
+        if self.states is not None:
+            self.states.flush(timeout=30)
         with self._slot_lock:
             embedder, self.embedder = self.embedder, None
         if embedder is not None:

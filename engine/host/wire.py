@@ -48,6 +48,7 @@ _SAMPLING = {
     "stop",
     "seed",
     "speculation",
+    "cove_conversation",
 }
 _COMMON = {"model", "stream", "stream_options", "n", "user", "presence_penalty"}
 _COMMON |= {"frequency_penalty", "logprobs", "response_format"}
@@ -517,6 +518,11 @@ def _params(data: Mapping[str, Any]) -> GenerationParams:
         if speculation not in get_args(Speculation):
             raise InvalidRequest('\'speculation\' must be "auto", "on" or "off".')
         kwargs["speculation"] = speculation
+    conversation = data.get("cove_conversation")
+    if conversation is not None:
+        if not isinstance(conversation, str) or not 0 < len(conversation) <= 200:
+            raise InvalidRequest("'cove_conversation' must be a short string.")
+        kwargs["conversation"] = conversation
     try:
         return GenerationParams(**kwargs)
     except ValueError as exc:
