@@ -217,6 +217,8 @@ class ChatController(QObject):
         if self.current is not None and self.current.id == conv_id:
             self.new_chat()
         self._io(lambda s: s.delete_conversation(conv_id), lambda _r: self.refresh_list())
+        # The model's state of the conversation, kept on disk to reopen it fast, goes with it.
+        self.engine.forget_state(str(conv_id))
 
     def export(self, conv_id: int, fmt: str, path: Path) -> None:
         def job(store: Store) -> Path:

@@ -7,10 +7,11 @@ waits its turn. Quick questions (status, plans) use a second pool and never wait
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QRunnable, QTimer, Signal
 
@@ -24,6 +25,11 @@ if TYPE_CHECKING:
     from engine.protocol import EngineStatus
 
 log = logging.getLogger(__name__)
+
+
+def _log_failure(exc: BaseException) -> None:
+    log.warning("saved conversation state: %s", exc)
+
 
 WATCH_INTERVAL_MS = 1500
 STARTER = "starter"
@@ -188,6 +194,43 @@ class EngineService(QObject):
             on_error(EngineError("The engine is not running."))
             return
         self.control_pool.submit(lambda: engine.client.plan(model), on_done, on_error)
+
+    # -- conversations' saved state -------------------------------------------------------------
+
+    def saved_state(
+        self, on_done: Callable[[dict[str, Any]], None], on_error: Callable[[BaseException], None]
+    ) -> None:
+        """How much conversation state the engine keeps on disk, and its limit."""
+        engine = self.engine
+        if engine is None:
+            on_error(EngineError("The engine is not running."))
+            return
+        self.control_pool.submit(engine.client.saved_state, on_done, on_error)
+
+    def set_state_limit(self, limit_bytes: int) -> None:
+        engine = self.engine
+        if engine is not None:
+            self.control_pool.submit(
+                lambda: engine.client.set_state_limit(limit_bytes), None, _log_failure
+            )
+
+    def forget_state(
+        self, conversation: str | None, on_done: Callable[[Any], None] | None = None
+    ) -> None:
+        """Delete a conversation's saved state (all of it, when None): through the engine, which
+        first finishes its writes; from the folder itself when no engine runs."""
+        engine = self.engine
+
+        def job() -> int:
+            if engine is not None:
+                with contextlib.suppress(EngineError):
+                    return engine.client.forget_state(conversation)
+            from engine.paths import state_dir
+            from engine.state_cache import StateCache
+
+            return StateCache(state_dir()).forget(conversation)
+
+        self.control_pool.submit(job, on_done, _log_failure)
 
     # -- replies -------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ interrupted and ``engine_crashed`` carries the host's last words.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -264,7 +265,7 @@ class GenerationWorker(QRunnable):
         last_emit = last_save = time.monotonic()
         final: Chunk | None = None
         chunks = (
-            self._chat()(messages, req.params, req.cancel)
+            self._chat()(messages, self._params(), req.cancel)
             if req.tools is None
             else self._tool_turn(reply_id, messages)
         )
@@ -296,6 +297,14 @@ class GenerationWorker(QRunnable):
             final = Chunk(finish_reason="cancelled" if req.cancel.is_set() else "error")
         return final
 
+    def _params(self) -> GenerationParams:
+        """The request's settings, naming the conversation: the engine keeps its saved state
+        under that name, so that deleting the conversation deletes the state too."""
+        params = self.request.params
+        if self.conversation_id is None:
+            return params
+        return dataclasses.replace(params, conversation=str(self.conversation_id))
+
     def _tool_turn(self, reply_id: int, messages: list[ChatMessage]) -> Iterator[Chunk]:
         """The turn through engine.mcp_servers.turn, as a stream of its text: each call's
         states go out as ``call_changed`` and into the reply's meta."""
@@ -319,7 +328,7 @@ class GenerationWorker(QRunnable):
                 result = run_turn(
                     lambda m, p: chat(m, p, req.cancel),
                     messages,
-                    req.params,
+                    self._params(),
                     tools.source,
                     tools.consent,
                     tools.ask,

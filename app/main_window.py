@@ -34,6 +34,7 @@ from app.mcp_service import ENABLED_SETTING, McpService
 from app.models_view import IMPORTED_SETTING, ModelsView
 from app.settings_panel import SettingsPanel
 from app.sidebar import Sidebar
+from app.state_dialog import LIMIT_SETTING, stored_limit
 from app.status_bar import StatusBar
 from app.theme import ThemeManager
 from app.verdicts import verdict_from_error, verdict_from_plan
@@ -42,9 +43,11 @@ from app.welcome import WelcomeView
 from app.workers import WorkerPool
 from engine.documents.encoder import Encoder, default_encoder_folder
 from engine.documents.host_encoder import HostEncoder
+from engine.state_cache import DEFAULT_LIMIT_BYTES
 
 if TYPE_CHECKING:
     from app.mcp_dialog import McpServersDialog
+    from app.state_dialog import SavedStateDialog
     from engine.local_engine import LocalEngine
     from engine.planner import Plan
     from engine.protocol import EngineStatus
@@ -70,6 +73,7 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(*MIN_SIZE)
         self.theme = theme
         self.requested_model = model
+        self.state_limit = DEFAULT_LIMIT_BYTES  # conversations' saved state on disk, in bytes
         self.requested_theme: str | None = None  # --theme wins over the saved preference
         self.shared_engine = engine  # a host started elsewhere (tests); not stopped at exit
         self.start_engine = True
@@ -167,7 +171,22 @@ class MainWindow(QMainWindow):
         menu.addAction("Hardware", lambda: self.show_page("hardware"))
         menu.addAction("Welcome", lambda: self.show_page("welcome"))
         menu.addAction("MCP servers…", self.open_mcp_servers)
+        menu.addAction("Saved conversation state…", self.open_saved_state)
         return menu
+
+    def open_saved_state(self) -> SavedStateDialog:
+        from app.state_dialog import SavedStateDialog
+
+        dialog = SavedStateDialog(self.engine, self.state_limit, self)
+        dialog.limit_changed.connect(self._save_state_limit)
+        dialog.open()
+        return dialog
+
+    def _save_state_limit(self, limit: int) -> None:
+        self.state_limit = limit
+        store = self.controller.store
+        if store is not None:
+            self.controller.io.submit(lambda: store.set_setting(LIMIT_SETTING, limit))
 
     def open_mcp_servers(self) -> McpServersDialog:
         from app.mcp_dialog import McpServersDialog
@@ -287,6 +306,7 @@ class MainWindow(QMainWindow):
                 "model": s.get_setting("model"),
                 "imported": s.get_setting(IMPORTED_SETTING, []),
                 "mcp": s.get_setting(ENABLED_SETTING, True),
+                "state_limit": s.get_setting(LIMIT_SETTING),
             }
 
         self.controller.io.submit(lambda: settings(store), self._apply_settings)
@@ -300,6 +320,12 @@ class MainWindow(QMainWindow):
         imported = values["imported"] if isinstance(values["imported"], list) else []
         self.models_view.set_imported([str(p) for p in imported])
         model = str(self.requested_model or values["model"] or STARTER)
+        self.state_limit = stored_limit(values["state_limit"])
+        if self.state_limit != DEFAULT_LIMIT_BYTES:
+            self.engine.started.connect(
+                lambda: self.engine.set_state_limit(self.state_limit),
+                Qt.ConnectionType.SingleShotConnection,
+            )
         if self.shared_engine is not None:
             self.engine.adopt(self.shared_engine, model)
         elif self.start_engine:

@@ -123,6 +123,10 @@ class EngineClient:
         """How much conversation state the engine keeps on disk, and its limit."""
         return self._request("GET", f"{self._root}/cove/v1/state")
 
+    def set_state_limit(self, limit_bytes: int) -> dict[str, Any]:
+        """Keep at most this much conversation state on disk (0: none)."""
+        return self._request("POST", f"{self._root}/cove/v1/state", {"limit_bytes": limit_bytes})
+
     def forget_state(self, conversation: str | None = None) -> int:
         """Delete the saved state of one conversation (all, when None); returns how many
         snapshots went."""

@@ -111,9 +111,10 @@ class GenerationLoop(ABC):
     runtime = "this runtime"  # its name, for messages
     constrains = False  # whether it can hold a reply to a grammar (``params.grammar``)
     speculates = True  # whether replies check guessed tokens in batches (when the source can)
-    # Whether a batch's logits are bit for bit those of the same tokens evaluated one at a time
-    # (measured at load): speculation "auto" checks guesses only then.
-    exact_batches = False
+    # Up to how many cached tokens a batch's logits are bit for bit those of the same tokens
+    # evaluated one at a time (measured at load; 0: not even there). Speculation "auto" checks
+    # guesses only within it, so that the reply is exactly what plain decoding gives.
+    exact_cells = 0
 
     def __init__(self, n_ctx: int, n_batch: int) -> None:
         self._n_ctx = n_ctx
@@ -499,6 +500,8 @@ class GenerationLoop(ABC):
                 lookup.append(token)
                 shadow.produced(token, policy)
                 room = self._n_ctx - len(self._cached) - 2
+                if params.speculation == "auto":
+                    room = min(room, self.exact_cells - len(self._cached) - 1)
                 if limit is not None:
                     room = min(room, limit - generated - 1)
                 guess = lookup.propose(MAX_DRAFT) if room > 0 and not shadow.active else []
@@ -532,7 +535,7 @@ class GenerationLoop(ABC):
     def _verifier(self, source: TokenSource, params: GenerationParams) -> Verifier | None:
         """The source's batch check, when this runtime has one and speculation is on."""
         mode = params.speculation
-        if mode == "off" or not self.speculates or (mode == "auto" and not self.exact_batches):
+        if mode == "off" or not self.speculates or (mode == "auto" and not self.exact_cells):
             return None
         return source if isinstance(source, Verifier) else None
 

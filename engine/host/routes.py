@@ -21,7 +21,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from engine.errors import EngineError
+from engine.errors import EngineError, InvalidRequest
 from engine.host import anthropic_routes as anthropic
 from engine.host import ollama_routes as ollama
 from engine.host import responses_routes as responses
@@ -59,7 +59,11 @@ def make_app(state: HostState, config: HostConfig) -> ASGIApp:
         Route("/cove/v1/unload", _endpoint(state, config, _unload), methods=["POST"]),
         Route("/cove/v1/plan", _endpoint(state, config, _plan), methods=["POST"]),
         Route("/cove/v1/hardware", _endpoint(state, config, _hardware), methods=["GET"]),
-        Route("/cove/v1/state", _endpoint(state, config, _saved_state), methods=["GET", "DELETE"]),
+        Route(
+            "/cove/v1/state",
+            _endpoint(state, config, _saved_state),
+            methods=["GET", "POST", "DELETE"],
+        ),
     ]
     app = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_allowed})
     return Guard(app, config)
@@ -280,12 +284,19 @@ async def _hardware(request: Request, state: HostState, config: HostConfig) -> R
 
 
 async def _saved_state(request: Request, state: HostState, config: HostConfig) -> Response:
-    """Conversations' saved model state: how much there is (GET); forget it all, or one
-    conversation's (DELETE, ``?conversation=ID``)."""
+    """Conversations' saved model state: how much there is (GET); a new size limit (POST,
+    ``{"limit_bytes": N}``); forget it all, or one conversation's (DELETE,
+    ``?conversation=ID``)."""
     states = state.states
     if states is None:
         return JSONResponse({"enabled": False, "bytes": 0, "limit_bytes": 0, "removed": 0})
     removed = 0
+    if request.method == "POST":
+        body = await read_json(request, config.max_body)
+        limit = body.get("limit_bytes") if isinstance(body, dict) else None
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+            raise InvalidRequest("'limit_bytes' must be a whole number of bytes, 0 or more.")
+        await asyncio.to_thread(states.set_limit, limit)
     if request.method == "DELETE":
         conversation = request.query_params.get("conversation") or None
         removed = await asyncio.to_thread(states.forget, conversation)

@@ -80,7 +80,7 @@ def test_a_restored_state_gives_the_same_next_tokens_as_reading_the_history(
         restored, stats = reply(restarted, follow_up)
     # The same tokens, where this build evaluates a batch as it evaluates single steps (the
     # saved state holds the first reply's tokens as they were generated, one at a time).
-    if restarted.exact_batches:
+    if restarted.exact_cells:
         assert restored == reread
     # Everything up to the end of the first reply came from disk.
     assert stats.cached_tokens > reread_stats.prompt_tokens // 2
