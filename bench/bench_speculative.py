@@ -185,7 +185,8 @@ def main() -> int:
         "max_tokens": args.max_tokens,
         "kinds": {},
     }
-    print(f"{path.name}: batches bit-exact here up to {result['exact_cells']} cached tokens", flush=True)
+    exact = result["exact_cells"]
+    print(f"{path.name}: batches bit-exact here up to {exact} cached tokens", flush=True)
     try:
         for kind, prompts in kinds.items():
             result["kinds"][kind] = measure(
