@@ -69,6 +69,7 @@ class EngineStatus:
     generation_errors: int = 0
     embedding_model: str | None = None
     pid: int | None = None
+    draft: str | None = None  # the model drafting for the chat model (speculative decoding)
 
     def to_dict(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

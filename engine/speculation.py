@@ -45,6 +45,11 @@ class PromptLookup:
     def __len__(self) -> int:
         return len(self._seq)
 
+    @property
+    def tokens(self) -> list[int]:
+        """The whole sequence so far (read-only by convention)."""
+        return self._seq
+
     def append(self, token: int) -> None:
         seq = self._seq
         seq.append(token)
@@ -75,8 +80,11 @@ class DraftPolicy:
     steps' time; the best ``k`` is sent when that beats plain decoding by ``MARGIN``.
     """
 
-    def __init__(self, cost: float = PRIOR_COST) -> None:
+    def __init__(self, cost: float = PRIOR_COST, guess_cost: float = 0.0) -> None:
         self.cost = cost
+        # What making one guess costs, as a fraction of a single step: nothing for a lookup, a
+        # draft model's own step for a draft model.
+        self.guess_cost = guess_cost
         self.hit = PRIOR_HIT
         self.step_s: float | None = None  # a single-token step, measured
 
@@ -86,7 +94,7 @@ class DraftPolicy:
         for k in range(1, min(available, MAX_DRAFT) + 1):
             p *= self.hit
             expected += p
-            gain = expected / (1.0 + self.cost * k)
+            gain = expected / (1.0 + (self.cost + self.guess_cost) * k)
             if gain > best_gain:
                 best, best_gain = k, gain
         return best
@@ -108,6 +116,12 @@ class DraftPolicy:
             return
         observed = (seconds / self.step_s - 1.0) / (size - 1)
         self.cost = _ema(self.cost, min(max(observed, 0.01), 2.0))
+
+    def timed_guesses(self, count: int, seconds: float) -> None:
+        """Making ``count`` guesses took ``seconds`` (a draft model's steps)."""
+        if self.step_s is None or count < 1 or self.step_s <= 0:
+            return
+        self.guess_cost = _ema(self.guess_cost, min(seconds / count / self.step_s, 2.0))
 
 
 class Shadow:

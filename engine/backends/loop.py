@@ -49,9 +49,12 @@ from engine.types import (
 )
 
 if TYPE_CHECKING:
+    from engine.draft import DraftModel
     from engine.templates import ChatTemplate
 
 log = logging.getLogger("cove.engine")
+# With a draft model whose guesses do not pay, one short guess every this many tokens.
+MODEL_PROBE_EVERY = 24
 
 # The body of one generation: yields text chunks, returns (finish reason, context full).
 Body = Generator[Chunk, None, tuple[FinishReason, bool]]
@@ -127,6 +130,11 @@ class GenerationLoop(ABC):
         # What speculation has measured of this model on this machine, kept across replies.
         self._draft_policy = DraftPolicy()
         self._states: StateCache | None = None
+        self._drafter: DraftModel | None = None  # a smaller model guessing for this one
+        # A draft model's steps are not free: its own estimates, starting from a guess that
+        # costs a fifth of a step.
+        self._model_policy = DraftPolicy(guess_cost=0.2)
+        self._since_model_guess = 0
         self._saved: tuple[int, ...] = ()  # the tokens of the last state handed to the cache
 
     # -- what a backend supplies -------------------------------------------------------------
@@ -287,6 +295,9 @@ class GenerationLoop(ABC):
                 return
             self._closed = True
             self._cached.clear()
+            if self._drafter is not None:
+                self._drafter.close()
+                self._drafter = None
             self._free()
 
     def __enter__(self) -> Self:
@@ -496,6 +507,7 @@ class GenerationLoop(ABC):
                     lookup.append(token)
                 continue
             draft: list[int] = []
+            used = policy
             if lookup is not None and verifier is not None:
                 lookup.append(token)
                 shadow.produced(token, policy)
@@ -508,20 +520,25 @@ class GenerationLoop(ABC):
                 draft = guess[: policy.length(min(room, len(guess)))]
                 if guess and not draft:
                     shadow.start(guess)
+                if not draft and not guess and self._drafter is not None and room > 0:
+                    draft = self._model_guess(lookup.tokens, room, cancel)
+                    used = self._model_policy
             began = time.perf_counter()
             if not draft:
                 if not source.accept(token, cancel):
                     return "cancelled", False
-                policy.timed_step(time.perf_counter() - began)
+                elapsed = time.perf_counter() - began
+                policy.timed_step(elapsed)
+                self._model_policy.timed_step(elapsed)
                 self._cached.append(token)
                 continue
             assert verifier is not None
             drawn = verifier.verify(token, draft, cancel, top is not None)
             if drawn is None:
                 return "cancelled", False
-            policy.timed_batch(len(draft) + 1, time.perf_counter() - began)
+            used.timed_batch(len(draft) + 1, time.perf_counter() - began)
             agreed = len(drawn) - 1
-            policy.guessed(agreed, missed=agreed < len(draft))
+            used.guessed(agreed, missed=agreed < len(draft))
             stats.drafted(len(draft), agreed)
             self._cached.append(token)
             self._cached.extend(draft[:agreed])
@@ -531,6 +548,35 @@ class GenerationLoop(ABC):
         if tail:
             yield Chunk(text=tail, logprobs=tuple(scored))
         return finish, context_full
+
+    def attach_draft(self, drafter: DraftModel | None) -> None:
+        """Let a smaller model of the same vocabulary guess where the conversation offers no
+        guess of its own (engine/draft.py); None detaches (and frees) the current one."""
+        old, self._drafter = self._drafter, drafter
+        if old is not None and old is not drafter:
+            old.close()
+        self._model_policy = DraftPolicy(guess_cost=0.2)
+
+    @property
+    def draft_name(self) -> str | None:
+        return self._drafter.name if self._drafter is not None else None
+
+    def _model_guess(self, sequence: list[int], room: int, cancel: threading.Event) -> list[int]:
+        """The draft model's guess, as long as is expected to pay; now and then a short one
+        when nothing pays, so that the estimates can recover."""
+        policy = self._model_policy
+        k = policy.length(room)
+        self._since_model_guess += 1
+        if k == 0:
+            if self._since_model_guess < MODEL_PROBE_EVERY:
+                return []
+            k = min(2, room)
+        self._since_model_guess = 0
+        assert self._drafter is not None
+        began = time.perf_counter()
+        guess = self._drafter.guess(sequence, k, cancel)
+        policy.timed_guesses(len(guess), time.perf_counter() - began)
+        return guess
 
     def _verifier(self, source: TokenSource, params: GenerationParams) -> Verifier | None:
         """The source's batch check, when this runtime has one and speculation is on."""

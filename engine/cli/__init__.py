@@ -178,6 +178,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MB",
         help="keep conversations' model state on disk, up to this size (0: off; default 4096)",
     )
+    serve.add_argument(
+        "--draft",
+        metavar="MODEL",
+        help="a smaller model of the same vocabulary to draft for the chat model, or 'auto' "
+        "(the catalog's, when installed and fitting)",
+    )
     return parser
 
 
@@ -276,6 +282,7 @@ def _serve(args: argparse.Namespace) -> int:
             log_prompts=args.log_prompts,
             ollama=args.ollama,
             state_cache_bytes=args.state_cache_mb * 2**20,
+            draft=args.draft,
         )
     )
 

@@ -9,6 +9,9 @@ from engine.cli.output import print_json
 from engine.cli.tuning import choice_for, describe_choice
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from engine.draft import DraftChoice
     from engine.planner import Plan
 
 
@@ -25,13 +28,51 @@ def plan_command(model: str, ctx: int | None, as_json: bool) -> int:
     choice = choice_for(path, ctx, measure_now=False)
     if choice is not None and choice.source != "not_measured":
         plan = choice.plan  # what loading it will do
+    drafts = _drafts(path, plan)
     if as_json:
-        print_json({**plan.to_dict(), "choice": choice.to_dict() if choice else None})
+        print_json(
+            {
+                **plan.to_dict(),
+                "choice": choice.to_dict() if choice else None,
+                "drafts": [d.to_dict() for d in drafts],
+            }
+        )
         return 0
     print(describe_plan(plan))
     if choice is not None:
         print(describe_choice(choice))
+    for d in drafts:
+        print(describe_draft(d))
     return 0
+
+
+def _drafts(path: Path, plan: Plan) -> list[DraftChoice]:
+    """The catalog's draft models for this model, checked against its file and counted in the
+    memory left after it."""
+    from dataclasses import replace
+
+    from engine.draft import draft_choices
+    from engine.units import format_bytes
+
+    if path.suffix.lower() != ".gguf":
+        return []
+    out = []
+    free = min((b.free for b in plan.budgets), default=0)
+    for d in draft_choices(path, plan.n_ctx):
+        if d.usable and plan.total_bytes + d.bytes > free:
+            d = replace(d, reason=f"does not fit beside the model ({format_bytes(d.bytes)})")
+        out.append(d)
+    return out
+
+
+def describe_draft(d: DraftChoice) -> str:
+    from engine.units import format_bytes
+
+    if d.path is None:
+        return f"Draft     {d.id}: not installed (cove pull {d.id} to let it draft)"
+    if d.reason is not None:
+        return f"Draft     {d.id}: not usable: {d.reason}"
+    return f"Draft     {d.id}: can draft ({format_bytes(d.bytes)}; cove serve --draft {d.id})"
 
 
 def _names_hub_file(model: str) -> bool:

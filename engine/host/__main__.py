@@ -34,6 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="hand streamed text to the connection at most this often (0: every token)",
     )
     parser.add_argument("--state-cache-mb", type=int, default=STATE_CACHE_MB)
+    parser.add_argument("--draft", metavar="MODEL")
     args = parser.parse_args(argv)
     options = ServeOptions(
         host=args.host,
@@ -48,6 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parent_pid=args.exit_with_parent,
         flush_s=max(args.stream_flush_ms, 0.0) / 1000,
         state_cache_bytes=max(args.state_cache_mb, 0) * 2**20,
+        draft=args.draft,
     )
     try:
         return serve(options)

@@ -45,6 +45,7 @@ class ServeOptions:
     flush_s: float = STREAM_FLUSH_S
     # Conversations' model state kept on disk (engine/state_cache.py); 0: off.
     state_cache_bytes: int = DEFAULT_LIMIT_BYTES
+    draft: str | None = None  # a draft model for speculative decoding, or "auto"
 
 
 def is_loopback(host: str) -> bool:
@@ -100,6 +101,7 @@ def serve(options: ServeOptions) -> int:
         states=StateCache(state_dir(), options.state_cache_bytes)
         if options.state_cache_bytes > 0
         else None,
+        draft=options.draft,
     )
     sock = bind(options.host, options.port)
     sockets = [sock]

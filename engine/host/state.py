@@ -75,9 +75,13 @@ class HostState:
         log_prompts: bool = False,
         flush_s: float = STREAM_FLUSH_S,
         states: StateCache | None = None,
+        draft: str | None = None,
     ) -> None:
         self.max_queue = max_queue
         self.states = states
+        # A model to draft for the chat model: a name or path, or "auto" (the catalog's, when
+        # installed, compatible and fitting beside it); None: none.
+        self.draft = draft
         self.log_prompts = log_prompts
         self.flush_s = flush_s
         self.chat: Resident | None = None
@@ -166,6 +170,7 @@ class HostState:
             model = backend.load(path, plan, progress)
             if isinstance(model, GenerationLoop):
                 model.keep_states(self.states)
+                self._attach_draft(model, path, plan)
         finally:
             self.loading = None
         resolved = path.resolve()
@@ -182,6 +187,38 @@ class HostState:
             self.chat = resident
         log.info("loaded %s (%s, context %d)", resident.id, plan.device, model.n_ctx)
         return resident
+
+    def _attach_draft(self, model: GenerationLoop, path: Path, plan: Plan) -> None:
+        """Load the draft model asked for, when it can draft for this one and fits beside it;
+        otherwise say why in the log and go on without."""
+        from engine.draft import DraftModel, check_draft, draft_choices
+        from engine.gguf import read_gguf
+        from engine.loader import current_resources
+        from engine.models import resolve_model
+        from engine.planner import usable_bytes
+
+        if self.draft is None or path.suffix.lower() != ".gguf":
+            return
+        if self.draft == "auto":
+            usable = [d for d in draft_choices(path, plan.n_ctx) if d.usable]
+            choice = usable[0] if usable else None
+            if choice is None:
+                log.info("no installed draft model can draft for %s", path.name)
+                return
+        else:
+            choice = check_draft(read_gguf(path), resolve_model(self.draft), plan.n_ctx)
+        if choice.reason is not None or choice.path is None:
+            log.warning("not drafting with %s: %s", choice.id, choice.reason)
+            return
+        free = usable_bytes(current_resources().cpu.free_bytes)
+        if choice.bytes > free:
+            log.warning("not drafting with %s: it does not fit in the memory left", choice.id)
+            return
+        from engine.loader import plan_model
+
+        draft_plan = plan_model(str(choice.path), ctx=plan.n_ctx)[2]
+        model.attach_draft(DraftModel.load(choice.path, draft_plan))
+        log.info("drafting with %s", choice.id)
 
     def _choose(
         self, path: Path, ctx: int | None, progress: Callable[[float], bool] | None
@@ -269,6 +306,9 @@ class HostState:
             generation_errors=self.counters.errors,
             embedding_model=self.embedder.name if self.embedder else None,
             pid=os.getpid(),
+            draft=chat.model.draft_name
+            if chat and isinstance(chat.model, GenerationLoop)
+            else None,
         )
 
     def close(self) -> None:

@@ -139,6 +139,9 @@ class CatalogModel:
     variants: tuple[Variant, ...]
     arch: Arch | None = None
     gated: bool = False
+    # Smaller models of the same family and vocabulary that can draft for this one (speculative
+    # decoding); the files' vocabularies are still compared before one is used (engine/draft.py).
+    drafts: tuple[str, ...] = ()
 
     def variant(self, key: str) -> Variant | None:
         """A variant by its key, its quant (``Q5_K_M``) or its ONNX target (``cpu-int4``)."""
@@ -204,6 +207,10 @@ def parse_catalog(raw: Any) -> Catalog:
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
         raise CatalogError(f"The model catalog lists {dup!r} twice.")
+    for m in parsed:
+        unknown = [d for d in m.drafts if d not in ids]
+        if unknown:
+            raise CatalogError(f"Catalog model {m.id!r} names an unknown draft {unknown[0]!r}.")
     return Catalog(tuple(parsed))
 
 
@@ -293,7 +300,17 @@ def _model(data: Any, index: int) -> CatalogModel:
         variants=variants,
         arch=arch,
         gated=f.flag("gated"),
+        drafts=_drafts(f, model_id),
     )
+
+
+def _drafts(f: _Fields, model_id: str) -> tuple[str, ...]:
+    raw = f.data.get("drafts", [])
+    if not isinstance(raw, list) or not all(isinstance(d, str) and d for d in raw):
+        raise f.fail("drafts", "must be a list of catalog ids")
+    if model_id in raw:
+        raise f.fail("drafts", "cannot name the model itself")
+    return tuple(raw)
 
 
 def _variant(data: Any, where: str) -> Variant:

@@ -1,0 +1,177 @@
+"""A smaller model drafting for a larger one (speculative decoding with a draft model).
+
+The draft model guesses a few tokens greedily, one cheap step each; the large model checks them
+in one batch through the same path as prompt-lookup guesses (engine/speculation.py), so what it
+says does not depend on the drafter. Guesses are token ids, so the two models must share their
+vocabulary: compared from both files (the rule of llama.cpp's ``common_speculative_are_compatible``:
+the same tokenizer kind and special tokens, sizes within 128, the same text for every token from
+id 5 on), never from their names. The catalog names the drafts each family has
+(``CatalogModel.drafts``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.gguf import GGUFFile, read_gguf
+
+if TYPE_CHECKING:
+    from engine.backends.llama_cpp import LlamaCppModel
+    from engine.planner import Plan
+
+VOCAB_SIZE_SLACK = 128
+FIRST_CHECKED_TOKEN = 5
+
+
+def incompatibility(target: GGUFFile, draft: GGUFFile) -> str | None:
+    """Why ``draft`` cannot draft for ``target`` (None when it can)."""
+    t, d = target.metadata, draft.metadata
+    name = draft.path.name
+    if t.get("tokenizer.ggml.model") != d.get("tokenizer.ggml.model"):
+        return (
+            f"{name} uses a different kind of tokenizer ({d.get('tokenizer.ggml.model')} against "
+            f"{t.get('tokenizer.ggml.model')})"
+        )
+    for key in ("tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id"):
+        if t.get(key) != d.get(key):
+            return f"{name} has other special tokens ({key.rsplit('.', 1)[-1]})"
+    tokens, drafts = t.get("tokenizer.ggml.tokens"), d.get("tokenizer.ggml.tokens")
+    if not isinstance(tokens, list) or not isinstance(drafts, list):
+        return f"{name} or the model lists no vocabulary"
+    if abs(len(tokens) - len(drafts)) > VOCAB_SIZE_SLACK:
+        return f"{name} has {len(drafts)} tokens against the model's {len(tokens)}"
+    for i in range(FIRST_CHECKED_TOKEN, min(len(tokens), len(drafts))):
+        if tokens[i] != drafts[i]:
+            return f"{name} spells token {i} differently ({drafts[i]!r} against {tokens[i]!r})"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class DraftChoice:
+    """A draft model considered for a model: where it is, and whether it can be used."""
+
+    id: str
+    path: Path | None  # None: not installed
+    reason: str | None  # why it cannot draft (None: it can)
+    bytes: int = 0  # its weights and cache, as planned
+
+    @property
+    def usable(self) -> bool:
+        return self.path is not None and self.reason is None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "path": str(self.path) if self.path else None,
+            "installed": self.path is not None,
+            "compatible": self.reason is None if self.path is not None else None,
+            "reason": self.reason,
+            "bytes": self.bytes,
+        }
+
+
+def draft_choices(target: Path, ctx: int) -> list[DraftChoice]:
+    """The drafts the catalog names for the model at ``target``, each checked."""
+    from engine.library.builds import install_path, installed_build
+    from engine.library.catalog import CatalogError, load_catalog
+    from engine.paths import models_dir
+
+    try:
+        catalog = load_catalog()
+    except CatalogError:
+        return []
+    models = models_dir()
+    entry = next(
+        (
+            m
+            for m in catalog.models
+            if any(v.format == "gguf" and v.file and v.file == target.name for v in m.variants)
+        ),
+        None,
+    )
+    if entry is None:
+        return []
+    info = read_gguf(target)
+    choices = []
+    for draft_id in entry.drafts:
+        draft = catalog.get(draft_id)
+        variant = installed_build(models, draft) if draft is not None else None
+        if variant is None or variant.format != "gguf":
+            choices.append(DraftChoice(draft_id, None, "not installed"))
+            continue
+        choices.append(check_draft(info, install_path(models, variant), ctx, draft_id))
+    return choices
+
+
+def check_draft(target: GGUFFile, path: Path, ctx: int, name: str | None = None) -> DraftChoice:
+    from engine.loader import plan_model
+
+    draft = read_gguf(path)
+    reason = incompatibility(target, draft)
+    planned = plan_model(str(path), ctx=ctx)[2].total_bytes if reason is None else 0
+    return DraftChoice(name or path.stem, path, reason, planned)
+
+
+class DraftModel:
+    """A llama.cpp model that guesses greedily after a token sequence, keeping its own cache of
+    the sequence so that each guess evaluates only what is new."""
+
+    def __init__(self, model: LlamaCppModel) -> None:
+        self.model = model
+        self.name = model.name
+
+    @classmethod
+    def load(cls, path: Path, plan: Plan) -> DraftModel:
+        from engine.backends.llama_cpp import LlamaCppModel
+
+        return cls(LlamaCppModel(path, plan))
+
+    def guess(self, sequence: Sequence[int], k: int, cancel: threading.Event) -> list[int]:
+        """Up to ``k`` tokens the draft model would say next after ``sequence``."""
+        m = self.model
+        cached = m._cached
+        common = 0
+        for a, b in zip(cached, sequence, strict=False):
+            if a != b:
+                break
+            common += 1
+        keep = m._rewind(min(common, len(sequence) - 1), _GREEDY)
+        del cached[keep:]
+        todo = list(sequence[keep:])
+        for start in range(0, len(todo), m.n_batch):
+            part = todo[start : start + m.n_batch]
+            if not m._decode(part, cancel):
+                return []
+            cached.extend(part)
+        out: list[int] = []
+        for i in range(k):
+            token = int(_argmax(m))
+            out.append(token)
+            if i == k - 1 or len(cached) + 2 > m.n_ctx:
+                break
+            if not m._decode([token], cancel):
+                break
+            cached.append(token)
+        return out
+
+    def close(self) -> None:
+        self.model.close()
+
+
+def _argmax(model: LlamaCppModel) -> Any:
+    from engine.backends.llama_cpp import _last_logits
+
+    return _last_logits(model).argmax()
+
+
+def _greedy() -> Any:
+    from engine.types import GenerationParams
+
+    return GenerationParams(temperature=0.0)
+
+
+_GREEDY = _greedy()

@@ -1,0 +1,71 @@
+"""The window and conversations' saved model state: a long chat's state is saved under its
+conversation, deleting the chat deletes it, and menu › Saved conversation state… shows the size
+and clears it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from engine.paths import state_dir
+from engine.state_cache import StateCache
+from tests.app.conftest import REPLY_TIMEOUT_MS, WindowFactory, type_and_send
+
+if TYPE_CHECKING:
+    from pytestqt.qtbot import QtBot
+
+pytestmark = pytest.mark.slow
+
+REPORT = (
+    "The harbour board met on Tuesday to review the season. Cargo volumes rose by a tenth, the "
+    "new crane on the east quay was commissioned late because of a wiring fault, and the dredging "
+    "of the inner basin is due to finish before the autumn storms. "
+)
+
+
+def tagged(conversation: str) -> int:
+    """Snapshots on disk under ``conversation``, read as a restarted engine would."""
+    cache = StateCache(state_dir())
+    return sum(1 for e in cache._index().values() if e.conversation == conversation)
+
+
+def test_a_long_chats_state_is_saved_and_deleted_with_the_chat(
+    qtbot: QtBot, make_window: WindowFactory
+) -> None:
+    window = make_window()
+    with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS) as done:
+        type_and_send(qtbot, window, f"Summarise this report. {REPORT * 5}")
+    conversation = str(done.args[0].conversation_id)
+    qtbot.waitUntil(lambda: tagged(conversation) == 1, timeout=REPLY_TIMEOUT_MS)
+    window.controller.delete_conversation(int(conversation))
+    qtbot.waitUntil(lambda: tagged(conversation) == 0, timeout=REPLY_TIMEOUT_MS)
+
+
+def test_the_saved_state_dialog_shows_the_size_sets_the_limit_and_clears(
+    qtbot: QtBot, make_window: WindowFactory, tmp_path: Path
+) -> None:
+    window = make_window()
+    with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS):
+        type_and_send(qtbot, window, f"Summarise this report. {REPORT * 5}")
+    client = window.engine.engine.client  # type: ignore[union-attr]
+    qtbot.waitUntil(lambda: client.saved_state()["bytes"] > 0, timeout=REPLY_TIMEOUT_MS)
+    dialog = window.open_saved_state()
+    qtbot.waitUntil(lambda: "B" in dialog.usage.text(), timeout=REPLY_TIMEOUT_MS)
+    assert dialog.limit.value() == pytest.approx(4 * 2**30 / 1e9, abs=0.05)
+    dialog.grab().save(str(tmp_path / "saved-state.png"))
+    try:
+        dialog.limit.setValue(2.0)
+        with qtbot.waitSignal(dialog.limit_changed, timeout=REPLY_TIMEOUT_MS) as changed:
+            dialog.limit.editingFinished.emit()
+        assert changed.args == [2_000_000_000]
+        qtbot.waitUntil(
+            lambda: client.saved_state()["limit_bytes"] == 2_000_000_000, timeout=REPLY_TIMEOUT_MS
+        )
+        dialog.clear.click()
+        qtbot.waitUntil(lambda: dialog.usage.text() == "Nothing saved", timeout=REPLY_TIMEOUT_MS)
+        assert client.saved_state()["bytes"] == 0
+    finally:
+        client.set_state_limit(4 * 2**30)
+        dialog.close()
