@@ -122,6 +122,27 @@ def _row(label: str, value: str) -> str:
     return f"<tr><td style='padding:2px 16px 2px 0'><b>{label}</b></td><td>{value}</td></tr>"
 
 
+def speculation_text(status: EngineStatus) -> str:
+    """What speculative decoding does for the loaded model here."""
+    if status.exact_tokens:
+        guesses = (
+            "Guessed tokens are checked in batches for the first "
+            f"{status.exact_tokens:,} tokens of a conversation, where this build computes a "
+            "batch exactly as single tokens (replies are unchanged)."
+        )
+    else:
+        guesses = (
+            "Guessed tokens are not checked in batches by default: this build computes a batch "
+            "slightly differently from single tokens, which could change a word."
+        )
+    draft = (
+        f" {status.draft} drafts for it."
+        if status.draft
+        else " No draft model (cove plan lists the catalog's drafts for a model)."
+    )
+    return f"Speculative decoding: {guesses}{draft}"
+
+
 def report_html(report: HardwareReport, status: EngineStatus | None, colors: Colors) -> str:
     """The probe's report as a page: found, not found, and the choice with its reasons."""
     esc = html.escape
@@ -139,6 +160,7 @@ def report_html(report: HardwareReport, status: EngineStatus | None, colors: Col
             verdict = verdict_from_plan(plan)
             why = "".join(f"<li>{esc(d)}</li>" for d in verdict.details)
             out.append(f"<p>Why: {esc(verdict.text)}.</p><ul>{why}</ul>")
+        out.append(f"<p>{esc(speculation_text(status))}</p>")
     out.append(
         f"<p>For GGUF models the best device here is: <b>{esc(report.best_device())}</b>.</p>"
     )

@@ -70,6 +70,8 @@ class EngineStatus:
     embedding_model: str | None = None
     pid: int | None = None
     draft: str | None = None  # the model drafting for the chat model (speculative decoding)
+    # Cached tokens up to which the chat model's batches are bit-exact (speculation "auto").
+    exact_tokens: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

@@ -309,6 +309,9 @@ class HostState:
             draft=chat.model.draft_name
             if chat and isinstance(chat.model, GenerationLoop)
             else None,
+            exact_tokens=chat.model.exact_cells
+            if chat and isinstance(chat.model, GenerationLoop)
+            else 0,
         )
 
     def close(self) -> None:

@@ -4,6 +4,7 @@ and clears it."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,7 +55,8 @@ def test_the_saved_state_dialog_shows_the_size_sets_the_limit_and_clears(
     dialog = window.open_saved_state()
     qtbot.waitUntil(lambda: "B" in dialog.usage.text(), timeout=REPLY_TIMEOUT_MS)
     assert dialog.limit.value() == pytest.approx(4 * 2**30 / 1e9, abs=0.05)
-    dialog.grab().save(str(tmp_path / "saved-state.png"))
+    shots = Path(os.environ.get("COVE_SCREENSHOTS") or tmp_path)
+    assert dialog.grab().save(str(shots / "saved-state-light.png"))
     try:
         dialog.limit.setValue(2.0)
         with qtbot.waitSignal(dialog.limit_changed, timeout=REPLY_TIMEOUT_MS) as changed:

@@ -216,6 +216,8 @@ def test_hardware_view_says_what_was_found_and_chosen(
         "llama.cpp",
         "ONNX Runtime",
         "Not found",
+        "Speculative decoding:",
+        "draft",
     ):
         assert expected in text, expected
 

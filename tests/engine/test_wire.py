@@ -177,3 +177,13 @@ def test_embeddings_base64_is_little_endian_float32() -> None:
     plain = wire.embeddings_response("e", [[0.5, -1.0]], 3, as_base64=False)
     assert plain["data"][0]["embedding"] == [0.5, -1.0]
     assert plain["usage"] == {"prompt_tokens": 3, "total_tokens": 3}
+
+
+def test_speculation_and_conversation_fields_are_read_and_checked() -> None:
+    params = wire.parse_params({"speculation": "on", "cove_conversation": "chat-7"})
+    assert params.speculation == "on" and params.conversation == "chat-7"
+    assert wire.parse_params({}).speculation == "auto"
+    with pytest.raises(InvalidRequest, match="speculation"):
+        wire.parse_params({"speculation": "fast"})
+    with pytest.raises(InvalidRequest, match="cove_conversation"):
+        wire.parse_params({"cove_conversation": 7})
