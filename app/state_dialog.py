@@ -17,13 +17,14 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from app.engine_service import EngineService
 from engine.state_cache import DEFAULT_LIMIT_BYTES
 from engine.units import format_bytes
 
 LIMIT_SETTING = "state_cache_bytes"
-MAX_GB = 256.0
+MAX_GIB = 256.0
 INTRO = (
     "After each reply Cove keeps the model's working memory of the conversation on this "
     "computer, so that reopening a long chat, after a restart or from another chat, continues "
@@ -33,7 +34,7 @@ INTRO = (
 
 
 class SavedStateDialog(QDialog):
-    limit_changed = Signal(int)  # bytes
+    limit_changed = Signal(object)  # bytes (an int past 2**31: not a Qt int)
 
     def __init__(
         self, engine: EngineService, limit_bytes: int, parent: QWidget | None = None
@@ -45,12 +46,13 @@ class SavedStateDialog(QDialog):
         intro = QLabel(INTRO)
         intro.setWordWrap(True)
         self.limit = QDoubleSpinBox()
-        self.limit.setRange(0.0, MAX_GB)
+        self.limit.setRange(0.0, MAX_GIB)
         self.limit.setDecimals(1)
         self.limit.setSingleStep(0.5)
-        self.limit.setSuffix(" GB")
+        self.limit.setSuffix(" GiB")
         self.limit.setSpecialValueText("Off")
-        self.limit.setValue(limit_bytes / 1e9)
+        self.limit.setValue(limit_bytes / 2**30)
+        self._limit = limit_bytes
         self.limit.editingFinished.connect(self._limit_edited)
         self.usage = QLabel("Reading…")
         self.clear = QPushButton("Clear saved state")
@@ -71,6 +73,8 @@ class SavedStateDialog(QDialog):
         self.engine.saved_state(self._show, self._failed)
 
     def _show(self, data: dict[str, Any]) -> None:
+        if not isValid(self.usage):  # the answer came after the dialog went
+            return
         if not data.get("enabled", True):
             self.usage.setText("Off for this engine")
             return
@@ -78,17 +82,21 @@ class SavedStateDialog(QDialog):
         self.usage.setText(format_bytes(used) if used else "Nothing saved")
 
     def _failed(self, exc: BaseException) -> None:
-        self.usage.setText(f"Unknown ({exc})")
+        if isValid(self.usage):
+            self.usage.setText(f"Unknown ({exc})")
 
     def _limit_edited(self) -> None:
-        limit = round(self.limit.value() * 1e9)
+        limit = round(self.limit.value() * 2**30)
+        if limit == self._limit:  # editing finished without a change (focus left the box)
+            return
+        self._limit = limit
         self.engine.set_state_limit(limit)
         self.limit_changed.emit(limit)
         self.refresh()
 
     def _clear(self) -> None:
         self.usage.setText("Clearing…")
-        self.engine.forget_state(None, lambda _n: self.refresh())
+        self.engine.forget_state(None, lambda _n: self.refresh() if isValid(self) else None)
 
 
 def stored_limit(value: object) -> int:

@@ -38,6 +38,8 @@ DEFAULT_LIMIT_BYTES = 4 * 2**30
 MIN_TOKENS = 256
 # Restore only when it saves at least this many tokens over what is in memory already.
 MIN_GAIN = 64
+# A partial file older than this is left over from a crash.
+STALE_PARTIAL_S = 600.0
 _MAGIC = b"COVEKV1\n"
 _SUFFIX = ".kvstate"
 _HEAD = struct.Struct("<I")  # the JSON header's length
@@ -80,6 +82,17 @@ class StateCache:
                 if common and (best is None or common > best[1]):
                     best = (entry, common)
         return best
+
+    def holds(self, key: str, tokens: Sequence[int]) -> bool:
+        """Whether exactly this state is saved (or waiting to be written)."""
+        wanted = tuple(tokens)
+        with self._lock:
+            if any(
+                item is not None and item[0] == key and item[1] == wanted
+                for item in list(self._writes.queue)
+            ):
+                return True
+            return any(e.key == key and e.tokens == wanted for e in self._index().values())
 
     def read(self, entry: Snapshot) -> bytes | None:
         """The runtime's bytes, or None (and the file removed) when they do not check out."""
@@ -199,8 +212,13 @@ class StateCache:
         if self._entries is None:
             self._entries = {}
             if self.folder.is_dir():
+                stale = time.time() - STALE_PARTIAL_S
                 for path in self.folder.glob("*.partial"):
-                    path.unlink(missing_ok=True)  # a write cut short by a crash
+                    # A write cut short by a crash; a recent one may be another process's, under
+                    # way (the app reads the folder while its engine writes).
+                    with contextlib.suppress(OSError):
+                        if path.stat().st_mtime < stale:
+                            path.unlink()
                 for path in self.folder.glob(f"*{_SUFFIX}"):
                     entry = _scan(path)
                     if entry is None:

@@ -367,18 +367,17 @@ class GenerationLoop(ABC):
         states = self._states
         if states is None or len(self._cached) < MIN_STATE_TOKENS:
             return
-        if tuple(self._cached) == self._saved:
+        key = self._state_key()
+        if key is None or (tuple(self._cached) == self._saved and states.holds(key, self._saved)):
             return
         try:
-            key = self._state_key()
             tokens = tuple(self._cached)
             data = self._state_bytes()
         except Exception as exc:  # a state not saved costs the next restart, never this reply
             log.warning("could not read the conversation's state: %s", exc)
             return
-        if key is not None:
-            states.save_later(key, tokens, data, conversation)
-            self._saved = tokens
+        states.save_later(key, tokens, data, conversation)
+        self._saved = tokens
 
     def _restore_saved(self, tokens: list[int], common: int) -> int:
         """Where a saved state continues further into ``tokens`` than the cache does, restore

@@ -37,7 +37,7 @@ def test_a_long_chats_state_is_saved_and_deleted_with_the_chat(
 ) -> None:
     window = make_window()
     with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS) as done:
-        type_and_send(qtbot, window, f"Summarise this report. {REPORT * 5}")
+        type_and_send(qtbot, window, f"Summarise this report. {REPORT * 8}")
     conversation = str(done.args[0].conversation_id)
     qtbot.waitUntil(lambda: tagged(conversation) == 1, timeout=REPLY_TIMEOUT_MS)
     window.controller.delete_conversation(int(conversation))
@@ -49,21 +49,21 @@ def test_the_saved_state_dialog_shows_the_size_sets_the_limit_and_clears(
 ) -> None:
     window = make_window()
     with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS):
-        type_and_send(qtbot, window, f"Summarise this report. {REPORT * 5}")
+        type_and_send(qtbot, window, f"Summarise this report. {REPORT * 8}")
     client = window.engine.engine.client  # type: ignore[union-attr]
     qtbot.waitUntil(lambda: client.saved_state()["bytes"] > 0, timeout=REPLY_TIMEOUT_MS)
     dialog = window.open_saved_state()
     qtbot.waitUntil(lambda: "B" in dialog.usage.text(), timeout=REPLY_TIMEOUT_MS)
-    assert dialog.limit.value() == pytest.approx(4 * 2**30 / 1e9, abs=0.05)
+    assert dialog.limit.value() == pytest.approx(4.0)
     shots = Path(os.environ.get("COVE_SCREENSHOTS") or tmp_path)
     assert dialog.grab().save(str(shots / "saved-state-light.png"))
     try:
         dialog.limit.setValue(2.0)
         with qtbot.waitSignal(dialog.limit_changed, timeout=REPLY_TIMEOUT_MS) as changed:
             dialog.limit.editingFinished.emit()
-        assert changed.args == [2_000_000_000]
+        assert changed.args == [2 * 2**30]
         qtbot.waitUntil(
-            lambda: client.saved_state()["limit_bytes"] == 2_000_000_000, timeout=REPLY_TIMEOUT_MS
+            lambda: client.saved_state()["limit_bytes"] == 2 * 2**30, timeout=REPLY_TIMEOUT_MS
         )
         dialog.clear.click()
         qtbot.waitUntil(lambda: dialog.usage.text() == "Nothing saved", timeout=REPLY_TIMEOUT_MS)

@@ -226,3 +226,20 @@ def test_a_restarted_host_restores_a_long_conversation_sent_again(
         assert engine.client.saved_state()["bytes"] == 0
     finally:
         engine.stop()
+
+
+def test_reading_the_folder_leaves_another_process_write_alone(tmp_path: Path) -> None:
+    """The app reads the folder while its engine writes: a fresh partial file is not a crash's
+    leftover; an old one is."""
+    import os
+    import time
+
+    folder = tmp_path / "state"
+    folder.mkdir()
+    fresh, old = folder / "a.partial", folder / "b.partial"
+    fresh.write_bytes(b"x")
+    old.write_bytes(b"x")
+    past = time.time() - 3600
+    os.utime(old, (past, past))
+    StateCache(folder).total_bytes()
+    assert fresh.exists() and not old.exists()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,7 @@ pytest.importorskip("gguf")
 from engine.backends.llama_cpp import LlamaCppModel
 from engine.gguf import read_gguf
 from engine.planner import Device, Resources, make_plan
+from engine.state_cache import StateCache
 from engine.types import GenerationParams, GenerationStats
 from tests.conftest import collect
 from tests.tiny_gguf import MATRIX, write_model
@@ -55,6 +57,39 @@ def test_a_rewind_past_the_window_starts_over_and_answers_the_same(model: LlamaC
     rewound = WORDS * 5 + "a lazy fox"
     text, stats = run(model, rewound)
     assert stats.cached_tokens == 0, "positions before the window were evicted: no reuse"
+    model.reset()
+    cold_text, _cold = run(model, rewound)
+    assert text == cold_text
+
+
+def test_a_saved_state_is_used_only_while_it_holds_what_the_next_token_attends_to(
+    model: LlamaCppModel, tmp_path: Path
+) -> None:
+    """Restored from disk into a fresh model: a prompt that continues the saved conversation
+    keeps it; one that leaves it before the window starts over, and answers as from a cold
+    cache. (The saved state of a window-sized cache holds the window only, so only a prompt
+    that continues all of it can keep it.)"""
+    folder = tmp_path / "state"
+    first = (WORDS * 25).strip() + "."
+    model.reset()
+    model.keep_states(StateCache(folder))
+    try:
+        _text, final = collect(model.complete(first, replace(GREEDY, max_tokens=1)))
+        assert final.stats is not None
+        saved = final.stats.prompt_tokens
+        model._states.flush()  # type: ignore[union-attr]
+    finally:
+        model.keep_states(None)
+    path, plan = Path(model._file_id[0]), model.plan
+    with LlamaCppModel(path, plan) as restarted:
+        restarted.keep_states(StateCache(folder))
+        _text, follow = run(restarted, first + " And then?")
+    assert follow.cached_tokens >= saved - 1
+    rewound = WORDS * 5 + "a lazy fox"
+    with LlamaCppModel(path, plan) as restarted:
+        restarted.keep_states(StateCache(folder))
+        text, early = run(restarted, rewound)
+    assert early.cached_tokens == 0, "the saved cache no longer holds the window before it"
     model.reset()
     cold_text, _cold = run(model, rewound)
     assert text == cold_text
