@@ -119,9 +119,11 @@ class EngineClient:
         body = {"model": model, "ctx": ctx}
         return plan_from(self._request("POST", f"{self._root}/cove/v1/plan", body))
 
-    def saved_state(self) -> dict[str, Any]:
-        """How much conversation state the engine keeps on disk, and its limit."""
-        return self._request("GET", f"{self._root}/cove/v1/state")
+    def saved_state(self, conversation: str | None = None) -> dict[str, Any]:
+        """How much conversation state the engine keeps on disk, its limit, and how many
+        snapshots (of ``conversation`` only, when given)."""
+        query = f"?conversation={quote(conversation, safe='')}" if conversation else ""
+        return self._request("GET", f"{self._root}/cove/v1/state{query}")
 
     def set_state_limit(self, limit_bytes: int) -> dict[str, Any]:
         """Keep at most this much conversation state on disk (0: none)."""

@@ -65,7 +65,7 @@ class StateCache:
         self.limit_bytes = limit_bytes
         self._lock = threading.Lock()
         self._entries: dict[Path, Snapshot] | None = None
-        self._writes: queue.Queue[_Write | None] = queue.Queue(maxsize=2)
+        self._writes: queue.Queue[_Write] = queue.Queue(maxsize=2)
         self._writer: threading.Thread | None = None
 
     # -- finding and reading ---------------------------------------------------------------------
@@ -87,10 +87,7 @@ class StateCache:
         """Whether exactly this state is saved (or waiting to be written)."""
         wanted = tuple(tokens)
         with self._lock:
-            if any(
-                item is not None and item[0] == key and item[1] == wanted
-                for item in list(self._writes.queue)
-            ):
+            if any(item[0] == key and item[1] == wanted for item in list(self._writes.queue)):
                 return True
             return any(e.key == key and e.tokens == wanted for e in self._index().values())
 
@@ -134,14 +131,17 @@ class StateCache:
             except queue.Full:
                 with contextlib.suppress(queue.Empty):
                     self._writes.get_nowait()
+                    self._writes.task_done()
 
     def flush(self, timeout: float | None = None) -> None:
-        """Wait until every write handed over so far is on disk."""
-        writer = self._writer
-        if writer is None or not writer.is_alive():
-            return
-        self._writes.put(None)
-        writer.join(timeout)
+        """Wait (up to ``timeout`` seconds) until every write handed over so far is on disk."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._writes.all_tasks_done:
+            while self._writes.unfinished_tasks:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return
+                self._writes.all_tasks_done.wait(left)
 
     def save(
         self, key: str, tokens: Sequence[int], payload: Payload, conversation: str | None = None
@@ -197,6 +197,16 @@ class StateCache:
                 self._remove(entry)
         return len(doomed)
 
+    def count(self, conversation: str | None = None) -> int:
+        """Snapshots on disk (of ``conversation`` only, when given), with pending writes done."""
+        self.flush(timeout=30)
+        with self._lock:
+            return sum(
+                1
+                for e in self._index().values()
+                if conversation is None or e.conversation == conversation
+            )
+
     def total_bytes(self) -> int:
         with self._lock:
             return sum(e.size for e in self._index().values())
@@ -246,11 +256,16 @@ class StateCache:
             self._remove(entry)
 
     def _write_loop(self) -> None:
+        """The one writer, for the life of the process."""
         while True:
             item = self._writes.get()
-            if item is None:
-                return
-            self.save(*item)
+            try:
+                if self.save(*item) is not None:
+                    log.info("saved a conversation's state (%d tokens)", len(item[1]))
+            except Exception:  # a state not saved costs the next restart, never the engine
+                log.exception("could not save a conversation's state")
+            finally:
+                self._writes.task_done()
 
 
 def _scan(path: Path) -> Snapshot | None:

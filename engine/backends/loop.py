@@ -400,6 +400,7 @@ class GenerationLoop(ABC):
             return 0
         self._cached.extend(entry.tokens)
         self._saved = entry.tokens
+        log.info("restored a conversation's state (%d tokens)", len(entry.tokens))
         return shared
 
     def _run(

@@ -298,11 +298,20 @@ async def _saved_state(request: Request, state: HostState, config: HostConfig) -
             raise InvalidRequest("'limit_bytes' must be a whole number of bytes, 0 or more.")
         await asyncio.to_thread(states.set_limit, limit)
     if request.method == "DELETE":
-        conversation = request.query_params.get("conversation") or None
-        removed = await asyncio.to_thread(states.forget, conversation)
+        removed = await asyncio.to_thread(
+            states.forget, request.query_params.get("conversation") or None
+        )
+    conversation = request.query_params.get("conversation") or None
     total = await asyncio.to_thread(states.total_bytes)
+    snapshots = await asyncio.to_thread(states.count, conversation)
     return JSONResponse(
-        {"enabled": True, "bytes": total, "limit_bytes": states.limit_bytes, "removed": removed}
+        {
+            "enabled": True,
+            "bytes": total,
+            "limit_bytes": states.limit_bytes,
+            "snapshots": snapshots,
+            "removed": removed,
+        }
     )
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from engine.paths import state_dir
 from engine.state_cache import StateCache
-from tests.app.conftest import REPLY_TIMEOUT_MS, WindowFactory, type_and_send
+from tests.app.conftest import QUICK_MS, REPLY_TIMEOUT_MS, WindowFactory, type_and_send
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
@@ -39,9 +39,14 @@ def test_a_long_chats_state_is_saved_and_deleted_with_the_chat(
     with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS) as done:
         type_and_send(qtbot, window, f"Summarise this report. {REPORT * 8}")
     conversation = str(done.args[0].conversation_id)
-    qtbot.waitUntil(lambda: tagged(conversation) == 1, timeout=REPLY_TIMEOUT_MS)
+    client = window.engine.engine.client  # type: ignore[union-attr]
+    # Asked of the engine, which finishes its writes first; then read from the folder as a
+    # restarted engine would.
+    assert client.saved_state(conversation)["snapshots"] == 1
+    assert tagged(conversation) == 1
     window.controller.delete_conversation(int(conversation))
-    qtbot.waitUntil(lambda: tagged(conversation) == 0, timeout=REPLY_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: client.saved_state(conversation)["snapshots"] == 0, timeout=QUICK_MS)
+    assert tagged(conversation) == 0
 
 
 def test_the_saved_state_dialog_shows_the_size_sets_the_limit_and_clears(
