@@ -23,9 +23,9 @@ from starlette.types import ASGIApp
 
 from engine.errors import EngineError, InvalidRequest
 from engine.host import anthropic_routes as anthropic
+from engine.host import anthropic_wire, ollama_wire, wire
 from engine.host import ollama_routes as ollama
 from engine.host import responses_routes as responses
-from engine.host import wire
 from engine.host.guards import Guard, HostConfig, error_response, error_status, read_json
 from engine.host.state import HostState
 from engine.host.streaming import collect, event_stream, generation, sse, watch_disconnect
@@ -105,10 +105,14 @@ def _endpoint(
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:
-    return JSONResponse(
-        error_body(f"No such endpoint: {request.url.path}", "not_found_error", "not_found"),
-        status_code=404,
-    )
+    """In the shape of the protocol the path belongs to, so that its clients can read it."""
+    path = request.url.path
+    message = f"No such endpoint: {path}"
+    if path.startswith("/api/"):
+        return JSONResponse(ollama_wire.error(message), status_code=404)
+    if path.startswith("/v1/messages"):
+        return JSONResponse(anthropic_wire.error_body(message, "not_found_error"), status_code=404)
+    return JSONResponse(error_body(message, "not_found_error", "not_found"), status_code=404)
 
 
 async def _not_allowed(request: Request, exc: Exception) -> Response:

@@ -150,7 +150,12 @@ def test_delete_a_message(qtbot: QtBot, make_window: WindowFactory) -> None:
     with qtbot.waitSignal(window.controller.context_changed, timeout=REPLY_TIMEOUT_MS):
         QTest.mouseClick(reply.delete_button, Qt.MouseButton.LeftButton)
     assert [w.role for w in window.view.messages] == ["user"]
-    assert [m.role for m in stored_messages(outcome.conversation_id)] == ["user"]
+    # The store deletes it off the UI thread; a context update of the finished reply may be the
+    # signal that arrived first.
+    qtbot.waitUntil(
+        lambda: [m.role for m in stored_messages(outcome.conversation_id)] == ["user"],
+        timeout=REPLY_TIMEOUT_MS,
+    )
 
 
 def test_switch_conversations_mid_stream(qtbot: QtBot, make_window: WindowFactory) -> None:

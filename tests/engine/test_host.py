@@ -187,6 +187,14 @@ def test_auth_host_header_and_routing(host: LocalEngine) -> None:
     assert r.status_code == 400 and "localhost" in r.json()["error"]["message"]
     assert raw(host, "GET", "/v1/chat/completions").status_code == 405
     assert raw(host, "GET", "/v1/nothing").status_code == 404
+    # An unknown path answers in the shape of the protocol it belongs to.
+    assert raw(host, "GET", "/v1/nothing").json()["error"]["type"] == "not_found_error"
+    ollama = raw(host, "GET", "/api/nothing")
+    assert ollama.status_code == 404 and "/api/nothing" in ollama.json()["error"]
+    anthropic = raw(host, "POST", "/v1/messages/nothing")
+    assert anthropic.status_code == 404
+    assert anthropic.json()["type"] == "error"
+    assert anthropic.json()["error"]["type"] == "not_found_error"
     assert "access-control-allow-origin" not in raw(host, "GET", "/v1/models").headers
 
 
