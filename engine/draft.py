@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from engine.gguf import GGUFFile, read_gguf
+from engine.types import GenerationParams
 
 if TYPE_CHECKING:
     from engine.backends.llama_cpp import LlamaCppModel
@@ -58,6 +59,7 @@ class DraftChoice:
     path: Path | None  # None: not installed
     reason: str | None  # why it cannot draft (None: it can)
     bytes: int = 0  # its weights and cache, as planned
+    plan: Plan | None = field(default=None, compare=False)  # how it would load (when it can)
 
     @property
     def usable(self) -> bool:
@@ -72,6 +74,17 @@ class DraftChoice:
             "reason": self.reason,
             "bytes": self.bytes,
         }
+
+
+def beside(choice: DraftChoice, free_bytes: int) -> DraftChoice:
+    """``choice``, refused when it does not fit in ``free_bytes`` (the memory left beside the
+    model it drafts for) with the planner's headroom kept."""
+    from engine.planner import usable_bytes
+    from engine.units import format_bytes
+
+    if not choice.usable or choice.bytes <= usable_bytes(free_bytes):
+        return choice
+    return replace(choice, reason=f"does not fit beside the model ({format_bytes(choice.bytes)})")
 
 
 def draft_choices(target: Path, ctx: int) -> list[DraftChoice]:
@@ -112,8 +125,9 @@ def check_draft(target: GGUFFile, path: Path, ctx: int, name: str | None = None)
 
     draft = read_gguf(path)
     reason = incompatibility(target, draft)
-    planned = plan_model(str(path), ctx=ctx)[2].total_bytes if reason is None else 0
-    return DraftChoice(name or path.stem, path, reason, planned)
+    plan = plan_model(str(path), ctx=ctx)[2] if reason is None else None
+    planned = plan.total_bytes if plan is not None else 0
+    return DraftChoice(name or path.stem, path, reason, planned, plan)
 
 
 class DraftModel:
@@ -132,46 +146,25 @@ class DraftModel:
 
     def guess(self, sequence: Sequence[int], k: int, cancel: threading.Event) -> list[int]:
         """Up to ``k`` tokens the draft model would say next after ``sequence``."""
+        from engine.backends.llama_cpp import _last_logits
+
         m = self.model
-        cached = m._cached
-        common = 0
-        for a, b in zip(cached, sequence, strict=False):
-            if a != b:
-                break
-            common += 1
-        keep = m._rewind(min(common, len(sequence) - 1), _GREEDY)
-        del cached[keep:]
-        todo = list(sequence[keep:])
-        for start in range(0, len(todo), m.n_batch):
-            part = todo[start : start + m.n_batch]
-            if not m._decode(part, cancel):
-                return []
-            cached.extend(part)
+        # The loop's own prefill: keeps the common prefix, evaluates the rest in batches.
+        if m._prefill(list(sequence), _GREEDY, cancel) < 0:
+            return []
         out: list[int] = []
         for i in range(k):
-            token = int(_argmax(m))
+            token = int(_last_logits(m).argmax())
             out.append(token)
-            if i == k - 1 or len(cached) + 2 > m.n_ctx:
+            if i == k - 1 or len(m._cached) + 2 > m.n_ctx:
                 break
             if not m._decode([token], cancel):
                 break
-            cached.append(token)
+            m._cached.append(token)
         return out
 
     def close(self) -> None:
         self.model.close()
 
 
-def _argmax(model: LlamaCppModel) -> Any:
-    from engine.backends.llama_cpp import _last_logits
-
-    return _last_logits(model).argmax()
-
-
-def _greedy() -> Any:
-    from engine.types import GenerationParams
-
-    return GenerationParams(temperature=0.0)
-
-
-_GREEDY = _greedy()
+_GREEDY = GenerationParams(temperature=0.0)

@@ -131,9 +131,8 @@ class GenerationLoop(ABC):
         self._draft_policy = DraftPolicy()
         self._states: StateCache | None = None
         self._drafter: DraftModel | None = None  # a smaller model guessing for this one
-        # A draft model's steps are not free: its own estimates, starting from a guess that
-        # costs a fifth of a step.
-        self._model_policy = DraftPolicy(guess_cost=0.2)
+        # A draft model's steps are not free: its own estimates (see attach_draft).
+        self._model_policy = _model_policy()
         self._since_model_guess = 0
         self._saved: tuple[int, ...] = ()  # the tokens of the last state handed to the cache
 
@@ -508,7 +507,7 @@ class GenerationLoop(ABC):
                 continue
             draft: list[int] = []
             used = policy
-            if lookup is not None and verifier is not None:
+            if lookup is not None:  # set exactly when there is a verifier
                 lookup.append(token)
                 shadow.produced(token, policy)
                 room = self._n_ctx - len(self._cached) - 2
@@ -527,9 +526,10 @@ class GenerationLoop(ABC):
             if not draft:
                 if not source.accept(token, cancel):
                     return "cancelled", False
-                elapsed = time.perf_counter() - began
-                policy.timed_step(elapsed)
-                self._model_policy.timed_step(elapsed)
+                if lookup is not None:  # a single step, the unit both policies measure in
+                    elapsed = time.perf_counter() - began
+                    policy.timed_step(elapsed)
+                    self._model_policy.timed_step(elapsed)
                 self._cached.append(token)
                 continue
             assert verifier is not None
@@ -555,7 +555,7 @@ class GenerationLoop(ABC):
         old, self._drafter = self._drafter, drafter
         if old is not None and old is not drafter:
             old.close()
-        self._model_policy = DraftPolicy(guess_cost=0.2)
+        self._model_policy = _model_policy()
 
     @property
     def draft_name(self) -> str | None:
@@ -592,6 +592,12 @@ class GenerationLoop(ABC):
     def _check_open(self) -> None:
         if self._closed:
             raise ModelNotFound("The model was unloaded. Load it again to continue.")
+
+
+def _model_policy() -> DraftPolicy:
+    """A draft model's policy before it has measured anything: a guess costs a fifth of a
+    step."""
+    return DraftPolicy(guess_cost=0.2)
 
 
 def token_logprob(

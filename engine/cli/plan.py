@@ -49,20 +49,12 @@ def plan_command(model: str, ctx: int | None, as_json: bool) -> int:
 def _drafts(path: Path, plan: Plan) -> list[DraftChoice]:
     """The catalog's draft models for this model, checked against its file and counted in the
     memory left after it."""
-    from dataclasses import replace
-
-    from engine.draft import draft_choices
-    from engine.units import format_bytes
+    from engine.draft import beside, draft_choices
 
     if path.suffix.lower() != ".gguf":
         return []
-    out = []
-    free = min((b.free for b in plan.budgets), default=0)
-    for d in draft_choices(path, plan.n_ctx):
-        if d.usable and plan.total_bytes + d.bytes > free:
-            d = replace(d, reason=f"does not fit beside the model ({format_bytes(d.bytes)})")
-        out.append(d)
-    return out
+    left = min((b.free for b in plan.budgets), default=0) - plan.total_bytes
+    return [beside(d, left) for d in draft_choices(path, plan.n_ctx)]
 
 
 def describe_draft(d: DraftChoice) -> str:

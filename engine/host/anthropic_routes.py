@@ -18,7 +18,7 @@ from engine.errors import EngineError, GenerationError
 from engine.host import anthropic_wire as aw
 from engine.host.guards import HostConfig, error_status, read_json
 from engine.host.state import HostState
-from engine.host.streaming import EventStream, collect
+from engine.host.streaming import collect, event_stream
 from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.protocol import error_class
 from engine.reasoning import split_thinking
@@ -120,12 +120,7 @@ async def _stream(
                 yield aw.event("message_stop", {})
                 return
 
-    iterator = aiter(events())
-    try:
-        first = await anext(iterator)
-    except StopAsyncIteration:
-        first = b""
-    return EventStream(first, iterator, cancel)
+    return await event_stream(state, events(), cancel)
 
 
 class _Blocks:

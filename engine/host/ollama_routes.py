@@ -24,7 +24,7 @@ from engine.errors import EngineError, ModelInUse, ModelNotFound
 from engine.host import ollama_wire as ow
 from engine.host.guards import HostConfig, error_status, read_json
 from engine.host.state import HostState, Resident
-from engine.host.streaming import EventStream, collect
+from engine.host.streaming import EventStream, collect, event_stream
 from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.reasoning import split_thinking
 from engine.types import Chunk
@@ -126,12 +126,7 @@ async def _reply(
                     yield _ndjson(ow.done(line(), item, started))
                     return
 
-    iterator = aiter(lines())
-    try:
-        first = await anext(iterator)
-    except StopAsyncIteration:
-        first = b""
-    return _Ndjson(first, iterator, cancel)
+    return await event_stream(state, lines(), cancel, _Ndjson)
 
 
 def _ndjson(data: object) -> bytes:
@@ -270,9 +265,7 @@ async def pull(request: Request, state: HostState, config: HostConfig) -> Respon
         async for line in lines():
             yield _ndjson({k: v for k, v in line.items() if k != "missing"})
 
-    iterator = aiter(encoded())
-    first = await anext(iterator)
-    return _Ndjson(first, iterator, threading.Event())
+    return await event_stream(state, encoded(), threading.Event(), _Ndjson)
 
 
 def _pull(name: str, quant: str | None, put: Callable[[dict[str, Any] | None], None]) -> None:

@@ -19,7 +19,7 @@ from engine.errors import GenerationError, ModelNotFound
 from engine.host import responses_wire as rw
 from engine.host.guards import HostConfig, read_json
 from engine.host.state import HostState
-from engine.host.streaming import EventStream, collect, sse
+from engine.host.streaming import collect, event_stream, sse
 from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.reasoning import split_thinking
 from engine.types import ChatMessage, Chunk
@@ -126,9 +126,7 @@ async def create(request: Request, state: HostState, config: HostConfig) -> Resp
                 )
                 return
 
-    iterator = aiter(events())
-    first = await anext(iterator)
-    return EventStream(first, iterator, cancel)
+    return await event_stream(state, events(), cancel)
 
 
 async def fetch(request: Request, state: HostState, config: HostConfig) -> Response:

@@ -191,33 +191,27 @@ class HostState:
     def _attach_draft(self, model: GenerationLoop, path: Path, plan: Plan) -> None:
         """Load the draft model asked for, when it can draft for this one and fits beside it;
         otherwise say why in the log and go on without."""
-        from engine.draft import DraftModel, check_draft, draft_choices
+        from engine.draft import DraftModel, beside, check_draft, draft_choices
         from engine.gguf import read_gguf
         from engine.loader import current_resources
         from engine.models import resolve_model
-        from engine.planner import usable_bytes
 
         if self.draft is None or path.suffix.lower() != ".gguf":
             return
         if self.draft == "auto":
             usable = [d for d in draft_choices(path, plan.n_ctx) if d.usable]
-            choice = usable[0] if usable else None
-            if choice is None:
+            if not usable:
                 log.info("no installed draft model can draft for %s", path.name)
                 return
+            choice = usable[0]
         else:
             choice = check_draft(read_gguf(path), resolve_model(self.draft), plan.n_ctx)
-        if choice.reason is not None or choice.path is None:
+        # The model is loaded: what is free now is what is left beside it.
+        choice = beside(choice, current_resources().cpu.free_bytes)
+        if not choice.usable or choice.path is None or choice.plan is None:
             log.warning("not drafting with %s: %s", choice.id, choice.reason)
             return
-        free = usable_bytes(current_resources().cpu.free_bytes)
-        if choice.bytes > free:
-            log.warning("not drafting with %s: it does not fit in the memory left", choice.id)
-            return
-        from engine.loader import plan_model
-
-        draft_plan = plan_model(str(choice.path), ctx=plan.n_ctx)[2]
-        model.attach_draft(DraftModel.load(choice.path, draft_plan))
+        model.attach_draft(DraftModel.load(choice.path, choice.plan))
         log.info("drafting with %s", choice.id)
 
     def _choose(

@@ -92,16 +92,20 @@ def sse(data: object) -> bytes:
 
 
 async def event_stream(
-    state: HostState, events: AsyncIterator[bytes], cancel: threading.Event
+    state: HostState,
+    events: AsyncIterator[bytes],
+    cancel: threading.Event,
+    response: type[EventStream] | None = None,
 ) -> Response:
     """Start the stream only once its first bytes exist: an error raised before (the queue is
-    full) still gets its proper status code instead of a 200 with an error inside."""
+    full) still gets its proper status code instead of a 200 with an error inside. ``response``:
+    the stream's kind (SSE by default)."""
     iterator = aiter(events)
     try:
         first = await anext(iterator)
     except StopAsyncIteration:
         first = b""
-    return EventStream(first, iterator, cancel)
+    return (response or EventStream)(first, iterator, cancel)
 
 
 class EventStream(Response):

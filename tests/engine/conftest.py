@@ -3,7 +3,9 @@ starter, or another model), and gets the official ``openai`` client on it and it
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
+from pathlib import Path
 
 import openai
 import pytest
@@ -23,3 +25,15 @@ def model_id(host: LocalEngine) -> str:
     status = host.client.status()
     assert status.model is not None
     return status.model
+
+
+@contextlib.contextmanager
+def tool_host(tool_model: Path, embedding_model: Path | None = None) -> Iterator[LocalEngine]:
+    """An engine host with the tool-calling test model loaded (4k context)."""
+    engine = LocalEngine.start(ready_timeout=120.0, embedding_model=embedding_model)
+    try:
+        engine.client.load(str(tool_model), ctx=4096)
+        yield engine
+    finally:
+        engine.stop()
+        engine.client.close()

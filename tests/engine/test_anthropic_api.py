@@ -15,6 +15,7 @@ import jsonschema
 import pytest
 
 from engine.local_engine import LocalEngine
+from tests.engine.conftest import tool_host
 
 WEATHER: Any = {
     "name": "get_weather",
@@ -31,13 +32,8 @@ ASK: Any = [{"role": "user", "content": "What is the weather like in Paris right
 
 @pytest.fixture(scope="module")
 def host(tool_model: Path) -> Iterator[LocalEngine]:
-    engine = LocalEngine.start(ready_timeout=120.0)
-    try:
-        engine.client.load(str(tool_model), ctx=4096)
+    with tool_host(tool_model) as engine:
         yield engine
-    finally:
-        engine.stop()
-        engine.client.close()
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ import ollama
 import pytest
 
 from engine.local_engine import LocalEngine
+from tests.engine.conftest import tool_host
 
 PERSON: Any = {
     "type": "object",
@@ -26,15 +27,8 @@ GREEDY: Any = {"temperature": 0, "num_predict": 48}
 
 @pytest.fixture(scope="module")
 def host(tool_model: Path, shared_models: Path) -> Iterator[LocalEngine]:
-    engine = LocalEngine.start(
-        ready_timeout=120.0, embedding_model=shared_models / "all-minilm-l6-v2-onnx"
-    )
-    try:
-        engine.client.load(str(tool_model), ctx=4096)
+    with tool_host(tool_model, shared_models / "all-minilm-l6-v2-onnx") as engine:
         yield engine
-    finally:
-        engine.stop()
-        engine.client.close()
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ import pytest
 
 from engine.host.responses_routes import Kept, ResponseNotFound, ResponseStore
 from engine.local_engine import LocalEngine
+from tests.engine.conftest import tool_host
 
 WEATHER: Any = {
     "type": "function",
@@ -36,13 +37,8 @@ PERSON: Any = {
 
 @pytest.fixture(scope="module")
 def host(tool_model: Path) -> Iterator[LocalEngine]:
-    engine = LocalEngine.start(ready_timeout=120.0)
-    try:
-        engine.client.load(str(tool_model), ctx=4096)
+    with tool_host(tool_model) as engine:
         yield engine
-    finally:
-        engine.stop()
-        engine.client.close()
 
 
 def test_text_and_a_continued_conversation(oai: openai.OpenAI, model_id: str) -> None:

@@ -16,6 +16,7 @@ import openai
 import pytest
 
 from engine.local_engine import LocalEngine
+from tests.engine.conftest import tool_host
 
 WEATHER: Any = {
     "type": "function",
@@ -55,13 +56,8 @@ ASK: Any = [{"role": "user", "content": "What is the weather like in Paris right
 
 @pytest.fixture(scope="module")
 def host(tool_model: Path) -> Iterator[LocalEngine]:
-    engine = LocalEngine.start(ready_timeout=120.0)
-    try:
-        engine.client.load(str(tool_model), ctx=4096)
+    with tool_host(tool_model) as engine:
         yield engine
-    finally:
-        engine.stop()
-        engine.client.close()
 
 
 def valid_call(call: Any) -> dict[str, Any]:
