@@ -373,6 +373,11 @@ def _sampling(p: GenerationParams) -> dict[str, Any]:
 
 def _message(m: ChatMessage) -> dict[str, Any]:
     data: dict[str, Any] = {"role": m.role, "content": m.content}
+    if m.images:
+        parts: list[dict[str, Any]] = [
+            {"type": "image_url", "image_url": {"url": image.data_url()}} for image in m.images
+        ]
+        data["content"] = [*parts, {"type": "text", "text": m.content}]
     if m.tool_calls:
         data["tool_calls"] = [c.to_openai() for c in m.tool_calls]
         data["content"] = m.content or None

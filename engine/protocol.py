@@ -72,6 +72,8 @@ class EngineStatus:
     draft: str | None = None  # the model drafting for the chat model (speculative decoding)
     # Cached tokens up to which the chat model's batches are bit-exact (speculation "auto").
     exact_tokens: int = 0
+    # The chat model reads images (a vision model with its projector loaded).
+    vision: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from engine.images import ImageInput
 from engine.tools import Tool, ToolCall
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -20,6 +21,8 @@ class ChatMessage:
     tool_calls: tuple[ToolCall, ...] = ()  # an assistant's calls
     tool_call_id: str | None = None  # a tool result's call
     name: str | None = None
+    # A user's images, in order before the text (a vision model sees them; engine/images.py).
+    images: tuple[ImageInput, ...] = ()
 
 
 # The accepted range of each sampling parameter, in one place: the API, the CLI and the window's

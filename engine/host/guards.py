@@ -7,9 +7,11 @@ Nothing here ever sends a traceback.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,11 +31,14 @@ from engine.errors import (
     ModelLoadError,
     ModelNotFound,
 )
+from engine.images import no_vision_message
 from engine.protocol import error_body
+from engine.types import ChatMessage
 
 log = logging.getLogger("cove.host")
 
-DEFAULT_MAX_BODY = 8 * 1024 * 1024
+# Room for a few photos as base64 data: URLs (a 12-megapixel JPEG is about 5 MB, 7 MB encoded).
+DEFAULT_MAX_BODY = 64 * 1024 * 1024
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 
 _STATUS: tuple[tuple[type[EngineError], int, str], ...] = (
@@ -184,3 +189,22 @@ class Guard:
                     return JSONResponse({"error": str(wrong)}, status_code=401)
                 return error_response(wrong)
         return None
+
+
+def local_caller(request: Request) -> bool:
+    """Whether the request comes from this computer (loopback, or a local socket)."""
+    client = request.client
+    if client is None or not client.host:
+        return True
+    try:
+        return ipaddress.ip_address(client.host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_images(model: object, messages: Sequence[ChatMessage]) -> None:
+    """A conversation with images for a model that cannot see them: a clear 400, not a reply
+    that ignores them."""
+    if getattr(model, "vision", False) or not any(m.images for m in messages):
+        return
+    raise InvalidRequest(no_vision_message(getattr(model, "name", "The loaded model")))

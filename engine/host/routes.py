@@ -26,7 +26,15 @@ from engine.host import anthropic_routes as anthropic
 from engine.host import anthropic_wire, ollama_wire, wire
 from engine.host import ollama_routes as ollama
 from engine.host import responses_routes as responses
-from engine.host.guards import Guard, HostConfig, error_response, error_status, read_json
+from engine.host.guards import (
+    Guard,
+    HostConfig,
+    check_images,
+    error_response,
+    error_status,
+    local_caller,
+    read_json,
+)
 from engine.host.state import HostState
 from engine.host.streaming import collect, event_stream, generation, sse, watch_disconnect
 from engine.host.tool_stream import Held, hold_calls, split_calls
@@ -144,8 +152,11 @@ def _model_card(model_id: str, kind: str, created: int) -> dict[str, Any]:
 
 
 async def _chat(request: Request, state: HostState, config: HostConfig) -> Response:
-    req = wire.parse_chat(await read_json(request, config.max_body))
+    body = await read_json(request, config.max_body)
+    # Images are decoded and checked off the event loop.
+    req = await asyncio.to_thread(wire.parse_chat, body, local_caller(request))
     resident = state.resolve_chat(req.model)
+    check_images(resident.model, req.messages)
     if state.log_prompts:
         log.info("chat prompt: %s", json.dumps([m.content for m in req.messages])[:2000])
     cancel = threading.Event()

@@ -14,10 +14,13 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, get_args
+from urllib.parse import unquote, urlsplit
 
 from engine.errors import InvalidRequest
 from engine.host.tool_wire import parse_tool_choice, parse_tools, reply_schema
+from engine.images import ImageInput, read_data_url, read_image_file
 from engine.protocol import completion_extras
 from engine.tools import Tool, ToolCall, ToolChoice
 from engine.tools.constrain import call_schema, grammar_for
@@ -34,6 +37,7 @@ from engine.types import (
 MAX_STOP = 8
 MAX_STOP_CHARS = 256
 MAX_MESSAGES = 4096
+MAX_IMAGES = 16  # in one message
 MAX_EMBED_INPUTS = 2048
 ROLES: frozenset[str] = frozenset(get_args(Role))
 
@@ -94,14 +98,15 @@ class EmbeddingRequest:
     base64: bool
 
 
-def parse_chat(body: object) -> ChatRequest:
+def parse_chat(body: object, local_files: bool = False) -> ChatRequest:
+    """``local_files``: ``file://`` image URLs are read (a caller on this computer's loopback)."""
     data = _object(body, CHAT_FIELDS)
     raw = data.get("messages")
     if not isinstance(raw, list) or not raw:
         raise InvalidRequest("'messages' must be a non-empty list of {role, content} objects.")
     if len(raw) > MAX_MESSAGES:
         raise InvalidRequest(f"'messages' has {len(raw)} entries; at most {MAX_MESSAGES}.")
-    messages = tuple(_message(m, i) for i, m in enumerate(raw))
+    messages = tuple(_message(m, i, local_files) for i, m in enumerate(raw))
     stream, include_usage = _stream_flags(data)
     tools = parse_tools(data.get("tools"))
     choice = parse_tool_choice(data, tools)
@@ -334,7 +339,7 @@ def _model(data: Mapping[str, Any]) -> str:
     return model
 
 
-def _message(raw: object, i: int) -> ChatMessage:
+def _message(raw: object, i: int, local_files: bool = False) -> ChatMessage:
     if not isinstance(raw, dict):
         raise InvalidRequest(f"messages[{i}] must be an object with 'role' and 'content'.")
     # reasoning_content: an earlier reply's thinking, which a template leaves out of the history.
@@ -366,7 +371,10 @@ def _message(raw: object, i: int) -> ChatMessage:
     content = raw.get("content")
     if content is None and calls:
         content = ""
-    return ChatMessage(role, _content(content, i), calls, call_id, name)
+    text, images = _content(content, i, local_files)
+    if images and role != "user":
+        raise InvalidRequest(f"messages[{i}]: images are read in user messages only.")
+    return ChatMessage(role, text, calls, call_id, name, images)
 
 
 def _message_calls(raw: object, i: int) -> tuple[ToolCall, ...]:
@@ -398,20 +406,60 @@ def _message_calls(raw: object, i: int) -> tuple[ToolCall, ...]:
     return tuple(calls)
 
 
-def _content(content: object, i: int) -> str:
+def _content(
+    content: object, i: int, local_files: bool = False
+) -> tuple[str, tuple[ImageInput, ...]]:
+    """A message's text, and its images (OpenAI ``image_url`` parts) in order."""
     if isinstance(content, str):
-        return content
+        return content, ()
     if isinstance(content, list):
-        parts = []
-        for part in content:
-            if not isinstance(part, dict) or part.get("type") != "text":
-                raise InvalidRequest(f"messages[{i}].content: only text parts are supported.")
+        parts: list[str] = []
+        images: list[ImageInput] = []
+        for j, part in enumerate(content):
+            kind = part.get("type") if isinstance(part, dict) else None
+            if kind == "image_url" and isinstance(part, dict):
+                if len(images) >= MAX_IMAGES:
+                    raise InvalidRequest(f"messages[{i}] has more than {MAX_IMAGES} images.")
+                images.append(
+                    _image_part(part.get("image_url"), f"messages[{i}].content[{j}]", local_files)
+                )
+                continue
+            if kind != "text" or not isinstance(part, dict):
+                raise InvalidRequest(
+                    f"messages[{i}].content[{j}]: Cove reads text and image_url parts "
+                    f"(got {kind!r})."
+                )
             text = part.get("text")
             if not isinstance(text, str):
                 raise InvalidRequest(f"messages[{i}].content: a text part needs a 'text' string.")
             parts.append(text)
-        return "".join(parts)
-    raise InvalidRequest(f"messages[{i}].content must be a string or a list of text parts.")
+        return "".join(parts), tuple(images)
+    raise InvalidRequest(f"messages[{i}].content must be a string or a list of content parts.")
+
+
+def _image_part(raw: object, where: str, local_files: bool) -> ImageInput:
+    """An ``image_url`` part: a data: URL, or on the local API a file:// path. Cove fetches
+    nothing from the network on a model's behalf."""
+    url = raw.get("url") if isinstance(raw, dict) else raw
+    if not isinstance(url, str) or not url:
+        raise InvalidRequest(f"{where}.image_url needs a 'url' string.")
+    scheme = url.split(":", 1)[0].lower()
+    if scheme == "data":
+        return read_data_url(url, f"{where} (image)")
+    if scheme in ("http", "https"):
+        raise InvalidRequest(
+            f"{where}: Cove does not fetch images from the network; send the image itself as a "
+            "data: URL (data:image/png;base64,...)."
+        )
+    if scheme == "file":
+        if not local_files:
+            raise InvalidRequest(
+                f"{where}: file:// images are read only for callers on this computer; send a "
+                "data: URL."
+            )
+        path = Path(unquote(urlsplit(url).path))
+        return read_image_file(path)
+    raise InvalidRequest(f"{where}: an image URL must be a data: URL (got {scheme}:).")
 
 
 def _stream_flags(data: Mapping[str, Any]) -> tuple[bool, bool]:

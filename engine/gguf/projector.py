@@ -1,0 +1,136 @@
+"""Vision projectors (``mmproj`` GGUF files): what they are, and which one belongs to a model.
+
+A vision model in llama.cpp is two files: the language model, and a projector holding the image
+encoder (a ViT) and the layers that map its output into the language model's embedding space.
+Publishers ship the projector beside the model (``mmproj-model-f16.gguf``,
+``mmproj-gemma-3-4b-it-f16.gguf``); llama.cpp's multimodal library refuses a projector whose
+output width differs from the model's embedding width, so that is what "belongs" means here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import EngineError
+from engine.gguf import GGUFFile, read_gguf
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectorInfo:
+    """What the planner and the library need of a projector."""
+
+    path: Path
+    projector_type: str  # llama.cpp's name: gemma3, idefics3, qwen2.5vl_merger, ...
+    weights_bytes: int
+    image_size: int  # the encoder's input side in pixels
+    patch_size: int
+    embd: int  # the encoder's width
+    ff: int
+    layers: int
+    heads: int
+    projection_dim: int  # the width it hands the language model (0: not stated)
+    merge: int  # patches merged per side into one token (Gemma 3's pooling, SmolVLM's shuffle)
+
+    @property
+    def patches(self) -> int:
+        side = self.image_size // max(self.patch_size, 1)
+        return side * side
+
+    @property
+    def image_tokens(self) -> int:
+        """Tokens one image (one tile) takes in the language model's context."""
+        side = self.image_size // max(self.patch_size, 1)
+        per_side = side // max(self.merge, 1)
+        return max(per_side * per_side, 1)
+
+
+def is_projector(info: GGUFFile) -> bool:
+    return info.architecture == "clip" and bool(info.metadata.get("clip.has_vision_encoder"))
+
+
+def read_projector(path: Path) -> ProjectorInfo:
+    """A projector's header; ``EngineError`` when the file is not a vision projector."""
+    info = read_gguf(path)
+    if not is_projector(info):
+        raise EngineError(f"{path.name} is not a vision projector (mmproj) file.")
+    meta = info.metadata
+
+    def num(key: str, default: int = 0) -> int:
+        value = meta.get(key, default)
+        return int(value) if isinstance(value, int | float) else default
+
+    kind = meta.get("clip.projector_type") or meta.get("clip.vision.projector_type") or "?"
+    merge = num("clip.vision.projector.scale_factor", 0) or _DEFAULT_MERGE.get(str(kind), 1)
+    return ProjectorInfo(
+        path=path,
+        projector_type=str(kind),
+        weights_bytes=info.weights_bytes,
+        image_size=num("clip.vision.image_size"),
+        patch_size=num("clip.vision.patch_size", 1),
+        embd=num("clip.vision.embedding_length"),
+        ff=num("clip.vision.feed_forward_length"),
+        layers=num("clip.vision.block_count"),
+        heads=num("clip.vision.attention.head_count", 1),
+        projection_dim=num("clip.vision.projection_dim"),
+        merge=merge,
+    )
+
+
+# Merges llama.cpp applies when the file does not say (clip.cpp's load_hparams).
+_DEFAULT_MERGE = {"gemma3": 4, "idefics3": 3, "qwen2vl_merger": 2, "qwen2.5vl_merger": 2}
+
+
+def find_projector(model: Path, embedding_length: int | None = None) -> Path | None:
+    """The projector beside a GGUF model: in the same folder, ``mmproj`` in its name, a vision
+    projector whose output width is the model's embedding width (when known). Among several,
+    the one whose name shares most with the model's, then the widest type (f16 before q8_0)."""
+    if model.suffix.lower() != ".gguf":
+        return None
+    try:
+        candidates = [
+            p
+            for p in model.parent.iterdir()
+            if p != model and p.suffix.lower() == ".gguf" and "mmproj" in p.name.lower()
+        ]
+    except OSError:
+        return None
+    if embedding_length is None:
+        try:
+            embedding_length = read_gguf(model).embedding_length
+        except EngineError:
+            return None
+    fitting: list[tuple[int, int, str, Path]] = []
+    for path in candidates:
+        try:
+            info = read_projector(path)
+        except (EngineError, OSError):
+            continue
+        if info.projection_dim and info.projection_dim != embedding_length:
+            continue
+        shared = _shared_prefix(path.name.lower().replace("mmproj-", ""), model.name.lower())
+        fitting.append((-shared, -info.weights_bytes, path.name, path))
+    return min(fitting)[3] if fitting else None
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def attention_bytes(info: ProjectorInfo) -> int:
+    """One attention score matrix of the encoder (heads x patches x patches, f32): the largest
+    activation where llama.cpp does not use flash attention for the encoder."""
+    return info.heads * info.patches * info.patches * 4
+
+
+def encoder_flops(info: ProjectorInfo) -> float:
+    """Multiply-adds x 2 for one image through the encoder (a ViT of ``layers`` blocks)."""
+    n, d, f = info.patches, info.embd, info.ff
+    per_layer = 2 * n * (4 * d * d + 2 * d * f) + 4 * n * n * d
+    return float(info.layers * per_layer) + math.prod((2, n, d, max(info.projection_dim, 1)))
