@@ -1,7 +1,8 @@
 """Cove's chat history: conversations, messages and settings per chat in one SQLite file.
 
 ``database`` holds the ``Store``; ``schema`` its ordered migrations and row mapping; ``search`` the
-full-text search; ``export`` JSON and Markdown exports; ``types`` the values it hands out.
+full-text search; ``export`` JSON and Markdown exports; ``image_files`` the images sent with
+messages, kept whole beside the database; ``types`` the values it hands out.
 """
 
 from engine.paths import db_path as default_db_path
@@ -11,8 +12,10 @@ from engine.store.types import (
     Conversation,
     Message,
     MessageStatus,
+    NewImage,
     ReplyMeta,
     SearchHit,
+    StoredImage,
     reply_meta,
     reply_status,
 )
@@ -22,10 +25,12 @@ __all__ = [
     "Conversation",
     "Message",
     "MessageStatus",
+    "NewImage",
     "ReplyMeta",
     "SearchHit",
     "Store",
     "StoreError",
+    "StoredImage",
     "default_db_path",
     "reply_meta",
     "reply_status",

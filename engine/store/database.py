@@ -14,7 +14,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +25,8 @@ from engine.paths import DATA_DIR_ENV
 from engine.paths import db_path as default_db_path
 from engine.store import export as store_export
 from engine.store import schema as store_schema
+from engine.store.image_files import FOLDER as IMAGES_FOLDER
+from engine.store.image_files import ImageFiles
 from engine.store.schema import (
     CONVERSATION_COLUMNS,
     MESSAGE_COLUMNS,
@@ -39,7 +41,9 @@ from engine.store.types import (
     Conversation,
     Message,
     MessageStatus,
+    NewImage,
     SearchHit,
+    StoredImage,
     check_role,
     check_status,
 )
@@ -78,13 +82,21 @@ def _hint(exc: sqlite3.Error) -> str:
 
 
 class Store:
-    """The chat history in one SQLite file; safe to share between threads. Call ``close()``."""
+    """The chat history in one SQLite file; safe to share between threads. Call ``close()``.
+
+    Images sent with messages are files in ``images/`` beside it (engine/store/image_files.py),
+    deleted with the last message that shows them."""
 
     def __init__(
-        self, path: Path | str | None = None, *, clock: Callable[[], float] = time.time
+        self,
+        path: Path | str | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        images_folder: Path | None = None,
     ) -> None:
         self._path = Path(path).expanduser() if path is not None else default_db_path()
         self._clock = clock
+        self._images = ImageFiles(images_folder or self._path.parent / IMAGES_FOLDER)
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._conn, self._fts = self._open()
@@ -134,6 +146,10 @@ class Store:
     @property
     def path(self) -> Path:
         return self._path
+
+    @property
+    def images_folder(self) -> Path:
+        return self._images.folder
 
     @property
     def full_text_search(self) -> bool:
@@ -274,9 +290,89 @@ class Store:
             return self._require_conversation(conn, conv_id)
 
     def delete_conversation(self, conv_id: int) -> None:
-        """Delete a conversation and all its messages. Deleting one that is gone is not an error."""
+        """Delete a conversation and all its messages, and the image files no other message
+        shows. Deleting one that is gone is not an error."""
         with self._writing() as conn:
             conn.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
+            self._drop_unused_images(conn)
+
+    # Images
+
+    def _images_of(
+        self, conn: sqlite3.Connection, where: str, args: tuple[object, ...]
+    ) -> dict[int, tuple[StoredImage, ...]]:
+        rows = conn.execute(
+            "SELECT mi.message_id, mi.name, i.sha256, i.mime, i.width, i.height, i.size "
+            "FROM message_images mi JOIN images i ON i.sha256 = mi.sha256 "
+            f"WHERE {where} ORDER BY mi.message_id, mi.position",
+            args,
+        ).fetchall()
+        found: dict[int, list[StoredImage]] = {}
+        for row in rows:
+            image = StoredImage(
+                sha256=row["sha256"],
+                mime=row["mime"],
+                width=row["width"],
+                height=row["height"],
+                size=row["size"],
+                name=row["name"],
+                path=self._images.path(row["sha256"], row["mime"]),
+            )
+            found.setdefault(row["message_id"], []).append(image)
+        return {message_id: tuple(images) for message_id, images in found.items()}
+
+    def _with_images(self, conn: sqlite3.Connection, message: Message) -> Message:
+        images = self._images_of(conn, "mi.message_id = ?", (message.id,)).get(message.id, ())
+        return replace(message, images=images) if images else message
+
+    def _add_images(
+        self, conn: sqlite3.Connection, msg_id: int, images: Sequence[NewImage]
+    ) -> tuple[StoredImage, ...]:
+        # Written while the write lock is held: a delete in another process cannot remove a file
+        # between its write and the row that keeps it.
+        stored: list[StoredImage] = []
+        for position, image in enumerate(images):
+            digest = image.sha256
+            path = self._images.write(digest, image.mime, image.data)
+            conn.execute(
+                "INSERT OR IGNORE INTO images (sha256, mime, width, height, size) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (digest, image.mime, image.width, image.height, len(image.data)),
+            )
+            conn.execute(
+                "INSERT INTO message_images (message_id, position, sha256, name) "
+                "VALUES (?, ?, ?, ?)",
+                (msg_id, position, digest, image.name),
+            )
+            stored.append(
+                StoredImage(
+                    digest, image.mime, image.width, image.height, len(image.data), image.name, path
+                )
+            )
+        return tuple(stored)
+
+    def _drop_unused_images(self, conn: sqlite3.Connection) -> None:
+        """Forget the images no message shows any more, and delete their files (while the write
+        lock is held, so no other writer can be adding one of them meanwhile)."""
+        rows = conn.execute(
+            "SELECT sha256, mime FROM images WHERE sha256 NOT IN "
+            "(SELECT sha256 FROM message_images)"
+        ).fetchall()
+        if not rows:
+            return
+        conn.executemany("DELETE FROM images WHERE sha256 = ?", [(r["sha256"],) for r in rows])
+        self._images.remove((r["sha256"], r["mime"]) for r in rows)
+
+    def image_bytes(self, image: StoredImage) -> bytes:
+        """The file of a stored image, as the user gave it."""
+        try:
+            return image.path.read_bytes()
+        except OSError as exc:
+            raise StoreError(
+                f"The image {image.name or image.sha256[:12]} of this chat could not be read "
+                f"({exc.strerror or exc}); it may have been moved or deleted from "
+                f"{image.path.parent}."
+            ) from exc
 
     # Messages
 
@@ -284,7 +380,7 @@ class Store:
         row = conn.execute(
             f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?", (msg_id,)
         ).fetchone()
-        return message_from_row(row) if row is not None else None
+        return self._with_images(conn, message_from_row(row)) if row is not None else None
 
     def add_message(
         self,
@@ -293,8 +389,10 @@ class Store:
         content: str,
         status: MessageStatus = "complete",
         meta: Mapping[str, Any] | None = None,
+        images: Sequence[NewImage] = (),
     ) -> Message:
-        """Append a message. A reply about to stream is added as ``status="streaming"``."""
+        """Append a message. A reply about to stream is added as ``status="streaming"``;
+        ``images`` (a user's) are kept whole in the images folder, in order."""
         check_role(role)
         check_status(status)
         meta_json = dump_json(dict(meta or {}))
@@ -313,8 +411,17 @@ class Store:
             )
             conn.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv_id))
             assert cursor.lastrowid is not None
+            stored = self._add_images(conn, cursor.lastrowid, images)
             return Message(
-                cursor.lastrowid, conv_id, position, role, content, status, now, dict(meta or {})
+                cursor.lastrowid,
+                conv_id,
+                position,
+                role,
+                content,
+                status,
+                now,
+                dict(meta or {}),
+                stored,
             )
 
     def get_message(self, msg_id: int) -> Message | None:
@@ -329,7 +436,13 @@ class Store:
                 "ORDER BY position",
                 (conv_id,),
             ).fetchall()
-            return [message_from_row(row) for row in rows]
+            images = self._images_of(
+                conn,
+                "mi.message_id IN (SELECT id FROM messages WHERE conversation_id = ?)",
+                (conv_id,),
+            )
+            messages = [message_from_row(row) for row in rows]
+            return [replace(m, images=images[m.id]) if m.id in images else m for m in messages]
 
     def update_message_content(self, msg_id: int, content: str) -> bool:
         """Save the text so far of a streaming reply; meant to be called every fraction of a second.
@@ -385,6 +498,8 @@ class Store:
             if message is not None:
                 conn.execute("DELETE FROM messages WHERE id = ?", (msg_id,))
                 self._touch(conn, message.conversation_id)
+                if message.images:
+                    self._drop_unused_images(conn)
 
     def delete_messages_from(self, conv_id: int, position: int) -> int:
         """Delete the message at ``position`` and every later one (edit-and-resend, regenerate).
@@ -398,6 +513,7 @@ class Store:
             )
             if cursor.rowcount > 0:
                 self._touch(conn, conv_id)
+                self._drop_unused_images(conn)
             return cursor.rowcount
 
     def recover_interrupted(self) -> int:
@@ -452,8 +568,18 @@ class Store:
         with self._reading() as conn:  # one lock hold: a delete cannot land between the reads
             return self._require_conversation(conn, conv_id), self.messages(conv_id)
 
-    def export_markdown(self, conv_id: int) -> str:
-        return store_export.to_markdown(*self._snapshot(conv_id))
+    def export_markdown(self, conv_id: int, images_folder: Path | None = None) -> str:
+        """The chat as Markdown. Its images are copied into ``images_folder`` and linked by a
+        path relative to the folder the Markdown file is saved in (the folder's parent); without
+        one they are embedded as data: URLs, so the text stands alone."""
+        conversation, messages = self._snapshot(conv_id)
+        if images_folder is None:
+            return store_export.to_markdown(
+                conversation, messages, lambda image: store_export.data_url(image, self.image_bytes)
+            )
+        links = store_export.copy_images(messages, images_folder, self.image_bytes)
+        return store_export.to_markdown(conversation, messages, lambda i: links.get(i.sha256))
 
     def export_json(self, conv_id: int) -> dict[str, Any]:
-        return store_export.to_json(*self._snapshot(conv_id))
+        """The chat as JSON types, each image embedded as a data: URL."""
+        return store_export.to_json(*self._snapshot(conv_id), self.image_bytes)

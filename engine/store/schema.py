@@ -185,9 +185,36 @@ def _m002_search(conn: sqlite3.Connection) -> None:
         _install_search_index(conn)
 
 
+def _m003_images(conn: sqlite3.Connection) -> None:
+    # The files themselves are in the images folder beside the database, named by their SHA-256
+    # (one file however many messages show it); these rows say which messages show which.
+    conn.execute(
+        """
+        CREATE TABLE images (
+            sha256 TEXT PRIMARY KEY,
+            mime TEXT NOT NULL,
+            width INTEGER NOT NULL,
+            height INTEGER NOT NULL,
+            size INTEGER NOT NULL
+        )"""
+    )
+    conn.execute(
+        """
+        CREATE TABLE message_images (
+            message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            sha256 TEXT NOT NULL REFERENCES images (sha256),
+            name TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (message_id, position)
+        )"""
+    )
+    conn.execute("CREATE INDEX message_images_by_image ON message_images (sha256)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m001_tables,
     _m002_search,
+    _m003_images,
 )
 
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 from engine.types import Chunk, FinishReason, GenerationParams, GenerationStats, Role
+
+if TYPE_CHECKING:
+    from engine.images import ImageInput
 
 MessageStatus = Literal["complete", "streaming", "interrupted", "error"]
 MESSAGE_STATUSES: tuple[MessageStatus, ...] = ("complete", "streaming", "interrupted", "error")
@@ -86,9 +91,65 @@ class Conversation:
     updated_at: float
 
 
+EXTENSIONS = {
+    "image/png": "png",
+    "image/jpeg": "jpg",
+    "image/webp": "webp",
+    "image/gif": "gif",
+    "image/bmp": "bmp",
+    "image/tiff": "tiff",
+}
+
+
+def image_extension(mime: str) -> str:
+    return EXTENSIONS.get(mime, "img")
+
+
+@dataclass(frozen=True, slots=True)
+class NewImage:
+    """An image to keep with a user's message: the file as the user gave it, whole."""
+
+    data: bytes = field(repr=False)
+    mime: str
+    width: int  # as the user sees it (upright, before any scaling for the model)
+    height: int
+    name: str = ""
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+    @classmethod
+    def of(cls, image: ImageInput, name: str = "") -> NewImage:
+        width, height = image.original if image.original != (0, 0) else (image.width, image.height)
+        return cls(image.encoded, image.mime, width, height, name)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredImage:
+    """An image of a message, kept in the history's images folder under its SHA-256."""
+
+    sha256: str
+    mime: str
+    width: int
+    height: int
+    size: int  # bytes
+    name: str
+    path: Path
+
+    @property
+    def file_name(self) -> str:
+        """A name to export it under: the user's, or its digest, with the right extension."""
+        ext = image_extension(self.mime)
+        stem = Path(self.name).stem if self.name else ""
+        safe = "".join(c if c.isalnum() or c in "-_ ." else "_" for c in stem).strip(" .")
+        return f"{safe or self.sha256[:12]}.{ext}"
+
+
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One turn. ``position`` orders a conversation's messages (gaps are allowed after deletes)."""
+    """One turn. ``position`` orders a conversation's messages (gaps are allowed after deletes).
+    A user's message may carry images, shown to the model before its text."""
 
     id: int
     conversation_id: int
@@ -98,6 +159,7 @@ class Message:
     status: MessageStatus
     created_at: float
     meta: dict[str, Any] = field(default_factory=dict)
+    images: tuple[StoredImage, ...] = ()
 
 
 def reply_status(finish_reason: FinishReason | None) -> MessageStatus:

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 import pytest
@@ -856,3 +857,123 @@ def test_stored_reply_meta_reads_back_typed() -> None:
     assert ReplyMeta.of({"stats": {"completion_tokens": 3, "from_a_newer_cove": 1}}).stats == (
         GenerationStats(completion_tokens=3)
     )
+
+
+# Images kept with messages
+
+
+def png(path: Path | None = None, size: tuple[int, int] = (40, 30), colour: str = "teal") -> bytes:
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", size, colour).save(out, "PNG")
+    if path is not None:
+        path.write_bytes(out.getvalue())
+    return out.getvalue()
+
+
+def new_image(data: bytes, name: str = "chart.png") -> Any:
+    from engine.images import read_image
+    from engine.store import NewImage
+
+    return NewImage.of(read_image(data, name), name)
+
+
+def image_files(store: Store) -> list[Path]:
+    return sorted(p for p in store.images_folder.rglob("*") if p.is_file())
+
+
+def test_images_are_kept_whole_beside_the_history_and_read_back_in_order(store: Store) -> None:
+    conv = store.create_conversation("Charts")
+    first, second = png(size=(3000, 200)), png(colour="orange")
+    sent = store.add_message(
+        conv.id, "user", "What do these show?", images=[new_image(first), new_image(second, "b")]
+    )
+    assert [i.name for i in sent.images] == ["chart.png", "b"]
+    assert (sent.images[0].width, sent.images[0].height) == (3000, 200)  # as given, not scaled
+    store.add_message(conv.id, "assistant", "Two colours.")
+    # The folder is beside the database, each file under its SHA-256.
+    assert store.images_folder == store.path.parent / "images"
+    files = image_files(store)
+    assert len(files) == 2 and all(f.suffix == ".png" for f in files)
+    messages = store.messages(conv.id)
+    assert messages[0].images == sent.images and messages[1].images == ()
+    assert store.get_message(sent.id) == messages[0]
+    assert store.image_bytes(messages[0].images[0]) == first  # the original bytes
+    assert messages[0].images[1].path.name.startswith(messages[0].images[1].sha256)
+
+
+def test_an_image_sent_twice_is_one_file_until_its_last_message_goes(store: Store) -> None:
+    data = png()
+    one = store.create_conversation("One")
+    two = store.create_conversation("Two")
+    kept = store.add_message(one.id, "user", "a", images=[new_image(data)])
+    store.add_message(two.id, "user", "b", images=[new_image(data, "again.png")])
+    assert len(image_files(store)) == 1
+    store.delete_conversation(two.id)
+    assert image_files(store) == [kept.images[0].path]  # the other chat still shows it
+    store.delete_message(kept.id)
+    assert image_files(store) == []
+    assert store.messages(one.id) == []
+
+
+def test_deleting_a_chat_or_the_messages_after_an_edit_removes_their_image_files(
+    store: Store,
+) -> None:
+    conv = store.create_conversation("Photos")
+    store.add_message(conv.id, "user", "first", images=[new_image(png(colour="red"))])
+    later = store.add_message(conv.id, "user", "second", images=[new_image(png(colour="blue"))])
+    assert len(image_files(store)) == 2
+    assert store.delete_messages_from(conv.id, later.position) == 1
+    assert len(image_files(store)) == 1
+    store.delete_conversation(conv.id)
+    assert image_files(store) == []
+    with Store(store.path) as again:  # nothing is left in the tables either
+        conn = raw(again.path)
+        assert conn.execute("SELECT COUNT(*) FROM images").fetchone()[0] == 0
+        conn.close()
+
+
+def test_a_version_2_history_gains_images_and_keeps_its_chats(db: Path) -> None:
+    with Store(db) as store:
+        conv = store.create_conversation("Before images")
+        store.add_message(conv.id, "user", "hello")
+    conn = raw(db)
+    conn.execute("DROP TABLE message_images")
+    conn.execute("DROP TABLE images")
+    conn.execute("PRAGMA user_version = 2")
+    conn.close()
+    with Store(db) as store:
+        assert [m.content for m in store.messages(conv.id)] == ["hello"]
+        sent = store.add_message(conv.id, "user", "and now", images=[new_image(png())])
+        assert store.messages(conv.id)[-1].images == sent.images
+    conn = raw(db)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == store_schema.latest_version()
+    conn.close()
+
+
+def test_exports_carry_the_images(store: Store, tmp_path: Path) -> None:
+    import base64
+
+    data = png()
+    conv = store.create_conversation("Sales")
+    store.add_message(
+        conv.id, "user", "Explain [this] chart", images=[new_image(data, "q3 chart.png")]
+    )
+    store.add_message(conv.id, "assistant", "Sales rose.")
+    exported = json.loads(json.dumps(store.export_json(conv.id)))
+    image = exported["messages"][0]["images"][0]
+    assert image["name"] == "q3 chart.png" and image["mime"] == "image/png"
+    assert image["url"] == "data:image/png;base64," + base64.b64encode(data).decode()
+    assert "images" not in exported["messages"][1]
+    # Markdown on its own embeds them; saved beside a folder, it links the copies there.
+    assert "![q3 chart.png](data:image/png;base64," in store.export_markdown(conv.id)
+    folder = tmp_path / "export" / "sales_images"
+    text = store.export_markdown(conv.id, folder)
+    assert "![q3 chart.png](sales_images/q3%20chart.png)\n\nExplain [this] chart" in text
+    assert (folder / "q3 chart.png").read_bytes() == data
+    empty = store.create_conversation("No images")
+    store.export_markdown(empty.id, tmp_path / "none")
+    assert not (tmp_path / "none").exists()
