@@ -10,6 +10,7 @@ from engine.backends import LoadedModel, LoadProgress, backend_for
 from engine.coreml_model import CoreMLModelInfo, is_coreml_model, plan_coreml, read_coreml_model
 from engine.errors import BackendUnavailable, InsufficientMemory
 from engine.gguf import GGUFFile, read_gguf
+from engine.gguf.projector import TEXT_ONLY, missing_projector, projector_for
 from engine.models import resolve_model
 from engine.onnx_model import OnnxModelInfo, is_onnx_chat_folder, plan_onnx, read_onnx_model
 from engine.planner import Device, Plan, Resources, make_plan, resources_from
@@ -48,7 +49,10 @@ def plan_model(
         onnx = read_onnx_model(path)
         return path, onnx, plan_onnx(onnx, resources or current_resources(), requested_ctx=ctx)
     info = read_gguf(path)
-    plan = make_plan(info, resources or current_resources(), requested_ctx=ctx)
+    projector = projector_for(path, info)
+    plan = make_plan(info, resources or current_resources(), requested_ctx=ctx, projector=projector)
+    if projector is None and missing_projector(path, info):
+        plan = replace(plan, reasons=(*plan.reasons, TEXT_ONLY))
     return path, info, plan
 
 

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 from engine.gguf import GGUFFile
+from engine.gguf.projector import ProjectorInfo
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
@@ -81,14 +82,32 @@ class DeviceBudget:
     compute: int
     overhead: int
     free: int
+    projector: int = 0  # a vision model's image encoder, weights and scratch
 
     @property
     def total(self) -> int:
-        return self.weights + self.kv_cache + self.compute + self.overhead
+        return self.weights + self.kv_cache + self.compute + self.overhead + self.projector
 
     @property
     def usable(self) -> int:
         return usable_bytes(self.free)
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectorPlan:
+    """A vision model's projector (``mmproj``): its encoder's weights and the scratch memory
+    for one image, on the device llama.cpp's multimodal library puts it on."""
+
+    path: str
+    device: str
+    weights: int
+    compute: int
+    image_tokens: int  # context tokens one image (one tile) takes
+    kind: str  # llama.cpp's projector type
+
+    @property
+    def total(self) -> int:
+        return self.weights + self.compute
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +130,8 @@ class Plan:
     # Whether sliding-window layers get a full-size cache (llama.cpp's swa_full): the backend
     # sets exactly this, so that the plan and the allocation agree.
     swa_full: bool = SWA_FULL
+    # A vision model's projector, counted in its device's budget (None: a text model).
+    projector: ProjectorPlan | None = None
 
     @property
     def loadable(self) -> bool:
@@ -157,12 +178,47 @@ class Plan:
                     compute=int(b["compute"]),
                     overhead=int(b["overhead"]),
                     free=int(b["free"]),
+                    projector=int(b.get("projector", 0)),
                 )
                 for b in budgets
             ),
             reasons=tuple(str(r) for r in data.get("reasons") or ()),
             swa_full=bool(data.get("swa_full", SWA_FULL)),
+            projector=_projector_from(data.get("projector")),
         )
+
+
+def _projector_from(raw: object) -> ProjectorPlan | None:
+    if not isinstance(raw, Mapping):
+        return None
+    return ProjectorPlan(
+        path=str(raw["path"]),
+        device=str(raw["device"]),
+        weights=int(raw["weights"]),
+        compute=int(raw["compute"]),
+        image_tokens=int(raw["image_tokens"]),
+        kind=str(raw.get("kind", "?")),
+    )
+
+
+def projector_compute_bytes(info: ProjectorInfo) -> int:
+    """The image encoder's scratch memory for one image, as ggml's allocator reserves it with
+    flash attention (llama.cpp's multimodal default where the device has it): one block's
+    feed-forward activations and three hidden states per patch, f32. Without flash attention the
+    attention scores (heads x patches x patches) come on top. Checked against the "compute buffer
+    size" llama.cpp reports for encoders from 64 to 4,096 patches (docs/MEMORY_PLANNER.md)."""
+    return info.patches * 4 * (info.ff + 3 * info.embd)
+
+
+def projector_plan(info: ProjectorInfo, device: str) -> ProjectorPlan:
+    return ProjectorPlan(
+        path=str(info.path),
+        device=device,
+        weights=info.weights_bytes,
+        compute=projector_compute_bytes(info),
+        image_tokens=info.image_tokens,
+        kind=info.projector_type,
+    )
 
 
 def usable_bytes(free: int) -> int:
@@ -298,6 +354,7 @@ def make_plan(
     n_ubatch: int = 512,
     backend: str = "llama.cpp",
     flash_attn: bool = True,
+    projector: ProjectorInfo | None = None,
 ) -> Plan:
     """Choose device, GPU layers and context so that everything fits in free memory. Flash
     attention is on unless asked otherwise (``engine.tuning`` measures both where both can
@@ -321,6 +378,7 @@ def make_plan(
         n_ubatch=n_ubatch,
         kv_type=kv_type,
         flash_attn=flash_attn,
+        projector=projector,
     )
     gpu = max(resources.gpus, key=lambda d: d.free_bytes) if resources.gpus else None
     if gpu is not None and resources.gpu_offload:
@@ -344,6 +402,12 @@ class _Settings:
     n_ubatch: int
     kv_type: str
     flash_attn: bool
+    projector: ProjectorInfo | None = None
+
+    @property
+    def projector_bytes(self) -> int:
+        p = self.projector
+        return 0 if p is None else p.weights_bytes + projector_compute_bytes(p)
 
     def plan(
         self,
@@ -370,11 +434,22 @@ class _Settings:
             flash_attn=self.flash_attn,
             budgets=budgets,
             reasons=tuple(reasons),
+            projector=(
+                None
+                if self.projector is None
+                else projector_plan(self.projector, budgets[0].device)
+            ),
         )
 
 
 def _cpu_budget(
-    g: GGUFFile, cpu: Device, n_ctx: int, kv_type: str, n_ubatch: int, flash_attn: bool = True
+    g: GGUFFile,
+    cpu: Device,
+    n_ctx: int,
+    kv_type: str,
+    n_ubatch: int,
+    flash_attn: bool = True,
+    projector: int = 0,
 ) -> DeviceBudget:
     return DeviceBudget(
         device=cpu.name,
@@ -383,6 +458,7 @@ def _cpu_budget(
         compute=compute_bytes(g, n_ctx, n_ubatch, flash_attn=flash_attn, resident_only=True),
         overhead=runtime_overhead(g),
         free=cpu.free_bytes,
+        projector=projector,
     )
 
 
@@ -392,7 +468,9 @@ def _plan_cpu(
     kv_type, n_ubatch = common.kv_type, common.n_ubatch
 
     def budget(ctx: int) -> DeviceBudget:
-        return _cpu_budget(g, r.cpu, ctx, kv_type, n_ubatch, common.flash_attn)
+        return _cpu_budget(
+            g, r.cpu, ctx, kv_type, n_ubatch, common.flash_attn, common.projector_bytes
+        )
 
     full = budget(wanted)
     if full.total <= full.usable:
@@ -434,7 +512,10 @@ def _plan_gpu(
         on_gpu = range(g.block_count - min(n, g.block_count), g.block_count)
         w_gpu = sum(layers[i] for i in on_gpu) + (output if n > g.block_count else 0)
         kv_gpu = int(sum(kv_layer[i] for i in on_gpu))
-        gpu_b = DeviceBudget(gpu.name, w_gpu, kv_gpu, compute, gpu_rt, gpu.free_bytes)
+        # llama.cpp's multimodal library puts the image encoder on the GPU when there is one.
+        gpu_b = DeviceBudget(
+            gpu.name, w_gpu, kv_gpu, compute, gpu_rt, gpu.free_bytes, common.projector_bytes
+        )
         # With mmap the CPU keeps only what was not offloaded; the logits and the input
         # embeddings' lookups stay on the host.
         cpu_b = DeviceBudget(

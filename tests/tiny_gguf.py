@@ -40,6 +40,8 @@ class Shape:
     # Token strings are padded to this many characters: real vocabularies average 6 to 10.
     token_chars: int = 0
     extra: dict[str, object] = field(default_factory=dict)
+    # Control tokens added to the vocabulary (a vision model's image markers).
+    specials: tuple[str, ...] = ()
 
 
 # The architectures Cove plans for, at toy size. gemma3 gets 8 layers so that its fixed period of
@@ -157,7 +159,7 @@ def _metadata(w: GGUFWriter, s: Shape, file_type: LlamaFileType) -> None:
             w.add_float32(f"{a}.{key}", value)
         else:
             w.add_uint32(f"{a}.{key}", int(value))  # type: ignore[call-overload]
-    tokens, scores, types = _vocabulary(s.vocab, s.token_chars)
+    tokens, scores, types = _vocabulary(s.vocab, s.token_chars, s.specials)
     w.add_tokenizer_model("llama")
     w.add_token_list(tokens)
     w.add_token_scores(scores)
@@ -172,11 +174,13 @@ def _metadata(w: GGUFWriter, s: Shape, file_type: LlamaFileType) -> None:
     )
 
 
-def _vocabulary(size: int, chars: int) -> tuple[list[str], list[float], list[int]]:
+def _vocabulary(
+    size: int, chars: int, extra: tuple[str, ...] = ()
+) -> tuple[list[str], list[float], list[int]]:
     """SentencePiece-style: control tokens, the 256 byte tokens, some words, then filler."""
     tokens = ["<unk>", "<s>", "</s>"]
     types = [_UNKNOWN, _CONTROL, _CONTROL]
-    specials = ["<|end|>", "<|endoftext|>", "<|user|>", "<|assistant|>", "<|system|>"]
+    specials = ["<|end|>", "<|endoftext|>", "<|user|>", "<|assistant|>", "<|system|>", *extra]
     tokens += specials
     types += [_CONTROL] * len(specials)
     tokens += [f"<0x{b:02X}>" for b in range(256)]

@@ -20,6 +20,7 @@ from typing import Any
 from engine.backends import LoadProgress
 from engine.backends.loop import GenerationLoop, TokenDecoder, TokenSource
 from engine.backends.threadpool import ThreadPool, attach_threadpool
+from engine.backends.vision import Vision
 from engine.errors import (
     BackendUnavailable,
     EngineError,
@@ -28,6 +29,7 @@ from engine.errors import (
     ModelLoadError,
 )
 from engine.gguf import GGUFFile, read_gguf
+from engine.images import ImageInput
 from engine.kv_reuse import reusable_prefix
 from engine.native_lock import GGML_LOCK
 from engine.planner import Plan
@@ -78,6 +80,22 @@ def native() -> Any:
                 llama_cpp.llama_backend_init()
             _native = llama_cpp
         return _native
+
+
+_mtmd_logging = False
+
+
+def route_mtmd_log() -> None:
+    """Send the multimodal library's log where llama.cpp's goes (the bounded tail)."""
+    global _mtmd_logging
+    native()
+    with _native_lock:
+        if not _mtmd_logging:
+            from llama_cpp import mtmd_cpp
+
+            mtmd_cpp.mtmd_log_set(_log_callback, None)
+            mtmd_cpp.mtmd_helper_log_set(_log_callback, None)
+            _mtmd_logging = True
 
 
 def has_amx(lib: Any) -> bool:
@@ -205,7 +223,27 @@ class LlamaCppModel(GenerationLoop):
         self.eos_text = self._token_text(lib.llama_vocab_eos(self._vocab))
         self._add_bos = bool(lib.llama_vocab_get_add_bos(self._vocab))
         self._stop_tokens = self._template_stop_tokens()
+        # A vision model's projector (engine/backends/vision.py), and where M-RoPE images end
+        # with how many positions fewer than cells they took: (end index, shift).
+        self._vision: Vision | None = None
+        self._shifts: list[tuple[int, int]] = []
         self.exact_cells = EXACT_CELLS if self._batches_match_steps() else 0
+        if plan.projector is not None:
+            self._load_projector(Path(plan.projector.path), plan)
+
+    def _load_projector(self, projector: Path, plan: Plan) -> None:
+        from engine.backends.vision import Vision
+
+        route_mtmd_log()
+        try:
+            self._vision = Vision(
+                self._lib, self._model, projector, plan.threads, plan.gpu_layers > 0
+            )
+        except Exception:
+            self.close()
+            raise
+        self.vision = True
+        self.image_marker = self._vision.marker
 
     # -- what the loop asks of llama.cpp --------------------------------------------------------
 
@@ -237,10 +275,49 @@ class LlamaCppModel(GenerationLoop):
         # only while the cache still holds what the next token attends to (engine/kv_reuse.py).
         oldest = self._lib.llama_memory_seq_pos_min(self._mem, 0)
         keep = reusable_prefix(keep, oldest_cached=oldest, window=self._window)
-        if not self._lib.llama_memory_seq_rm(self._mem, 0, keep, -1):
+        cached = self._cached
+        # Never keep part of an image: back to where its run of cells starts.
+        while 0 < keep < len(cached) and cached[keep] < 0 and cached[keep - 1] == cached[keep]:
+            keep -= 1
+        if not self._lib.llama_memory_seq_rm(self._mem, 0, self._pos(keep), -1):
             self._forget()
             return 0
+        self._shifts = [(end, shift) for end, shift in self._shifts if end <= keep]
         return keep
+
+    def _pos(self, index: int) -> int:
+        """The position of the cell at ``index`` of the cached sequence (fewer than the index
+        after an image whose embeddings advance the position less than one a cell)."""
+        return index - sum(shift for end, shift in self._shifts if end <= index)
+
+    def _prompt_tokens(self, text: str, images: Sequence[ImageInput]) -> list[int]:
+        if not images or self._vision is None:
+            return self.tokenize(text)
+        self._check_open()
+        self._vision.remember(list(images))
+        add_bos = self._add_bos and not (self.bos_text and text.startswith(self.bos_text))
+        bos = [int(self._lib.llama_vocab_bos(self._vocab))] if add_bos else []
+        return bos + self._vision.tokenize(text, list(images))
+
+    def _parts(self, todo: list[int]) -> Iterator[list[int]]:
+        """Text in batches, each image piece whole."""
+        if self._vision is None:
+            yield from super()._parts(todo)
+            return
+        step, i = self.n_batch, 0
+        while i < len(todo):
+            if todo[i] < 0:
+                piece = self._vision.piece(todo[i])
+                if piece is None:
+                    raise EngineError("The prompt holds an image Cove did not prepare.")
+                yield todo[i : i + piece.n_tokens]
+                i += piece.n_tokens
+                continue
+            end = i
+            while end < len(todo) and end - i < step and todo[end] >= 0:
+                end += 1
+            yield todo[i:end]
+            i = end
 
     @contextlib.contextmanager
     def _prefilling(self) -> Iterator[None]:
@@ -252,7 +329,22 @@ class LlamaCppModel(GenerationLoop):
             lib.llama_set_abort_callback(self._ctx, lib.ggml_abort_callback(), None)
 
     def _feed(self, tokens: list[int], cancel: threading.Event, last: bool) -> bool:
-        return self._decode(tokens, cancel, logits_last=last)
+        if tokens[0] >= 0 or self._vision is None:
+            return self._decode(tokens, cancel, logits_last=last)
+        piece = self._vision.piece(tokens[0])
+        assert piece is not None  # _parts checked
+        start = len(self._cached)
+        pos0 = self._pos(start)
+        try:
+            after = self._vision.evaluate(piece, self._ctx, pos0, self.n_batch, last)
+        except EngineError:
+            self._lib.llama_memory_seq_rm(self._mem, 0, pos0, -1)
+            if cancel.is_set():
+                return False
+            raise EngineError(_native_failure("llama.cpp could not evaluate an image")) from None
+        if after - pos0 != piece.n_tokens:
+            self._shifts.append((start + piece.n_tokens, piece.n_tokens - (after - pos0)))
+        return True
 
     @contextlib.contextmanager
     def _sampler(self, params: GenerationParams) -> Iterator[TokenSource]:
@@ -275,11 +367,16 @@ class LlamaCppModel(GenerationLoop):
         return _ByteDecoder(self._piece)
 
     def _forget(self) -> None:
+        self._shifts = []
         if self._ctx:
             self._lib.llama_memory_clear(self._mem, True)
 
     def _free(self) -> None:
         lib = self._lib
+        vision = getattr(self, "_vision", None)
+        if vision is not None:
+            vision.close()
+            self._vision = None
         if self._batch is not None:
             lib.llama_batch_free(self._batch)
             self._batch = None
@@ -304,7 +401,7 @@ class LlamaCppModel(GenerationLoop):
     ) -> bool:
         """Evaluate tokens at the next positions; False when aborted by cancellation."""
         batch = self._batch
-        pos0 = len(self._cached)
+        pos0 = self._pos(len(self._cached))
         n = len(tokens)
         for i, tok in enumerate(tokens):
             batch.token[i] = tok
@@ -337,7 +434,7 @@ class LlamaCppModel(GenerationLoop):
         """Evaluate ``token`` and ``draft`` in one batch and sample position by position with
         ``pick`` (the generation's own sampler) until a sample differs from the guess; drop the
         cache's positions after the agreed guesses."""
-        pos0 = len(self._cached)
+        pos0 = self._pos(len(self._cached))
         draft = draft[: self.n_batch - 1]
         if not self._decode([token, *draft], cancel, logits_all=True):
             return None
@@ -353,6 +450,8 @@ class LlamaCppModel(GenerationLoop):
         return drawn
 
     def _state_key(self) -> str | None:
+        if getattr(self, "_shifts", None):
+            return None  # positions that the saved tokens alone cannot restore (M-RoPE images)
         plan = self.plan
         return state_key(
             "llama.cpp",

@@ -13,6 +13,7 @@ the finish reason and the stats.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import threading
 import time
@@ -20,6 +21,7 @@ from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import AbstractContextManager as ContextManager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
 from engine.backends.clock import StatsClock
@@ -31,6 +33,7 @@ from engine.errors import (
     InvalidRequest,
     ModelNotFound,
 )
+from engine.images import ImageInput, no_vision_message
 from engine.reasoning import OPEN, opens_thinking
 from engine.speculation import MAX_DRAFT, PRIOR_HIT, DraftPolicy, PromptLookup, Shadow
 from engine.state_cache import MIN_GAIN as MIN_STATE_GAIN
@@ -118,6 +121,7 @@ class GenerationLoop(ABC):
     # evaluated one at a time (measured at load; 0: not even there). Speculation "auto" checks
     # guesses only within it, so that the reply is exactly what plain decoding gives.
     exact_cells = 0
+    vision = False  # whether it reads the images of user messages
 
     def __init__(self, n_ctx: int, n_batch: int) -> None:
         self._n_ctx = n_ctx
@@ -174,6 +178,20 @@ class GenerationLoop(ABC):
     def _free(self) -> None:
         """Release the runtime's native memory (called once, with the model idle)."""
 
+    def _prompt_tokens(self, text: str, images: Sequence[ImageInput]) -> list[int]:
+        """Token ids of a rendered conversation whose ``images`` stand at ``image_marker``s
+        (a vision runtime evaluates each image piece as a run of cells)."""
+        del images
+        return self.tokenize(text)
+
+    image_marker = ""  # where an image stands in a rendered prompt (a vision runtime's own)
+
+    def _parts(self, todo: list[int]) -> Iterator[list[int]]:
+        """The prompt tokens still to evaluate, in the pieces ``_feed`` takes."""
+        step = self.n_batch
+        for start in range(0, len(todo), step):
+            yield todo[start : start + step]
+
     def _prefilling(self) -> ContextManager[None]:
         """Held while a prompt is evaluated (llama.cpp installs its abort callback here)."""
         return contextlib.nullcontext()
@@ -218,7 +236,26 @@ class GenerationLoop(ABC):
         self._states = cache if self._state_key() is not None else None
 
     def count_tokens(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> int:
-        return len(self.tokenize(self.render(messages, tools)))
+        self._check_images(messages)
+        text = self.render(self._placed(messages), tools)
+        return len(self._prompt_tokens(text, [i for m in messages for i in m.images]))
+
+    def _check_images(self, messages: Sequence[ChatMessage]) -> None:
+        if not self.vision and any(m.images for m in messages):
+            raise InvalidRequest(no_vision_message(getattr(self, "name", "The loaded model")))
+
+    def _placed(self, messages: Sequence[ChatMessage]) -> Sequence[ChatMessage]:
+        """Each message's images put in its text at the runtime's marker, before the words
+        (where vision chat templates put them)."""
+        if not any(m.images for m in messages):
+            return messages
+        marker = self.image_marker
+        return [
+            replace(m, content="".join(f"{marker}\n" for _ in m.images) + m.content, images=())
+            if m.images
+            else m
+            for m in messages
+        ]
 
     def chat(
         self,
@@ -229,17 +266,20 @@ class GenerationLoop(ABC):
         """Stream a reply to a conversation; the last chunk is terminal and carries the stats."""
         started = time.perf_counter()
         self._check_grammar(params)
+        self._check_images(messages)
         rendered = [""]
+        kept_images: list[list[ImageInput]] = [[]]
 
         def render(kept: Sequence[ChatMessage]) -> str:
-            rendered[0] = self.render(kept, params.tools)
+            rendered[0] = self.render(self._placed(kept), params.tools)
+            kept_images[0] = [image for m in kept for image in m.images]
             return rendered[0]
 
         def prompt() -> tuple[list[int], Truncation | None]:
             return fit_prompt(
                 messages,
                 render,
-                self.tokenize,
+                lambda text: self._prompt_tokens(text, kept_images[0]),
                 n_ctx=self._n_ctx,
                 max_tokens=params.max_tokens,
             )
@@ -433,13 +473,13 @@ class GenerationLoop(ABC):
         common = self._rewind(common, params)
         del self._cached[common:]
         todo = tokens[common:]
-        step = self.n_batch
+        done = 0
         with self._prefilling():
-            for start in range(0, len(todo), step):
+            for part in self._parts(todo):
                 if cancel.is_set():
                     return -1
-                part = todo[start : start + step]
-                if not self._feed(part, cancel, last=start + step >= len(todo)):
+                done += len(part)
+                if not self._feed(part, cancel, last=done >= len(todo)):
                     return -1
                 self._cached.extend(part)
         return common
@@ -465,6 +505,10 @@ class GenerationLoop(ABC):
         scored: list[TokenLogprob] = []  # the tokens of text not yet sent
         verifier = self._verifier(source, params)
         lookup = PromptLookup(history) if verifier is not None else None
+        # Images stand in the history as runs of negative ids, which no model can be fed as a
+        # guess: guesses stop before them, and a draft model (which would read the whole
+        # history) sits such a conversation out.
+        pictured = any(t < 0 for t in history)
         policy = self._draft_policy
         policy.hit = PRIOR_HIT
         shadow = Shadow()
@@ -516,10 +560,13 @@ class GenerationLoop(ABC):
                 if limit is not None:
                     room = min(room, limit - generated - 1)
                 guess = lookup.propose(MAX_DRAFT) if room > 0 and not shadow.active else []
+                if pictured:
+                    guess = list(itertools.takewhile(lambda t: t >= 0, guess))
                 draft = guess[: policy.length(min(room, len(guess)))]
                 if guess and not draft:
                     shadow.start(guess)
-                if not draft and not guess and self._drafter is not None and room > 0:
+                drafting = self._drafter is not None and not pictured
+                if not draft and not guess and drafting and room > 0:
                     draft = self._model_guess(lookup.tokens, room, cancel)
                     used = self._model_policy
             began = time.perf_counter()

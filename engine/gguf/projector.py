@@ -134,3 +134,42 @@ def encoder_flops(info: ProjectorInfo) -> float:
     n, d, f = info.patches, info.embd, info.ff
     per_layer = 2 * n * (4 * d * d + 2 * d * f) + 4 * n * n * d
     return float(info.layers * per_layer) + math.prod((2, n, d, max(info.projection_dim, 1)))
+
+
+def projector_for(model: Path, info: GGUFFile) -> ProjectorInfo | None:
+    """The projector that belongs to ``model`` (see ``find_projector``), read; None for a text
+    model or one whose projector is missing."""
+    found = find_projector(model, info.embedding_length)
+    if found is None:
+        return None
+    try:
+        return read_projector(found)
+    except (EngineError, OSError):
+        return None
+
+
+# Language-model architectures that exist only as halves of vision models.
+_VISION_ARCHITECTURES = frozenset(
+    {"qwen2vl", "qwen3vl", "qwen3vlmoe", "mllama", "llama4", "gemma3n", "glm4v", "kimivl"}
+)
+_VISION_WORDS = ("-vl", " vl", "vl-", "vision", "smolvlm", "llava", "pixtral", "minicpm-v")
+
+
+def missing_projector(model: Path, info: GGUFFile) -> bool:
+    """Whether ``model`` looks like the language half of a vision model (by its architecture,
+    or its name: Gemma 3 from 4B up, Qwen2.5-VL, SmolVLM, LLaVA ...) with no projector beside
+    it: it then runs as a text model, and Cove says so."""
+    name = f"{info.name or ''} {model.name}".lower()
+    gemma3_vision = info.architecture == "gemma3" and info.embedding_length >= 2560
+    looks = (
+        info.architecture in _VISION_ARCHITECTURES
+        or gemma3_vision
+        or any(w in name for w in _VISION_WORDS)
+    )
+    return looks and find_projector(model, info.embedding_length) is None
+
+
+TEXT_ONLY = (
+    "No projector (mmproj) file was found beside this vision model: it runs as a text model "
+    "and cannot see images. Put the projector in the same folder, or reinstall it from Discover."
+)

@@ -46,15 +46,20 @@ def _plans(path: Path, resources: Resources, ctx: int | None) -> list[Plan]:
     if path.suffix.lower() != ".gguf":
         return []
     info = read_gguf(path)
+    from engine.gguf.projector import projector_for
+
+    projector = projector_for(path, info)
     placements = [resources]
     if resources.gpus and resources.gpu_offload:
         placements.append(replace(resources, gpus=(), gpu_offload=False))  # the CPU alone
     plans: list[Plan] = []
     for placed in placements:
-        first = make_plan(info, placed, requested_ctx=ctx)
+        first = make_plan(info, placed, requested_ctx=ctx, projector=projector)
         plans.append(first)
         if first.kv_type == "f16":  # a quantised V cache needs flash attention
-            plans.append(make_plan(info, placed, requested_ctx=ctx, flash_attn=False))
+            plans.append(
+                make_plan(info, placed, requested_ctx=ctx, flash_attn=False, projector=projector)
+            )
     return plans
 
 
