@@ -88,6 +88,14 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument(
         "--yes", action="store_true", help="with --mcp: allow every tool call without asking"
     )
+    chat.add_argument(
+        "--image",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="show the model this image with the (first) question; repeat for more "
+        "(a vision model: Gemma 3, Qwen2.5-VL, SmolVLM)",
+    )
 
     mcp = sub.add_parser("mcp", help="the MCP servers Cove's chats can use")
     mcp_sub = mcp.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)

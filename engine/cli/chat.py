@@ -8,9 +8,11 @@ import json
 import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from engine.cli.output import EXIT_ERROR, fail
+from engine.images import ImageInput, read_image_file
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
@@ -31,9 +33,9 @@ def chat_command(args: argparse.Namespace) -> int:
         seed=args.seed,
         speculation=args.speculation,
     )
+    # Images are read and checked before any process starts.
+    images = tuple(read_image_file(Path(p)) for p in args.image)
     if args.mcp:
-        from pathlib import Path
-
         from engine.mcp_servers import config
 
         config.load(Path(args.mcp))  # a bad list is reported before any process starts
@@ -56,7 +58,7 @@ def chat_command(args: argparse.Namespace) -> int:
         tools = _Tools.start(args.mcp, args.yes) if args.mcp else None
         turn = _Turn(client, model, tools)
         if args.prompt is not None:
-            history.append(ChatMessage("user", args.prompt))
+            history.append(ChatMessage("user", args.prompt, images=images))
             _reply, final = turn(history, params, None)
             if args.stats:
                 print(json.dumps(_stats_dict(final)), file=sys.stderr)
@@ -64,7 +66,7 @@ def chat_command(args: argparse.Namespace) -> int:
                 fail(final.error or "generation failed")
                 return EXIT_ERROR
             return 0
-        return _interactive(turn, history, params, args.stats == "json")
+        return _interactive(turn, history, params, args.stats == "json", images)
     finally:
         if tools is not None:
             tools.hub.close()
@@ -146,8 +148,12 @@ def _interactive(
     history: list[ChatMessage],
     params: GenerationParams,
     stats: bool,
+    images: tuple[ImageInput, ...] = (),
 ) -> int:
     print("Cove chat. Ctrl+C stops a reply, Ctrl+D quits.", file=sys.stderr)
+    if images:
+        s = "" if len(images) == 1 else "s"
+        print(f"[{len(images)} image{s} go with your first message]", file=sys.stderr)
     while True:
         try:
             line = input("> ")
@@ -156,7 +162,7 @@ def _interactive(
             return 0
         if not line.strip():
             continue
-        history.append(ChatMessage("user", line))
+        history.append(ChatMessage("user", line, images=images))
         cancel = threading.Event()
         kept = len(history)
         try:
@@ -176,6 +182,7 @@ def _interactive(
             print(f"[error: {final.error}]", file=sys.stderr)
             del history[kept - 1 :]
             continue
+        images = ()  # sent once; they stay in the history
         history.append(ChatMessage("assistant", reply))
         if stats:
             print(json.dumps(_stats_dict(final)), file=sys.stderr)

@@ -3,14 +3,13 @@ the hub, from its header alone."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.cli.output import print_json
 from engine.cli.tuning import choice_for, describe_choice
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from engine.draft import DraftChoice
     from engine.planner import Plan
 
@@ -103,6 +102,10 @@ def _plan_remote(model: str, ctx: int | None, as_json: bool) -> int:
     return 0
 
 
+# Projectors that cut a large image into tiles, each taking ``image_tokens``.
+_TILED = frozenset({"idefics3", "llava_next", "minicpmv", "internvl", "lfm2"})
+
+
 def describe_plan(plan: Plan) -> str:
     from engine.units import format_bytes
 
@@ -121,11 +124,20 @@ def describe_plan(plan: Plan) -> str:
         f"(KV cache {plan.kv_type}, flash attention {'on' if plan.flash_attn else 'off'})",
     ]
     for b in plan.budgets:
+        vision = f" + image encoder {format_bytes(b.projector)}" if b.projector else ""
         lines.append(
             f"{b.device}: weights {format_bytes(b.weights)} + KV cache "
             f"{format_bytes(b.kv_cache)} + compute {format_bytes(b.compute)} + runtime "
-            f"{format_bytes(b.overhead)} = {format_bytes(b.total)} of "
+            f"{format_bytes(b.overhead)}{vision} = {format_bytes(b.total)} of "
             f"{format_bytes(b.usable)} usable ({format_bytes(b.free)} free)"
+        )
+    p = plan.projector
+    if p is not None:
+        lines.append(
+            f"Vision    {Path(p.path).name} ({p.kind}) on {p.device}: encoder weights "
+            f"{format_bytes(p.weights)} + {format_bytes(p.compute)} to read one image; an "
+            f"image takes {p.image_tokens} tokens of the context"
+            + (" per tile" if p.kind in _TILED else "")
         )
     lines.extend(f"Note      {reason}" for reason in plan.reasons)
     return "\n".join(lines)

@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, Response
 
 from engine.errors import EngineError, GenerationError
 from engine.host import anthropic_wire as aw
-from engine.host.guards import HostConfig, error_status, read_json
+from engine.host.guards import HostConfig, check_images, error_status, read_json
 from engine.host.state import HostState
 from engine.host.streaming import collect, event_stream
 from engine.host.tool_stream import Held, hold_calls, split_calls
@@ -33,8 +33,9 @@ def anthropic_error(exc: EngineError, retry_after_s: int = 2) -> JSONResponse:
 
 
 async def messages(request: Request, state: HostState, config: HostConfig) -> Response:
-    req = aw.parse_messages(await read_json(request, config.max_body))
+    req = await asyncio.to_thread(aw.parse_messages, await read_json(request, config.max_body))
     resident = state.resolve_chat(req.model)
+    check_images(resident.model, req.messages)
     cancel = threading.Event()
     mid, name = aw.message_id(), resident.id
     parallel = req.choice.parallel

@@ -20,6 +20,7 @@ from engine.errors import (
 )
 from engine.host import wire
 from engine.host.tool_wire import check_schema
+from engine.images import ImageInput, read_base64
 from engine.tools import Tool, ToolCall, ToolChoice
 from engine.tools.constrain import call_schema, grammar_for
 from engine.types import ChatMessage, Chunk
@@ -133,6 +134,7 @@ def _turns(raw: object) -> list[ChatMessage]:
             continue
         if not isinstance(content, list):
             raise InvalidRequest(f"{where}.content: Input should be a string or a list of blocks.")
+        images: list[ImageInput] = []
         texts: list[str] = []
         calls: list[ToolCall] = []
         results: list[ChatMessage] = []
@@ -156,14 +158,31 @@ def _turns(raw: object) -> list[ChatMessage]:
                 if block.get("is_error"):
                     text = f"Error: {text}"
                 results.append(ChatMessage("tool", text, tool_call_id=cid))
+            elif kind == "image" and role == "user":
+                images.append(_image_block(block, at))
             elif kind in ("image", "document"):
-                raise InvalidRequest(f"{at}: {kind} blocks are not supported by this model.")
+                raise InvalidRequest(f"{at}: {kind} blocks are not supported here.")
             else:
                 raise InvalidRequest(f"{at}.type: {kind!r} is not a block Cove reads here.")
         out.extend(results)
-        if texts or calls or not results:
-            out.append(ChatMessage(role, "\n".join(texts), tool_calls=tuple(calls)))
+        if texts or calls or images or not results:
+            message = ChatMessage(role, "\n".join(texts), tool_calls=tuple(calls))
+            out.append(replace(message, images=tuple(images)))
     return out
+
+
+def _image_block(block: dict[str, Any], at: str) -> ImageInput:
+    """An ``image`` block with a base64 source; URL sources are refused (Cove fetches
+    nothing on a model's behalf)."""
+    source = block.get("source")
+    kind = source.get("type") if isinstance(source, dict) else None
+    if kind == "url":
+        raise InvalidRequest(
+            f"{at}.source: Cove does not fetch images from the network; send a base64 source."
+        )
+    if kind != "base64" or not isinstance(source, dict) or not isinstance(source.get("data"), str):
+        raise InvalidRequest(f"{at}.source: a base64 image source (type, media_type, data).")
+    return read_base64(source["data"], f"{at} (image)")
 
 
 def _tools(raw: object) -> tuple[Tool, ...]:

@@ -22,7 +22,7 @@ from starlette.responses import JSONResponse, Response
 import engine
 from engine.errors import EngineError, ModelInUse, ModelNotFound
 from engine.host import ollama_wire as ow
-from engine.host.guards import HostConfig, error_status, read_json
+from engine.host.guards import HostConfig, check_images, error_status, read_json
 from engine.host.state import HostState, Resident
 from engine.host.streaming import EventStream, collect, event_stream
 from engine.host.tool_stream import Held, hold_calls, split_calls
@@ -64,12 +64,12 @@ def resolve(state: HostState, name: str) -> Resident:
 
 
 async def chat(request: Request, state: HostState, config: HostConfig) -> Response:
-    req = ow.parse_chat(await read_json(request, config.max_body))
+    req = await asyncio.to_thread(ow.parse_chat, await read_json(request, config.max_body))
     return await _reply(request, state, req, lambda m, p, c: m.chat(req.messages, p, c), chat=True)
 
 
 async def generate(request: Request, state: HostState, config: HostConfig) -> Response:
-    req = ow.parse_generate(await read_json(request, config.max_body))
+    req = await asyncio.to_thread(ow.parse_generate, await read_json(request, config.max_body))
     if req.raw_prompt is not None:
         prompt = req.raw_prompt
         return await _reply(request, state, req, lambda m, p, c: m.complete(prompt, p, c),
@@ -87,6 +87,7 @@ async def _reply(
     chat: bool,
 ) -> Response:
     resident = resolve(state, req.model)
+    check_images(resident.model, req.messages)
     name, started, cancel = resident.id, time.perf_counter(), threading.Event()
     empty = ow.chat_line(name) if chat else ow.generate_line(name)
     if req.load_only:  # Ollama's clients load a model with an empty request

@@ -16,6 +16,7 @@ from engine.errors import InvalidRequest
 __all__ = ["InvalidRequest", "OllamaRequest"]
 from engine.host import wire
 from engine.host.tool_wire import check_schema, parse_tools
+from engine.images import ImageInput, read_base64
 from engine.tools import Tool, ToolCall
 from engine.tools.constrain import ANY_JSON_OBJECT, grammar_for
 from engine.types import ChatMessage, Chunk, GenerationParams
@@ -72,14 +73,13 @@ def parse_generate(body: object) -> OllamaRequest:
     system = data.get("system")
     if not isinstance(prompt, str) or (system is not None and not isinstance(system, str)):
         raise InvalidRequest("prompt and system must be strings")
-    if data.get("images"):
-        raise InvalidRequest("this model does not read images")
+    images = _images(data.get("images"), "images")
     params = _params(data)
     if data.get("raw"):
         return OllamaRequest(model_name(data), (), params, _stream(data), (), raw_prompt=prompt,
                              load_only=not prompt)  # fmt: skip
     messages = [ChatMessage("system", system)] if system else []
-    messages.append(ChatMessage("user", prompt))
+    messages.append(ChatMessage("user", prompt, images=images))
     return OllamaRequest(model_name(data), tuple(messages), params, _stream(data), (),
                          load_only=not prompt)  # fmt: skip
 
@@ -100,8 +100,9 @@ def _stream(data: Mapping[str, Any]) -> bool:
 def _message(raw: object, i: int) -> ChatMessage:
     if not isinstance(raw, dict) or raw.get("role") not in ("system", "user", "assistant", "tool"):
         raise InvalidRequest(f"messages[{i}].role must be system, user, assistant or tool")
-    if raw.get("images"):
-        raise InvalidRequest("this model does not read images")
+    images = _images(raw.get("images"), f"messages[{i}].images")
+    if images and raw["role"] != "user":
+        raise InvalidRequest(f"messages[{i}]: images are read in user messages only")
     content = raw.get("content", "")
     if not isinstance(content, str):
         raise InvalidRequest(f"messages[{i}].content must be a string")
@@ -127,7 +128,17 @@ def _message(raw: object, i: int) -> ChatMessage:
         tool_calls=tuple(calls),
         tool_call_id=f"tool_{i}" if raw["role"] == "tool" else None,
         name=name if isinstance(name, str) else None,
+        images=images,
     )
+
+
+def _images(raw: object, where: str) -> tuple[ImageInput, ...]:
+    """Ollama's ``images``: a list of base64-encoded images."""
+    if not raw:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+        raise InvalidRequest(f"{where} must be a list of base64-encoded images")
+    return tuple(read_base64(x, f"{where}[{j}]") for j, x in enumerate(raw))
 
 
 def _params(data: Mapping[str, Any]) -> GenerationParams:

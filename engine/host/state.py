@@ -306,6 +306,7 @@ class HostState:
             exact_tokens=chat.model.exact_cells
             if chat and isinstance(chat.model, GenerationLoop)
             else 0,
+            vision=bool(chat and getattr(chat.model, "vision", False)),
         )
 
     def close(self) -> None:
