@@ -93,11 +93,11 @@ def write_projector(
         w.write_kv_data_to_file()
         w.write_ti_data_to_file()
         align = w.data_alignment
-        data = sum(ti.nbytes + (-ti.nbytes % align) for part in w.tensors for ti in part.values())
+        total = sum(ti.nbytes + (-ti.nbytes % align) for part in w.tensors for ti in part.values())
         w.close()
         header = path.stat().st_size
         with path.open("r+b") as f:
-            f.truncate(header + (-header % align) + data)
+            f.truncate(header + (-header % align) + total)
         return path
     for name, dims, dtype in tensors:
         if dtype == np.float32 and name.endswith(".weight") and len(dims) == 1:
