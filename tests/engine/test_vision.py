@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import re
 import threading
 from collections.abc import Iterator
@@ -399,3 +400,49 @@ def test_a_text_model_refuses_images_clearly(local_engine: LocalEngine) -> None:
             max_tokens=4,
         )
     client.close()
+
+
+# -- the command line ----------------------------------------------------------------------------
+
+
+def test_cove_chat_with_images(vision_files: tuple[Path, Path], tmp_path: Path) -> None:
+    from tests.engine.test_cli import cove
+
+    photo = tmp_path / "photo.png"
+    photo.write_bytes(picture())
+    out = cove(
+        "chat", "--model", str(vision_files[0]), "--ctx", "1024", "--max-tokens", "4",
+        "--temperature", "0", "--stats", "json", "--image", str(photo), "--image", str(photo),
+        "What differs between these two pictures?",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    stats = json.loads(out.stderr.strip().splitlines()[-1])
+    assert stats["prompt_tokens"] > 2 * VisionShape().image_tokens
+    bad = tmp_path / "notes.jpg"
+    bad.write_text("not a picture")
+    refused = cove("chat", "--model", str(vision_files[0]), "--image", str(bad), "Hi")
+    assert refused.returncode != 0
+    assert "not an image Cove can read" in refused.stderr
+
+
+def test_cove_chat_image_with_a_text_model(starter: Path, tmp_path: Path) -> None:
+    from tests.engine.test_cli import cove
+
+    photo = tmp_path / "photo.png"
+    photo.write_bytes(picture())
+    out = cove("chat", "--model", "starter", "--max-tokens", "4", "--image", str(photo), "Hi")
+    assert out.returncode != 0
+    assert "cannot see images" in out.stderr
+
+
+def test_cove_plan_shows_the_image_encoder(vision_files: tuple[Path, Path]) -> None:
+    from tests.engine.test_cli import cove
+
+    out = cove("plan", str(vision_files[0]))
+    assert out.returncode == 0, out.stderr
+    line = next(line for line in out.stdout.splitlines() if line.startswith("Vision"))
+    assert vision_files[1].name in line
+    assert f"{VisionShape().image_tokens} tokens" in line
+    data = json.loads(cove("plan", str(vision_files[0]), "--json").stdout)
+    assert data["projector"]["image_tokens"] == VisionShape().image_tokens
+    assert data["budgets"][0]["projector"] > 0
