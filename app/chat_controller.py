@@ -29,8 +29,12 @@ from app.generation import (
     NewConversation,
     ReplyOutcome,
 )
+from app.image_attachments import Attachment
+from app.message_images import ImageRef
 from app.message_widget import MessageWidget
+from app.model_images import ModelImages
 from app.workers import WorkerPool
+from engine.images import no_vision_message
 from engine.store.types import ReplyMeta
 from engine.types import GenerationParams
 
@@ -76,6 +80,9 @@ class ChatController(QObject):
     reply_finished = Signal(object)  # ReplyOutcome
     context_changed = Signal(int, int, str)  # (tokens used, limit or 0, message)
     notice = Signal(str)
+    # The loaded model cannot see the images attached or in the chat: what to tell the user
+    # ("" when nothing needs saying).
+    vision_notice = Signal(str)
 
     def __init__(self, view: ChatView, composer: Composer, engine: EngineService) -> None:
         super().__init__()
@@ -98,11 +105,14 @@ class ChatController(QObject):
         self.answer_call: Callable[[str, Decision], bool] | None = None
         self._consent_wired: set[int] = set()
         self._tokens_per_char: float | None = None
+        self.model_images = ModelImages()  # earlier images, prepared once for the next turns
+        self._refused: str = ""  # the engine's last "cannot see images", until the model changes
         view.edit_submitted.connect(self.edit_and_resend)
         view.regenerate_requested.connect(self.regenerate)
         view.delete_requested.connect(self.delete_message)
         composer.send_requested.connect(self.send)
         composer.stop_requested.connect(self.stop)
+        composer.images_changed.connect(self.check_vision)
 
     # -- the chat history ------------------------------------------------------------------------
 
@@ -169,6 +179,7 @@ class ChatController(QObject):
         self.view.clear()
         self.conversation_opened.emit(None)
         self._update_context()
+        self.check_vision()
         self.composer.focus()
 
     def open_conversation(self, conv_id: int, message_id: int | None = None) -> None:
@@ -194,6 +205,7 @@ class ChatController(QObject):
             self.view.set_busy(self.active is not None)
             self.conversation_opened.emit(conversation)
             self._update_context()
+            self.check_vision()
 
         self._io(job, done)
 
@@ -221,11 +233,13 @@ class ChatController(QObject):
         self.engine.forget_state(str(conv_id))
 
     def export(self, conv_id: int, fmt: str, path: Path) -> None:
+        """JSON embeds the chat's images; Markdown links copies of them in a folder beside it."""
+
         def job(store: Store) -> Path:
             if fmt == "json":
                 text = json.dumps(store.export_json(conv_id), indent=2, ensure_ascii=False)
             else:
-                text = store.export_markdown(conv_id)
+                text = store.export_markdown(conv_id, images_folder(path))
             path.write_text(text, encoding="utf-8")
             return path
 
@@ -264,9 +278,11 @@ class ChatController(QObject):
         return self.active is not None
 
     def send(self, text: str) -> bool:
-        """Send what the composer holds. False (and the text stays) when it cannot go yet."""
+        """Send what the composer holds (text, images or both). False (and the text and images
+        stay) when it cannot go yet."""
         text = text.strip()
-        if not text:
+        attached = list(self.composer.attachments)
+        if not text and not attached:
             return False
         if self.store is None:
             self.notice.emit("The chat history is still opening; try again in a moment.")
@@ -274,12 +290,21 @@ class ChatController(QObject):
         if self.active is not None:
             self.notice.emit("Cove is still answering. Stop the reply (Esc) or wait for it.")
             return False
+        blind = self._blind_model()
+        if attached and blind:
+            # Never sent without them, never dropped: they wait while the user picks a model.
+            self.vision_notice.emit(no_vision_message(blind))
+            return False
         self.composer.take_text()
+        self.composer.take_images()
         new = None
         if self.current is None:
-            new = NewConversation(title_from(text), self.draft_system_prompt, self.draft_settings)
-        self.view.add_message("user").set_text(text)
-        self._start("send", text=text, new=new)
+            title = title_from(text) if text else title_from(attached[0].name)
+            new = NewConversation(title, self.draft_system_prompt, self.draft_settings)
+        widget = self.view.add_message("user")
+        widget.set_text(text)
+        widget.set_images([_ref(a) for a in attached])
+        self._start("send", text=text, new=new, images=tuple((a.name, a.image) for a in attached))
         return True
 
     def regenerate(self, widget: MessageWidget) -> None:
@@ -316,6 +341,7 @@ class ChatController(QObject):
         text: str = "",
         message_id: int | None = None,
         new: NewConversation | None = None,
+        images: tuple[tuple[str, Any], ...] = (),
     ) -> None:
         assert self.store is not None
         status = self.engine.status
@@ -337,6 +363,8 @@ class ChatController(QObject):
             model_name=status.model if status is not None else None,
             new_conversation=new,
             documents=documents,
+            images=images,
+            see_images=not self._blind_model(),
         )
         self.active = ActiveReply(request, request.conversation_id, self._opening)
         reply = self.view.add_message("assistant")
@@ -351,7 +379,7 @@ class ChatController(QObject):
             reply.set_waiting_text("Thinking…")
         self.view.update_regenerate()
         self.view.scroll_to_bottom()
-        worker = GenerationWorker(self.store, self.engine.chat_fn, request)
+        worker = GenerationWorker(self.store, self.engine.chat_fn, request, self.model_images)
         worker.signals.conversation_created.connect(self._conversation_created)
         worker.signals.turn_saved.connect(self._turn_saved)
         worker.signals.chunk_received.connect(self._chunk_received)
@@ -392,6 +420,7 @@ class ChatController(QObject):
                 widget.set_message_id(reply.id)
             elif user is not None:
                 widget.set_message_id(user.id)
+                widget.set_image_paths([image.path for image in user.images])
         if self.view.message_widget(reply.id) is None:
             return
         self.reply_started.emit()
@@ -467,9 +496,38 @@ class ChatController(QObject):
             self._tokens_per_char = stats.prompt_tokens / max(1, outcome.prompt_chars)
         if outcome.error and not outcome.crashed:
             self.notice.emit(outcome.error)
+            if NO_VISION in outcome.error:  # the engine knew better than the status
+                self._refused = outcome.error
+                self.vision_notice.emit(outcome.error)
         self.engine.refresh_status()
         self.refresh_list()
         self.reply_finished.emit(outcome)
+
+    # -- images the model cannot see -------------------------------------------------------------
+
+    def _blind_model(self) -> str | None:
+        """The loaded model's name when it is known not to see images; None when it sees them
+        or nothing is loaded yet (then the engine is the judge)."""
+        status = self.engine.status
+        if status is None or not status.model or status.vision:
+            return None
+        return status.model
+
+    def check_vision(self) -> None:
+        """Say so when the loaded model cannot see the images attached, or the chat's images."""
+        blind = self._blind_model()
+        if blind is None:
+            self._refused = ""
+            self.vision_notice.emit("")
+        elif self.composer.attachments:
+            self.vision_notice.emit(no_vision_message(blind))
+        elif self.view.has_images():
+            self.vision_notice.emit(
+                f"{blind} cannot see images, so this chat's images are left out of its replies. "
+                "Load a vision model (Gemma 3, Qwen2.5-VL, SmolVLM) to ask about them."
+            )
+        else:
+            self.vision_notice.emit(self._refused if self._refused else "")
 
     # -- context meter ---------------------------------------------------------------------------
 
@@ -509,3 +567,18 @@ class ChatController(QObject):
 
     def refresh_context(self) -> None:
         self._update_context()
+        self.check_vision()
+
+
+NO_VISION = "cannot see images"  # in the engine's refusal (engine.images.no_vision_message)
+
+
+def images_folder(markdown: Path) -> Path:
+    """Where a Markdown export's images go: a folder beside it, named after it."""
+    return markdown.with_name(f"{markdown.stem}_images")
+
+
+def _ref(attachment: Attachment) -> ImageRef:
+    width, height = attachment.image.original
+    image = attachment.image
+    return ImageRef(attachment.name, width, height, image.mime, data=image.encoded)

@@ -1,9 +1,14 @@
 """The chat page: a header with the conversation's title, the chat settings toggle and the ⋯ menu;
-the conversation; the composer, with the context notice above it; the chat settings beside them."""
+the conversation; the composer, with the context notice (and, when the model cannot see images,
+the vision notice) above it; the chat settings beside them. Images dropped anywhere on the page
+go to the composer."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
     QLabel,
     QMenu,
@@ -15,15 +20,20 @@ from PySide6.QtWidgets import (
 
 from app.chat_view import MAX_COLUMN_WIDTH, ChatView
 from app.composer import Composer
+from app.image_attachments import carries_images
 from app.settings_panel import SettingsPanel
 
 
 class ChatPage(QWidget):
+    vision_models_requested = Signal()  # "Find a vision model" in the vision notice
+
     def __init__(
         self, view: ChatView, composer: Composer, settings_panel: SettingsPanel, menu: QMenu
     ) -> None:
         super().__init__()
         self.setObjectName("ChatSurface")
+        self.composer = composer
+        self.setAcceptDrops(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -63,6 +73,21 @@ class ChatPage(QWidget):
         notice_layout.addWidget(self.context_notice)
         self.context_notice_frame.setVisible(False)
         composer_column.addWidget(self.context_notice_frame)
+        self.vision_notice = QLabel("")
+        self.vision_notice.setObjectName("NoticeText")
+        self.vision_notice.setWordWrap(True)
+        self.vision_button = QPushButton("Find a vision model")
+        self.vision_button.setObjectName("Secondary")
+        self.vision_button.setToolTip("Models › Discover, showing the models that see images")
+        self.vision_button.clicked.connect(self.vision_models_requested)
+        self.vision_notice_frame = QFrame()
+        self.vision_notice_frame.setObjectName("Notice")
+        vision_layout = QHBoxLayout(self.vision_notice_frame)
+        vision_layout.setContentsMargins(10, 6, 6, 6)
+        vision_layout.addWidget(self.vision_notice, 1)
+        vision_layout.addWidget(self.vision_button)
+        self.vision_notice_frame.setVisible(False)
+        composer_column.addWidget(self.vision_notice_frame)
         composer_column.addWidget(composer)
         holder = QWidget()
         holder.setMaximumWidth(MAX_COLUMN_WIDTH)
@@ -84,3 +109,17 @@ class ChatPage(QWidget):
         empty."""
         self.context_notice.setText(message)
         self.context_notice_frame.setVisible(bool(message))
+
+    def show_vision_notice(self, message: str) -> None:
+        """Above the composer when the loaded model cannot see the images; hidden when empty."""
+        self.vision_notice.setText(message)
+        self.vision_notice_frame.setVisible(bool(message))
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if carries_images(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        if carries_images(event.mimeData()):
+            self.composer.add_from_mime(event.mimeData())
+            event.acceptProposedAction()

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.message_document import text_ready
+from app.message_images import stored_refs
 from app.message_widget import MessageWidget
 from app.theme import Colors
 from engine.store.types import ReplyMeta
@@ -166,6 +167,11 @@ class ChatView(QScrollArea):
         self.earlier_button.setText(f"Show {count} earlier message{'s' if count != 1 else ''}")
         self.earlier_button.setVisible(bool(count))
 
+    def has_images(self) -> bool:
+        """Whether any message of the conversation, shown or not, has images."""
+        unbuilt = self._older + self._pending
+        return any(m.images for m in unbuilt) or any(w.images is not None for w in self._widgets)
+
     def history(self) -> list[tuple[str, str, dict[str, Any]]]:
         """(role, text, meta) of every message of the conversation, shown or not, in order."""
         unbuilt = self._older + list(reversed(self._pending))  # older than every widget
@@ -191,6 +197,8 @@ class ChatView(QScrollArea):
                     label=self._label_for(message.role, message.meta),
                     index=0,
                 )
+                if message.images:
+                    widget.set_images(stored_refs(message.images))
                 text = live(message.id)
                 if text is not None:
                     widget.start_stream(text)

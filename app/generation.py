@@ -25,9 +25,11 @@ from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
     from app.mcp_service import ToolsRequest
+    from app.model_images import ModelImages
     from engine.documents.answer import Grounding
+    from engine.images import ImageInput
     from engine.mcp_servers.turn import CallRecord
-    from engine.store import ChatSettings, Message, Store
+    from engine.store import ChatSettings, Message, Store, StoredImage
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +66,11 @@ class GenerationRequest:
     documents: DocumentsRequest | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
     tools: ToolsRequest | None = None  # MCP servers' tools, asked about call by call
+    # The new message's images (send), each with its name, read and checked by the composer.
+    images: tuple[tuple[str, ImageInput], ...] = ()
+    # Whether the model can see images; when it cannot, the history's earlier images are left
+    # out (the window says so) rather than refused by the engine turn after turn.
+    see_images: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,19 +104,29 @@ class GenerationSignals(QObject):
     engine_crashed = Signal(str)
 
 
-def history_for(messages: Sequence[Message], system_prompt: str) -> tuple[list[ChatMessage], int]:
-    """What the engine sees: the system prompt, then each turn with text. Interrupted replies
-    count (their words were shown to the user); failed ones and empty ones do not. A reply that
-    called tools is preceded by its calls and their results, as the model saw them."""
+def history_for(
+    messages: Sequence[Message],
+    system_prompt: str,
+    images: Callable[[StoredImage], ImageInput | None] | None = None,
+) -> tuple[list[ChatMessage], int]:
+    """What the engine sees: the system prompt, then each turn with text or images. Interrupted
+    replies count (their words were shown to the user); failed ones and empty ones do not. A
+    reply that called tools is preceded by its calls and their results, as the model saw them.
+    A user's images go with their message when ``images`` prepares them (None: left out)."""
     out: list[ChatMessage] = []
     if system_prompt.strip():
         out.append(ChatMessage("system", system_prompt))
     for m in messages:
-        if m.role == "system" or not m.content.strip() or m.status == "error":
+        if m.role == "system" or m.status == "error":
+            continue
+        prepared: tuple[ImageInput, ...] = ()
+        if images is not None and m.images:
+            prepared = tuple(i for i in map(images, m.images) if i is not None)
+        if not m.content.strip() and not prepared:
             continue
         if m.role == "assistant":
             out.extend(call_messages(m.meta.get("tool_calls")))
-        out.append(ChatMessage(m.role, m.content))
+        out.append(ChatMessage(m.role, m.content, images=prepared))
     return out, sum(len(m.content) for m in out)
 
 
@@ -157,9 +174,14 @@ def _question(history: Sequence[Message]) -> str:
 
 class GenerationWorker(QRunnable):
     def __init__(
-        self, store: Store, chat: Callable[[], ChatFn], request: GenerationRequest
+        self,
+        store: Store,
+        chat: Callable[[], ChatFn],
+        request: GenerationRequest,
+        images: ModelImages | None = None,
     ) -> None:
         super().__init__()
+        self.images = images
         self.signals = GenerationSignals()
         self.store = store
         self.conversation_id = request.conversation_id
@@ -176,7 +198,7 @@ class GenerationWorker(QRunnable):
         try:
             self.conversation_id = self._conversation()
             user, history = self._save_turn()
-            messages, prompt_chars = history_for(history, req.system_prompt)
+            messages, prompt_chars = history_for(history, req.system_prompt, self._image_loader())
             meta: dict[str, Any] = {"model": req.model_name} if req.model_name else {}
             grounding = None
             if req.documents is not None:
@@ -225,7 +247,13 @@ class GenerationWorker(QRunnable):
         assert conv_id is not None
         user: Message | None = None
         if req.mode == "send":
-            user = store.add_message(conv_id, "user", req.text)
+            from engine.store import NewImage
+
+            sent = [NewImage.of(image, name) for name, image in req.images]
+            if self.images is not None:
+                for new, (_name, image) in zip(sent, req.images, strict=True):
+                    self.images.remember(new.sha256, image)  # read once, by the composer
+            user = store.add_message(conv_id, "user", req.text, images=sent)
         elif req.mode == "edit":
             assert req.message_id is not None
             edited = store.edit_message(req.message_id, req.text)
@@ -237,6 +265,17 @@ class GenerationWorker(QRunnable):
             if old is not None:
                 store.delete_messages_from(conv_id, old.position)
         return user, store.messages(conv_id)
+
+    def _image_loader(self) -> Callable[[StoredImage], ImageInput | None] | None:
+        if not self.request.see_images:
+            return None
+        kept = self.images
+        if kept is None:
+            from app.model_images import ModelImages
+
+            kept = self.images = ModelImages()
+        store = self.store
+        return lambda stored: kept.load(store, stored)
 
     def _not_found(self, reply_id: int, parts: list[str]) -> Chunk:
         from engine.documents.answer import NOT_FOUND

@@ -243,6 +243,8 @@ class MainWindow(QMainWindow):
         c.conversation_opened.connect(self._conversation_opened)
         c.reply_finished.connect(self._reply_finished)
         c.context_changed.connect(self._context_changed)
+        c.vision_notice.connect(self.chat_page.show_vision_notice)
+        self.chat_page.vision_models_requested.connect(self.show_vision_models)
         c.notice.connect(self.status.notify)
         s.new_chat_requested.connect(self.new_chat)
         s.conversation_selected.connect(self._select_conversation)
@@ -348,7 +350,7 @@ class MainWindow(QMainWindow):
             self.mcp.close()  # ends the servers' processes
             self.engine.shutdown()
             pools = [self.background, self.models_view.pool, self.discover.pool]
-            pools += [self.documents_view.pool, self.documents_view.ask_pool]
+            pools += [self.documents_view.pool, self.documents_view.ask_pool, self.composer.pool]
             for pool in (*pools, self.engine.control_pool):
                 pool.wait(5_000)
         event.accept()
@@ -400,6 +402,12 @@ class MainWindow(QMainWindow):
         self.pages.setCurrentWidget(page)
         if name == "chat":
             self.composer.focus()
+
+    def show_vision_models(self) -> None:
+        """Models › Discover, filtered to the models that see images."""
+        self.show_page("models")
+        self.models_view.tabs.setCurrentWidget(self.discover)
+        self.discover.search.setText("vision")
 
     def _welcome_done(self) -> None:
         self.show_page("chat")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.message_document import MessageRenderer, copy_index
+from app.message_images import ImageRef, MessageImages
 from app.open_source import open_source
 from app.reasoning_panel import ReasoningPanel
 from app.sources_panel import SourcesPanel
@@ -166,6 +169,7 @@ class MessageWidget(QFrame):
             outer.addWidget(self.text_box)
 
         self._outer = outer
+        self.images: MessageImages | None = None  # built for a user's message with images
         self._editor: QPlainTextEdit | None = None  # built on first edit: most never are
         self.edit_bar: QWidget | None = None
 
@@ -210,12 +214,14 @@ class MessageWidget(QFrame):
         self._reset_renderer()
         self.renderer.set_text(text)
         self.waiting.setVisible(False)
+        self._show_text_box()
 
     def load_text(self, text: str) -> None:
         """Show a complete message in steps: call ``load_step`` until it returns True."""
         self._reset_renderer()
         self.renderer.begin_text(text)
         self.waiting.setVisible(False)
+        self._show_text_box()
 
     def load_step(self, deadline: float | None) -> bool:
         return self.renderer.render_some(deadline)
@@ -291,6 +297,32 @@ class MessageWidget(QFrame):
             self.sources_panel.open_requested.connect(open_source)
             self._outer.insertWidget(self._outer.indexOf(self.footer), self.sources_panel)
         self.sources_panel.show_sources(self.meta, self.text)
+
+    def set_images(self, refs: Sequence[ImageRef]) -> None:
+        """Show the message's images above its text (a user's message)."""
+        if self.images is not None:
+            self.images.setParent(None)
+            self.images.deleteLater()
+            self.images = None
+        if not refs:
+            return
+        self.images = MessageImages(refs)
+        holder = self.text_box.parentWidget()
+        layout = holder.layout() if holder is not None else None
+        if isinstance(layout, QVBoxLayout) and layout is not self._outer:
+            layout.insertWidget(layout.indexOf(self.text_box), self.images)
+        else:
+            self._outer.insertWidget(self._outer.indexOf(self.text_box), self.images)
+        self.images.setVisible(True)
+        self._show_text_box()
+
+    def _show_text_box(self) -> None:
+        # A message of images alone has no empty line under them.
+        self.text_box.setVisible(self.images is None or bool(self.text.strip()))
+
+    def set_image_paths(self, paths: Sequence[Path]) -> None:
+        if self.images is not None:
+            self.images.set_paths(paths)
 
     def set_waiting_text(self, text: str) -> None:
         self.waiting.setText(text)
@@ -451,7 +483,7 @@ class MessageWidget(QFrame):
 
     def _submit_edit(self) -> None:
         text = self.editor.toPlainText().strip()
-        if not text:
+        if not text and self.images is None:
             return
         self.stop_editing()
         self.edit_submitted.emit(self, text)

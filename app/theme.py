@@ -160,6 +160,18 @@ def stylesheet(c: Colors) -> str:
         border-radius: 4px; padding: 4px;
     }}
     QFrame#Notice QLabel {{ color: {c.warning_text}; }}
+    QLabel#ImageError {{ color: {c.error_text}; }}
+    QFrame#ImageChip {{ border: 1px solid {c.border}; border-radius: 8px; background: {c.base}; }}
+    QToolButton#ChipRemove {{
+        background: {c.text}; color: {c.base}; border: none; border-radius: 9px;
+        font-weight: 700; padding: 0px;
+    }}
+    QToolButton#AttachButton {{
+        border: 1px solid {c.border}; border-radius: 8px; color: {c.muted};
+        font-size: 15pt; padding: 0px 8px 2px 8px;
+    }}
+    QToolButton#AttachButton:hover {{ background: {c.inline_code_bg}; color: {c.text}; }}
+    QLabel#MessageImage {{ background: {c.border}; border-radius: 6px; }}
     QLabel[muted="true"] {{ color: {c.muted}; }}
     QLabel#RoleLabel {{ font-weight: 600; }}
     QLabel#Badge {{
