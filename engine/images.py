@@ -81,6 +81,8 @@ def read_image(data: bytes, name: str = "the image") -> ImageInput:
     """``data`` checked and prepared for a model; ``ImageError`` saying why when it cannot be."""
     from PIL import Image, ImageOps, UnidentifiedImageError
 
+    # Pillow's own guard at Cove's limit: a warning past it (an error here), an error past twice.
+    Image.MAX_IMAGE_PIXELS = MAX_PIXELS
     if not data:
         raise ImageError(f"{name} is empty.")
     if len(data) > MAX_BYTES:

@@ -453,6 +453,8 @@ class LlamaCppModel(GenerationLoop):
         if getattr(self, "_shifts", None):
             return None  # positions that the saved tokens alone cannot restore (M-RoPE images)
         plan = self.plan
+        # Cached images are the projector's embeddings: another projector, another state.
+        projector = () if plan.projector is None else (plan.projector.path,)
         return state_key(
             "llama.cpp",
             getattr(self._lib, "__version__", "?"),
@@ -461,6 +463,7 @@ class LlamaCppModel(GenerationLoop):
             plan.kv_type,
             plan.flash_attn,
             plan.swa_full,
+            *projector,
         )
 
     def _state_bytes(self) -> memoryview:
