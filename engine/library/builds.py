@@ -1,6 +1,8 @@
 """A catalog build on disk: which files it downloads, where they go, and whether it is installed.
 
-- GGUF: one file in the repository's folder, as any pull (``layout.target_path``);
+- GGUF: one file in the repository's folder, as any pull (``layout.target_path``); a vision
+  build's projector (``mmproj-….gguf``) beside it in the same folder, fetched in the same download
+  before the model, so that the model's file is there only once both are;
 - ONNX (onnxruntime-genai): the repository's subfolder becomes a model folder of its own,
   ``<owner>__<repo>/<folder>/``; ``genai_config.json``, which makes the folder a model, comes last,
   so a folder whose download stopped half way is never taken for a model;
@@ -10,6 +12,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from engine.library.catalog import Catalog, CatalogModel, Variant
@@ -28,10 +31,19 @@ def install_path(models: Path, variant: Variant) -> Path:
     return repo_folder(models, variant.repo)
 
 
+def projector_path(models: Path, variant: Variant) -> Path | None:
+    """Where a vision build's projector is installed: beside its model."""
+    if variant.projector is None:
+        return None
+    return target_path(models, variant.repo, variant.projector)
+
+
 def is_installed(models: Path, variant: Variant) -> bool:
+    """Every file of the build is there (a vision build: its projector too)."""
     path = install_path(models, variant)
     if variant.format == "gguf":
-        return path.is_file()
+        projector = projector_path(models, variant)
+        return path.is_file() and (projector is None or projector.is_file())
     if variant.format == "onnx":
         return is_onnx_chat_folder(path)
     return all((path / installed_name(p)).is_file() for p in variant.files)
@@ -43,18 +55,22 @@ def installed_build(models: Path, model: CatalogModel) -> Variant | None:
 
 
 def resolve_catalog_name(models: Path, name: str, catalog: Catalog) -> Path | None:
-    """A catalog id (``qwen2.5-7b-instruct``) as a model to load: its installed build."""
+    """A catalog id (``qwen2.5-7b-instruct``) as a model to load: its installed build, else a
+    build whose model file is there without its projector (it chats, without images)."""
     model = catalog.get(name)
     if model is None or model.kind != "chat":
         return None
     variant = installed_build(models, model)
-    return install_path(models, variant) if variant is not None else None
+    if variant is not None:
+        return install_path(models, variant)
+    files = (install_path(models, v) for v in model.variants if v.format == "gguf")
+    return next((p for p in files if p.is_file()), None)
 
 
 def requests_for(variant: Variant, files: tuple[RemoteFile, ...]) -> list[DownloadRequest]:
     """What to download for ``variant``, given the hub's listing of its files, in order."""
     if variant.format == "gguf":
-        return [_request(f) for f in files]
+        return _gguf_requests(variant, files)
     owner, _, name = variant.repo.partition("/")
     base = f"{owner}__{name}"
     if variant.format == "onnx":
@@ -65,6 +81,19 @@ def requests_for(variant: Variant, files: tuple[RemoteFile, ...]) -> list[Downlo
     ordered = sorted(files, key=lambda f: (f.path.endswith(last), f.path))
     rename = installed_name if variant.format == "onnx-encoder" else _basename
     return [_request(f, dest=f"{base}/{rename(f.path)}") for f in ordered]
+
+
+def _gguf_requests(variant: Variant, files: tuple[RemoteFile, ...]) -> list[DownloadRequest]:
+    """A GGUF build is one download: its model file, with a vision build's projector (from the
+    listing, with its SHA-256) fetched and verified in the same download."""
+    projector = next((f for f in files if f.path == variant.projector), None)
+    models = [f for f in files if f is not projector]
+    if projector is None:
+        return [_request(f) for f in models]
+    return [
+        replace(_request(f), projector=projector.path, projector_sha256=projector.sha256)
+        for f in models
+    ]
 
 
 def _request(f: RemoteFile, dest: str | None = None) -> DownloadRequest:

@@ -3,9 +3,9 @@ each with the builds ("variants") their publishers ship: GGUF quants for llama.c
 folders for onnxruntime-genai targeting one execution provider (CPU, CUDA, DirectML, an NPU).
 
 The file holds names and facts only (repositories, files, context, licence, the architecture numbers
-the planner needs); sizes and SHA-256s come from the hub when the user browses
-(``engine/library/hub_meta.py``). ``checked`` marks entries whose names were verified against the
-hub's listings when the catalog was written.
+the planner needs, a vision build's projector file); sizes and SHA-256s come from the hub when the
+user browses (``engine/library/hub_meta.py``). ``checked`` marks entries whose names were verified
+against the hub's listings when the catalog was written.
 """
 
 from __future__ import annotations
@@ -97,6 +97,13 @@ class Variant:
     files: tuple[str, ...] = ()  # onnx-encoder
     gated: bool = False
     checked: bool = False
+    # gguf: the vision projector (an ``mmproj`` GGUF) in the same repository, downloaded with the
+    # model into the same folder, where ``engine.gguf.projector.find_projector`` finds it.
+    projector: str | None = None
+
+    @property
+    def vision(self) -> bool:
+        return self.projector is not None
 
     @property
     def key(self) -> str:
@@ -143,6 +150,11 @@ class CatalogModel:
     # decoding); the files' vocabularies are still compared before one is used (engine/draft.py).
     drafts: tuple[str, ...] = ()
 
+    @property
+    def vision(self) -> bool:
+        """Some build of it reads images (it ships a vision projector)."""
+        return any(v.vision for v in self.variants)
+
     def variant(self, key: str) -> Variant | None:
         """A variant by its key, its quant (``Q5_K_M``) or its ONNX target (``cpu-int4``)."""
         wanted = key.strip().upper()
@@ -152,7 +164,8 @@ class CatalogModel:
         return None
 
     def matches(self, words: list[str]) -> bool:
-        text = " ".join((self.id, self.name, self.publisher, self.kind, self.description)).lower()
+        fields = (self.id, self.name, self.publisher, self.kind, self.description)
+        text = " ".join((*fields, "vision") if self.vision else fields).lower()
         text += " " + " ".join(v.repo.lower() for v in self.variants)
         return all(w in text for w in words)
 
@@ -318,12 +331,23 @@ def _variant(data: Any, where: str) -> Variant:
     fmt = cast(Format, f.choice("format", Format))
     repo = f.text("repo", _REPO)
     gated, checked = f.flag("gated"), f.flag("checked")
+    if fmt != "gguf" and f.data.get("projector") is not None:
+        raise f.fail("projector", "is only for GGUF builds")
     if fmt == "gguf":
         file = f.text("file")
         if not file.lower().endswith(".gguf") or ".." in file.split("/"):
             raise f.fail("file", "must be a .gguf file in the repository")
         quant = f.text("quant", _QUANT)
-        return Variant("gguf", repo, file=file, quant=quant, gated=gated, checked=checked)
+        projector = _projector(f, file)
+        return Variant(
+            "gguf",
+            repo,
+            file=file,
+            quant=quant,
+            gated=gated,
+            checked=checked,
+            projector=projector,
+        )
     if fmt == "onnx":
         folder = f.optional_text("folder")
         if folder is None or ".." in folder.split("/") or folder.startswith("/"):
@@ -343,6 +367,22 @@ def _variant(data: Any, where: str) -> Variant:
     if not any(p.endswith(".onnx") for p in files):
         raise f.fail("files", "must include the .onnx graph")
     return Variant("onnx-encoder", repo, files=tuple(files), gated=gated, checked=checked)
+
+
+def _projector(f: _Fields, file: str) -> str | None:
+    """A GGUF build's vision projector: a .gguf file of the same repository, other than the model,
+    with ``mmproj`` in its name (what the loader looks for beside the model)."""
+    if f.data.get("projector") is None:
+        return None
+    projector = f.text("projector")
+    name = projector.rsplit("/", 1)[-1].lower()
+    if not name.endswith(".gguf") or ".." in projector.split("/") or projector.startswith("/"):
+        raise f.fail("projector", "must be a .gguf file in the build's repository")
+    if "mmproj" not in name:
+        raise f.fail("projector", f"must have 'mmproj' in its name ({projector!r})")
+    if projector == file:
+        raise f.fail("projector", "cannot be the model file itself")
+    return projector
 
 
 def _arch(data: Any, where: str) -> Arch:

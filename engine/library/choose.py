@@ -2,16 +2,16 @@
 recommended for this machine (``engine/library/recommend.py``) or the quant asked for;
 ``owner/repo/FILE`` is taken as is; ``owner/repo`` picks its Q4_K_M GGUF (or the quant asked for),
 else the largest one the planner says fits this machine, read by its remote header before any
-weight is fetched."""
+weight is fetched, with the vision projector the repository ships (if any) in the same download."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from engine.errors import EngineError, HubNotFound, InsufficientMemory
 from engine.library.download import DownloadRequest
-from engine.library.gguf_names import quant_of, single_ggufs
+from engine.library.gguf_names import projector_for, quant_of, single_ggufs
 from engine.library.hub import Hub, RemoteFile, check_repo
 from engine.library.hub_meta import ListingCache
 from engine.units import format_bytes
@@ -63,11 +63,20 @@ def choose_file(
     wanted = (quant or DEFAULT_QUANT).upper()
     matching = [f for f in candidates if quant_of(f.path) == wanted]
     if matching:
-        return _request(min(matching, key=lambda f: f.path))
+        return _with_projector(_request(min(matching, key=lambda f: f.path)), listed)
     if quant:
         have = sorted({q for f in candidates if (q := quant_of(f.path))})
         raise HubNotFound(f"{repo} has no {wanted} file. It has: {', '.join(have) or 'none'}.")
-    return _request(_largest_that_fits(hub, candidates, revision, resources))
+    chosen = _largest_that_fits(hub, candidates, revision, resources)
+    return _with_projector(_request(chosen), listed)
+
+
+def _with_projector(request: DownloadRequest, listed: list[RemoteFile]) -> DownloadRequest:
+    """A repository that ships a vision projector: it comes with the model, in one download."""
+    projector = projector_for(request.file, listed)
+    if projector is None:
+        return request
+    return replace(request, projector=projector.path, projector_sha256=projector.sha256)
 
 
 def _largest_that_fits(

@@ -44,6 +44,8 @@ def models_command(as_json: bool, out: TextIO = sys.stdout) -> int:
         name = f"{entry.repo}/{entry.path.name}" if entry.repo else entry.name
         size = format_bytes(entry.size_bytes)
         print(f"  {name:<60} {entry.kind:<5} {size:>10}  {entry.path}", file=out)
+        if entry.projector is not None:
+            print(f"  {'':<60} vision: reads images with {entry.projector.name}", file=out)
     if partials:
         print("Partial downloads ('cove pull' resumes one, 'cove rm' discards it):", file=out)
     for p in partials:
@@ -60,6 +62,11 @@ def rm_command(name: str, as_json: bool, out: TextIO = sys.stdout) -> int:
         print(json.dumps(removed.to_dict(), indent=2), file=out)
     else:
         what = "Discarded the partial download" if removed.partial else "Deleted"
+        if removed.projector is not None:
+            what = f"{what} {removed.path.name} and its vision projector"
+            print(f"{what} {removed.projector.name}; ", end="", file=out)
+            print(f"freed {format_bytes(removed.freed_bytes)}.", file=out)
+            return 0
         print(f"{what} {removed.path.name}; freed {format_bytes(removed.freed_bytes)}.", file=out)
     return 0
 
@@ -127,6 +134,9 @@ def pull_command(
             total = sum(r.total_bytes for r in results)
             print(f"Installed {plan.name} ({format_bytes(total)})", file=out)
             print(f"  {path}", file=out)
+            projector = next((r.projector for r in results if r.projector is not None), None)
+            if projector is not None:
+                print(f"  {projector} (its vision projector: it reads images)", file=out)
             print(f"Use it with: cove chat --model {plan.catalog_id or plan.name}", file=out)
         return 0
     failed = results[-1]

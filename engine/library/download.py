@@ -5,6 +5,11 @@ Downloads run in the process that asks for them (the window, ``cove pull``), on 
 own, never in the engine host: a host crash or restart does not touch them. What a download has
 fetched is on disk beside its target (``engine.library.partial``), so a later run of the same
 download, in any process, resumes it.
+
+A vision model's download is one install of two files: its projector (``mmproj-….gguf``) and the
+model, into the same folder. Both are resolved before the first byte (a projector missing on the
+hub fails the download then, with nothing fetched), the projector is fetched and verified first and
+the model last, so the model's file is there only once both are; the progress counts both.
 """
 
 from __future__ import annotations
@@ -18,10 +23,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from engine.errors import DownloadCancelled, DownloadError, EngineError
+from engine.errors import (
+    DownloadCancelled,
+    DownloadError,
+    EngineError,
+    HubNotFound,
+    InsufficientDisk,
+)
 from engine.library.hub import Hub, HubConfig, check_repo
 from engine.library.layout import dest_path, target_path
-from engine.library.partial import FileSpec
+from engine.library.partial import FileSpec, load_state, remove_partial
+from engine.library.projectors import remove_unused
 from engine.library.small_file import MAX_GIT_FILE, fetch_git_file
 from engine.library.transfer import (
     Control,
@@ -32,6 +44,7 @@ from engine.library.transfer import (
     free_disk_space,
 )
 from engine.paths import models_dir
+from engine.units import format_bytes
 
 Status = Literal[
     "queued",
@@ -62,10 +75,20 @@ class DownloadRequest:
     # is what it is checked against. Unknown here, the listing is asked when the hub's answer
     # carries no SHA-256.
     blob_oid: str | None = None
+    # A vision model's projector: a GGUF of the same repository, fetched and verified in the same
+    # download into the same folder, before the model.
+    projector: str | None = None
+    projector_sha256: str | None = None
 
     @property
     def name(self) -> str:
         return f"{self.repo}/{self.file}"
+
+    def projector_request(self) -> DownloadRequest | None:
+        """The projector's own request (its target is beside the model's)."""
+        if self.projector is None:
+            return None
+        return DownloadRequest(self.repo, self.projector, self.revision, self.projector_sha256)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +105,7 @@ class DownloadProgress:
     retries: int = 0
     restarts: int = 0
     path: Path | None = None  # the installed file, once done
+    projector: Path | None = None  # a vision model's installed projector, once done
     error: str | None = None
     error_code: str | None = None
 
@@ -102,6 +126,7 @@ class DownloadProgress:
             "retries": self.retries,
             "restarts": self.restarts,
             "path": str(self.path) if self.path else None,
+            "projector": str(self.projector) if self.projector else None,
             "error": self.error,
             "error_code": self.error_code,
         }
@@ -166,9 +191,7 @@ class Download:
             status = self._progress.status
         if status in ("queued", "paused", "failed"):
             self._manager._unqueue(self)
-            from engine.library.partial import remove_partial
-
-            remove_partial(self._manager.target(self.request))
+            self._manager.discard(self.request)
             with self._cond:
                 self._set(status="cancelled")
             return
@@ -198,6 +221,7 @@ class Download:
             self._set(**changes)
 
     def _stats(self, stats: TransferStats) -> None:
+        """A transfer's progress (as the whole download's: ``_Tally.of`` adds the files before)."""
         speed = self._meter.add(stats.done_bytes)
         left = stats.total_bytes - stats.done_bytes
         self._update(
@@ -251,6 +275,26 @@ class DownloadManager:
             return dest_path(models, request.dest)
         return target_path(models, check_repo(request.repo), request.file)
 
+    def projector_target(self, request: DownloadRequest) -> Path | None:
+        """Where a vision model's projector goes: beside the model."""
+        projector = request.projector_request()
+        if projector is None:
+            return None
+        models = self._models if self._models is not None else models_dir()
+        name = target_path(models, check_repo(request.repo), projector.file).name
+        return self.target(request).with_name(name)
+
+    def discard(self, request: DownloadRequest) -> None:
+        """What a cancelled download leaves: its partial files, and a projector it installed that
+        no model beside it uses."""
+        target = self.target(request)
+        remove_partial(target)
+        projector = self.projector_target(request)
+        if projector is not None:
+            remove_partial(projector)
+            if not target.is_file():
+                remove_unused(projector, besides=target)
+
     def enqueue(self, request: DownloadRequest) -> Download:
         check_repo(request.repo)
         download = Download(self, request)
@@ -297,43 +341,63 @@ class DownloadManager:
         request, control = download.request, download.control
         try:
             target = self.target(request)
-            if target.is_file():
-                size = target.stat().st_size
+            projector = self.projector_target(request)
+            files = [(request, target)]
+            projector_request = request.projector_request()
+            if projector is not None and projector_request is not None:
+                files.insert(0, (projector_request, projector))
+            pending = [(r, t) for r, t in files if not t.is_file()]
+            on_disk = sum(t.stat().st_size for _r, t in files if t.is_file())
+            tally = _Tally(done=on_disk, resumed=on_disk)
+            if not pending:
+                size = tally.done
                 download._update(status="done", done_bytes=size, total_bytes=size, path=target)
+                download._update(projector=projector)
                 return
             download._update(status="resolving")
-            listed_blob = request.blob_oid if request.sha256 is None else None
-            source = listed_blob or self._spec(request)
-            if isinstance(source, str):
-                size = fetch_git_file(
-                    self._hub, request.repo, request.file, request.revision, source, target
+            # Every file is resolved before the first byte: a projector the hub lacks is said
+            # before any of the model is fetched.
+            sources = [(r, t, self._source(r, request)) for r, t in pending]
+            total = tally.done + sum(s.size for _r, _t, s in sources if isinstance(s, _Resolved))
+            if len(sources) > 1:
+                self._check_space(request, sources)
+            for item, path, source in sources:
+                if isinstance(source, str):
+                    size = fetch_git_file(
+                        self._hub, item.repo, item.file, item.revision, source, path
+                    )
+                    tally.done += size
+                    download._update(done_bytes=tally.done, total_bytes=max(total, tally.done))
+                    continue
+                transfer = Transfer(
+                    self._hub,
+                    source.spec,
+                    source.url,
+                    path,
+                    ranged=source.ranged,
+                    options=self._options,
+                    control=control,
+                    on_progress=lambda stats: download._stats(tally.of(stats, total)),
+                    free_space=self._free_space,
                 )
-                download._update(status="done", done_bytes=size, total_bytes=size, path=target)
-                return
-            spec, url, ranged = source
-            transfer = Transfer(
-                self._hub,
-                spec,
-                url,
-                target,
-                ranged=ranged,
-                options=self._options,
-                control=control,
-                on_progress=download._stats,
-                free_space=self._free_space,
-            )
+                tally.resumed += transfer.resumed_bytes
+                download._update(
+                    total_bytes=total,
+                    done_bytes=tally.done + transfer.resumed_bytes,
+                    resumed_bytes=tally.resumed,
+                )
+                installed = transfer.run()
+                download._stats(tally.of(transfer.stats(), total))
+                if not installed:
+                    download._update(status="paused", speed_bps=0.0, eta_s=None)
+                    return
+                tally.add(transfer.stats())
             download._update(
-                total_bytes=spec.size,
-                done_bytes=transfer.resumed_bytes,
-                resumed_bytes=transfer.resumed_bytes,
+                status="done", path=target, projector=projector, speed_bps=0.0, eta_s=0.0
             )
-            installed = transfer.run()
-            download._stats(transfer.stats())
-            if installed:
-                download._update(status="done", path=target, speed_bps=0.0, eta_s=0.0)
-            else:
-                download._update(status="paused", speed_bps=0.0, eta_s=None)
         except DownloadCancelled as exc:
+            with contextlib.suppress(OSError):
+                self.discard(request)
             download._update(status="cancelled", error=str(exc), error_code=exc.code)
         except EngineError as exc:
             download._update(status="failed", error=str(exc), error_code=exc.code)
@@ -341,7 +405,42 @@ class DownloadManager:
             error = DownloadError(f"{request.name}: the download failed ({exc}).")
             download._update(status="failed", error=str(error), error_code=error.code)
 
-    def _spec(self, request: DownloadRequest) -> tuple[FileSpec, str, bool] | str:
+    def _source(self, item: DownloadRequest, request: DownloadRequest) -> _Resolved | str:
+        """``_spec`` of one file of ``request``; a projector the hub does not have is said as
+        the vision projector it is."""
+        try:
+            return self._spec(item)
+        except HubNotFound:
+            if item.file == request.file:
+                raise
+            raise HubNotFound(
+                f"The vision projector of {request.name} ({item.file}) is not on the hub, so "
+                f"nothing was downloaded: without it the model cannot read images. To install "
+                f"the model for text alone, download its file by itself (cove pull {request.name})."
+            ) from None
+
+    def _check_space(
+        self, request: DownloadRequest, sources: list[tuple[DownloadRequest, Path, _Resolved | str]]
+    ) -> None:
+        """Room for every file of the install before the first byte of any."""
+        need = 0
+        for _item, path, source in sources:
+            if isinstance(source, _Resolved):
+                saved = load_state(path, source.spec)
+                need += source.size - (saved.done_bytes if saved is not None else 0)
+        margin = self._options.disk_margin
+        folder = self.target(request).parent
+        folder.mkdir(parents=True, exist_ok=True)
+        free = self._free_space(folder)
+        if free < need + margin:
+            raise InsufficientDisk(
+                f"Not enough disk space for {request.name} and its vision projector: they need "
+                f"{format_bytes(need + margin)} ({format_bytes(need)} to download and a "
+                f"{format_bytes(margin)} margin) but {format_bytes(free)} is free in {folder}. "
+                "Free some space or delete models you no longer use (cove models, cove rm)."
+            )
+
+    def _spec(self, request: DownloadRequest) -> _Resolved | str:
         """Size and SHA-256 (the catalog's, else the LFS metadata's, else the linked ETag's),
         and the address of the bytes; or, for a small file kept in git itself, the git blob
         SHA-1 it is fetched whole and checked against."""
@@ -364,4 +463,48 @@ class DownloadManager:
                 "Only files stored with Git LFS (model weights are) can be downloaded."
             )
         spec = FileSpec(request.repo, request.file, request.revision, size, sha.lower())
-        return spec, resolved.url, resolved.accepts_ranges
+        return _Resolved(spec, resolved.url, resolved.accepts_ranges)
+
+
+@dataclass(frozen=True, slots=True)
+class _Resolved:
+    """A file to fetch: what it must be, and where its bytes are."""
+
+    spec: FileSpec
+    url: str
+    ranged: bool
+
+    @property
+    def size(self) -> int:
+        return self.spec.size
+
+
+@dataclass(slots=True)
+class _Tally:
+    """The files of one download fetched so far, so that each transfer's progress is reported as
+    the whole download's."""
+
+    done: int = 0
+    resumed: int = 0
+    fetched: int = 0
+    reread: int = 0
+    retries: int = 0
+    restarts: int = 0
+
+    def of(self, stats: TransferStats, total: int) -> TransferStats:
+        return replace(
+            stats,
+            done_bytes=self.done + stats.done_bytes,
+            total_bytes=total,
+            fetched_bytes=self.fetched + stats.fetched_bytes,
+            reread_bytes=self.reread + stats.reread_bytes,
+            retries=self.retries + stats.retries,
+            restarts=self.restarts + stats.restarts,
+        )
+
+    def add(self, stats: TransferStats) -> None:
+        self.done += stats.done_bytes
+        self.fetched += stats.fetched_bytes
+        self.reread += stats.reread_bytes
+        self.retries += stats.retries
+        self.restarts += stats.restarts

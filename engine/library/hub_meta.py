@@ -140,8 +140,9 @@ def fetch_listings(
 
 @dataclass(frozen=True, slots=True)
 class BuildFiles:
-    """The files one build downloads, with their total size: the hub's when ``exact``, else the
-    estimate from the parameter count. ``missing`` says why the hub's listing lacks the build."""
+    """The files one build downloads (a vision build's projector first, its model last), with
+    their total size: the hub's when ``exact``, else the estimate from the parameter count.
+    ``missing`` says why the hub's listing lacks the build."""
 
     variant: Variant
     files: tuple[RemoteFile, ...]
@@ -159,6 +160,15 @@ def build_files(model: CatalogModel, variant: Variant, listing: Listing | None) 
     if variant.format == "gguf":
         item = by_path.get(str(variant.file))
         files = (item,) if item is not None else ()
+        if item is not None and variant.projector is not None:
+            projector = by_path.get(variant.projector)
+            if projector is None:
+                missing = (
+                    f"{variant.repo} no longer has the vision projector of this build "
+                    f"({variant.projector})."
+                )
+                return BuildFiles(variant, (), estimate, exact=False, missing=missing)
+            files = (projector, item)
     elif variant.format == "onnx":
         prefix = f"{variant.folder}/" if variant.folder else ""
         files = tuple(

@@ -1,7 +1,9 @@
 """Installed models: the starter, GGUF files and ONNX model folders in the models folder (downloads
 sit in one folder per repository), and files the user imported from elsewhere. Reads only file
-names and sizes, never model data. Deleting is limited to the models folder and refused while a
-process has the model loaded."""
+names, sizes and GGUF headers, never model data. A vision model is a GGUF with its projector
+(``mmproj``) beside it: the projector is not listed as a model of its own, and goes when the last
+model using it is deleted. Deleting is limited to the models folder and refused while a process
+has the model loaded."""
 
 from __future__ import annotations
 
@@ -15,8 +17,9 @@ from typing import Literal
 from engine.errors import ModelInUse, ModelLoadError, ModelNotFound
 from engine.gguf import describe_mix, read_gguf
 from engine.library.in_use import processes_using
-from engine.library.layout import find_installed, repo_of_folder
+from engine.library.layout import IMPORTED_FOLDER, find_installed, repo_of_folder
 from engine.library.partial import disk_usage, list_partials, remove_partial
+from engine.library.projectors import listed_as_model, projector_of, remove_unused
 from engine.models import STARTER_NAME, starter_path
 from engine.onnx_model import is_onnx_chat_folder
 from engine.paths import models_dir
@@ -38,6 +41,12 @@ class ModelEntry:
     quantization: str = ""  # what the file says it is: Q4_K_M, IQ4_XS, ... (GGUF only)
     tensor_types: str = ""  # the mix behind it: "Q8_0 45 %, Q4_K 40 %, Q6_K 15 %"
     repo: str | None = None  # the hub repository it was downloaded from
+    projector: Path | None = None  # the vision projector the engine loads with it (GGUF only)
+
+    @property
+    def vision(self) -> bool:
+        """It reads images: its projector is beside it."""
+        return self.projector is not None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -50,6 +59,8 @@ class ModelEntry:
             "source": self.source,
             "repo": self.repo,
             "quantization": self.quantization,
+            "vision": self.vision,
+            "projector": str(self.projector) if self.projector else None,
         }
 
 
@@ -61,10 +72,12 @@ def scan_models(folder: Path | None = None, imported: Iterable[str] = ()) -> lis
     seen: set[Path] = set()
     try:
         starter = starter_path()
-        found.append(_gguf_entry(STARTER_NAME, STARTER_TITLE, starter, "starter"))
+        entry = _gguf_entry(STARTER_NAME, STARTER_TITLE, starter, "starter")
     except (ModelNotFound, OSError):
         pass
     else:
+        if entry is not None:
+            found.append(entry)
         seen.add(starter.absolute())
     folder = folder if folder is not None else models_dir()
     candidates: list[tuple[Path, Source]] = []
@@ -73,6 +86,8 @@ def scan_models(folder: Path | None = None, imported: Iterable[str] = ()) -> lis
             candidates.append((child, "folder"))
             if child.is_dir() and not is_onnx_chat_folder(child):
                 candidates += [(p, "folder") for p in sorted(child.glob("*.gguf"))]
+                if child.name == IMPORTED_FOLDER:  # imported vision models, each in its folder
+                    candidates += [(p, "folder") for p in sorted(child.glob("*/*.gguf"))]
                 candidates += [
                     (p, "folder") for p in sorted(child.iterdir()) if is_onnx_chat_folder(p)
                 ]
@@ -109,16 +124,24 @@ def _folder_size(folder: Path) -> int:
 
 def _gguf_entry(
     model_id: str, name: str, path: Path, source: Source, repo: str | None = None
-) -> ModelEntry:
+) -> ModelEntry | None:
     """A GGUF file's entry, with the quantization its header declares (read without the
-    weights); a file whose header cannot be read is listed anyway, and its plan says why."""
+    weights) and the projector beside it; a file whose header cannot be read is listed anyway,
+    and its plan says why. None for a vision projector: it is part of a model, not one."""
     entry = ModelEntry(model_id, name, "GGUF", path.stat().st_size, path, source, repo=repo)
     try:
         info = read_gguf(path)
     except ModelLoadError:
-        return entry
+        return entry if listed_as_model(path, None) else None
+    if not listed_as_model(path, info):
+        return None
     mix = describe_mix(dict(info.tensor_types()))
-    return replace(entry, quantization=info.quantization(), tensor_types=mix)
+    try:
+        width: int | None = info.embedding_length
+    except ModelLoadError:
+        width = None
+    projector = projector_of(path, width) if width is not None else None
+    return replace(entry, quantization=info.quantization(), tensor_types=mix, projector=projector)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,9 +149,15 @@ class Removed:
     path: Path
     freed_bytes: int
     partial: bool  # a partial download was discarded, not an installed model
+    projector: Path | None = None  # the vision projector deleted with the model
 
     def to_dict(self) -> dict[str, object]:
-        return {"path": str(self.path), "freed_bytes": self.freed_bytes, "partial": self.partial}
+        return {
+            "path": str(self.path),
+            "freed_bytes": self.freed_bytes,
+            "partial": self.partial,
+            "projector": str(self.projector) if self.projector else None,
+        }
 
 
 def remove_model(
@@ -167,13 +196,18 @@ def remove_model(
             f"{path.name} is loaded (process {pids}). Unload it or switch to another model, "
             "then delete it."
         )
+    projector: Path | None = None
     if resolved.is_dir():
         freed = sum(disk_usage(p) for p in resolved.rglob("*") if p.is_file())
         shutil.rmtree(resolved)
     else:
+        projector = projector_of(resolved)
         freed = disk_usage(resolved)
         resolved.unlink()
+        # Its projector goes with it, unless another model beside it still uses it.
+        freed += remove_unused(projector, besides=resolved)
+        projector = projector if projector is not None and not projector.exists() else None
     if resolved.parent != root:
         with contextlib.suppress(OSError):
-            resolved.parent.rmdir()  # the repository's folder, once empty
-    return Removed(path, freed, partial=False)
+            resolved.parent.rmdir()  # the repository's (or imported model's) folder, once empty
+    return Removed(path, freed, partial=False, projector=projector)

@@ -13,6 +13,9 @@ from pathlib import Path
 from engine.errors import HubNotFound
 
 REPO_SEPARATOR = "__"
+# Copies of models imported from elsewhere; a vision model and its projector in a folder of their
+# own inside it (``imported/<model name>/``).
+IMPORTED_FOLDER = "imported"
 PART_SUFFIX = ".part"
 STATE_SUFFIX = ".part.json"
 
@@ -60,8 +63,8 @@ def state_path(target: Path) -> Path:
 
 def find_installed(models: Path, name: str) -> Path | None:
     """A downloaded model by the names ``cove pull`` prints: ``owner/repo/FILE``, ``owner/repo``
-    (when it holds one GGUF file), the file's name or its stem. None when nothing matches;
-    ``ModelNotFound`` when a short name matches several files."""
+    (when it holds one GGUF model, its projector aside), the file's name or its stem. None when
+    nothing matches; ``ModelNotFound`` when a short name matches several files."""
     from engine.errors import ModelNotFound
 
     pieces = name.strip("/").split("/")
@@ -71,14 +74,17 @@ def find_installed(models: Path, name: str) -> Path | None:
         except HubNotFound:
             return None
         return path if path.is_file() or (path / "genai_config.json").is_file() else None
-    if len(pieces) == 2:
-        files = sorted(repo_folder(models, name).glob("*.gguf"))
+    if len(pieces) == 2:  # a vision model's projector beside it is not a second model
+        found = sorted(repo_folder(models, name).glob("*.gguf"))
+        files = [p for p in found if "mmproj" not in p.name.lower()]
         return files[0] if len(files) == 1 else None
     if not models.is_dir():
         return None
     matches = [
         p
-        for p in sorted(models.glob("*/*.gguf")) + sorted(models.glob("*.gguf"))
+        for p in sorted(models.glob("*/*.gguf"))
+        + sorted(models.glob(f"{IMPORTED_FOLDER}/*/*.gguf"))
+        + sorted(models.glob("*.gguf"))
         if name in (p.name, p.stem) and p.is_file()
     ]
     if len(matches) > 1:

@@ -68,6 +68,8 @@ class Option:
             "repo": v.repo,
             "quant": v.quant,
             "target": v.target,
+            "vision": v.vision,
+            "projector": v.projector,
             "size_bytes": self.build.size_bytes,
             "size_exact": self.build.exact,
             "runtime": self.runtime,

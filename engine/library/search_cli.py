@@ -64,6 +64,7 @@ class SearchResult:
                     "license": r.model.license,
                     "gated": r.model.gated,  # the publisher's own repository
                     "gated_builds": [v.key for v in r.model.variants if v.gated],
+                    "vision": r.model.vision,  # some build reads images (a projector comes)
                     "description": r.model.description,
                     **r.to_dict(),
                 }
@@ -149,10 +150,9 @@ def _print(result: SearchResult, out: TextIO) -> None:
         print("Catalog ('cove pull ID' downloads the build recommended here)", file=out)
     for item in data["catalog"]:
         gated = ", some builds need a token" if item["gated_builds"] else ""
-        print(
-            f"  {item['id']:<34} {item['name']} ({item['params_b']:g}B, {item['license']}{gated})",
-            file=out,
-        )
+        vision = ", vision: reads images" if item["vision"] else ""
+        facts = f"{item['params_b']:g}B, {item['license']}{vision}{gated}"
+        print(f"  {item['id']:<34} {item['name']} ({facts})", file=out)
         print(f"      {item['description']}", file=out)
         print(f"      {item['reason']}", file=out)
         builds = []

@@ -33,16 +33,42 @@ def test_the_catalog_loads_and_covers_what_cove_is_for() -> None:
 
 
 def test_every_chat_model_has_the_three_standard_quants_with_matching_names() -> None:
+    """Vision builds come from the publisher of their projector, which ships Q4_K_M and Q8_0."""
     for m in load_catalog().models:
         if m.kind != "chat":
             continue
         quants = {v.quant for v in m.variants if v.format == "gguf"}
-        assert {"Q4_K_M", "Q5_K_M", "Q8_0"} <= quants, m.id
+        standard = {"Q4_K_M", "Q8_0"} if m.vision else {"Q4_K_M", "Q5_K_M", "Q8_0"}
+        assert standard <= quants, m.id
         for v in m.variants:
             if v.format == "gguf":
                 assert quant_of(str(v.file)) == v.quant, (m.id, v.file)
         assert m.arch is not None
         assert m.arch.head_dim * m.arch.heads >= m.arch.embedding // 2, m.id  # plausible shape
+
+
+def test_vision_models_ship_their_projector_from_the_same_repository() -> None:
+    catalog = load_catalog()
+    wanted = {
+        "gemma-3-4b-it",
+        "gemma-3-12b-it",
+        "qwen2.5-vl-3b-instruct",
+        "qwen2.5-vl-7b-instruct",
+        "smolvlm2-2.2b-instruct",
+    }
+    vision = {m.id for m in catalog.models if m.vision}
+    assert wanted <= vision
+    for model_id in vision:
+        model = catalog.get(model_id)
+        assert model is not None and model.kind == "chat"
+        for v in model.variants:
+            # Every GGUF build of a vision model reads images: its projector is beside it.
+            assert v.format != "gguf" or v.projector is not None, v.key
+            if v.projector is not None:
+                assert "mmproj" in v.projector.lower() and v.projector.endswith(".gguf")
+                assert v.projector != v.file
+    assert {m.id for m in catalog.search("vision")} == vision
+    assert not any(m.vision for m in catalog.models if m.id.startswith("qwen2.5-7b"))
 
 
 def test_the_catalog_types_in_no_sizes_or_checksums() -> None:
@@ -57,6 +83,20 @@ def test_entries_are_one_line_and_ids_are_what_cove_pull_takes() -> None:
         assert m.id == m.id.lower() and "/" not in m.id
         assert len(m.description) <= 160 and m.description.strip() == m.description
         assert m.license
+
+
+def _onnx_variant(raw: dict[str, Any]) -> dict[str, Any]:
+    variants = (v for m in raw["models"] for v in m["variants"] if v["format"] == "onnx")
+    found: dict[str, Any] = next(variants)
+    return found
+
+
+def test_a_projector_naming_the_model_file_itself_is_refused() -> None:
+    raw = copy.deepcopy(RAW)
+    variant = raw["models"][0]["variants"][0]
+    variant["projector"] = variant["file"] = "mmproj-odd-Q4_K_M.gguf"
+    with pytest.raises(CatalogError, match="model file itself"):
+        parse_catalog(raw)
 
 
 def _broken(change: Any) -> dict[str, Any]:
@@ -80,6 +120,11 @@ def _broken(change: Any) -> dict[str, Any]:
         (lambda r: r["models"][0]["variants"][0].update(file="../escape.gguf"), "file"),
         (lambda r: r["models"][0]["variants"][0].update(quant="q4"), "quant"),
         (lambda r: r["models"][0]["arch"].update(kv_heads=0), "kv_heads"),
+        (lambda r: r["models"][0]["variants"][0].update(projector=7), "projector"),
+        (lambda r: r["models"][0]["variants"][0].update(projector="vision.gguf"), "mmproj"),
+        (lambda r: r["models"][0]["variants"][0].update(projector="mmproj-x.bin"), "projector"),
+        (lambda r: r["models"][0]["variants"][0].update(projector="../mmproj.gguf"), "projector"),
+        (lambda r: _onnx_variant(r).update(projector="mmproj-x.gguf"), "only for GGUF"),
     ],
 )
 def test_a_malformed_catalog_is_refused_with_the_entry_named(change: Any, message: str) -> None:
