@@ -72,11 +72,21 @@ class ModelCard(QFrame):
         top = QHBoxLayout()
         self.title = QLabel(f"<b>{model.name}</b>")
         facts = [f"{model.params_b:g}B", model.license, f"{model.context_length // 1024}k context"]
+        if model.vision:
+            facts.append("Vision: reads images")
         if any(v.gated for v in model.variants):
             facts.append("some builds need a Hugging Face token")
         self.facts = QLabel(" · ".join(facts))
         self.facts.setObjectName("Muted")
         top.addWidget(self.title)
+        self.vision_badge: QLabel | None = None
+        if model.vision:  # the projector comes with the model, in the same download
+            self.vision_badge = QLabel("Vision")
+            self.vision_badge.setObjectName("FitOk")
+            self.vision_badge.setToolTip(
+                "Reads images: its vision projector is downloaded with the model."
+            )
+            top.addWidget(self.vision_badge)
         top.addSpacing(8)
         top.addWidget(self.facts)
         top.addStretch(1)

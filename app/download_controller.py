@@ -85,12 +85,15 @@ class DownloadController(QObject):
         return download
 
     def active_names(self) -> set[str]:
-        """Files the queue holds a partial download of (running, paused or failed)."""
-        return {
-            d.request.name
-            for d in self.downloads
-            if d.progress().status in LIVE | {"paused", "failed"}
-        }
+        """Files the queue holds a partial download of (running, paused or failed): a vision
+        model's projector too."""
+        names: set[str] = set()
+        for d in self.downloads:
+            if d.progress().status in LIVE | {"paused", "failed"}:
+                names.add(d.request.name)
+                if d.request.projector is not None:
+                    names.add(f"{d.request.repo}/{d.request.projector}")
+        return names
 
     def close(self) -> None:
         """Pause what runs (the partial files stay, a later start resumes) and stop."""

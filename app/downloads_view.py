@@ -75,7 +75,10 @@ class DownloadRow(QFrame):
         layout.setSpacing(4)
         top = QHBoxLayout()
         request = download.request
-        self.name = QLabel(f"<b>{request.file}</b>  <span>{request.repo}</span>")
+        vision = "  · with its vision projector" if request.projector else ""
+        self.name = QLabel(f"<b>{request.file}</b>  <span>{request.repo}{vision}</span>")
+        if request.projector:
+            self.name.setToolTip(f"Reads images with {request.projector}, downloaded with it.")
         self.name.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         top.addWidget(self.name, 1)
         self.pause_button = QPushButton("Pause")

@@ -30,10 +30,12 @@ from app.theme import Colors
 from app.verdicts import Verdict, verdict_from_error, verdict_from_plan
 from app.workers import WorkerPool
 from engine.library import ModelEntry, scan_models
-from engine.library.download import DownloadRequest
+from engine.library.builds import resume_request
+from engine.library.catalog import Catalog, CatalogError, load_catalog
 from engine.library.in_use import processes_using
 from engine.library.installed import Removed, remove_model
 from engine.library.partial import PartialDownload, list_partials, remove_partial
+from engine.library.projectors import projector_of
 from engine.paths import models_dir, shown
 from engine.planner import Plan
 from engine.units import format_bytes
@@ -223,7 +225,9 @@ class ModelsView(QWidget):
             name = entry.name
             if entry.id == self.loaded_id:
                 name += "  ● loaded"
-            kind = f"{entry.kind} {entry.quantization}".strip()
+            kind = f"{entry.kind} {entry.quantization}".strip() + (
+                " · Vision" if entry.vision else ""
+            )
             cells = (name, kind, format_bytes(entry.size_bytes), "Checking…")
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -290,6 +294,9 @@ class ModelsView(QWidget):
         if entry.tensor_types:
             mix = f"Tensor types: {entry.tensor_types}"
             lines.append(f"<span style='color:{self.colors.muted}'>{mix}</span>")
+        if entry.projector is not None:
+            vision = f"Vision: reads images with {entry.projector.name}, beside it"
+            lines.append(f"<span style='color:{self.colors.muted}'>{vision}</span>")
         if verdict is not None:
             lines.append(verdict.text)
             lines += [
@@ -354,6 +361,8 @@ class ModelsView(QWidget):
             f"Delete {entry.name} ({format_bytes(entry.size_bytes)}) from {where(entry)}? "
             "Downloading it again fetches the whole file."
         )
+        if entry.projector is not None:
+            question += " Its vision projector goes with it unless another model uses it."
         if not self.confirm("Delete model", question):
             return
         in_use = self._in_use
@@ -364,7 +373,8 @@ class ModelsView(QWidget):
         )
 
     def _deleted(self, entry: ModelEntry, removed: Removed) -> None:
-        self.say(f"Deleted {entry.name}: {format_bytes(removed.freed_bytes)} freed.")
+        what = f"{entry.name} and its vision projector" if removed.projector else entry.name
+        self.say(f"Deleted {what}: {format_bytes(removed.freed_bytes)} freed.")
         self.model_deleted.emit(removed)
         self.refresh()
 
@@ -430,7 +440,7 @@ class ModelsView(QWidget):
 
     def _resume_partial(self, partial: PartialDownload) -> None:
         try:
-            self.downloads.add(DownloadRequest(partial.repo, partial.file))
+            self.downloads.add(resume_request(partial.repo, partial.file, _catalog()))
         except ValueError as exc:
             self.say(str(exc))
             return
@@ -445,12 +455,17 @@ class ModelsView(QWidget):
     # -- importing -----------------------------------------------------------------------------
 
     def import_paths(self, paths: Sequence[str]) -> None:
-        """Register model files or folders where they are (nothing is copied)."""
+        """Register model files or folders where they are (nothing is copied); a vision
+        projector beside a GGUF is used where it is too, and said."""
         added = [p for p in paths if p and p not in self.imported]
         if not added:
             return
         self.imported += added
         self.imported_changed.emit(list(self.imported))
+        projectors = [(Path(p), projector_of(Path(p))) for p in added if p.endswith(".gguf")]
+        said = [f"{m.name} reads images with {v.name}, beside it." for m, v in projectors if v]
+        if said:
+            self.say(" ".join(said))
         self.refresh()
 
     def _import_dialog(self) -> None:
@@ -470,16 +485,22 @@ class ModelsView(QWidget):
                 self.import_paths([str(model)])
 
     def import_copy(self, source: Path) -> None:
-        """Copy a model into the models folder, in the background; the list follows."""
-        from engine.library.importing import import_copy
+        """Copy a model (and a vision projector beside it) into the models folder, in the
+        background; the list follows."""
+        from engine.library.importing import Imported, import_model
 
         self.say(f"Copying {source.name} into the models folder…")
 
-        def done(target: Path) -> None:
-            self.say(f"Imported {source.name}: a copy is in {shown(target.parent)}.")
+        def done(imported: Imported) -> None:
+            where = shown(imported.path.parent)
+            if imported.projector is not None:
+                name = imported.projector.name
+                self.say(f"Imported {source.name} with its vision projector {name}: in {where}.")
+            else:
+                self.say(f"Imported {source.name}: a copy is in {where}.")
             self.refresh()
 
-        self.pool.submit(lambda: import_copy(source), done, lambda exc: self.say(str(exc)))
+        self.pool.submit(lambda: import_model(source), done, lambda exc: self.say(str(exc)))
 
     def _ask_import_mode(self, model: Path) -> str | None:
         box = QMessageBox(self)
@@ -500,6 +521,13 @@ class ModelsView(QWidget):
         folder = models_dir()
         folder.mkdir(parents=True, exist_ok=True)
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+
+def _catalog() -> Catalog | None:
+    try:
+        return load_catalog()
+    except CatalogError:
+        return None
 
 
 def where(entry: ModelEntry) -> str:

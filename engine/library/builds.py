@@ -114,3 +114,13 @@ def installed_name(path: str) -> str:
 
 def _basename(path: str) -> str:
     return path.rsplit("/", 1)[-1]
+
+
+def resume_request(repo: str, file: str, catalog: Catalog | None = None) -> DownloadRequest:
+    """The download that finishes a partial file: for the model or the projector of a catalog
+    vision build, the build's one download of both; otherwise the file alone."""
+    for model in catalog.models if catalog is not None else ():
+        for v in model.variants:
+            if v.repo == repo and v.projector is not None and file in (v.file, v.projector):
+                return DownloadRequest(repo, str(v.file), projector=v.projector)
+    return DownloadRequest(repo, file)

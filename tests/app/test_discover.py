@@ -174,3 +174,52 @@ def test_a_hub_that_cannot_be_reached_is_said_and_the_catalog_stays(
     with qtbot.waitSignal(view.search_finished, timeout=WAIT_MS):
         view.search_hub()
     assert "Cannot reach" in view.status.text() and view.search_button.isEnabled()
+
+
+@pytest.fixture
+def vision_view(
+    qtbot: QtBot, theme: ThemeManager, data_dir: Path, tmp_path: Path
+) -> Iterator[DiscoverView]:
+    from app.discover_view import DiscoverView
+    from app.download_controller import DownloadController
+    from tests.engine.test_catalog_pull_vision import MODEL, PROJECTOR, REPO, catalog_entry
+    from tests.engine.vision_files import write_projector, write_text_model
+
+    with FakeHub() as fake:
+        fake.add(REPO, MODEL, write_text_model(tmp_path / "src" / MODEL))
+        fake.add(REPO, PROJECTOR, write_projector(tmp_path / "src" / PROJECTOR))
+        config = HubConfig(endpoint=fake.endpoint, read_timeout_s=5.0, connect_timeout_s=2)
+        controller = DownloadController(make_manager(fake))
+        widget = DiscoverView(
+            controller,
+            lambda: config,
+            catalog=parse_catalog({"schema": 1, "models": [catalog_entry()]}),
+            cache=ListingCache(data_dir / "cache" / "listings.json"),
+        )
+        qtbot.addWidget(widget)
+        widget.show()
+        yield widget
+        controller.close()
+        widget.pool.wait(10_000)
+
+
+def test_a_vision_card_is_marked_and_downloads_the_model_with_its_projector(
+    qtbot: QtBot, vision_view: DiscoverView, data_dir: Path
+) -> None:
+    from tests.engine.test_catalog_pull_vision import MODEL, PROJECTOR
+
+    view = vision_view
+    card = view.cards["tiny-vision"]
+    assert card.vision_badge is not None and card.vision_badge.text() == "Vision"
+    assert "reads images" in card.facts.text()
+    view.set_report(cpu_only_8gb())
+    finished: list[object] = []
+    view.downloads.download_finished.connect(lambda d, _p: finished.append(d))
+    with qtbot.waitSignal(view.downloads_added, timeout=WAIT_MS) as added:
+        card.download_button.click()
+    assert added.args == [1]  # one download: the model, its projector with it
+    qtbot.waitUntil(lambda: len(finished) == 1, timeout=WAIT_MS)
+    folder = Path(data_dir).parent / "models" / "acme__Tiny-Vision-GGUF"
+    assert sorted(p.name for p in folder.iterdir()) == sorted([MODEL, PROJECTOR])
+    view.refresh_installed()
+    assert card.download_button.text() == "Installed"

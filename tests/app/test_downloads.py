@@ -271,3 +271,26 @@ def test_progress_is_coalesced_but_every_change_of_status_goes_through(
             listen(DownloadProgress("x", status, done_bytes=done))
     listen(DownloadProgress("x", "done"))
     assert seen == ["resolving", "downloading", "done"]
+
+
+def test_the_installed_tab_marks_a_vision_model_and_lists_no_projector(
+    qtbot: QtBot, view: ModelsView
+) -> None:
+    from tests.engine.vision_files import write_projector, write_text_model
+
+    folder = models_folder() / "acme__tiny-vision-GGUF"
+    model = write_text_model(folder / "tiny-vision-Q4_K_M.gguf")
+    projector = write_projector(folder / "mmproj-tiny-vision-f16.gguf")
+    with qtbot.waitSignal(view.models_listed, timeout=WAIT_MS):
+        view.refresh()
+
+    def cell(row: int, col: int) -> str:
+        item = view.table.item(row, col)
+        return item.text() if item is not None else ""
+
+    rows = {cell(r, 0): r for r in range(view.table.rowCount())}
+    assert projector.stem not in rows
+    row = rows[model.stem]
+    assert cell(row, 1).endswith("· Vision")
+    view.table.selectRow(row)
+    assert f"reads images with {projector.name}" in view.details.text()
