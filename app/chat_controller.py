@@ -496,7 +496,7 @@ class ChatController(QObject):
             self._tokens_per_char = stats.prompt_tokens / max(1, outcome.prompt_chars)
         if outcome.error and not outcome.crashed:
             self.notice.emit(outcome.error)
-            if NO_VISION in outcome.error:  # the engine knew better than the status
+            if refused_images(outcome):  # the engine knew better than the status
                 self._refused = outcome.error
                 self.vision_notice.emit(outcome.error)
         self.engine.refresh_status()
@@ -570,7 +570,13 @@ class ChatController(QObject):
         self.check_vision()
 
 
-NO_VISION = "cannot see images"  # in the engine's refusal (engine.images.no_vision_message)
+def refused_images(outcome: ReplyOutcome) -> bool:
+    """Whether the engine refused the reply because its model cannot see images: a refused
+    request (engine/host/guards.py check_images) that says so in engine.images' words."""
+    from engine.errors import InvalidRequest
+
+    error = outcome.error or ""
+    return outcome.code == InvalidRequest.code and "cannot see images" in error
 
 
 def images_folder(markdown: Path) -> Path:

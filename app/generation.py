@@ -88,6 +88,7 @@ class ReplyOutcome:
     error: str | None = None
     crashed: bool = False
     prompt_chars: int = 0
+    code: str | None = None  # the engine's error code, when it refused or failed the reply
 
 
 class GenerationSignals(QObject):
@@ -220,13 +221,13 @@ class GenerationWorker(QRunnable):
             self.signals.engine_crashed.emit(str(exc))
             return
         except EngineError as exc:
-            self._finish(reply, parts, None, str(exc), prompt_chars=prompt_chars)
+            self._finish(reply, parts, None, str(exc), prompt_chars=prompt_chars, code=exc.code)
             return
         except Exception as exc:  # a worker boundary: the reply is saved and the error shown
             log.exception("generation failed")
             self._finish(reply, parts, None, f"{type(exc).__name__}: {exc}", prompt_chars=0)
             return
-        self._finish(reply, parts, final, final.error, prompt_chars=prompt_chars)
+        self._finish(reply, parts, final, final.error, prompt_chars=prompt_chars, code=final.code)
 
     def _conversation(self) -> int:
         req = self.request
@@ -401,6 +402,7 @@ class GenerationWorker(QRunnable):
         *,
         crashed: bool = False,
         prompt_chars: int,
+        code: str | None = None,
     ) -> None:
         from engine.store import reply_meta, reply_status
 
@@ -432,5 +434,6 @@ class GenerationWorker(QRunnable):
                 error=error,
                 crashed=crashed,
                 prompt_chars=prompt_chars,
+                code=code,
             )
         )

@@ -25,7 +25,7 @@ from app.workers import WorkerPool
 if TYPE_CHECKING:
     from engine.store import StoredImage
 
-ONE_IMAGE = QSize(360, 260)  # the box a message's only image fits in
+ONE_IMAGE = QSize(320, 240)  # the box a message's only image fits in
 SEVERAL = QSize(168, 126)  # each of several
 PER_ROW = 4
 SCALE = 2  # decoded at twice the shown size: sharp on a high-density screen

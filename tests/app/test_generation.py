@@ -58,3 +58,39 @@ def test_another_error_ends_the_reply(qapp: object, tmp_path: Path) -> None:
     assert engine.calls == 1
     assert outcome.final is not None and outcome.final.finish_reason == "error"
     assert outcome.message is not None and outcome.message.status == "error"
+
+
+def test_the_history_carries_each_message_s_images_or_leaves_them_out(
+    qapp: object, tmp_path: Path
+) -> None:
+    import io
+
+    from PIL import Image
+
+    from app.generation import history_for
+    from app.model_images import ModelImages
+    from engine.images import read_image
+    from engine.store import NewImage
+
+    out = io.BytesIO()
+    Image.new("RGB", (64, 48), "navy").save(out, "PNG")
+    image = read_image(out.getvalue(), "navy.png")
+    with Store(tmp_path / "cove.sqlite3") as store:
+        conv = store.create_conversation("t")
+        store.add_message(conv.id, "user", "", images=[NewImage.of(image, "navy.png")])
+        store.add_message(conv.id, "assistant", "A navy rectangle.")
+        store.add_message(conv.id, "user", "Which colour?")
+        messages = store.messages(conv.id)
+        prepared = ModelImages()
+        seen, _chars = history_for(messages, "", lambda i: prepared.load(store, i))
+        # A message of an image alone goes, with its image, prepared as the composer would.
+        assert [(m.role, m.content, len(m.images)) for m in seen] == [
+            ("user", "", 1),
+            ("assistant", "A navy rectangle.", 0),
+            ("user", "Which colour?", 0),
+        ]
+        assert seen[0].images[0].rgb == image.rgb
+        # For a model that cannot see, the images are left out (and a message of only an
+        # image with them).
+        blind, _chars = history_for(messages, "", None)
+        assert [m.content for m in blind] == ["A navy rectangle.", "Which colour?"]

@@ -289,3 +289,92 @@ def test_an_answer_from_documents(
     window.view.scroll_to_bottom()
     qtbot.wait(50)  # one event-loop turn for the layout; nothing is measured
     save(window, shots, "chat-documents-light")
+
+
+VISION_MODEL = "gemma-3-4b-it-Q4_K_M"
+CHART_QUESTION = "Which quarter sold the most, and how far ahead of the weakest quarter was it?"
+# The starter reads no images, so this reply is written here, as a vision model answers the chart.
+CHART_ANSWER = """\
+**Q3** sold the most: **$317k**, the tallest bar on the chart.
+
+The weakest quarter was **Q1** at **$182k**, so Q3 was ahead by **$135k**, about **74 %** more.
+
+| Quarter | Sales | vs. Q1 |
+|---|---|---|
+| Q1 | $182k | — |
+| Q2 | $241k | +32 % |
+| Q3 | $317k | +74 % |
+| Q4 | $268k | +47 % |"""
+
+
+def test_a_chat_with_images(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    shots: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A question about a chart and its answer, two more charts waiting in the composer; then
+    the starter, which cannot see images, saying so when one is attached."""
+    import dataclasses
+
+    from engine.images import read_image_file
+    from engine.store import NewImage, Store
+    from tests.app.pictures import landscape, sales_chart
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    pictures = home / "Pictures"
+    pictures.mkdir(parents=True)
+    chart = sales_chart(pictures / "sales-2024.png")
+    regions = sales_chart(
+        pictures / "regions-q3.png",
+        "Q3 sales by region ($ thousands)",
+        (96, 71, 88, 62),
+        ("North", "South", "East", "West"),
+    )
+    forecast = sales_chart(
+        pictures / "forecast-2025.png", "Forecast, 2025 ($ thousands)", (205, 262, 330, 301)
+    )
+    window = make_window()
+    window.resize(*SIZE)
+    with Store() as store:
+        conv = store.create_conversation("Quarterly sales", model=VISION_MODEL)
+        image = NewImage.of(read_image_file(chart), chart.name)
+        store.add_message(conv.id, "user", CHART_QUESTION, images=[image])
+        stats = {"prompt_tokens": 301, "completion_tokens": 142, "ttft_s": 0.84}
+        stats["decode_tokens_per_s"] = 38.6
+        meta = {"model": VISION_MODEL, "finish_reason": "stop", "stats": stats}
+        store.add_message(conv.id, "assistant", CHART_ANSWER, meta=meta)
+    real = window.engine.status
+    assert real is not None
+    # The window as it is with a vision model loaded.
+    window.engine.status = dataclasses.replace(real, model=VISION_MODEL, vision=True)
+    window.status.set_status(window.engine.status)
+    window.view.assistant_label = VISION_MODEL
+    window.controller.refresh_list()
+    with qtbot.waitSignal(window.view.conversation_shown, timeout=LOAD_TIMEOUT_MS):
+        window.controller.open_conversation(conv.id)
+    thumbs = window.view.messages[0].images
+    assert thumbs is not None
+    qtbot.waitUntil(lambda: all(t.loaded for t in thumbs.thumbs))
+    window.composer.add_files([regions, forecast])
+    qtbot.waitUntil(lambda: len(window.composer.attachments) == 2)
+    window.composer.set_text("Here are Q3 by region and next year's forecast. What stands out?")
+    assert not window.chat_page.vision_notice_frame.isVisible()
+    window.view.scroll_to_bottom()
+    qtbot.wait(50)  # one event-loop turn for the layout; nothing is measured
+    save(window, shots, "chat-images-light")
+
+    # The starter, as it is: a text model. Attaching a photo says so at once.
+    window.engine.status = real
+    window.status.set_status(real)
+    window.new_chat()
+    window.composer.take_images()
+    lake = landscape(pictures / "IMG_2041.jpg")
+    window.composer.add_files([lake])
+    qtbot.waitUntil(lambda: len(window.composer.attachments) == 1)
+    window.composer.set_text("Where could this photo have been taken?")
+    qtbot.waitUntil(window.chat_page.vision_notice_frame.isVisible)
+    qtbot.wait(50)
+    save(window, shots, "chat-image-no-vision-light")
