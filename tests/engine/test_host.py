@@ -16,6 +16,7 @@ import pytest
 from engine.client import EngineClient
 from engine.errors import InsufficientMemory, LoadCancelled, ModelLoadError, ModelNotFound
 from engine.hardware.report import HardwareReport
+from engine.host.guards import DEFAULT_MAX_BODY
 from engine.local_engine import LocalEngine
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import CAPITAL, collect
@@ -160,7 +161,10 @@ def test_openai_errors(oai: openai.OpenAI, host: LocalEngine, model_id: str) -> 
         ),
         ({"content": b'{"model": "x"}', "headers": {"Content-Type": "text/plain"}}, 415, "JSON"),
         (
-            {"content": b"x" * (9 * 2**20), "headers": {"Content-Type": "application/json"}},
+            {
+                "content": b"x" * (DEFAULT_MAX_BODY + 1),
+                "headers": {"Content-Type": "application/json"},
+            },
             413,
             "limit",
         ),
