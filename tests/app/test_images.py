@@ -222,7 +222,11 @@ def test_a_model_that_cannot_see_keeps_the_images_and_points_to_vision_models(
     window = make_window()
     status = window.engine.status
     assert status is not None and status.model and not status.vision
-    attach(qtbot, window, chart(tmp_path / "sales.png"))
+    # Dropped on the conversation, not only on the composer.
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(chart(tmp_path / "sales.png")))])
+    drop(qtbot, window.view.viewport(), mime)
+    wait_read(qtbot, window.composer, 1)
     notice = window.chat_page.vision_notice
     # Said as soon as the image is attached, and again when the user tries to send it.
     qtbot.waitUntil(lambda: window.chat_page.vision_notice_frame.isVisible())
