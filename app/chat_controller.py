@@ -572,11 +572,10 @@ class ChatController(QObject):
 
 def refused_images(outcome: ReplyOutcome) -> bool:
     """Whether the engine refused the reply because its model cannot see images: a refused
-    request (engine/host/guards.py check_images) that says so in engine.images' words."""
-    from engine.errors import InvalidRequest
+    request (engine/host/guards.py check_images), known by its code."""
+    from engine.errors import VisionUnavailable
 
-    error = outcome.error or ""
-    return outcome.code == InvalidRequest.code and "cannot see images" in error
+    return outcome.code == VisionUnavailable.code
 
 
 def images_folder(markdown: Path) -> Path:

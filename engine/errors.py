@@ -84,6 +84,13 @@ class InvalidRequest(EngineError):
     code = "invalid_request"
 
 
+class VisionUnavailable(InvalidRequest):
+    """Images were sent to a model that cannot see them (a text model, or a vision model whose
+    projector is missing)."""
+
+    code = "vision_unavailable"
+
+
 class EngineBusy(EngineError):
     """The engine's queue is full; try again shortly."""
 

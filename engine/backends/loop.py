@@ -32,6 +32,7 @@ from engine.errors import (
     GenerationError,
     InvalidRequest,
     ModelNotFound,
+    VisionUnavailable,
 )
 from engine.images import ImageInput, no_vision_message
 from engine.reasoning import OPEN, opens_thinking
@@ -242,7 +243,7 @@ class GenerationLoop(ABC):
 
     def _check_images(self, messages: Sequence[ChatMessage]) -> None:
         if not self.vision and any(m.images for m in messages):
-            raise InvalidRequest(no_vision_message(getattr(self, "name", "The loaded model")))
+            raise VisionUnavailable(no_vision_message(getattr(self, "name", "The loaded model")))
 
     def _placed(self, messages: Sequence[ChatMessage]) -> Sequence[ChatMessage]:
         """Each message's images put in its text at the runtime's marker, before the words

@@ -30,6 +30,7 @@ from engine.errors import (
     LoadCancelled,
     ModelLoadError,
     ModelNotFound,
+    VisionUnavailable,
 )
 from engine.images import no_vision_message
 from engine.protocol import error_body
@@ -207,4 +208,4 @@ def check_images(model: object, messages: Sequence[ChatMessage]) -> None:
     that ignores them."""
     if getattr(model, "vision", False) or not any(m.images for m in messages):
         return
-    raise InvalidRequest(no_vision_message(getattr(model, "name", "The loaded model")))
+    raise VisionUnavailable(no_vision_message(getattr(model, "name", "The loaded model")))
