@@ -36,7 +36,7 @@ from engine.planner import Plan
 from engine.state_cache import state_key
 from engine.templates import ChatTemplate, choose_template, render
 from engine.tools import Tool
-from engine.types import ChatMessage, GenerationParams
+from engine.types import ChatMessage, Chunk, GenerationParams
 
 # ggml type ids for the KV cache types the planner may choose.
 _KV_GGML_TYPE = {"f16": 1, "q8_0": 8, "q4_0": 2}
@@ -290,14 +290,27 @@ class LlamaCppModel(GenerationLoop):
         after an image whose embeddings advance the position less than one a cell)."""
         return index - sum(shift for end, shift in self._shifts if end <= index)
 
+    def chat(
+        self,
+        messages: Sequence[ChatMessage],
+        params: GenerationParams,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[Chunk]:
+        if self._vision is not None:  # what this request's prompt may need prepared
+            self._vision.remember([image for m in messages for image in m.images])
+        return super().chat(messages, params, cancel)
+
     def _prompt_tokens(self, text: str, images: Sequence[ImageInput]) -> list[int]:
         if not images or self._vision is None:
             return self.tokenize(text)
         self._check_open()
-        self._vision.remember(list(images))
-        add_bos = self._add_bos and not (self.bos_text and text.startswith(self.bos_text))
-        bos = [int(self._lib.llama_vocab_bos(self._vocab))] if add_bos else []
-        return bos + self._vision.tokenize(text, list(images))
+        out: list[int] = []
+        for i, part in enumerate(self._vision.layout(text, list(images))):
+            if isinstance(part, list):
+                out += part
+            else:  # BOS where the model wants one: before the first part only
+                out += self.tokenize(part) if i == 0 else self.tokenize(part, add_bos=False)
+        return out
 
     def _parts(self, todo: list[int]) -> Iterator[list[int]]:
         """Text in batches, each image piece whole."""

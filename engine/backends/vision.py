@@ -16,7 +16,7 @@ import ctypes
 import secrets
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,15 @@ class Piece:
     index: int  # which image piece of that image
     n_tokens: int
     n_pos: int
+
+
+@dataclass(slots=True)
+class _Held:
+    """An image tokenized alone by the library."""
+
+    chunks: Any  # the library's chunk list, freed when the image is let go
+    pieces: list[Any] = field(default_factory=list)  # its image chunks, in order
+    tokens: list[int] = field(default_factory=list)  # with pseudo-token runs for the pieces
 
 
 class Vision:
@@ -71,88 +80,82 @@ class Vision:
         self.projector = projector
         self.mrope = bool(mt.mtmd_decode_use_mrope(self._ctx))
         self._pieces: dict[int, Piece] = {}  # pseudo-token id -> piece
-        self._prepared: OrderedDict[str, tuple[Any, list[Any]]] = OrderedDict()
+        self._prepared: OrderedDict[str, _Held] = OrderedDict()
         self._images: dict[str, ImageInput] = {}
         self._lock = threading.Lock()
 
     # -- prompts ------------------------------------------------------------------------------
 
     def remember(self, images: list[ImageInput]) -> None:
-        """The images of the request being served (what ``evaluate`` may be asked for); those
+        """The images of the request being served (what its prompt may need prepared); those
         of earlier requests are let go."""
         self._images = {image.digest: image for image in images}
 
-    def tokenize(self, text: str, images: list[ImageInput]) -> list[int]:
-        """Token ids of a rendered prompt whose images stand at ``marker``s, in order; each
-        image piece as a run of its pseudo-token id."""
-        mt = self._mt
-        if text.count(self.marker) != len(images):
+    def layout(self, text: str, images: list[ImageInput]) -> list[str | list[int]]:
+        """A rendered prompt whose images stand at ``marker``s, in order: the text between them
+        (for the model's tokenizer), and each image's token ids as the library lays the image
+        out alone (its own begin and end tokens, each image piece as a run of its pseudo-token
+        id)."""
+        parts = text.split(self.marker)
+        if len(parts) != len(images) + 1:
             raise EngineError("The prompt's images and their places do not match.")
         for image in images:
             self._images.setdefault(image.digest, image)
-        # Pieces per image, from the image prepared alone (kept for its evaluation).
-        per_image = {image.digest: len(self._held(image.digest)[1]) for image in images}
-        chunks = self._tokenize(text.encode(), images)
-        try:
-            out: list[int] = []
-            seen: dict[str, int] = {}
-            for i in range(mt.mtmd_input_chunks_size(chunks)):
-                chunk = mt.mtmd_input_chunks_get(chunks, i)
-                kind = mt.mtmd_input_chunk_get_type(chunk)
-                if kind == _CHUNK_TEXT:
-                    n = ctypes.c_size_t(0)
-                    ids = mt.mtmd_input_chunk_get_tokens_text(chunk, ctypes.byref(n))
-                    out.extend(ids[i] for i in range(n.value))
-                elif kind == _CHUNK_IMAGE:
-                    raw = mt.mtmd_input_chunk_get_id(chunk)
-                    digest = raw.decode() if raw else ""
-                    if digest not in per_image:
-                        raise EngineError("llama.cpp returned an image piece Cove did not send.")
-                    count = seen.get(digest, 0)
-                    seen[digest] = count + 1
-                    piece = Piece(
-                        digest,
-                        count % max(per_image[digest], 1),
-                        int(mt.mtmd_input_chunk_get_n_tokens(chunk)),
-                        int(mt.mtmd_input_chunk_get_n_pos(chunk)),
-                    )
-                    pseudo = self._pseudo(piece)
-                    out.extend([pseudo] * piece.n_tokens)
-                else:
-                    raise EngineError("This projector produced input Cove cannot read (audio).")
-            return out
-        finally:
-            mt.mtmd_input_chunks_free(chunks)
+        out: list[str | list[int]] = [parts[0]]
+        for image, after in zip(images, parts[1:], strict=True):
+            out += [self._held(image.digest).tokens, after]
+        return out
 
     def piece(self, token: int) -> Piece | None:
         return self._pieces.get(token)
+
+    def _prepare(self, image: ImageInput) -> _Held:
+        """The image tokenized alone: its chunks (kept for evaluation), its image chunks, and
+        its token ids with each image piece as a run of a pseudo-token id."""
+        mt = self._mt
+        chunks = mt.mtmd_input_chunks_init()
+        bitmap = _bitmap(mt, image)
+        try:
+            inp = mt.mtmd_input_text()
+            inp.text = self._marker_bytes
+            inp.text_len = len(self._marker_bytes)
+            inp.add_special = False
+            inp.parse_special = True
+            array = (mt.mtmd_bitmap_p_ctypes * 1)(bitmap)
+            with self._lock:
+                rc = mt.mtmd_tokenize(self._ctx, chunks, ctypes.byref(inp), array, 1)
+        finally:
+            mt.mtmd_bitmap_free(bitmap)
+        if rc != 0:
+            mt.mtmd_input_chunks_free(chunks)
+            raise EngineError(f"llama.cpp could not prepare an image (code {rc}).")
+        held = _Held(chunks)
+        for i in range(mt.mtmd_input_chunks_size(chunks)):
+            chunk = mt.mtmd_input_chunks_get(chunks, i)
+            kind = mt.mtmd_input_chunk_get_type(chunk)
+            if kind == _CHUNK_TEXT:
+                n = ctypes.c_size_t(0)
+                ids = mt.mtmd_input_chunk_get_tokens_text(chunk, ctypes.byref(n))
+                held.tokens.extend(ids[j] for j in range(n.value))
+            elif kind == _CHUNK_IMAGE:
+                piece = Piece(
+                    image.digest,
+                    len(held.pieces),
+                    int(mt.mtmd_input_chunk_get_n_tokens(chunk)),
+                    int(mt.mtmd_input_chunk_get_n_pos(chunk)),
+                )
+                held.pieces.append(chunk)
+                held.tokens.extend([self._pseudo(piece)] * piece.n_tokens)
+            else:
+                mt.mtmd_input_chunks_free(chunks)
+                raise EngineError("This projector produced input Cove cannot read (audio).")
+        return held
 
     def _pseudo(self, piece: Piece) -> int:
         key = int(piece.digest[:12], 16) * 64 + piece.index
         pseudo = -1 - key % (2**31 - 2)
         self._pieces[pseudo] = piece
         return pseudo
-
-    def _tokenize(self, text: bytes, images: list[ImageInput]) -> Any:
-        mt = self._mt
-        bitmaps = [_bitmap(mt, image) for image in images]
-        try:
-            chunks = mt.mtmd_input_chunks_init()
-            inp = mt.mtmd_input_text()
-            inp.text = text
-            inp.text_len = len(text)
-            inp.add_special = False
-            inp.parse_special = True
-            array = (mt.mtmd_bitmap_p_ctypes * max(len(bitmaps), 1))(*bitmaps)
-            with self._lock:
-                rc = mt.mtmd_tokenize(self._ctx, chunks, ctypes.byref(inp), array, len(bitmaps))
-            if rc != 0:
-                mt.mtmd_input_chunks_free(chunks)
-                raise EngineError(f"llama.cpp could not prepare the images (code {rc}).")
-            return chunks
-        finally:
-            for bitmap in bitmaps:
-                mt.mtmd_bitmap_free(bitmap)
 
     # -- evaluation ---------------------------------------------------------------------------
 
@@ -171,37 +174,29 @@ class Vision:
 
     def _chunk(self, piece: Piece) -> Any:
         """The piece's chunk, from the image tokenized alone."""
-        pieces = self._held(piece.digest)[1]
+        pieces = self._held(piece.digest).pieces
         if piece.index >= len(pieces):
             raise EngineError("An image was prepared differently the second time.")
         return pieces[piece.index]
 
-    def _held(self, digest: str) -> tuple[Any, list[Any]]:
-        """An image tokenized alone, and its image chunks (kept for the next few images)."""
-        mt = self._mt
+    def _held(self, digest: str) -> _Held:
+        """An image prepared (kept for the next few images)."""
         held = self._prepared.get(digest)
         if held is None:
             image = self._images.get(digest)
             if image is None:
                 raise EngineError("An image of this conversation is no longer available.")
-            chunks = self._tokenize(self._marker_bytes, [image])
-            found = []
-            for i in range(mt.mtmd_input_chunks_size(chunks)):
-                chunk = mt.mtmd_input_chunks_get(chunks, i)
-                if mt.mtmd_input_chunk_get_type(chunk) == _CHUNK_IMAGE:
-                    found.append(chunk)
-            held = (chunks, found)
-            self._prepared[digest] = held
+            held = self._prepared[digest] = self._prepare(image)
             while len(self._prepared) > _KEEP_PREPARED:
-                _, (old, _pieces) = self._prepared.popitem(last=False)
-                mt.mtmd_input_chunks_free(old)
+                _, old = self._prepared.popitem(last=False)
+                self._mt.mtmd_input_chunks_free(old.chunks)
         self._prepared.move_to_end(digest)
         return held
 
     def close(self) -> None:
         mt = self._mt
-        for chunks, _pieces in self._prepared.values():
-            mt.mtmd_input_chunks_free(chunks)
+        for held in self._prepared.values():
+            mt.mtmd_input_chunks_free(held.chunks)
         self._prepared.clear()
         if self._ctx:
             mt.mtmd_free(self._ctx)
@@ -213,5 +208,4 @@ def _bitmap(mt: Any, image: ImageInput) -> Any:
     bitmap = mt.mtmd_bitmap_init(image.width, image.height, data)
     if not bitmap:
         raise EngineError("llama.cpp could not take an image.")
-    mt.mtmd_bitmap_set_id(bitmap, image.digest.encode())
     return bitmap
