@@ -572,7 +572,7 @@ class ChatController(QObject):
 
 def refused_images(outcome: ReplyOutcome) -> bool:
     """Whether the engine refused the reply because its model cannot see images: a refused
-    request (engine/host/guards.py check_images), known by its code."""
+    request (engine.images.require_vision), known by its code."""
     from engine.errors import VisionUnavailable
 
     return outcome.code == VisionUnavailable.code

@@ -16,11 +16,12 @@ import binascii
 import hashlib
 import io
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.errors import InvalidRequest
+from engine.errors import InvalidRequest, VisionUnavailable
 
 # Refused before decoding: more pixels than any camera or screenshot has (a 200-megapixel phone
 # photo is 16,320 x 12,240), and the point where a small compressed file can claim gigabytes.
@@ -41,6 +42,8 @@ MIME = {
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PILImage
+
+    from engine.types import ChatMessage
 
 
 class ImageError(InvalidRequest):
@@ -194,3 +197,11 @@ def no_vision_message(model: str) -> str:
         f"{model} cannot see images: it is a text model, or its projector (mmproj) file is "
         "missing. Load a vision model (Gemma 3, Qwen2.5-VL, SmolVLM) to ask about images."
     )
+
+
+def require_vision(model: object, messages: Sequence[ChatMessage]) -> None:
+    """A conversation with images for a model that cannot see them (its ``vision`` is false):
+    ``VisionUnavailable``, a clear refusal, never a reply that ignores them."""
+    if getattr(model, "vision", False) or not any(m.images for m in messages):
+        return
+    raise VisionUnavailable(no_vision_message(getattr(model, "name", "The loaded model")))

@@ -32,9 +32,8 @@ from engine.errors import (
     GenerationError,
     InvalidRequest,
     ModelNotFound,
-    VisionUnavailable,
 )
-from engine.images import ImageInput, no_vision_message
+from engine.images import ImageInput, require_vision
 from engine.reasoning import OPEN, opens_thinking
 from engine.speculation import MAX_DRAFT, PRIOR_HIT, DraftPolicy, PromptLookup, Shadow
 from engine.state_cache import MIN_GAIN as MIN_STATE_GAIN
@@ -237,13 +236,9 @@ class GenerationLoop(ABC):
         self._states = cache if self._state_key() is not None else None
 
     def count_tokens(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> int:
-        self._check_images(messages)
+        require_vision(self, messages)
         text = self.render(self._placed(messages), tools)
         return len(self._prompt_tokens(text, [i for m in messages for i in m.images]))
-
-    def _check_images(self, messages: Sequence[ChatMessage]) -> None:
-        if not self.vision and any(m.images for m in messages):
-            raise VisionUnavailable(no_vision_message(getattr(self, "name", "The loaded model")))
 
     def _placed(self, messages: Sequence[ChatMessage]) -> Sequence[ChatMessage]:
         """Each message's images put in its text at the runtime's marker, before the words
@@ -267,7 +262,7 @@ class GenerationLoop(ABC):
         """Stream a reply to a conversation; the last chunk is terminal and carries the stats."""
         started = time.perf_counter()
         self._check_grammar(params)
-        self._check_images(messages)
+        require_vision(self, messages)
         rendered = [""]
         kept_images: list[list[ImageInput]] = [[]]
 

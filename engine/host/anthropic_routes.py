@@ -16,10 +16,11 @@ from starlette.responses import JSONResponse, Response
 
 from engine.errors import EngineError, GenerationError
 from engine.host import anthropic_wire as aw
-from engine.host.guards import HostConfig, check_images, error_status, read_json
+from engine.host.guards import HostConfig, error_status, read_json
 from engine.host.state import HostState
 from engine.host.streaming import collect, event_stream
 from engine.host.tool_stream import Held, hold_calls, split_calls
+from engine.images import require_vision
 from engine.protocol import error_class
 from engine.reasoning import split_thinking
 from engine.types import Chunk
@@ -35,7 +36,7 @@ def anthropic_error(exc: EngineError, retry_after_s: int = 2) -> JSONResponse:
 async def messages(request: Request, state: HostState, config: HostConfig) -> Response:
     req = await asyncio.to_thread(aw.parse_messages, await read_json(request, config.max_body))
     resident = state.resolve_chat(req.model)
-    check_images(resident.model, req.messages)
+    require_vision(resident.model, req.messages)
     cancel = threading.Event()
     mid, name = aw.message_id(), resident.id
     parallel = req.choice.parallel

@@ -11,7 +11,6 @@ import ipaddress
 import json
 import logging
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,11 +29,8 @@ from engine.errors import (
     LoadCancelled,
     ModelLoadError,
     ModelNotFound,
-    VisionUnavailable,
 )
-from engine.images import no_vision_message
 from engine.protocol import error_body
-from engine.types import ChatMessage
 
 log = logging.getLogger("cove.host")
 
@@ -201,11 +197,3 @@ def local_caller(request: Request) -> bool:
         return ipaddress.ip_address(client.host).is_loopback
     except ValueError:
         return False
-
-
-def check_images(model: object, messages: Sequence[ChatMessage]) -> None:
-    """A conversation with images for a model that cannot see them: a clear 400, not a reply
-    that ignores them."""
-    if getattr(model, "vision", False) or not any(m.images for m in messages):
-        return
-    raise VisionUnavailable(no_vision_message(getattr(model, "name", "The loaded model")))

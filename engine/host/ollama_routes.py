@@ -22,10 +22,11 @@ from starlette.responses import JSONResponse, Response
 import engine
 from engine.errors import EngineError, ModelInUse, ModelNotFound
 from engine.host import ollama_wire as ow
-from engine.host.guards import HostConfig, check_images, error_status, read_json
+from engine.host.guards import HostConfig, error_status, read_json
 from engine.host.state import HostState, Resident
 from engine.host.streaming import EventStream, collect, event_stream
 from engine.host.tool_stream import Held, hold_calls, split_calls
+from engine.images import require_vision
 from engine.reasoning import split_thinking
 from engine.types import Chunk
 
@@ -87,7 +88,7 @@ async def _reply(
     chat: bool,
 ) -> Response:
     resident = resolve(state, req.model)
-    check_images(resident.model, req.messages)
+    require_vision(resident.model, req.messages)
     name, started, cancel = resident.id, time.perf_counter(), threading.Event()
     empty = ow.chat_line(name) if chat else ow.generate_line(name)
     if req.load_only:  # Ollama's clients load a model with an empty request

@@ -29,7 +29,6 @@ from engine.host import responses_routes as responses
 from engine.host.guards import (
     Guard,
     HostConfig,
-    check_images,
     error_response,
     error_status,
     local_caller,
@@ -38,6 +37,7 @@ from engine.host.guards import (
 from engine.host.state import HostState
 from engine.host.streaming import collect, event_stream, generation, sse, watch_disconnect
 from engine.host.tool_stream import Held, hold_calls, split_calls
+from engine.images import require_vision
 from engine.protocol import ModelInfo, error_body
 from engine.reasoning import split_thinking
 from engine.types import Chunk
@@ -156,7 +156,7 @@ async def _chat(request: Request, state: HostState, config: HostConfig) -> Respo
     # Images are decoded and checked off the event loop.
     req = await asyncio.to_thread(wire.parse_chat, body, local_caller(request))
     resident = state.resolve_chat(req.model)
-    check_images(resident.model, req.messages)
+    require_vision(resident.model, req.messages)
     if state.log_prompts:
         log.info("chat prompt: %s", json.dumps([m.content for m in req.messages])[:2000])
     cancel = threading.Event()
