@@ -10,7 +10,7 @@ from engine.backends import LoadedModel, LoadProgress, backend_for
 from engine.coreml_model import CoreMLModelInfo, is_coreml_model, plan_coreml, read_coreml_model
 from engine.errors import BackendUnavailable, InsufficientMemory
 from engine.gguf import GGUFFile, read_gguf
-from engine.gguf.projector import TEXT_ONLY, missing_projector, projector_for
+from engine.gguf.projector import TEXT_ONLY, looks_like_vision, projector_for
 from engine.models import resolve_model
 from engine.onnx_model import OnnxModelInfo, is_onnx_chat_folder, plan_onnx, read_onnx_model
 from engine.planner import Device, Plan, Resources, make_plan, resources_from
@@ -51,7 +51,7 @@ def plan_model(
     info = read_gguf(path)
     projector = projector_for(path, info)
     plan = make_plan(info, resources or current_resources(), requested_ctx=ctx, projector=projector)
-    if projector is None and missing_projector(path, info):
+    if projector is None and looks_like_vision(path, info):
         plan = replace(plan, reasons=(*plan.reasons, TEXT_ONLY))
     return path, info, plan
 

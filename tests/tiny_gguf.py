@@ -114,6 +114,12 @@ def _write_sparse(writer: GGUFWriter, path: Path, shape: Shape) -> Path:
         dtype = np.dtype(np.float32 if len(dims) == 1 else np.float16)
         nbytes = int(np.prod(dims)) * dtype.itemsize
         writer.add_tensor_info(name, dims, dtype, nbytes)
+    return finish_sparse(writer, path)
+
+
+def finish_sparse(writer: GGUFWriter, path: Path) -> Path:
+    """Write the header and tensor table declared in ``writer``, and leave the tensors' data
+    as a hole of the right size at the end of the file."""
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_ti_data_to_file()

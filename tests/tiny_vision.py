@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from gguf import GGUFWriter
 
-from tests.tiny_gguf import MATRIX, Shape, write_model
+from tests.tiny_gguf import MATRIX, Shape, finish_sparse, write_model
 
 IMAGE_MARKERS = ("<start_of_image>", "<end_of_image>")
 
@@ -89,16 +89,7 @@ def write_projector(
         for name, dims, dtype in tensors:
             nbytes = int(np.prod(dims)) * np.dtype(dtype).itemsize
             w.add_tensor_info(name, dims, np.dtype(dtype), nbytes)
-        w.write_header_to_file()
-        w.write_kv_data_to_file()
-        w.write_ti_data_to_file()
-        align = w.data_alignment
-        total = sum(ti.nbytes + (-ti.nbytes % align) for part in w.tensors for ti in part.values())
-        w.close()
-        header = path.stat().st_size
-        with path.open("r+b") as f:
-            f.truncate(header + (-header % align) + total)
-        return path
+        return finish_sparse(w, path)
     for name, dims, dtype in tensors:
         if dtype == np.float32 and name.endswith(".weight") and len(dims) == 1:
             data = np.ones(dims, dtype=np.float32)

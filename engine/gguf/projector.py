@@ -9,7 +9,7 @@ output width differs from the model's embedding width, so that is what "belongs"
 
 from __future__ import annotations
 
-import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,6 +86,11 @@ def find_projector(model: Path, embedding_length: int | None = None) -> Path | N
     """The projector beside a GGUF model: in the same folder, ``mmproj`` in its name, a vision
     projector whose output width is the model's embedding width (when known). Among several,
     the one whose name shares most with the model's, then the widest type (f16 before q8_0)."""
+    found = _best_projector(model, embedding_length)
+    return found.path if found is not None else None
+
+
+def _best_projector(model: Path, embedding_length: int | None) -> ProjectorInfo | None:
     if model.suffix.lower() != ".gguf":
         return None
     try:
@@ -101,7 +106,7 @@ def find_projector(model: Path, embedding_length: int | None = None) -> Path | N
             embedding_length = read_gguf(model).embedding_length
         except EngineError:
             return None
-    fitting: list[tuple[int, int, str, Path]] = []
+    fitting: list[tuple[int, int, str, ProjectorInfo]] = []
     for path in candidates:
         try:
             info = read_projector(path)
@@ -109,43 +114,17 @@ def find_projector(model: Path, embedding_length: int | None = None) -> Path | N
             continue
         if info.projection_dim and info.projection_dim != embedding_length:
             continue
-        shared = _shared_prefix(path.name.lower().replace("mmproj-", ""), model.name.lower())
-        fitting.append((-shared, -info.weights_bytes, path.name, path))
+        # Names, character by character (not path components).
+        stem = path.name.lower().replace("mmproj-", "")
+        shared = len(os.path.commonprefix([stem, model.name.lower()]))  # noqa: RUF071
+        fitting.append((-shared, -info.weights_bytes, path.name, info))
     return min(fitting)[3] if fitting else None
-
-
-def _shared_prefix(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
-def attention_bytes(info: ProjectorInfo) -> int:
-    """One attention score matrix of the encoder (heads x patches x patches, f32): the largest
-    activation where llama.cpp does not use flash attention for the encoder."""
-    return info.heads * info.patches * info.patches * 4
-
-
-def encoder_flops(info: ProjectorInfo) -> float:
-    """Multiply-adds x 2 for one image through the encoder (a ViT of ``layers`` blocks)."""
-    n, d, f = info.patches, info.embd, info.ff
-    per_layer = 2 * n * (4 * d * d + 2 * d * f) + 4 * n * n * d
-    return float(info.layers * per_layer) + math.prod((2, n, d, max(info.projection_dim, 1)))
 
 
 def projector_for(model: Path, info: GGUFFile) -> ProjectorInfo | None:
     """The projector that belongs to ``model`` (see ``find_projector``), read; None for a text
     model or one whose projector is missing."""
-    found = find_projector(model, info.embedding_length)
-    if found is None:
-        return None
-    try:
-        return read_projector(found)
-    except (EngineError, OSError):
-        return None
+    return _best_projector(model, info.embedding_length)
 
 
 # Language-model architectures that exist only as halves of vision models.
@@ -155,18 +134,17 @@ _VISION_ARCHITECTURES = frozenset(
 _VISION_WORDS = ("-vl", " vl", "vl-", "vision", "smolvlm", "llava", "pixtral", "minicpm-v")
 
 
-def missing_projector(model: Path, info: GGUFFile) -> bool:
-    """Whether ``model`` looks like the language half of a vision model (by its architecture,
-    or its name: Gemma 3 from 4B up, Qwen2.5-VL, SmolVLM, LLaVA ...) with no projector beside
-    it: it then runs as a text model, and Cove says so."""
+def looks_like_vision(model: Path, info: GGUFFile) -> bool:
+    """Whether ``model`` looks like the language half of a vision model, by its architecture or
+    its name (Gemma 3 from 4B up, Qwen2.5-VL, SmolVLM, LLaVA ...): without a projector beside
+    it, it runs as a text model, and Cove says so."""
     name = f"{info.name or ''} {model.name}".lower()
     gemma3_vision = info.architecture == "gemma3" and info.embedding_length >= 2560
-    looks = (
+    return (
         info.architecture in _VISION_ARCHITECTURES
         or gemma3_vision
         or any(w in name for w in _VISION_WORDS)
     )
-    return looks and find_projector(model, info.embedding_length) is None
 
 
 TEXT_ONLY = (
