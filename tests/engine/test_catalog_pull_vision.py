@@ -19,7 +19,7 @@ import pytest
 from engine.gguf.projector import find_projector
 from tests.cove_process import ROOT, run_cove
 from tests.engine.fake_hub import FakeHub
-from tests.engine.vision_files import SHAPE, write_projector, write_text_model
+from tests.engine.vision_files import SHAPE, served
 
 WAIT_S = 240.0  # guards against a hang; nothing here measures time
 REPO = "acme/Tiny-Vision-GGUF"
@@ -56,9 +56,7 @@ def catalog_entry() -> dict[str, Any]:
 
 @pytest.fixture
 def sources(tmp_path: Path) -> dict[str, bytes]:
-    model = write_text_model(tmp_path / "src" / MODEL)
-    projector = write_projector(tmp_path / "src" / PROJECTOR)
-    return {MODEL: model.read_bytes(), PROJECTOR: projector.read_bytes()}
+    return served(tmp_path / "src", MODEL, PROJECTOR)
 
 
 @pytest.fixture

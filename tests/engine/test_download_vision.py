@@ -20,7 +20,7 @@ from engine.library.layout import partial_path, target_path
 from engine.library.partial import list_partials
 from tests.engine.fake_hub import FakeHub
 from tests.engine.test_download import PART, WAIT_S, manager
-from tests.engine.vision_files import write_projector, write_text_model
+from tests.engine.vision_files import served
 
 REPO = "acme/tiny-vision-GGUF"
 MODEL = "tiny-vision-Q4_K_M.gguf"
@@ -30,9 +30,7 @@ VARIANT = Variant("gguf", REPO, file=MODEL, quant="Q4_K_M", projector=PROJECTOR)
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, bytes]:
-    model = write_text_model(tmp_path / "src" / MODEL)
-    projector = write_projector(tmp_path / "src" / PROJECTOR)
-    return {MODEL: model.read_bytes(), PROJECTOR: projector.read_bytes()}
+    return served(tmp_path / "src", MODEL, PROJECTOR)
 
 
 @pytest.fixture

@@ -1,16 +1,13 @@
 """Small vision-model files for the library's tests: a text GGUF (``tests/tiny_gguf.py``) and a
-projector beside it, a clip GGUF as llama.cpp's converter writes one (architecture ``clip``, a
-vision encoder, its projector type and output width), with a few small tensors. They parse with
-``engine.gguf``; they are not meant to run."""
+projector beside it (``tests/tiny_vision.py``), as a publisher ships them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-from gguf import GGUFWriter
-
+from tests import tiny_vision
 from tests.tiny_gguf import MATRIX, write_model
+from tests.tiny_vision import VisionShape
 
 SHAPE = MATRIX["gemma3"]  # embedding width 128
 WIDTH = SHAPE.embd
@@ -21,28 +18,15 @@ def write_text_model(path: Path, seed: int = 0) -> Path:
     return write_model(path, SHAPE, seed=seed)
 
 
-def write_projector(path: Path, projection_dim: int = WIDTH, seed: int = 0) -> Path:
-    """A gemma3-type projector whose output width is ``projection_dim``."""
+def write_projector(path: Path, projection_dim: int = WIDTH) -> Path:
+    """A Gemma 3 projector (``tests/tiny_vision.py``) whose output width is ``projection_dim``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng(seed)
-    writer = GGUFWriter(str(path), "clip")
-    writer.add_bool("clip.has_vision_encoder", True)
-    writer.add_string("clip.projector_type", "gemma3")
-    writer.add_uint32("clip.vision.image_size", 64)
-    writer.add_uint32("clip.vision.patch_size", 16)
-    writer.add_uint32("clip.vision.embedding_length", 32)
-    writer.add_uint32("clip.vision.feed_forward_length", 64)
-    writer.add_uint32("clip.vision.block_count", 1)
-    writer.add_uint32("clip.vision.attention.head_count", 2)
-    writer.add_uint32("clip.vision.projection_dim", projection_dim)
-    writer.add_tensor(
-        "v.patch_embd.weight", rng.standard_normal((32, 3, 16, 16)).astype(np.float16)
-    )
-    writer.add_tensor(
-        "mm.input_projection.weight", rng.standard_normal((projection_dim, 32)).astype(np.float16)
-    )
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return path
+    return tiny_vision.write_projector(path, VisionShape(), projection_dim)
+
+
+def served(folder: Path, model: str, projector: str) -> dict[str, bytes]:
+    """A model file and its projector, by file name, as a hub serves them."""
+    return {
+        model: write_text_model(folder / model).read_bytes(),
+        projector: write_projector(folder / projector).read_bytes(),
+    }
