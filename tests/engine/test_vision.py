@@ -225,7 +225,7 @@ def host(vision_files: tuple[Path, Path]) -> Iterator[LocalEngine]:
 
 
 def _asking(parts: list[dict[str, Any]]) -> list[Any]:
-    """One user message of content parts, as the openai client takes it."""
+    """One user message of content parts (OpenAI parts or Anthropic blocks)."""
     return [{"role": "user", "content": parts}]
 
 
@@ -277,15 +277,12 @@ def test_a_local_file_url_from_this_computer(
     path.write_bytes(picture())
     reply = oai.chat.completions.create(
         model=model_id,
-        messages=[
-            {
-                "role": "user",
-                "content": [
-                    {"type": "image_url", "image_url": {"url": path.as_uri()}},
-                    {"type": "text", "text": "Read the chart."},
-                ],
-            }
-        ],
+        messages=_asking(
+            [
+                {"type": "image_url", "image_url": {"url": path.as_uri()}},
+                {"type": "text", "text": "Read the chart."},
+            ]
+        ),
         max_tokens=4,
     )
     assert reply.choices[0].message.content is not None
@@ -306,15 +303,12 @@ def test_image_urls_cove_will_not_read(
     with pytest.raises(openai.BadRequestError, match=says):
         oai.chat.completions.create(
             model=model_id,
-            messages=[
-                {
-                    "role": "user",
-                    "content": [
-                        {"type": "image_url", "image_url": {"url": url}},
-                        {"type": "text", "text": "What is this?"},
-                    ],
-                }
-            ],
+            messages=_asking(
+                [
+                    {"type": "image_url", "image_url": {"url": url}},
+                    {"type": "text", "text": "What is this?"},
+                ]
+            ),
             max_tokens=4,
         )
 
@@ -325,40 +319,34 @@ def test_anthropic_image_blocks(host: LocalEngine, model_id: str) -> None:
     reply = client.messages.create(
         model=model_id,
         max_tokens=4,
-        messages=[
-            {
-                "role": "user",
-                "content": [
-                    {
-                        "type": "image",
-                        "source": {
-                            "type": "base64",
-                            "media_type": "image/png",
-                            "data": base64.b64encode(picture()).decode(),
-                        },
+        messages=_asking(
+            [
+                {
+                    "type": "image",
+                    "source": {
+                        "type": "base64",
+                        "media_type": "image/png",
+                        "data": base64.b64encode(picture()).decode(),
                     },
-                    {"type": "text", "text": "What is this?"},
-                ],
-            }
-        ],
+                },
+                {"type": "text", "text": "What is this?"},
+            ]
+        ),
     )
     assert reply.stop_reason == "max_tokens"
     with pytest.raises(anthropic.BadRequestError, match="does not fetch"):
         client.messages.create(
             model=model_id,
             max_tokens=4,
-            messages=[
-                {
-                    "role": "user",
-                    "content": [
-                        {
-                            "type": "image",
-                            "source": {"type": "url", "url": "https://example.com/a.png"},
-                        },
-                        {"type": "text", "text": "What is this?"},
-                    ],
-                }
-            ],
+            messages=_asking(
+                [
+                    {
+                        "type": "image",
+                        "source": {"type": "url", "url": "https://example.com/a.png"},
+                    },
+                    {"type": "text", "text": "What is this?"},
+                ]
+            ),
         )
 
 
@@ -388,15 +376,12 @@ def test_a_text_model_refuses_images_clearly(local_engine: LocalEngine) -> None:
     with pytest.raises(openai.BadRequestError, match="cannot see images"):
         client.chat.completions.create(
             model=model,
-            messages=[
-                {
-                    "role": "user",
-                    "content": [
-                        {"type": "image_url", "image_url": {"url": _data_url(picture())}},
-                        {"type": "text", "text": "What is this?"},
-                    ],
-                }
-            ],
+            messages=_asking(
+                [
+                    {"type": "image_url", "image_url": {"url": _data_url(picture())}},
+                    {"type": "text", "text": "What is this?"},
+                ]
+            ),
             max_tokens=4,
         )
     client.close()
