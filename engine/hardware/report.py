@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from engine.cpu_features import CpuInfo
+from engine.speed.profile import SpeedProfile
 from engine.units import format_bytes
 
 T = TypeVar("T")
@@ -69,6 +70,8 @@ class GpuInfo:
     unified_memory: bool
     budget_bytes: int  # what a model may occupy on it
     estimated: bool  # budget_bytes is a rule of thumb, not a driver's answer
+    # The memory's peak bandwidth as the driver states it (bus width x memory clock), if known.
+    bandwidth_bytes_per_s: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +158,13 @@ class HardwareReport:
     coreml: CoreMLInfo
     llama_cpp: LlamaCppInfo
     absent: tuple[Absent, ...]
+    # Each device's bandwidth and arithmetic rate, and each runtime's calibration on them
+    # (engine/speed): None until the speed probe has run.
+    speed: SpeedProfile | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
+        data = dataclasses.asdict(dataclasses.replace(self, speed=None))
+        data["speed"] = self.speed.to_dict() if self.speed is not None else None
         data["ort"]["known_providers"] = self.ort.known()
         data["ort"]["npus"] = self.ort.npus()
         data["ort"]["reach"] = self.ort.reach()
@@ -178,6 +185,7 @@ class HardwareReport:
             coreml=_build(CoreMLInfo, data["coreml"]),
             llama_cpp=_build(LlamaCppInfo, data["llama_cpp"]),
             absent=tuple(_build(Absent, a) for a in data.get("absent") or ()),
+            speed=SpeedProfile.from_dict(data["speed"]) if data.get("speed") else None,
         )
 
     def _cpu_phrase(self) -> str:

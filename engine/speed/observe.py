@@ -1,0 +1,177 @@
+"""Models' measured speeds as observations for the calibration: from ``cove tune``'s runs (a
+prompt, replies at two depths) and from the first reply after a model's first load, which is
+compared with what was predicted: a prediction off by more than ``OFF_BY`` corrects the rates of
+its runtime on its device for every later prediction.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine.speed.calibrate import Observation
+from engine.speed.facts import SpeedFacts, gguf_speed_facts, onnx_precision, onnx_speed_facts
+
+if TYPE_CHECKING:
+    from engine.coreml_model import CoreMLModelInfo
+    from engine.gguf import GGUFFile
+    from engine.hardware.report import HardwareReport
+    from engine.onnx_model import OnnxModelInfo
+    from engine.planner import Plan
+    from engine.tuning.figures import Sample
+    from engine.types import GenerationStats
+
+log = logging.getLogger(__name__)
+
+OFF_BY = 0.30
+# A reply this short, or a prompt this short, says little about speed.
+MIN_DECODED = 16
+MIN_PROMPT = 64
+
+
+def facts_for(info: GGUFFile | OnnxModelInfo | CoreMLModelInfo) -> SpeedFacts | None:
+    from engine.gguf import GGUFFile
+    from engine.onnx_model import OnnxModelInfo
+
+    if isinstance(info, GGUFFile):
+        return gguf_speed_facts(info)
+    if isinstance(info, OnnxModelInfo):
+        return onnx_speed_facts(info, onnx_precision(info.path.name))
+    return None
+
+
+def kind_of(plan: Plan) -> str:
+    from engine.speed.predict import parts_for_plan
+    from engine.speed.profile import DeviceSpeed, SpeedProfile
+
+    cpu = DeviceSpeed("cpu", "CPU", "cpu", 1.0, 1.0, "estimated")
+    gpu = DeviceSpeed("gpu0", "GPU", "gpu", 1.0, 1.0, "estimated")
+    npu = DeviceSpeed("npu", "NPU", "npu", 1.0, 1.0, "estimated")
+    parts = parts_for_plan(plan, SpeedProfile((cpu, gpu, npu)))
+    return max(parts, key=lambda p: p.share).device.kind
+
+
+def runtime_of(plan: Plan) -> str:
+    return "onnxruntime-genai" if plan.backend == "onnxruntime-genai" else "llama.cpp"
+
+
+def observation_from_sample(
+    path: Path,
+    info: GGUFFile | OnnxModelInfo | CoreMLModelInfo,
+    plan: Plan,
+    sample: Sample,
+    *,
+    source: str = "tune",
+) -> Observation | None:
+    facts = facts_for(info)
+    if facts is None:
+        return None
+    from engine.tuning.measure import PROMPT_TOKENS
+
+    return Observation(
+        model=_name(path),
+        runtime=runtime_of(plan),
+        kind=kind_of(plan),
+        facts=facts,
+        prompt_tps=sample.prefill_tokens_per_s,
+        prompt_depth=PROMPT_TOKENS / 2,
+        near_depth=sample.near_depth,
+        near_tps=sample.near_tokens_per_s,
+        deep_depth=sample.deep_depth,
+        deep_tps=sample.deep_tokens_per_s,
+        source=source,
+    )
+
+
+def observation_from_stats(
+    path: Path,
+    info: GGUFFile | OnnxModelInfo | CoreMLModelInfo,
+    plan: Plan,
+    stats: GenerationStats,
+) -> Observation | None:
+    """A reply's figures, when it read a prompt and wrote enough of a reply to count."""
+    facts = facts_for(info)
+    evaluated = stats.prompt_tokens - stats.cached_tokens
+    if (
+        facts is None
+        or stats.completion_tokens < MIN_DECODED
+        or evaluated < MIN_PROMPT
+        or stats.decode_tokens_per_s <= 0
+        or stats.prompt_tokens_per_s <= 0
+        or stats.draft_tokens  # speculation changes the decode rate
+    ):
+        return None
+    return Observation(
+        model=_name(path),
+        runtime=runtime_of(plan),
+        kind=kind_of(plan),
+        facts=facts,
+        prompt_tps=stats.prompt_tokens_per_s,
+        prompt_depth=stats.cached_tokens + evaluated / 2,
+        near_depth=stats.prompt_tokens + stats.completion_tokens / 2,
+        near_tps=stats.decode_tokens_per_s,
+        source="first load",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A measured reply against its prediction."""
+
+    observation: Observation
+    predicted_decode_tps: float
+    predicted_prompt_tps: float
+    decode_error: float  # measured / predicted - 1
+    prompt_error: float
+    corrected: bool  # off by more than OFF_BY: the calibration was refitted
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "measured_decode_tps": round(self.observation.near_tps, 1),
+            "measured_prompt_tps": round(self.observation.prompt_tps, 1),
+            "depth": round(self.observation.near_depth),
+            "predicted_decode_tps": round(self.predicted_decode_tps, 1),
+            "predicted_prompt_tps": round(self.predicted_prompt_tps, 1),
+            "decode_error": round(self.decode_error, 3),
+            "prompt_error": round(self.prompt_error, 3),
+            "corrected": self.corrected,
+        }
+
+
+def check(
+    report: HardwareReport, path: Path, plan: Plan, obs: Observation, *, always: bool = False
+) -> Check | None:
+    """Compare ``obs`` with what the speed model predicted for it; record it for the model
+    (the Installed tab's measured figure) and, when off by more than ``OFF_BY`` (or ``always``:
+    ``cove tune``'s careful measurements), in the calibration."""
+    from engine.speed.predict import calibration as rates
+    from engine.speed.predict import decode_s, parts_for_plan, prompt_s
+    from engine.speed.store import SpeedStore, profile_for
+
+    store = SpeedStore()
+    profile = profile_for(report, store=store, measure=False)
+    if profile is None:
+        store.record_measured(report, path, obs)
+        return None
+    parts = parts_for_plan(plan, profile)
+    with_rates = [(rates(profile, obs.runtime, p.device), p.share) for p in parts]
+    decode = 1 / sum(decode_s(c, obs.facts, obs.near_depth, s) for c, s in with_rates)
+    prompt = 1 / sum(prompt_s(c, obs.facts, obs.prompt_depth, s) for c, s in with_rates)
+    d_err, p_err = obs.near_tps / decode - 1, obs.prompt_tps / prompt - 1
+    corrected = always or max(abs(d_err), abs(p_err)) > OFF_BY
+    store.record_measured(report, path, obs)
+    if corrected:
+        store.record_observation(report, path, obs)
+        log.info(
+            "%s ran at %.1f tok/s where %.1f was predicted: calibration corrected",
+            obs.model,
+            obs.near_tps,
+            decode,
+        )
+    return Check(obs, decode, prompt, d_err, p_err, corrected)
+
+
+def _name(path: Path) -> str:
+    return path.name.removesuffix(".gguf")

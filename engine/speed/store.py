@@ -1,0 +1,252 @@
+"""``speed.json`` in the data folder: the probe's figures per machine, the models measured here
+(observations, by model file), and the comfortable reply speed the recommendation aims for.
+
+A probe taken while other programs kept the processor busy is kept as provisional: used, and
+taken again at a later use once the machine is quiet (at most once an hour), as ``cove tune``
+does with its measurements. ``cove probe --again`` takes it again now.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.speed.calibrate import Observation, calibration_key, fit, prior
+from engine.speed.profile import DeviceSpeed, SpeedProfile
+
+if TYPE_CHECKING:
+    from engine.hardware.report import HardwareReport
+
+log = logging.getLogger(__name__)
+
+FILENAME = "speed.json"
+VERSION = 1
+DEFAULT_COMFORTABLE_TPS = 10.0
+RECHECK_S = 3600.0
+# Set (to anything) to probe bandwidth and arithmetic only, without running the starter: the
+# test suite's fresh data folders would otherwise each run it.
+NO_CALIBRATION_ENV = "COVE_NO_SPEED_CALIBRATION"
+_lock = threading.Lock()
+
+
+class SpeedStore:
+    def __init__(self, path: Path | None = None) -> None:
+        from engine.paths import data_dir
+
+        self.path = path or data_dir() / FILENAME
+
+    def _read(self) -> dict[str, Any]:
+        empty: dict[str, Any] = {"version": VERSION, "machines": {}, "observations": {}}
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return empty
+        except (OSError, ValueError) as exc:
+            log.warning("%s is unreadable (%s); probing again", self.path, exc)
+            return empty
+        if not isinstance(data, dict) or data.get("version") != VERSION:
+            return empty
+        for key in ("machines", "observations"):
+            if not isinstance(data.get(key), dict):
+                data[key] = {}
+        return data
+
+    def _write(self, data: dict[str, Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".speed-", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f, indent=2)
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    # -- the probe's figures --------------------------------------------------------------
+
+    def devices(self, machine: str) -> tuple[tuple[DeviceSpeed, ...], dict[str, Any]] | None:
+        with _lock:
+            entry = self._read()["machines"].get(machine)
+        if not isinstance(entry, dict):
+            return None
+        try:
+            profile = SpeedProfile.from_dict({"devices": entry["devices"]})
+        except (KeyError, TypeError, ValueError):
+            return None
+        return profile.devices, entry
+
+    def save_devices(
+        self, machine: str, devices: tuple[DeviceSpeed, ...], provisional: bool, others: float
+    ) -> None:
+        with _lock:
+            data = self._read()
+            now = time.time()
+            data["machines"][machine] = {
+                **SpeedProfile(devices).to_dict(),
+                "provisional": provisional,
+                "others_cpu": round(others, 3),
+                "measured_at": now,
+                "checked_at": now,
+            }
+            self._write(data)
+
+    def mark_checked(self, machine: str) -> None:
+        with _lock:
+            data = self._read()
+            entry = data["machines"].get(machine)
+            if isinstance(entry, dict):
+                entry["checked_at"] = time.time()
+                self._write(data)
+
+    # -- measured models ------------------------------------------------------------------
+
+    def _observations(self, machine: str, section: str) -> dict[str, Observation]:
+        with _lock:
+            entries = self._read()["observations"].get(machine, {}).get(section, {})
+        found: dict[str, Observation] = {}
+        for path, entry in entries.items() if isinstance(entries, dict) else ():
+            try:
+                found[path] = Observation.from_dict(entry)
+            except (KeyError, TypeError, ValueError):
+                continue
+        return found
+
+    def _save(self, machine: str, section: str, path: Path, obs: Observation) -> None:
+        with _lock:
+            data = self._read()
+            mine = data["observations"].setdefault(machine, {})
+            mine.setdefault(section, {})[str(path.resolve())] = obs.to_dict()
+            self._write(data)
+
+    def calibrating(self, machine: str) -> dict[str, Observation]:
+        """The observations the calibration is fitted to, by model file."""
+        return self._observations(machine, "calibration")
+
+    def measured(self, machine: str) -> dict[str, Observation]:
+        """Each model's latest measured speed here, by model file."""
+        return self._observations(machine, "latest")
+
+    def record_observation(self, report: HardwareReport, path: Path, obs: Observation) -> None:
+        self._save(_machine(report), "calibration", path, obs)
+
+    def record_measured(self, report: HardwareReport, path: Path, obs: Observation) -> None:
+        self._save(_machine(report), "latest", path, obs)
+
+    # -- the setting ----------------------------------------------------------------------
+
+    def comfortable_tps(self) -> float:
+        with _lock:
+            value = self._read().get("comfortable_decode_tps")
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+            return float(value)
+        return DEFAULT_COMFORTABLE_TPS
+
+    def set_comfortable_tps(self, value: float) -> None:
+        if not value > 0:
+            raise ValueError("a comfortable speed must be above 0 tokens/s")
+        with _lock:
+            data = self._read()
+            data["comfortable_decode_tps"] = float(value)
+            self._write(data)
+
+
+def _machine(report: HardwareReport) -> str:
+    from engine.tuning.store import machine_key
+
+    return machine_key(report)
+
+
+def profile_for(
+    report: HardwareReport,
+    *,
+    store: SpeedStore | None = None,
+    measure: bool = True,
+    again: bool = False,
+    calibrate: bool = True,
+) -> SpeedProfile | None:
+    """This machine's speed profile: the probe's figures (probed now when there are none, when
+    ``again``, or when they are provisional and the machine is quiet now) with every runtime's
+    calibration fitted to the models measured here. None when nothing was probed and
+    ``measure`` is off."""
+    store = store or SpeedStore()
+    machine = _machine(report)
+    cached = store.devices(machine)
+    stale = cached is not None and _provisional_and_due(cached[1])
+    if measure and (cached is None or again or (stale and _quiet(store, machine))):
+        cached = _probe(report, store, machine, calibrate=calibrate and not _no_calibration())
+    if cached is None:
+        return None
+    devices, entry = cached
+    observations = store.calibrating(machine)
+    groups: dict[str, list[Observation]] = {}
+    for obs in observations.values():
+        groups.setdefault(calibration_key(obs.runtime, obs.kind), []).append(obs)
+    calibrations = {}
+    for key, group in groups.items():
+        kind = group[0].kind
+        device = next((d for d in devices if d.kind == kind), None)
+        if device is not None:
+            calibrations[key] = fit(prior(device), group)
+    return SpeedProfile(
+        devices=devices,
+        calibrations=calibrations,
+        provisional=bool(entry.get("provisional", False)),
+        measured_at=float(entry.get("measured_at", 0.0)),
+    )
+
+
+def _no_calibration() -> bool:
+    return bool(os.environ.get(NO_CALIBRATION_ENV))
+
+
+def _provisional_and_due(entry: dict[str, Any]) -> bool:
+    checked = entry.get("checked_at", 0.0)
+    due = not isinstance(checked, int | float) or time.time() - checked > RECHECK_S
+    return bool(entry.get("provisional")) and due
+
+
+def _quiet(store: SpeedStore, machine: str) -> bool:
+    from engine.tuning.load import machine_is_quiet
+
+    store.mark_checked(machine)
+    return machine_is_quiet()
+
+
+def _probe(
+    report: HardwareReport, store: SpeedStore, machine: str, *, calibrate: bool
+) -> tuple[tuple[DeviceSpeed, ...], dict[str, Any]] | None:
+    from engine.speed.probe import measure_devices, measure_starter
+    from engine.tuning.load import LoadMeter, is_busy
+
+    meter = LoadMeter().start()
+    devices = measure_devices(report)
+    obs = measure_starter() if calibrate and report.llama_cpp.available else None
+    others = meter.others_share()
+    busy = is_busy(others)
+    store.save_devices(machine, devices, busy, others)
+    if obs is not None and not busy:
+        from engine.models import resolve_model
+
+        starter = resolve_model("starter")
+        store.record_observation(report, starter, obs)
+        store.record_measured(report, starter, obs)
+    return store.devices(machine)
+
+
+def with_speed(
+    report: HardwareReport, *, measure: bool = True, again: bool = False
+) -> HardwareReport:
+    """``report`` with its speed profile attached (probing first if need be)."""
+    try:
+        profile = profile_for(report, measure=measure, again=again)
+    except OSError as exc:  # an unwritable data folder: predictions are not worth a failure
+        log.warning("speed profile unavailable: %s", exc)
+        return report
+    return replace(report, speed=profile)
