@@ -41,8 +41,13 @@ GPU_TFLOPS = {
     "RTX 5090": 419, "RTX 4090": 330, "RTX 4080": 195, "RTX 4070": 117, "RTX 4060": 60,
     "RTX 3090": 142, "RTX 3080": 119, "RTX 3070": 81, "RTX 3060": 51,
 }  # fmt: skip
-# Apple GPUs' float32 rate (TFLOPS), by chip.
-APPLE_TFLOPS = {"M1": 2.6, "M2": 3.6, "M3": 4.1, "M4": 4.3, "Pro": 2.0, "Max": 4.0, "Ultra": 8.0}
+# Apple GPUs' float32 rate (TFLOPS), by chip (the largest GPU of each).
+APPLE_TFLOPS = {
+    "M1": 2.6, "M1 Pro": 5.2, "M1 Max": 10.4, "M1 Ultra": 21.0,
+    "M2": 3.6, "M2 Pro": 6.8, "M2 Max": 13.6, "M2 Ultra": 27.2,
+    "M3": 4.1, "M3 Pro": 7.4, "M3 Max": 16.4, "M3 Ultra": 28.0,
+    "M4": 4.3, "M4 Pro": 9.2, "M4 Max": 18.4,
+}  # fmt: skip
 # NPUs' rated int8 TOPS, by the execution provider that reaches them.
 NPU_TOPS = {"QNNExecutionProvider": 45, "VitisAIExecutionProvider": 50}
 OPENVINO_NPU_TOPS = 11
@@ -104,8 +109,8 @@ def gpu_speed(gpu: GpuInfo) -> DeviceSpeed:
     driver = gpu.bandwidth_bytes_per_s
     basis = DRIVER if driver else ESTIMATED
     bandwidth = float(driver) if driver else 300e9  # else a mid-range discrete GPU
-    tflops = _named({k: float(v) for k, v in GPU_TFLOPS.items()}, gpu.name)
-    flops = tflops * 1e12 if tflops else bandwidth * GPU_FLOPS_PER_BYTE
+    rated = _named({k: float(v) for k, v in GPU_TFLOPS.items()}, gpu.name)
+    flops = rated * 1e12 if rated else bandwidth * GPU_FLOPS_PER_BYTE
     return DeviceSpeed(key, gpu.name, kind, float(bandwidth), flops, basis)
 
 
