@@ -12,6 +12,11 @@ The choice, best first:
 
 and within a tier the highest-quality build that fits fully. A build that fits only with a shorter
 context is offered when nothing fits fully, and says so.
+
+With the machine's speed profile (``report.speed``, engine/speed) every build also gets its
+predicted speed, and the choice is the highest-quality build that fits wholly and is predicted
+to reply at a comfortable speed (10 tokens/s unless the user set another), else the fastest
+build that fits; the reason names the speeds.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
     from engine.library.hub_meta import Listing
     from engine.planner import Plan
+    from engine.speed.predict import Prediction
 
 NPU_PROVIDERS = {"qnn": "QNNExecutionProvider", "vitisai": "VitisAIExecutionProvider"}
 GPU_PROVIDERS = {"cuda": "CUDAExecutionProvider", "dml": "DmlExecutionProvider"}
@@ -50,6 +56,7 @@ class Option:
     free_bytes: int  # of that device
     fits: bool  # wholly, at the default context
     why_not: str | None = None  # why it cannot run here at all
+    prediction: Prediction | None = None  # how fast it would run here
 
     @property
     def variant(self) -> Variant:
@@ -80,7 +87,12 @@ class Option:
             "need_bytes": self.need_bytes,
             "free_bytes": self.free_bytes,
             "why_not": self.why_not or self.build.missing,
+            **_speed_fields(self.prediction),
         }
+
+    @property
+    def decode_tps(self) -> float:
+        return self.prediction.decode_tps if self.prediction is not None else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,22 +101,50 @@ class Recommendation:
     choice: Option | None
     options: tuple[Option, ...]
     reason: str
+    comfortable_tps: float = 0.0  # the speed aimed for (0: speeds not known)
+
+    @property
+    def runs_well(self) -> bool:
+        """The recommended build fits wholly and replies at a comfortable speed here."""
+        c = self.choice
+        return c is not None and c.fits and c.decode_tps >= self.comfortable_tps > 0
 
     def to_dict(self) -> dict[str, object]:
         return {
             "id": self.model.id,
             "recommended": self.choice.variant.key if self.choice else None,
             "reason": self.reason,
+            "comfortable_decode_tps": self.comfortable_tps or None,
+            "runs_well": self.runs_well,
             "options": [o.to_dict() for o in self.options],
         }
+
+
+def _speed_fields(p: Prediction | None) -> dict[str, object]:
+    if p is None:
+        return {
+            "predicted_decode_tps": None,
+            "predicted_prompt_tps": None,
+            "predicted_decode_tps_deep": None,
+            "speed_basis": None,
+        }
+    return {
+        "predicted_decode_tps": round(p.decode_tps, 1),
+        "predicted_prompt_tps": round(p.prompt_tps, 1),
+        "predicted_decode_tps_deep": round(p.decode_tps_deep, 1),
+        "speed_basis": p.basis,
+    }
 
 
 def recommend(
     model: CatalogModel,
     report: HardwareReport,
     listings: dict[str, Listing] | None = None,
+    *,
+    comfortable_tps: float | None = None,
 ) -> Recommendation:
-    """The build to download for ``model`` on the machine ``report`` describes."""
+    """The build to download for ``model`` on the machine ``report`` describes; with its speed
+    profile, aiming for ``comfortable_tps`` (the user's setting when None)."""
     listings = listings or {}
     builds = [build_files(model, v, listings.get(v.repo)) for v in model.variants]
     if model.kind != "chat":
@@ -116,8 +156,61 @@ def recommend(
     # Nothing fits wholly: the smallest build of the best tier, which keeps the most context (or
     # the most layers on the GPU).
     reduced.sort(key=_fallback_rank)
+    goal = 0.0
+    if report.speed is not None:
+        goal = comfortable_tps if comfortable_tps is not None else _comfortable()
+    if goal and full and all(o.prediction is not None for o in full):
+        best, reason = _by_speed(full, ranked, goal)
+        return Recommendation(model, best, tuple(ranked), reason, goal)
     choice = full[0] if full else (reduced[0] if reduced else None)
-    return Recommendation(model, choice, tuple(ranked), _reason(choice, ranked))
+    reason = _reason(choice, ranked)
+    if choice is not None and choice.prediction is not None:
+        reason = f"{reason[:-1]}; about {_tps(choice.decode_tps)} tokens/s here."
+    return Recommendation(model, choice, tuple(ranked), reason, goal)
+
+
+def _comfortable() -> float:
+    from engine.speed.store import SpeedStore
+
+    try:
+        return SpeedStore().comfortable_tps()
+    except OSError:
+        from engine.speed.store import DEFAULT_COMFORTABLE_TPS
+
+        return DEFAULT_COMFORTABLE_TPS
+
+
+def _by_speed(full: list[Option], ranked: list[Option], goal: float) -> tuple[Option, str]:
+    """The highest-quality build at a comfortable speed (the faster of equals), else the
+    fastest; the reason in one sentence, with the next better build's speed or size."""
+    quick = [o for o in full if o.decode_tps >= goal]
+    if quick:
+        choice = max(quick, key=lambda o: (_quality(o.variant), o.decode_tps, -o.tier))
+    else:
+        choice = max(full, key=lambda o: (o.decode_tps, _quality(o.variant)))
+    where = "the CPU" if choice.device == "CPU" else f"the {choice.device}"
+    estimated = "" if choice.build.exact else " (estimated size)"
+    head = f"{choice.variant.label} on {where}: about {_tps(choice.decode_tps)} tokens/s here"
+    if not quick:
+        head += f", the fastest build that fits (below the {goal:g} tokens/s aimed for)"
+    head += f", in {_size(choice.need_bytes)} of {_size(choice.free_bytes)} free{estimated}"
+    better = [
+        o
+        for o in ranked
+        if _quality(o.variant) > _quality(choice.variant)
+        and o.why_not is None
+        and o.build.missing is None
+    ]
+    if better:
+        nxt = min(better, key=lambda o: (_quality(o.variant), -o.decode_tps))
+        if nxt.fits and nxt.prediction is not None:
+            return choice, f"{head}; {nxt.variant.label} would be about {_tps(nxt.decode_tps)}."
+        return choice, f"{head}; {nxt.variant.label} would need {_size(nxt.need_bytes)}."
+    return choice, head + "."
+
+
+def _tps(value: float) -> str:
+    return f"{value:.0f}" if value >= 10 else f"{value:.1f}".rstrip("0").rstrip(".")
 
 
 def _encoder(
@@ -184,6 +277,12 @@ def _gguf_option(model: CatalogModel, build: BuildFiles, report: HardwareReport)
         need = sum(b.total for b in full.budgets) if api == "Metal" else full.budgets[0].total
     else:
         device, need = "CPU", bound.total
+    prediction = None
+    if report.speed is not None and plan.loadable:
+        from engine.speed.facts import gguf_speed_facts
+        from engine.speed.predict import predict_plan
+
+        prediction = predict_plan(gguf_speed_facts(facts), plan, report.speed, device)
     return Option(
         build=build,
         runtime="llama.cpp",
@@ -193,6 +292,7 @@ def _gguf_option(model: CatalogModel, build: BuildFiles, report: HardwareReport)
         need_bytes=need,
         free_bytes=bound.free,
         fits=plan.verdict == "fits",
+        prediction=prediction,
     )
 
 
@@ -205,9 +305,27 @@ def _onnx_option(model: CatalogModel, build: BuildFiles, report: HardwareReport)
     device, tier, free, total, why_not = _onnx_device(v, report)
     memory = Device(device, "cpu", free, total)
     resources = Resources(cpu=memory, threads=max(1, report.cpu.physical_cores))
-    plan = plan_onnx(onnx_facts(model, v, build.size_bytes), resources)
+    info = onnx_facts(model, v, build.size_bytes)
+    plan = plan_onnx(info, resources)
     if provider != "cpu" and why_not is None and not report.ort.available:
         why_not = "ONNX Runtime is not available here"
+    prediction = None
+    if report.speed is not None and why_not is None and plan.loadable:
+        from engine.speed.facts import onnx_precision, onnx_speed_facts
+        from engine.speed.predict import Part, predict
+
+        facts = onnx_speed_facts(info, onnx_precision(str(v.target)))
+        key = "npu" if tier == NPU else ("gpu0" if tier == ONNX_GPU else "cpu")
+        dev = report.speed.device(key) or report.speed.device("cpu")
+        if dev is not None:
+            prediction = predict(
+                facts,
+                report.speed,
+                "onnxruntime-genai",
+                [Part(dev, 1.0)],
+                n_ctx=plan.n_ctx,
+                device_words=device,
+            )
     return Option(
         build=build,
         runtime="onnxruntime-genai",
@@ -218,6 +336,7 @@ def _onnx_option(model: CatalogModel, build: BuildFiles, report: HardwareReport)
         free_bytes=free,
         fits=plan.verdict == "fits" and why_not is None,
         why_not=why_not,
+        prediction=prediction,
     )
 
 
@@ -351,3 +470,23 @@ def fit_by_size(size_bytes: int, report: HardwareReport) -> tuple[str, str]:
             return "fits", where
     where, usable = places[-1]
     return ("tight" if size_bytes + SIZE_OVERHEAD <= usable else "too_big"), where
+
+
+def predict_by_size(
+    size_bytes: int, quant: str | None, report: HardwareReport
+) -> Prediction | None:
+    """How fast a GGUF known only by its size and quant would run where ``fit_by_size`` puts
+    it: the parameters from the bits per weight, a typical shape for that many."""
+    if report.speed is None or size_bytes <= 0:
+        return None
+    from engine.speed.facts import shape_by_size
+    from engine.speed.predict import Part, predict
+
+    facts = shape_by_size(size_bytes, BITS_PER_WEIGHT.get(str(quant).upper(), 5.0))
+    fit, where = fit_by_size(size_bytes, report)
+    gpu = report.speed.device("gpu0")
+    device = gpu if where != "CPU" and fit == "fits" and gpu is not None else None
+    device = device or report.speed.device("cpu")
+    if device is None:
+        return None
+    return predict(facts, report.speed, "llama.cpp", [Part(device, 1.0)], device_words=where)

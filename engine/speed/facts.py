@@ -140,3 +140,23 @@ def _int(value: object, default: int) -> int:
     return (
         value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
     )
+
+
+def shape_by_size(size_bytes: int, bits_per_weight: float) -> SpeedFacts:
+    """A dense decoder's costs known only by its file's size: the parameters from the bits per
+    weight, layers and width as models of that size typically have them (about twelve times
+    layers x width squared parameters)."""
+    params = size_bytes * 8 / max(bits_per_weight, 1.0)
+    layers = next((n for limit, n in _LAYERS if params < limit), 80)
+    width = int((params / (12 * layers)) ** 0.5)
+    return SpeedFacts(
+        bytes_per_token=int(size_bytes * 0.92),  # the input embedding is not read
+        prompt_flops=int(2 * params * 0.85),
+        layers=layers,
+        width=width,
+        kv_bytes_per_token=layers * (width // 4) * 2 * 2,  # grouped queries: a quarter
+    )
+
+
+# (parameters below, layers): typical depths of open models by size.
+_LAYERS = ((1e9, 24), (3e9, 28), (9e9, 32), (20e9, 48), (40e9, 64))
