@@ -28,6 +28,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     probe = sub.add_parser("probe", help="show what this machine has and what Cove will use")
     probe.add_argument("--json", action="store_true", help="print JSON")
+    probe.add_argument(
+        "--again",
+        action="store_true",
+        help="measure this machine's memory bandwidth and speed again (and run the starter)",
+    )
 
     inspect = sub.add_parser("inspect", help="read a model file's metadata without loading it")
     inspect.add_argument(
@@ -202,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(["chat", *(argv or [])])
     try:
         if command == "probe":
-            return probe_command(args.json)
+            return probe_command(args.json, args.again)
         if command == "inspect":
             return inspect_command(args.model, args.json)
         if command == "plan":

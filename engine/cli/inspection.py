@@ -2,18 +2,43 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from engine.cli.output import print_json
 
+if TYPE_CHECKING:
+    from engine.hardware.report import HardwareReport
 
-def probe_command(as_json: bool) -> int:
+
+def probe_command(as_json: bool, again: bool = False) -> int:
     from engine.hardware import probe_hardware
+    from engine.speed.store import with_speed
 
-    report = probe_hardware()
+    report = with_speed(probe_hardware(), again=again)
     if as_json:
         print_json(report.to_dict())
     else:
         print("\n".join(report.summary_lines()))
+        print("\n".join(speed_lines(report)))
     return 0
+
+
+def speed_lines(report: HardwareReport) -> list[str]:
+    """The speed probe's figures and each runtime's calibration, in words."""
+    speed = report.speed
+    if speed is None:
+        return ["Speed: not probed"]
+    lines = []
+    for d in speed.devices:
+        lines.append(
+            f"Speed of {d.name}: {d.bandwidth_words()}, {d.flops / 1e9:,.0f} GFLOPS"
+            + (" (measured)" if d.basis == "measured" else "")
+        )
+    for key, c in speed.calibrations.items():
+        lines.append(f"Calibrated {key.replace(':', ' on ')}: {c.source}")
+    if speed.provisional:
+        lines.append("Measured while the machine was busy: measured again when it is quiet")
+    return lines
 
 
 def inspect_command(model: str, as_json: bool) -> int:

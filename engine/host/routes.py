@@ -287,9 +287,10 @@ async def _hardware(request: Request, state: HostState, config: HostConfig) -> R
     """What the probe found, what Cove chose and why: probed here, in the process that owns the
     runtimes, so that the app never loads one to find out."""
     from engine.hardware import probe_hardware
+    from engine.speed.store import with_speed
 
     def run() -> dict[str, object]:
-        report = probe_hardware()
+        report = with_speed(probe_hardware())
         data = report.to_dict()
         data["summary"] = report.summary_lines()
         data["best_device"] = report.best_device()

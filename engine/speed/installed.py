@@ -1,0 +1,87 @@
+"""An installed model's speed here, for the Models view and ``cove plan``: measured, once it has
+run here (its latest reply or ``cove tune`` run), else predicted from its header."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.hardware.report import HardwareReport
+    from engine.planner import Plan
+    from engine.speed.predict import Prediction
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpeed:
+    decode_tps: float
+    prompt_tps: float
+    measured: bool  # ran here; else predicted
+    words: str  # "24 tokens/s (measured here)" / "about 24 tokens/s (predicted)"
+    prediction: Prediction | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "decode_tps": round(self.decode_tps, 1),
+            "prompt_tps": round(self.prompt_tps, 1),
+            "measured": self.measured,
+            "words": self.words,
+        }
+        if self.prediction is not None:
+            data.update(self.prediction.to_dict())
+        return data
+
+
+def predict_for_plan(path: Path, plan: Plan, report: HardwareReport) -> Prediction | None:
+    """The prediction for a model file (GGUF or ONNX folder) planned as ``plan``."""
+    if report.speed is None or not plan.loadable:
+        return None
+    from engine.coreml_model import is_coreml_model
+    from engine.errors import EngineError
+    from engine.gguf import read_gguf
+    from engine.onnx_model import is_onnx_chat_folder, read_onnx_model
+    from engine.speed.observe import facts_for
+    from engine.speed.predict import predict_plan
+
+    if is_coreml_model(path):
+        return None
+    try:
+        info = read_onnx_model(path) if is_onnx_chat_folder(path) else read_gguf(path)
+        facts = facts_for(info)
+    except (EngineError, OSError, ValueError):
+        return None
+    if facts is None:
+        return None
+    return predict_plan(facts, plan, report.speed)
+
+
+def model_speed(path: Path, report: HardwareReport, plan: Plan | None = None) -> ModelSpeed | None:
+    """Measured here if it ran here, else predicted (planning it when no ``plan`` is given)."""
+    from engine.speed.store import SpeedStore, _machine
+
+    try:
+        measured = SpeedStore().measured(_machine(report)).get(str(path.resolve()))
+    except OSError:
+        measured = None
+    if measured is not None:
+        tps = measured.near_tps
+        return ModelSpeed(tps, measured.prompt_tps, True, f"{_tps(tps)} tokens/s (measured here)")
+    if plan is None:
+        from engine.errors import EngineError
+        from engine.loader import plan_model
+        from engine.planner import resources_from
+
+        try:
+            _p, _info, plan = plan_model(str(path), resources=resources_from(report))
+        except (EngineError, OSError, ValueError):
+            return None
+    prediction = predict_for_plan(path, plan, report)
+    if prediction is None:
+        return None
+    words = f"about {_tps(prediction.decode_tps)} tokens/s (predicted)"
+    return ModelSpeed(prediction.decode_tps, prediction.prompt_tps, False, words, prediction)
+
+
+def _tps(value: float) -> str:
+    return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
