@@ -11,7 +11,9 @@ from engine.cli.tuning import choice_for, describe_choice
 
 if TYPE_CHECKING:
     from engine.draft import DraftChoice
+    from engine.gguf import GGUFFile
     from engine.planner import Plan
+    from engine.speed.installed import ModelSpeed
 
 
 def plan_command(model: str, ctx: int | None, as_json: bool) -> int:
@@ -28,21 +30,66 @@ def plan_command(model: str, ctx: int | None, as_json: bool) -> int:
     if choice is not None and choice.source != "not_measured":
         plan = choice.plan  # what loading it will do
     drafts = _drafts(path, plan)
+    speed = _speed(path, plan)
     if as_json:
         print_json(
             {
                 **plan.to_dict(),
+                **speed_fields(speed),
                 "choice": choice.to_dict() if choice else None,
                 "drafts": [d.to_dict() for d in drafts],
             }
         )
         return 0
     print(describe_plan(plan))
+    if speed is not None:
+        print(describe_speed(speed))
     if choice is not None:
         print(describe_choice(choice))
     for d in drafts:
         print(describe_draft(d))
     return 0
+
+
+def _speed(path: Path, plan: Plan) -> ModelSpeed | None:
+    from engine.hardware import probe_hardware
+    from engine.speed.installed import model_speed
+    from engine.speed.store import with_speed
+
+    if not plan.loadable:
+        return None
+    return model_speed(path, with_speed(probe_hardware()), plan, predict_too=True)
+
+
+def speed_fields(speed: ModelSpeed | None) -> dict[str, object]:
+    """``cove plan --json``'s speed: the prediction's figures at the top, the details apart."""
+    prediction = speed.prediction if speed is not None else None
+    return {
+        "predicted_decode_tps": round(prediction.decode_tps, 1) if prediction else None,
+        "predicted_prompt_tps": round(prediction.prompt_tps, 1) if prediction else None,
+        "speed": speed.to_dict() if speed is not None else None,
+    }
+
+
+def describe_speed(speed: ModelSpeed) -> str:
+    p = speed.prediction
+    lines = []
+    if p is not None:
+        lines.append(
+            f"Speed     about {_tps(p.decode_tps)} tokens/s replying ({_tps(p.decode_tps_deep)} "
+            f"{p.deep_depth:,} tokens into a conversation), {_tps(p.prompt_tps)} tokens/s "
+            f"reading a prompt; {p.basis}"
+        )
+    if speed.measured:
+        lines.append(
+            f"Measured  {_tps(speed.decode_tps)} tokens/s replying, {_tps(speed.prompt_tps)} "
+            "tokens/s reading, when it last ran here"
+        )
+    return "\n".join(lines)
+
+
+def _tps(value: float) -> str:
+    return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
 
 
 def _drafts(path: Path, plan: Plan) -> list[DraftChoice]:
@@ -81,10 +128,12 @@ def _plan_remote(model: str, ctx: int | None, as_json: bool) -> int:
     repo, file = "/".join(pieces[:2]), "/".join(pieces[2:])
     with Hub(HubConfig.resolve()) as hub:
         header, plan = plan_remote(hub, repo, file, ctx=ctx)
+    speed = _remote_speed(header.info, plan)
     if as_json:
         print_json(
             {
                 **plan.to_dict(),
+                **speed_fields(speed),
                 "remote": {
                     "repo": repo,
                     "file": file,
@@ -95,11 +144,28 @@ def _plan_remote(model: str, ctx: int | None, as_json: bool) -> int:
         )
         return 0
     print(describe_plan(plan))
+    if speed is not None:
+        print(describe_speed(speed))
     print(
         f"Read      {format_bytes(header.fetched_bytes)} of the file's header from the hub "
         f"(the file is {format_bytes(header.size)}); nothing was downloaded"
     )
     return 0
+
+
+def _remote_speed(info: GGUFFile, plan: Plan) -> ModelSpeed | None:
+    from engine.hardware import probe_hardware
+    from engine.speed.facts import gguf_speed_facts
+    from engine.speed.installed import ModelSpeed
+    from engine.speed.predict import predict_plan
+    from engine.speed.store import with_speed
+
+    report = with_speed(probe_hardware())
+    if report.speed is None or not plan.loadable:
+        return None
+    p = predict_plan(gguf_speed_facts(info), plan, report.speed)
+    words = f"about {_tps(p.decode_tps)} tokens/s (predicted)"
+    return ModelSpeed(p.decode_tps, p.prompt_tps, False, words, p)
 
 
 # Projectors that cut a large image into tiles, each taking ``image_tokens``.

@@ -13,6 +13,7 @@ from engine.cli.output import print_json
 from engine.errors import InsufficientMemory
 
 if TYPE_CHECKING:
+    from engine.speed.observe import Check
     from engine.tuning import Choice
 
 
@@ -36,11 +37,42 @@ def tune_command(args: argparse.Namespace) -> int:
     choice = choice_for(path, args.ctx, measure_now=not args.use, again=args.again)
     if choice is None:
         raise InsufficientMemory(f"{path.name} does not fit in the memory free now.")
+    speed = _speed_check(choice)
     if args.json:
-        print_json({**choice.plan.to_dict(), "choice": choice.to_dict()})
+        print_json(
+            {
+                **choice.plan.to_dict(),
+                "choice": choice.to_dict(),
+                "speed": speed.to_dict() if speed is not None else None,
+            }
+        )
         return 0
     print(describe_choice(choice))
+    if speed is not None:
+        print(describe_check(speed))
     return 0
+
+
+def _speed_check(choice: Choice) -> Check | None:
+    """The measured speed against the prediction; a new measurement corrects the rates."""
+    from engine.hardware import probe_hardware
+    from engine.speed.observe import check_choice
+    from engine.speed.store import with_speed
+
+    report = with_speed(probe_hardware())
+    return check_choice(report, choice, record=choice.source == "measured")
+
+
+def describe_check(c: Check) -> str:
+    o = c.observation
+    line = (
+        f"Speed     measured {o.near_tps:.1f} tokens/s replying ({o.near_depth:.0f} tokens in) "
+        f"and {o.prompt_tps:.0f} reading; predicted {c.predicted_decode_tps:.1f} and "
+        f"{c.predicted_prompt_tps:.0f} ({c.decode_error:+.0%}, {c.prompt_error:+.0%})"
+    )
+    if c.corrected:
+        line += "; later predictions use this measurement"
+    return line
 
 
 def choice_for(

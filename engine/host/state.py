@@ -91,6 +91,8 @@ class HostState:
         self.generating = False
         self.loading: str | None = None
         self.choice: Choice | None = None  # how the chat model was chosen to run
+        # The first reply after each load is compared with the predicted speed (engine/speed).
+        self._speed_checked: Resident | None = None
         self._waiting = 0
         self._turn = asyncio.Lock()
         self._embed_turn = asyncio.Lock()
@@ -225,9 +227,17 @@ class HostState:
             return None
         report = probe_hardware()
         measuring = (lambda f: progress(0.9 * f)) if progress is not None else None
-        return choose(
+        choice = choose(
             path, resources_from(report), report, ctx=ctx, measure_now=True, progress=measuring
         )
+        if choice is not None and choice.source == "measured":
+            from engine.speed.observe import check_choice
+
+            try:
+                check_choice(report, choice, record=True)
+            except OSError as exc:
+                log.warning("could not record %s's measured speed: %s", path.name, exc)
+        return choice
 
     def plan(self, name: str, ctx: int | None) -> Plan:
         """The plan for ``name`` against the memory free now, counting the resident chat model's
@@ -341,7 +351,12 @@ class HostState:
         # or not a consumer (gone with its client) ever read it.
         produced: list[Chunk] = []
 
+        resident = self.chat
+
         def work() -> None:
+            from engine.tuning.load import LoadMeter
+
+            meter = LoadMeter().start()
             held: list[str] = []
             thought: list[str] = []  # a reasoning model's thinking comes before its answer
             scored: list[TokenLogprob] = []
@@ -367,6 +382,13 @@ class HostState:
                     if chunk.is_terminal:
                         produced.append(chunk)
                         loop.call_soon_threadsafe(put, chunk)
+                        others = meter.others_share()
+                        threading.Thread(
+                            target=self._check_speed,
+                            args=(resident, chunk, others),
+                            name="cove-speed-check",
+                            daemon=True,
+                        ).start()
             except BaseException as exc:  # the thread boundary: hand the error to the loop
                 _safe_call(loop, put, exc)
             finally:
@@ -416,6 +438,36 @@ class HostState:
                 self._count(produced[-1])
             self.generating = False
 
+    def _check_speed(self, resident: Resident | None, final: Chunk, others: float) -> None:
+        """The first reply of a load that counts (engine/speed/observe.py) against the speed
+        predicted for it: off by more than 30 %, the prediction's rates are corrected. Not on a
+        busy machine, whose figures say more about the other programs."""
+        from engine.speed.observe import observation_from_stats
+        from engine.tuning.load import is_busy
+
+        if (
+            resident is None
+            or self._speed_checked is resident
+            or final.stats is None
+            or final.finish_reason not in ("stop", "length")
+            or is_busy(others)
+        ):
+            return
+        try:
+            from engine.hardware import probe_hardware
+            from engine.speed.observe import check
+
+            info = _model_info(resident.path)
+            obs = observation_from_stats(resident.path, info, resident.plan, final.stats)
+            if obs is None:
+                return
+            self._speed_checked = resident
+            result = check(probe_hardware(), resident.path, resident.plan, obs)
+            if result is not None:
+                log.info("speed of %s here: %s", resident.id, result.to_dict())
+        except Exception as exc:  # a speed record is never worth a failed reply
+            log.warning("could not compare %s's speed with its prediction: %s", resident.id, exc)
+
     def _count(self, final: Chunk) -> None:
         if final.finish_reason == "cancelled":
             self.counters.cancelled += 1
@@ -423,6 +475,16 @@ class HostState:
             self.counters.errors += 1
         else:
             self.counters.completed += 1
+
+
+def _model_info(path: Path) -> Any:
+    from engine.onnx_model import is_onnx_chat_folder, read_onnx_model
+
+    if is_onnx_chat_folder(path):
+        return read_onnx_model(path)
+    from engine.gguf import read_gguf
+
+    return read_gguf(path)
 
 
 def _safe_call(loop: asyncio.AbstractEventLoop, fn: Callable[..., None], *args: Any) -> None:

@@ -34,10 +34,11 @@ class SearchResult:
 
     def to_dict(self) -> dict[str, Any]:
         from engine.library.hub_search import gguf_quant, onnx_folders
-        from engine.library.recommend import fit_by_size
+        from engine.library.recommend import fit_by_size, predict_by_size
 
         def item(path: str, quant: str | None, size: int) -> dict[str, Any]:
             fit, where = fit_by_size(size, self.report)
+            predicted = predict_by_size(size, quant, self.report) if quant else None
             return {
                 "file": path,
                 "quant": quant,
@@ -45,6 +46,9 @@ class SearchResult:
                 "fit": fit,
                 "fit_device": where,
                 "fit_basis": "size",
+                "predicted_decode_tps": round(predicted.decode_tps, 1) if predicted else None,
+                "predicted_prompt_tps": round(predicted.prompt_tps, 1) if predicted else None,
+                "speed_basis": f"by size; {predicted.basis}" if predicted else None,
             }
 
         def files(hit: HubHit) -> list[dict[str, Any]]:
@@ -103,12 +107,18 @@ def run_search(
     from engine.library.recommend import recommend
 
     matches = load_catalog().search(query)
+    if report.speed is None:
+        from engine.speed.store import with_speed
+
+        report = with_speed(report)
     own = hub is None and online
     hub = hub if hub is not None else (Hub(config) if online else None)
     try:
         repos = [v.repo for m in matches for v in m.variants]
         listings, problems = fetch_listings(hub, repos, ListingCache(), refresh=online)
         catalog = [recommend(m, report, listings) for m in matches]
+        # Models that run well here first, the catalog's order otherwise.
+        catalog.sort(key=lambda r: not r.runs_well)
         hits: list[HubHit] = []
         error: EngineError | None = None
         offline = next((p for p in problems if p.code == "network_unavailable"), None)
@@ -159,7 +169,9 @@ def _print(result: SearchResult, out: TextIO) -> None:
         for o in item["options"]:
             size = format_bytes(o["size_bytes"]) + ("" if o["size_exact"] else "~")
             mark = "fits" if o["fits"] else ("not for this computer" if o["why_not"] else "too big")
-            builds.append(f"{o['label']} {size} {mark}")
+            tps = o["predicted_decode_tps"]
+            speed = f" ~{tps:g} tok/s" if tps and not o["why_not"] else ""
+            builds.append(f"{o['label']} {size} {mark}{speed}")
         print("      builds: " + ", ".join(builds), file=out)
     if data["hub"]:
         head = "Hugging Face ('cove pull owner/repo/FILE'; 'cove plan' on one reads its header)"
@@ -174,7 +186,10 @@ def _print(result: SearchResult, out: TextIO) -> None:
             label = f["quant"] or f"ONNX {f['file']}"
             fit = FIT_WORDS[f["fit"]]
             where = f" on the {f['fit_device']}" if f["fit"] == "fits" else ""
-            print(f"      {label:<10} {format_bytes(f['size_bytes']):>10}  {fit}{where}", file=out)
+            tps = f["predicted_decode_tps"]
+            speed = f", about {tps:g} tokens/s" if tps and f["fit"] != "too_big" else ""
+            size = format_bytes(f["size_bytes"])
+            print(f"      {label:<10} {size:>10}  {fit}{where}{speed}", file=out)
     if result.hub_error is not None:
         print(f"Hugging Face: {result.hub_error}", file=out)
     if not data["catalog"] and not data["hub"] and result.hub_error is None:

@@ -56,15 +56,18 @@ def predict_for_plan(path: Path, plan: Plan, report: HardwareReport) -> Predicti
     return predict_plan(facts, plan, report.speed)
 
 
-def model_speed(path: Path, report: HardwareReport, plan: Plan | None = None) -> ModelSpeed | None:
-    """Measured here if it ran here, else predicted (planning it when no ``plan`` is given)."""
+def model_speed(
+    path: Path, report: HardwareReport, plan: Plan | None = None, *, predict_too: bool = False
+) -> ModelSpeed | None:
+    """Measured here if it ran here, else predicted (planning it when no ``plan`` is given);
+    ``predict_too``: the prediction as well, beside a measurement."""
     from engine.speed.store import SpeedStore, _machine
 
     try:
         measured = SpeedStore().measured(_machine(report)).get(str(path.resolve()))
     except OSError:
         measured = None
-    if measured is not None:
+    if measured is not None and not predict_too:
         tps = measured.near_tps
         return ModelSpeed(tps, measured.prompt_tps, True, f"{_tps(tps)} tokens/s (measured here)")
     if plan is None:
@@ -77,6 +80,10 @@ def model_speed(path: Path, report: HardwareReport, plan: Plan | None = None) ->
         except (EngineError, OSError, ValueError):
             return None
     prediction = predict_for_plan(path, plan, report)
+    if measured is not None:
+        tps = measured.near_tps
+        words = f"{_tps(tps)} tokens/s (measured here)"
+        return ModelSpeed(tps, measured.prompt_tps, True, words, prediction)
     if prediction is None:
         return None
     words = f"about {_tps(prediction.decode_tps)} tokens/s (predicted)"

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
     from engine.onnx_model import OnnxModelInfo
     from engine.planner import Plan
+    from engine.tuning import Choice
     from engine.tuning.figures import Sample
     from engine.types import GenerationStats
 
@@ -141,7 +142,13 @@ class Check:
 
 
 def check(
-    report: HardwareReport, path: Path, plan: Plan, obs: Observation, *, always: bool = False
+    report: HardwareReport,
+    path: Path,
+    plan: Plan,
+    obs: Observation,
+    *,
+    always: bool = False,
+    record: bool = True,
 ) -> Check | None:
     """Compare ``obs`` with what the speed model predicted for it; record it for the model
     (the Installed tab's measured figure) and, when off by more than ``OFF_BY`` (or ``always``:
@@ -153,15 +160,17 @@ def check(
     store = SpeedStore()
     profile = profile_for(report, store=store, measure=False)
     if profile is None:
-        store.record_measured(report, path, obs)
+        if record:
+            store.record_measured(report, path, obs)
         return None
     parts = parts_for_plan(plan, profile)
     with_rates = [(rates(profile, obs.runtime, p.device), p.share) for p in parts]
     decode = 1 / sum(decode_s(c, obs.facts, obs.near_depth, s) for c, s in with_rates)
     prompt = 1 / sum(prompt_s(c, obs.facts, obs.prompt_depth, s) for c, s in with_rates)
     d_err, p_err = obs.near_tps / decode - 1, obs.prompt_tps / prompt - 1
-    corrected = always or max(abs(d_err), abs(p_err)) > OFF_BY
-    store.record_measured(report, path, obs)
+    corrected = record and (always or max(abs(d_err), abs(p_err)) > OFF_BY)
+    if record:
+        store.record_measured(report, path, obs)
     if corrected:
         store.record_observation(report, path, obs)
         log.info(
@@ -175,3 +184,34 @@ def check(
 
 def _name(path: Path) -> str:
     return path.name.removesuffix(".gguf")
+
+
+def check_choice(report: HardwareReport, choice: Choice, *, record: bool) -> Check | None:
+    """``cove tune``'s measurement of the way chosen against its prediction; ``record``: a new
+    measurement, which the calibration takes in whatever the error (it is careful: several
+    rounds, interleaved, on a quiet machine)."""
+    from engine.errors import EngineError
+
+    m = next((x for x in choice.measurements if x.config == choice.config), None)
+    if m is None:
+        return None
+    try:
+        info = _info(choice.path)
+    except (EngineError, OSError, ValueError):
+        return None
+    obs = observation_from_sample(choice.path, info, choice.plan, m.medians(), source="tune")
+    if obs is None:
+        return None
+    return check(
+        report, choice.path, choice.plan, obs, always=record and not m.provisional, record=record
+    )
+
+
+def _info(path: Path) -> GGUFFile | OnnxModelInfo:
+    from engine.onnx_model import is_onnx_chat_folder, read_onnx_model
+
+    if is_onnx_chat_folder(path):
+        return read_onnx_model(path)
+    from engine.gguf import read_gguf
+
+    return read_gguf(path)
