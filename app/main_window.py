@@ -24,7 +24,7 @@ from app.chat_controller import ChatController
 from app.chat_page import ChatPage
 from app.chat_view import ChatView
 from app.composer import Composer
-from app.discover_view import DiscoverView
+from app.discover import DiscoverView
 from app.document_answers import DocumentAnswers
 from app.documents_view import DocumentsView
 from app.download_controller import DownloadController

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from app.main_window import MainWindow
     from app.theme import ThemeManager
+    from engine.hardware.report import HardwareReport
     from engine.local_engine import LocalEngine
     from engine.store import ChatSettings
 
@@ -70,6 +71,17 @@ def theme(qapp: Any) -> ThemeManager:
 
     install_invoker()
     return ThemeManager(qapp, "light")
+
+
+def with_laptop_speed(report: HardwareReport) -> HardwareReport:
+    """``report`` with the speed profile of a laptop's CPU (20 GB/s memory): predictions that
+    do not depend on the machine running the tests."""
+    import dataclasses
+
+    from engine.speed.profile import DeviceSpeed, SpeedProfile
+
+    cpu = DeviceSpeed("cpu", "Intel Core i5-8250U", "cpu", 20e9, 200e9, "measured")
+    return dataclasses.replace(report, speed=SpeedProfile(devices=(cpu,)))
 
 
 def quick_settings() -> ChatSettings:

@@ -1,20 +1,23 @@
 """The Models view's Discover tab against the loopback hub: the catalog's recommendations on an
 injected machine, sizes fetched from the hub in the background, a recommended build and an ONNX
 folder build downloaded through the buttons, Hugging Face search with fit badges, and a hub that
-cannot be reached."""
+cannot be reached. With the machine's speed profile: each card's and build's predicted speed, what
+runs well listed first, and the comfortable reply speed choosing the build."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from engine.library.catalog import Catalog, parse_catalog
+from engine.library.catalog import Catalog, load_catalog, parse_catalog
 from engine.library.hub import HubConfig
 from engine.library.hub_meta import ListingCache
+from tests.app.conftest import with_laptop_speed
 from tests.app.test_downloads import make_manager
 from tests.engine.fake_hub import FakeHub
 from tests.engine.machines import cpu_only_8gb, snapdragon_x_16gb
@@ -24,7 +27,7 @@ from tests.engine.test_catalog_pull import hub as catalog_hub  # noqa: F401  (fi
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
-    from app.discover_view import DiscoverView
+    from app.discover import DiscoverView
     from app.theme import ThemeManager
 
 WAIT_MS = 60_000  # a guard against a hang, not a measurement
@@ -43,7 +46,7 @@ def view(
     data_dir: Path,
     catalog_hub: FakeHub,  # noqa: F811
 ) -> Iterator[DiscoverView]:
-    from app.discover_view import DiscoverView
+    from app.discover import DiscoverView
     from app.download_controller import DownloadController
 
     config = HubConfig(endpoint=catalog_hub.endpoint, read_timeout_s=5.0, connect_timeout_s=2)
@@ -180,7 +183,7 @@ def test_a_hub_that_cannot_be_reached_is_said_and_the_catalog_stays(
 def vision_view(
     qtbot: QtBot, theme: ThemeManager, data_dir: Path, tmp_path: Path
 ) -> Iterator[DiscoverView]:
-    from app.discover_view import DiscoverView
+    from app.discover import DiscoverView
     from app.download_controller import DownloadController
     from tests.engine.test_catalog_pull_vision import MODEL, PROJECTOR, REPO, catalog_entry
     from tests.engine.vision_files import write_projector, write_text_model
@@ -223,3 +226,119 @@ def test_a_vision_card_is_marked_and_downloads_the_model_with_its_projector(
     assert sorted(p.name for p in folder.iterdir()) == sorted([MODEL, PROJECTOR])
     view.refresh_installed()
     assert card.download_button.text() == "Installed"
+
+
+# -- speeds -----------------------------------------------------------------------------------
+
+SPEED = re.compile(r"about \d+(\.\d)? tokens/s here")
+MENU_SPEED = re.compile(r" · about \d+(\.\d)? tok/s$")
+
+
+@pytest.fixture
+def catalog_view(qtbot: QtBot, theme: ThemeManager, data_dir: Path) -> Iterator[DiscoverView]:
+    """The real catalog, its sizes the catalog's estimates (no hub is asked)."""
+    from app.discover import DiscoverView
+    from app.download_controller import DownloadController
+
+    controller = DownloadController()  # its manager is made on a first download: none here
+    widget = DiscoverView(
+        controller,
+        lambda: HubConfig(endpoint="http://127.0.0.1:9", connect_timeout_s=1),
+        catalog=load_catalog(),
+        cache=ListingCache(data_dir / "cache" / "listings.json"),
+    )
+    qtbot.addWidget(widget)
+    widget.resize(1000, 700)
+    widget.show()
+    yield widget
+    controller.close()
+    widget.pool.wait(10_000)
+
+
+def test_cards_and_build_menus_show_predicted_speeds_and_what_runs_well_comes_first(
+    catalog_view: DiscoverView,
+) -> None:
+    view = catalog_view
+    card = view.cards["qwen2.5-1.5b-instruct"]
+    view.set_report(cpu_only_8gb())  # no speed profile: no speeds, no setting
+    assert not card.speed.isVisibleTo(view) and not view.comfortable.isVisibleTo(view)
+    assert not any("tok/s" in a.text() for a in card.builds_button.menu().actions())
+    default_order = view.shown_models()
+
+    view.set_report(with_laptop_speed(cpu_only_8gb()))
+    assert view.comfortable.isVisibleTo(view)
+    assert card.speed.isVisibleTo(view) and SPEED.fullmatch(card.speed.text()), card.speed.text()
+    labels = [a.text() for a in card.builds_button.menu().actions()]
+    gguf = [t for t in labels if not t.startswith("ONNX")]
+    assert gguf and all(MENU_SPEED.search(t) for t in gguf), gguf
+    assert gguf[0].startswith("Q8_0 · ") and " · fits on the CPU · about " in gguf[0]
+    # A model that fits nowhere here shows no speed.
+    too_big = view.cards["qwen2.5-14b-instruct"]
+    assert view.recommendations["qwen2.5-14b-instruct"].choice is None
+    assert not too_big.speed.isVisibleTo(view)
+
+    # The default listing: what runs well here first, each group in the catalog's order.
+    runs_well = [m for m in default_order if view.recommendations[m].runs_well]
+    others = [m for m in default_order if not view.recommendations[m].runs_well]
+    assert runs_well and others
+    assert view.shown_models() == runs_well + others
+    assert view.shown_models() != default_order
+    # A filter keeps the catalog's order; clearing it brings the default listing back.
+    view.search.setText("qwen")
+    found = view.shown_models()
+    assert len(found) > 2 and found == sorted(found, key=default_order.index)
+    view.search.clear()
+    assert view.shown_models() == runs_well + others
+
+
+def test_the_comfortable_speed_chooses_the_build_and_is_saved(
+    catalog_view: DiscoverView, data_dir: Path
+) -> None:
+    from engine.speed.store import SpeedStore
+
+    view = catalog_view
+    assert view.comfortable.value() == 10  # the default
+    view.set_report(with_laptop_speed(cpu_only_8gb()))
+    card = view.cards["qwen2.5-1.5b-instruct"]
+    changed: list[float] = []
+    view.comfortable_changed.connect(changed.append)
+
+    # Any build is fast enough: the best quality that fits.
+    view.comfortable.setValue(view.comfortable.minimum())
+    rec = view.recommendations["qwen2.5-1.5b-instruct"]
+    assert rec.choice is not None and rec.choice.variant.label == "Q8_0" and rec.runs_well
+    assert card.download_button.text().startswith("Download Q8_0 · ")
+    assert card.speed.objectName() == "FitOk"
+    # None is: the fastest that fits, marked as slower than asked for.
+    view.comfortable.setValue(view.comfortable.maximum())
+    rec = view.recommendations["qwen2.5-1.5b-instruct"]
+    assert rec.choice is not None and rec.choice.variant.label == "Q4_K_M" and not rec.runs_well
+    assert rec.choice.decode_tps == max(o.decode_tps for o in rec.options)
+    assert card.download_button.text().startswith("Download Q4_K_M · ")
+    assert card.speed.objectName() == "FitWarn"
+    assert "Slower than the 200 tokens/s" in card.speed.toolTip()
+    assert changed == [1.0, 200.0]
+
+    # Saved in the data folder, and read back by the next window.
+    assert SpeedStore().comfortable_tps() == 200.0
+    assert (data_dir / "speed.json").is_file()
+    again = type(view)(view.downloads, catalog=view.catalog, cache=view.cache)
+    assert again.comfortable.value() == 200
+    again.deleteLater()
+
+
+def test_search_results_show_each_gguf_files_predicted_speed(
+    qtbot: QtBot, view: DiscoverView
+) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    view.set_report(with_laptop_speed(cpu_only_8gb()))
+    view.search.setText("tiny chat")
+    with qtbot.waitSignal(view.search_finished, timeout=WAIT_MS):
+        view.search_button.click()
+    gguf, onnx = view.hub_cards
+    texts = [w.text() for w in gguf.findChildren(QLabel)]
+    assert len(gguf.speeds) == len(gguf.hit.files) == 2
+    assert all(re.fullmatch(r"· about \d+(\.\d)? tok/s", s.text()) for s in gguf.speeds)
+    assert "fits on the CPU" in texts
+    assert onnx.speeds == []  # folders are known only by size: no GGUF shape to go by

@@ -1,6 +1,8 @@
 """The Models view's Discover tab: the catalog, each model with the build recommended for this
-computer and why, "Download" on it and a menu of the other builds; and Hugging Face search, each
-file with its quant, size and fit. The hub is asked on worker threads; the UI thread never waits.
+computer, why, and how fast it would reply here, "Download" on it and a menu of the other builds;
+and Hugging Face search, each file with its quant, size, fit and speed. The catalog lists what
+replies at the user's comfortable speed first. The hub is asked on worker threads; the UI thread
+never waits.
 """
 
 from __future__ import annotations
@@ -9,28 +11,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMenu,
     QPushButton,
     QScrollArea,
-    QToolButton,
+    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
+from app.discover.cards import HubCard, ModelCard
 from app.download_controller import DownloadController
 from app.workers import WorkerPool
 from engine.hardware.report import HardwareReport
 from engine.library.builds import is_installed, requests_for
 from engine.library.catalog import Catalog, CatalogError, CatalogModel, Variant, load_catalog
 from engine.library.download import DownloadRequest
-from engine.library.hub import Hub, HubConfig, RemoteFile
+from engine.library.hub import Hub, HubConfig
 from engine.library.hub_meta import (
     Listing,
     ListingCache,
@@ -38,14 +39,13 @@ from engine.library.hub_meta import (
     build_files,
     fetch_listings,
 )
-from engine.library.hub_search import HubHit, gguf_quant, onnx_folders, search_hub
-from engine.library.recommend import Option, Recommendation, fit_by_size, recommend
+from engine.library.hub_search import HubHit, search_hub
+from engine.library.recommend import Recommendation, recommend
 from engine.paths import models_dir
-from engine.units import format_bytes
+from engine.speed.store import DEFAULT_COMFORTABLE_TPS, SpeedStore
 
 KINDS = {"Chat models": "chat", "For documents": "embedding reranker"}
-FIT_STYLE = {"fits": "FitOk", "tight": "FitWarn", "too_big": "FitBad"}
-FIT_WORDS = {"fits": "fits", "tight": "tight", "too_big": "too big"}
+COMFORTABLE_RANGE = (1, 200)  # tokens/s the "Replies at least" control offers
 
 
 @dataclass
@@ -56,155 +56,11 @@ class _State:
     offline_reason: str | None = None
 
 
-class ModelCard(QFrame):
-    """One catalog model: what it is, where it would run here, and its downloads."""
-
-    download_requested = Signal(object, object)  # CatalogModel, Variant
-
-    def __init__(self, model: CatalogModel) -> None:
-        super().__init__()
-        self.model = model
-        self.setObjectName("ModelCard")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 10, 14, 10)
-        layout.setSpacing(4)
-        top = QHBoxLayout()
-        self.title = QLabel(f"<b>{model.name}</b>")
-        facts = [f"{model.params_b:g}B", model.license, f"{model.context_length // 1024}k context"]
-        if model.vision:
-            facts.append("Vision: reads images")
-        if any(v.gated for v in model.variants):
-            facts.append("some builds need a Hugging Face token")
-        self.facts = QLabel(" · ".join(facts))
-        self.facts.setObjectName("Muted")
-        top.addWidget(self.title)
-        self.vision_badge: QLabel | None = None
-        if model.vision:  # the projector comes with the model, in the same download
-            self.vision_badge = QLabel("Vision")
-            self.vision_badge.setObjectName("FitOk")
-            self.vision_badge.setToolTip(
-                "Reads images: its vision projector is downloaded with the model."
-            )
-            top.addWidget(self.vision_badge)
-        top.addSpacing(8)
-        top.addWidget(self.facts)
-        top.addStretch(1)
-        self.download_button = QPushButton("Download")
-        self.download_button.setObjectName("Primary")
-        self.builds_button = QToolButton()
-        self.builds_button.setObjectName("BuildsButton")
-        self.builds_button.setText("Other builds")
-        self.builds_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.builds_button.setMenu(QMenu(self.builds_button))
-        top.addWidget(self.builds_button)
-        top.addWidget(self.download_button)
-        layout.addLayout(top)
-        self.description = QLabel(model.description)
-        self.description.setWordWrap(True)
-        layout.addWidget(self.description)
-        self.reason = QLabel("Checking this computer…")
-        self.reason.setObjectName("Muted")
-        self.reason.setWordWrap(True)
-        layout.addWidget(self.reason)
-        self._choice: Variant | None = None
-        self.download_button.clicked.connect(self._download_choice)
-
-    def show_recommendation(self, rec: Recommendation, installed: set[str]) -> None:
-        self._choice = rec.choice.variant if rec.choice else None
-        style = "FitOk" if rec.choice and rec.choice.fits else "FitWarn"
-        self.reason.setObjectName(style if rec.choice else "FitBad")
-        self.reason.setText(rec.reason)
-        self.reason.style().unpolish(self.reason)
-        self.reason.style().polish(self.reason)
-        if rec.choice is None:
-            self.download_button.setText("Does not fit")
-            self.download_button.setEnabled(False)
-        elif rec.choice.variant.key in installed:
-            self.download_button.setText("Installed")
-            self.download_button.setEnabled(False)
-        else:
-            size = format_bytes(rec.choice.build.size_bytes)
-            size = size if rec.choice.build.exact else f"~{size}"
-            self.download_button.setText(f"Download {rec.choice.variant.label} · {size}")
-            self.download_button.setToolTip(_size(rec.choice))
-            self.download_button.setEnabled(True)
-        menu = self.builds_button.menu()
-        menu.clear()
-        for option in rec.options:
-            action = QAction(_option_text(option, option.variant.key in installed), menu)
-            usable = option.why_not is None and option.build.missing is None
-            action.setEnabled(usable and option.variant.key not in installed)
-            action.triggered.connect(
-                lambda _=False, v=option.variant: self.download_requested.emit(self.model, v)
-            )
-            menu.addAction(action)
-
-    def _download_choice(self) -> None:
-        if self._choice is not None:
-            self.download_requested.emit(self.model, self._choice)
-
-
-class HubCard(QFrame):
-    """One Hugging Face repository from a search: its files with quant, size and fit."""
-
-    download_requested = Signal(object)  # list[DownloadRequest]: a file, or a folder's files
-
-    def __init__(self, hit: HubHit, report: HardwareReport | None) -> None:
-        super().__init__()
-        self.hit = hit
-        self.setObjectName("ModelCard")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 10, 14, 10)
-        layout.setSpacing(4)
-        top = QHBoxLayout()
-        top.addWidget(QLabel(f"<b>{hit.repo}</b>"))
-        facts = [hit.format.upper(), f"{hit.downloads:,} downloads"]
-        if hit.gated:
-            facts.append("gated: needs a Hugging Face token")
-        muted = QLabel(" · ".join(facts))
-        muted.setObjectName("Muted")
-        top.addWidget(muted)
-        top.addStretch(1)
-        layout.addLayout(top)
-        if hit.problem:
-            problem = QLabel(hit.problem)
-            problem.setObjectName("FitBad")
-            problem.setWordWrap(True)
-            layout.addWidget(problem)
-        rows: list[tuple[str, int, list[DownloadRequest]]] = []
-        if hit.format == "gguf":
-            rows = [(gguf_quant(f), f.size, [_req(f)]) for f in hit.files]
-        else:
-            for folder, total in onnx_folders(hit.files).items():
-                inside = tuple(f for f in hit.files if _folder_of(f.path) == folder)
-                build = Variant("onnx", hit.repo, folder=folder)
-                rows.append((f"ONNX {folder or '(root)'}", total, requests_for(build, inside)))
-        for label, size_bytes, requests in rows:
-            row = QHBoxLayout()
-            name = QLabel(label)
-            name.setMinimumWidth(80)
-            size = QLabel(format_bytes(size_bytes))
-            size.setMinimumWidth(70)
-            row.addWidget(name)
-            row.addWidget(size)
-            if report is not None:
-                fit, where = fit_by_size(size_bytes, report)
-                badge = QLabel(FIT_WORDS[fit] + (f" on the {where}" if fit == "fits" else ""))
-                badge.setObjectName(FIT_STYLE[fit])
-                row.addWidget(badge)
-            row.addStretch(1)
-            button = QPushButton("Download")
-            button.setObjectName("Secondary")
-            button.clicked.connect(lambda _=False, r=requests: self.download_requested.emit(r))
-            row.addWidget(button)
-            layout.addLayout(row)
-
-
 class DiscoverView(QWidget):
-    """The catalog and the hub's search, with what fits here."""
+    """The catalog and the hub's search, with what fits here and how fast it would reply."""
 
     status_changed = Signal(str)
+    comfortable_changed = Signal(float)  # the reply speed aimed for, tokens/s
     recommendations_ready = Signal()
     search_finished = Signal()
     downloads_added = Signal(int)
@@ -216,9 +72,11 @@ class DiscoverView(QWidget):
         *,
         catalog: Catalog | None = None,
         cache: ListingCache | None = None,
+        speed_store: SpeedStore | None = None,
     ) -> None:
         super().__init__()
         self.downloads = downloads
+        self.speed_store = speed_store or SpeedStore()
         self._hub_config = hub_config
         self.cache = cache or ListingCache()
         self.pool = WorkerPool("discover", 2)
@@ -253,10 +111,26 @@ class DiscoverView(QWidget):
         bar.addWidget(self.search_button)
         bar.addWidget(self.settings_button)
         layout.addLayout(bar)
+        line = QHBoxLayout()
         self.status = QLabel("")
         self.status.setObjectName("Muted")
         self.status.setWordWrap(True)
-        layout.addWidget(self.status)
+        line.addWidget(self.status, 1)
+        self.comfortable = QSpinBox()
+        self.comfortable.setRange(*COMFORTABLE_RANGE)
+        self.comfortable.setSuffix(" tokens/s")
+        self.comfortable.setValue(round(self._stored_comfortable()))
+        self.comfortable.setToolTip(
+            "The reply speed Cove aims for when it picks a build: the best quality that replies "
+            "at least this fast here, else the fastest."
+        )
+        self.comfortable_label = QLabel("Replies at least")
+        self.comfortable_label.setBuddy(self.comfortable)
+        line.addWidget(self.comfortable_label)
+        line.addWidget(self.comfortable)
+        layout.addLayout(line)
+        # Speeds are known only once a report with the machine's speed profile has come.
+        self._show_comfortable(False)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -284,6 +158,7 @@ class DiscoverView(QWidget):
         self.search.returnPressed.connect(self.search_hub)
         self.search_button.clicked.connect(self.search_hub)
         self.kind.currentIndexChanged.connect(lambda _i: self._filter())
+        self.comfortable.valueChanged.connect(self._comfortable_set)
         self._filter()
         self._say(self.catalog_error or "Sizes are estimates until Cove asks Hugging Face.")
 
@@ -292,7 +167,32 @@ class DiscoverView(QWidget):
     def set_report(self, report: HardwareReport) -> None:
         """This computer, as the engine's probe saw it: the recommendations follow."""
         self.state.report = report
+        self._show_comfortable(report.speed is not None)
         self._recommend()
+
+    @property
+    def comfortable_tps(self) -> float:
+        return float(self.comfortable.value())
+
+    def _comfortable_set(self, value: int) -> None:
+        try:
+            self.speed_store.set_comfortable_tps(float(value))
+        except OSError as exc:  # the setting holds for this run
+            self._say(f"Could not save the reply speed: {exc}")
+        self._recommend()
+        self.comfortable_changed.emit(float(value))
+
+    def _stored_comfortable(self) -> float:
+        try:
+            value = self.speed_store.comfortable_tps()
+        except OSError:
+            value = DEFAULT_COMFORTABLE_TPS
+        low, high = COMFORTABLE_RANGE
+        return min(max(value, low), high)
+
+    def _show_comfortable(self, shown: bool) -> None:
+        self.comfortable_label.setVisible(shown)
+        self.comfortable.setVisible(shown)
 
     def refresh_from_hub(self) -> None:
         """Ask the hub for every catalog build's files (sizes, SHA-256s), in the background."""
@@ -333,10 +233,13 @@ class DiscoverView(QWidget):
             return
         models = models_dir()
         for model in self.catalog.models:
-            rec = recommend(model, report, self.state.listings)
+            rec = recommend(
+                model, report, self.state.listings, comfortable_tps=self.comfortable_tps
+            )
             self.recommendations[model.id] = rec
             installed = {v.key for v in model.variants if is_installed(models, v)}
             self.cards[model.id].show_recommendation(rec, installed)
+        self._arrange()
         self.recommendations_ready.emit()
 
     def download_build(self, model: CatalogModel, variant: Variant) -> None:
@@ -404,7 +307,7 @@ class DiscoverView(QWidget):
         self.hub_cards = []
         index = self.list.indexOf(self.hub_header) + 1
         for hit in hits:
-            card = HubCard(hit, self.state.report)
+            card = HubCard(hit, self.state.report, self.comfortable_tps)
             card.download_requested.connect(self._download_file)
             self.list.insertWidget(index, card)
             index += 1
@@ -447,34 +350,34 @@ class DiscoverView(QWidget):
             self.cards[model.id].setVisible(visible)
             shown += visible
         self.empty.setVisible(shown == 0)
+        self._arrange()
+
+    def _arrange(self) -> None:
+        """The default listing puts the models that run well here first (the catalog's order
+        otherwise, and while a filter is typed)."""
+        models = list(self.catalog.models)
+        if not self.search.text().strip():
+            models.sort(key=lambda m: not self._runs_well(m.id))  # stable
+        for index, model in enumerate(models):
+            card = self.cards[model.id]
+            if self.list.indexOf(card) != index:
+                self.list.removeWidget(card)
+                self.list.insertWidget(index, card)
+
+    def _runs_well(self, model_id: str) -> bool:
+        rec = self.recommendations.get(model_id)
+        return rec is not None and rec.runs_well
+
+    def shown_models(self) -> list[str]:
+        """The ids of the catalog cards on show, top to bottom."""
+        found = []
+        for index in range(self.list.count()):
+            item = self.list.itemAt(index)
+            widget = item.widget() if item is not None else None
+            if isinstance(widget, ModelCard) and not widget.isHidden():
+                found.append(widget.model.id)
+        return found
 
     def _say(self, text: str) -> None:
         self.status.setText(text)
         self.status_changed.emit(text)
-
-
-def _size(option: Option) -> str:
-    return format_bytes(option.build.size_bytes) + ("" if option.build.exact else " (estimated)")
-
-
-def _option_text(option: Option, installed: bool) -> str:
-    size = format_bytes(option.build.size_bytes) + ("" if option.build.exact else "~")
-    if installed:
-        state = "installed"
-    elif option.why_not or option.build.missing:
-        state = str(option.why_not or option.build.missing)
-    elif option.fits:
-        state = f"fits on the {option.device}"
-    elif option.plan is not None and option.plan.loadable:
-        state = f"fits with a {option.plan.n_ctx}-token context"
-    else:
-        state = "too big for this computer"
-    return f"{option.variant.label} · {size} · {state}"
-
-
-def _req(item: RemoteFile) -> DownloadRequest:
-    return DownloadRequest(item.repo, item.path, item.revision, item.sha256)
-
-
-def _folder_of(path: str) -> str:
-    return path.rsplit("/", 1)[0] if "/" in path else ""
