@@ -22,6 +22,10 @@ SHORT_DEPTH = 512
 DEEP_DEPTH = 4096
 # A prompt's figure: one of this many tokens read from the start.
 PROMPT_TOKENS = 512
+# onnxruntime-genai's attention at depth against llama.cpp's (flash attention on a CPU), for a
+# model it has not run here yet: 0.72 measured with the starter's two builds on a two-core x86
+# (docs/PERFORMANCE.md); once an ONNX model has run here, its own measurement replaces it.
+BORROWED_ATTENTION = {"onnxruntime-genai": 0.72}
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +72,7 @@ def calibration(profile: SpeedProfile, runtime: str, device: DeviceSpeed) -> Cal
 
             return replace(
                 borrowed,
+                attention_s=borrowed.attention_s * BORROWED_ATTENTION.get(runtime, 1.0),
                 source=f"as llama.cpp {borrowed.source}; no {runtime} model has run here yet",
                 measured=(),
             )
