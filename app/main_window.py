@@ -98,6 +98,7 @@ class MainWindow(QMainWindow):
         self.models_view = ModelsView(colors, self.engine.plan, self.downloads)
         self.discover = DiscoverView(self.downloads)
         self.models_view.set_discover_tab(self.discover)
+        self.models_view.set_comfortable(self.discover.comfortable_tps)
         self.hardware_view = HardwareView(self.probe, colors)
         self.welcome = WelcomeView()
 
@@ -279,6 +280,8 @@ class MainWindow(QMainWindow):
         self.welcome.start_requested.connect(self._welcome_done)
         self.probe.probed.connect(self.welcome.set_report)
         self.probe.probed.connect(self.discover.set_report)
+        self.probe.probed.connect(self.models_view.set_report)
+        self.discover.comfortable_changed.connect(self.models_view.set_comfortable)
         self.models_view.discover_shown.connect(self._discover_shown)
         self.downloads.download_finished.connect(lambda _d, _p: self.discover.refresh_installed())
         self.probe.probe_failed.connect(self.welcome.set_probe_error)
@@ -395,7 +398,7 @@ class MainWindow(QMainWindow):
         }[name]
         if name == "models" and (not self.models_view.entries or self.engine.engine):
             self.models_view.refresh()
-        if name in ("hardware", "welcome") and self.probe.report is None:
+        if name in ("hardware", "welcome", "models") and self.probe.report is None:
             self.probe.refresh()
         if name == "welcome":
             self._check_starter()

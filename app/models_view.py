@@ -1,9 +1,11 @@
-"""Models: what is installed, whether each fits on this machine (before loading), and loading."""
+"""Models: what is installed, whether each fits on this machine (before loading) and how fast it
+replies here (measured once it has run here, predicted before), and loading."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QDesktopServices
@@ -29,6 +31,7 @@ from app.page_header import page_header
 from app.theme import Colors
 from app.verdicts import Verdict, verdict_from_error, verdict_from_plan
 from app.workers import WorkerPool
+from engine.hardware.report import HardwareReport
 from engine.library import ModelEntry, scan_models
 from engine.library.builds import resume_request
 from engine.library.catalog import Catalog, CatalogError, load_catalog
@@ -38,10 +41,15 @@ from engine.library.partial import PartialDownload, list_partials, remove_partia
 from engine.library.projectors import projector_of
 from engine.paths import models_dir, shown
 from engine.planner import Plan
+from engine.speed.store import DEFAULT_COMFORTABLE_TPS
 from engine.units import format_bytes
 
+if TYPE_CHECKING:
+    from engine.speed.installed import ModelSpeed
+
 IMPORTED_SETTING = "imported_models"  # the paths the user imported, as a saved setting
-COLUMNS = ("Model", "Format", "Size", "On this computer")
+COLUMNS = ("Model", "Format", "Size", "On this computer", "Speed here")
+VERDICT_COLUMN, SPEED_COLUMN = 3, 4
 LEVEL_COLORS = {"ok": "ok", "warn": "warning_text", "bad": "error_text", "unknown": "muted"}
 
 # (model id, on_done(plan), on_error(exception))
@@ -56,6 +64,7 @@ class ModelsView(QWidget):
     model_deleted = Signal(object)  # engine.library.installed.Removed
     delete_failed = Signal(str)  # the model's id; the reason is in the details line
     verdicts_ready = Signal()
+    speeds_ready = Signal()  # every planned model's speed is shown (or known to be unknown)
     discover_shown = Signal()  # the Discover tab came into view
 
     def __init__(
@@ -79,6 +88,11 @@ class ModelsView(QWidget):
         self.pool = WorkerPool("models", 1)
         self.entries: list[ModelEntry] = []
         self.verdicts: dict[str, Verdict] = {}
+        self.plans: dict[str, Plan] = {}
+        self.speeds: dict[str, ModelSpeed] = {}
+        self._speeds_pending: set[str] = set()
+        self.report: HardwareReport | None = None  # with its speed profile: speeds are shown
+        self.comfortable_tps = DEFAULT_COMFORTABLE_TPS  # slower speeds are shown as a warning
         self.imported: list[str] = []
         self.loaded_id: str | None = None  # the id the engine was asked to load
         self._scan_token = 0
@@ -145,7 +159,8 @@ class ModelsView(QWidget):
         head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for col in (1, 2):
             head.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        head.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        head.setSectionResizeMode(VERDICT_COLUMN, QHeaderView.ResizeMode.Stretch)
+        head.setSectionResizeMode(SPEED_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
         self.table.itemSelectionChanged.connect(self._show_details)
         self.table.itemDoubleClicked.connect(lambda _item: self._load_selected())
         layout.addWidget(self.table, 1)
@@ -220,6 +235,7 @@ class ModelsView(QWidget):
         self._show_partials(partials)
         self.entries = entries
         self.verdicts = {}
+        self.plans, self.speeds, self._speeds_pending = {}, {}, set()
         self.table.setRowCount(len(entries))
         for row, entry in enumerate(entries):
             name = entry.name
@@ -228,7 +244,7 @@ class ModelsView(QWidget):
             kind = f"{entry.kind} {entry.quantization}".strip() + (
                 " · Vision" if entry.vision else ""
             )
-            cells = (name, kind, format_bytes(entry.size_bytes), "Checking…")
+            cells = (name, kind, format_bytes(entry.size_bytes), "Checking…", "")
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(where(entry) if col == 0 else text)
@@ -243,6 +259,9 @@ class ModelsView(QWidget):
             model_id = entry.id
 
             def done(plan: Plan, model_id: str = model_id) -> None:
+                if token == self._scan_token:
+                    self.plans[model_id] = plan
+                self._request_speed(token, model_id)
                 self._set_verdict(token, model_id, verdict_from_plan(plan))
 
             def failed(exc: BaseException, model_id: str = model_id) -> None:
@@ -260,18 +279,85 @@ class ModelsView(QWidget):
                 item.setToolTip("\n".join(verdict.details) or verdict.text)
                 color = getattr(self.colors, LEVEL_COLORS[verdict.level])
                 item.setForeground(QColor(color))
-                self.table.setItem(row, 3, item)
+                self.table.setItem(row, VERDICT_COLUMN, item)
         self._show_details()
         if len(self.verdicts) == len(self.entries):
             self.verdicts_ready.emit()
+            self._speeds_done()
+
+    # -- speeds --------------------------------------------------------------------------------
+
+    def set_report(self, report: HardwareReport) -> None:
+        """This computer, as the engine's probe saw it: with a speed profile, each planned model's
+        speed follows."""
+        self.report = report
+        for model_id in list(self.plans):
+            self._request_speed(self._scan_token, model_id)
+
+    def set_comfortable(self, tps: float) -> None:
+        """The reply speed the user asked for (Discover's setting): slower ones are marked."""
+        self.comfortable_tps = tps
+        self._color_speeds()
+
+    def _request_speed(self, token: int, model_id: str) -> None:
+        """Measured here once it has run here, else predicted from its header and plan: a small
+        read of the file, so on the pool, never on the UI thread."""
+        from engine.speed.installed import model_speed
+
+        report, plan = self.report, self.plans.get(model_id)
+        entry = next((e for e in self.entries if e.id == model_id), None)
+        if token != self._scan_token or report is None or report.speed is None:
+            return
+        if plan is None or entry is None:
+            return
+        self._speeds_pending.add(model_id)
+        path = entry.path
+        self.pool.submit(
+            lambda: model_speed(path, report, plan),
+            lambda speed: self._set_speed(token, model_id, speed),
+            lambda _exc: self._set_speed(token, model_id, None),
+        )
+
+    def _set_speed(self, token: int, model_id: str, speed: ModelSpeed | None) -> None:
+        if token != self._scan_token:
+            return
+        self._speeds_pending.discard(model_id)
+        if speed is not None:
+            self.speeds[model_id] = speed
+        else:
+            self.speeds.pop(model_id, None)
+        for row, entry in enumerate(self.entries):
+            if entry.id == model_id:
+                item = QTableWidgetItem(speed.words if speed is not None else "")
+                item.setToolTip(_speed_tip(speed) if speed is not None else "")
+                self.table.setItem(row, SPEED_COLUMN, item)
+        self._color_speeds()
+        self._show_details()
+        self._speeds_done()
+
+    def _speeds_done(self) -> None:
+        """Every model has its verdict and every speed asked for has come."""
+        if self.report is None or self.report.speed is None or self._speeds_pending:
+            return
+        if len(self.verdicts) == len(self.entries):
+            self.speeds_ready.emit()
+
+    def _color_speeds(self) -> None:
+        for row, entry in enumerate(self.entries):
+            speed = self.speeds.get(entry.id)
+            item = self.table.item(row, SPEED_COLUMN)
+            if speed is not None and item is not None:
+                slow = speed.decode_tps < self.comfortable_tps
+                item.setForeground(QColor(self.colors.warning_text if slow else self.colors.text))
 
     def set_colors(self, colors: Colors) -> None:
         self.colors = colors
         for row, entry in enumerate(self.entries):
             verdict = self.verdicts.get(entry.id)
-            item = self.table.item(row, 3)
+            item = self.table.item(row, VERDICT_COLUMN)
             if verdict is not None and item is not None:
                 item.setForeground(QColor(getattr(colors, LEVEL_COLORS[verdict.level])))
+        self._color_speeds()
 
     def selected(self) -> ModelEntry | None:
         rows = {index.row() for index in self.table.selectedIndexes()}
@@ -302,6 +388,9 @@ class ModelsView(QWidget):
             lines += [
                 f"<span style='color:{self.colors.muted}'>{d}</span>" for d in verdict.details
             ]
+        speed = self.speeds.get(entry.id)
+        if speed is not None:
+            lines.append(f"Replies at {speed.words}")
         self.details.setText("<br>".join(lines))
         self.delete_button.setEnabled(entry.source == "folder")
         self.delete_button.setToolTip(
@@ -528,6 +617,14 @@ def _catalog() -> Catalog | None:
         return load_catalog()
     except CatalogError:
         return None
+
+
+def _speed_tip(speed: ModelSpeed) -> str:
+    prompt = f"Reads prompts at about {speed.prompt_tps:.0f} tokens/s."
+    if speed.measured:
+        return f"Measured on this computer, in its latest run. {prompt}"
+    basis = speed.prediction.basis if speed.prediction is not None else "predicted"
+    return f"{basis[:1].upper()}{basis[1:]}. {prompt}"
 
 
 def where(entry: ModelEntry) -> str:

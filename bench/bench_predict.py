@@ -81,7 +81,7 @@ def measure(path: Path, plan: Any, repeat: int) -> dict[str, float]:
     from engine.backends import backend_for
 
     rows: list[dict[str, float]] = []
-    model = backend_for(path).load(path, plan)
+    model: Any = backend_for(path).load(path, plan)
     try:
         for _ in range(repeat):
             model.reset()

@@ -4,6 +4,7 @@ the engine's download manager, driven by the view's buttons, waiting on signals.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -294,3 +295,64 @@ def test_the_installed_tab_marks_a_vision_model_and_lists_no_projector(
     assert cell(row, 1).endswith("· Vision")
     view.table.selectRow(row)
     assert f"reads images with {projector.name}" in view.details.text()
+
+
+def test_the_installed_tab_shows_each_models_speed_predicted_then_measured(
+    qtbot: QtBot, view: ModelsView, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The starter's speed on a laptop's CPU: predicted from its header until it has run here,
+    then as measured. The plans come from the planner the engine host runs, here in-process."""
+    from PySide6.QtGui import QColor
+
+    from app.models_view import SPEED_COLUMN
+    from engine.gguf import read_gguf
+    from engine.loader import plan_model
+    from engine.models import starter_path
+    from engine.speed.calibrate import Observation
+    from engine.speed.observe import facts_for
+    from engine.speed.store import SpeedStore
+    from tests.app.conftest import with_laptop_speed
+    from tests.engine.machines import cpu_only_8gb
+
+    def plan(model: str, done: Callable[[Any], None], failed: Callable[[Any], None]) -> None:
+        try:
+            done(plan_model(model)[2])
+        except Exception as exc:
+            failed(exc)
+
+    monkeypatch.setattr(view, "_plan", plan)
+
+    def speed_cell() -> str:
+        row = next(r for r, e in enumerate(view.entries) if e.id == "starter")
+        item = view.table.item(row, SPEED_COLUMN)
+        return item.text() if item is not None else ""
+
+    # No speed profile: no speeds.
+    view.set_report(cpu_only_8gb())
+    with qtbot.waitSignal(view.verdicts_ready, timeout=WAIT_MS):
+        view.refresh()
+    assert speed_cell() == "" and view.speeds == {}
+
+    report = with_laptop_speed(cpu_only_8gb())
+    with qtbot.waitSignal(view.speeds_ready, timeout=WAIT_MS):
+        view.set_report(report)
+    assert re.fullmatch(r"about \d+(\.\d)? tokens/s \(predicted\)", speed_cell()), speed_cell()
+    view.table.selectRow(0)
+    assert "Replies at about " in view.details.text()
+    row = next(r for r, e in enumerate(view.entries) if e.id == "starter")
+    item = view.table.item(row, SPEED_COLUMN)
+    assert item is not None and "20 GB/s" in item.toolTip()
+    # Below the speed the user asked for: in the warning colour.
+    view.set_comfortable(10_000.0)
+    item = view.table.item(row, SPEED_COLUMN)
+    assert item is not None and item.foreground().color() == QColor(view.colors.warning_text)
+
+    # Once it has run here, the measured speed.
+    starter = starter_path()
+    facts = facts_for(read_gguf(starter))
+    assert facts is not None
+    measured = Observation("starter", "llama.cpp", "cpu", facts, 300.0, 200.0, 64.0, 68.0)
+    SpeedStore().record_measured(report, starter, measured)
+    with qtbot.waitSignal(view.speeds_ready, timeout=WAIT_MS):
+        view.refresh()
+    assert speed_cell() == "68 tokens/s (measured here)"

@@ -11,13 +11,20 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from PySide6.QtGui import QImage
 
-from tests.app.conftest import LOAD_TIMEOUT_MS, REPLY_TIMEOUT_MS, WindowFactory, type_and_send
+from tests.app.conftest import (
+    LOAD_TIMEOUT_MS,
+    REPLY_TIMEOUT_MS,
+    WindowFactory,
+    type_and_send,
+    with_laptop_speed,
+)
 from tests.conftest import SHARED_MODELS
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
     from app.main_window import MainWindow
+    from engine.hardware.report import HardwareReport
 
 pytestmark = pytest.mark.slow
 
@@ -39,6 +46,18 @@ def save(window: MainWindow, folder: Path, name: str) -> Path:
     image = QImage(str(path))
     assert image.width() >= SIZE[0] and distinct_colours(image) > 8, f"{name} looks blank"
     return path
+
+
+def laptop() -> HardwareReport:
+    """A 16 GB laptop without a usable GPU, 10 GB of it free, its memory measured at 20 GB/s:
+    the machine the Models screenshots' speeds are predicted for (not the one taking them)."""
+    import dataclasses
+
+    from engine.hardware.report import MemoryInfo
+    from tests.engine.machines import GiB, cpu_only_8gb
+
+    report = dataclasses.replace(cpu_only_8gb(), memory=MemoryInfo(16 * GiB, 10 * GiB))
+    return with_laptop_speed(report)
 
 
 @pytest.fixture
@@ -137,8 +156,8 @@ def test_the_models_tabs(
 ) -> None:
     """Installed and Downloads with what a user sees midway: an installed download, a partial one,
     one running, one that failed. The files come from the loopback hub; the verdicts from the
-    planner the engine host runs, here in-process (no host needed)."""
-    from engine.hardware import probe_hardware
+    planner the engine host runs, here in-process (no host needed); the speeds are predicted for a
+    laptop's CPU."""
     from engine.library.download import DownloadManager, DownloadRequest
     from engine.library.hub import HubConfig
     from engine.loader import plan_model
@@ -203,16 +222,17 @@ def test_the_models_tabs(
         qtbot.waitUntil(lambda: downloads.row(running).bar.value() >= 400, timeout=60_000)
         save(window, shots, "models-downloads-light")
 
-        with qtbot.waitSignal(view.verdicts_ready, timeout=LOAD_TIMEOUT_MS):
+        view.set_report(laptop())
+        with qtbot.waitSignal(view.speeds_ready, timeout=LOAD_TIMEOUT_MS):
             view.refresh()
         view.tabs.setCurrentWidget(view.installed_tab)
         view.table.selectRow(1)
         save(window, shots, "models-installed-light")
 
-        # The catalog as this computer sees it. No hub has the catalog's files here, so the sizes
-        # stay the estimates the cards say they are.
+        # The catalog as the laptop sees it, what replies at 10 tokens/s there first. No hub has
+        # the catalog's files here, so the sizes stay the estimates the cards say they are.
         window.discover.asked_hub = True
-        window.discover.set_report(probe_hardware())
+        window.discover.set_report(laptop())
         view.tabs.setCurrentWidget(window.discover)
         save(window, shots, "models-discover-light")
         hub.state.release.set()
