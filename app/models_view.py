@@ -383,14 +383,14 @@ class ModelsView(QWidget):
         if entry.projector is not None:
             vision = f"Vision: reads images with {entry.projector.name}, beside it"
             lines.append(f"<span style='color:{self.colors.muted}'>{vision}</span>")
+        speed = self.speeds.get(entry.id)
         if verdict is not None:
             lines.append(verdict.text)
+            if speed is not None:
+                lines.append(f"Replies at {speed.words}")
             lines += [
                 f"<span style='color:{self.colors.muted}'>{d}</span>" for d in verdict.details
             ]
-        speed = self.speeds.get(entry.id)
-        if speed is not None:
-            lines.append(f"Replies at {speed.words}")
         self.details.setText("<br>".join(lines))
         self.delete_button.setEnabled(entry.source == "folder")
         self.delete_button.setToolTip(

@@ -84,6 +84,13 @@ def with_laptop_speed(report: HardwareReport) -> HardwareReport:
     return dataclasses.replace(report, speed=SpeedProfile(devices=(cpu,)))
 
 
+def without_speed(report: HardwareReport) -> HardwareReport:
+    """``report`` as it is before the speed probe has run: no predictions."""
+    import dataclasses
+
+    return dataclasses.replace(report, speed=None)
+
+
 def quick_settings() -> ChatSettings:
     from engine.store import ChatSettings
 

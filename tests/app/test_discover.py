@@ -17,7 +17,7 @@ import pytest
 from engine.library.catalog import Catalog, load_catalog, parse_catalog
 from engine.library.hub import HubConfig
 from engine.library.hub_meta import ListingCache
-from tests.app.conftest import with_laptop_speed
+from tests.app.conftest import with_laptop_speed, without_speed
 from tests.app.test_downloads import make_manager
 from tests.engine.fake_hub import FakeHub
 from tests.engine.machines import cpu_only_8gb, snapdragon_x_16gb
@@ -70,7 +70,7 @@ def test_recommendations_follow_the_machine_and_the_hubs_sizes(
 ) -> None:
     card = view.cards["tiny-chat"]
     assert card.reason.text() == "Checking this computer…"
-    view.set_report(cpu_only_8gb())
+    view.set_report(without_speed(cpu_only_8gb()))  # sizes alone (speeds: the tests below)
     assert card.reason.text().startswith("Q8_0 on the CPU: fits in ")
     assert "estimated" in card.reason.text()
     with qtbot.waitSignal(view.recommendations_ready, timeout=WAIT_MS):
@@ -82,7 +82,7 @@ def test_recommendations_follow_the_machine_and_the_hubs_sizes(
     assert labels[0].startswith("Q8_0 · 3.0 MiB · fits on the CPU")
     assert any("qnn-npu" in t and "QNN" in t for t in labels)
     # On a Snapdragon the NPU build is the one to download.
-    view.set_report(snapdragon_x_16gb())
+    view.set_report(without_speed(snapdragon_x_16gb()))
     assert card.download_button.text().startswith("Download ONNX qnn-npu · ")
 
 
@@ -260,7 +260,7 @@ def test_cards_and_build_menus_show_predicted_speeds_and_what_runs_well_comes_fi
 ) -> None:
     view = catalog_view
     card = view.cards["qwen2.5-1.5b-instruct"]
-    view.set_report(cpu_only_8gb())  # no speed profile: no speeds, no setting
+    view.set_report(without_speed(cpu_only_8gb()))  # no speeds, no setting
     assert not card.speed.isVisibleTo(view) and not view.comfortable.isVisibleTo(view)
     assert not any("tok/s" in a.text() for a in card.builds_button.menu().actions())
     default_order = view.shown_models()

@@ -311,7 +311,7 @@ def test_the_installed_tab_shows_each_models_speed_predicted_then_measured(
     from engine.speed.calibrate import Observation
     from engine.speed.observe import facts_for
     from engine.speed.store import SpeedStore
-    from tests.app.conftest import with_laptop_speed
+    from tests.app.conftest import with_laptop_speed, without_speed
     from tests.engine.machines import cpu_only_8gb
 
     def plan(model: str, done: Callable[[Any], None], failed: Callable[[Any], None]) -> None:
@@ -328,7 +328,7 @@ def test_the_installed_tab_shows_each_models_speed_predicted_then_measured(
         return item.text() if item is not None else ""
 
     # No speed profile: no speeds.
-    view.set_report(cpu_only_8gb())
+    view.set_report(without_speed(cpu_only_8gb()))
     with qtbot.waitSignal(view.verdicts_ready, timeout=WAIT_MS):
         view.refresh()
     assert speed_cell() == "" and view.speeds == {}

@@ -60,6 +60,19 @@ def laptop() -> HardwareReport:
     return with_laptop_speed(report)
 
 
+def record_starter_speed(report: HardwareReport, starter: Path, tokens_per_s: float) -> None:
+    """The starter's latest reply on ``report``'s machine, as the engine records it."""
+    from engine.gguf import read_gguf
+    from engine.speed.calibrate import Observation
+    from engine.speed.observe import facts_for
+    from engine.speed.store import SpeedStore
+
+    facts = facts_for(read_gguf(starter))
+    assert facts is not None
+    seen = Observation("starter", "llama.cpp", "cpu", facts, 240.0, 180.0, 96.0, tokens_per_s)
+    SpeedStore().record_measured(report, starter, seen)
+
+
 @pytest.fixture
 def shots(tmp_path: Path) -> Path:
     folder = Path(os.environ.get("COVE_SCREENSHOTS") or tmp_path / "shots")
@@ -222,7 +235,11 @@ def test_the_models_tabs(
         qtbot.waitUntil(lambda: downloads.row(running).bar.value() >= 400, timeout=60_000)
         save(window, shots, "models-downloads-light")
 
-        view.set_report(laptop())
+        # The starter has replied on the laptop (its speed as measured there); the download has
+        # not run yet (its speed as predicted).
+        report = laptop()
+        record_starter_speed(report, starter, tokens_per_s=52.0)
+        view.set_report(report)
         with qtbot.waitSignal(view.speeds_ready, timeout=LOAD_TIMEOUT_MS):
             view.refresh()
         view.tabs.setCurrentWidget(view.installed_tab)
@@ -232,7 +249,7 @@ def test_the_models_tabs(
         # The catalog as the laptop sees it, what replies at 10 tokens/s there first. No hub has
         # the catalog's files here, so the sizes stay the estimates the cards say they are.
         window.discover.asked_hub = True
-        window.discover.set_report(laptop())
+        window.discover.set_report(report)
         view.tabs.setCurrentWidget(window.discover)
         save(window, shots, "models-discover-light")
         hub.state.release.set()
