@@ -14,9 +14,9 @@ and within a tier the highest-quality build that fits fully. A build that fits o
 context is offered when nothing fits fully, and says so.
 
 With the machine's speed profile (``report.speed``, engine/speed) every build also gets its
-predicted speed, and the choice is the highest-quality build that fits wholly and is predicted
-to reply at a comfortable speed (10 tokens/s unless the user set another), else the fastest
-build that fits; the reason names the speeds.
+predicted speed, and only builds predicted to reply at a comfortable speed (10 tokens/s unless
+the user set another) count: of those that fit wholly, the best tier's highest-quality build;
+when none is that fast, the fastest build that fits. The reason names the speeds.
 """
 
 from __future__ import annotations
@@ -185,7 +185,11 @@ def _by_speed(full: list[Option], ranked: list[Option], goal: float) -> tuple[Op
     fastest; the reason in one sentence, with the next better build's speed or size."""
     quick = [o for o in full if o.decode_tps >= goal]
     if quick:
-        choice = max(quick, key=lambda o: (_quality(o.variant), o.decode_tps, -o.tier))
+        # The fastest path first (a GPU, an NPU: the tiers), then the best quality on it.
+        tier = min(o.tier for o in quick)
+        choice = max(
+            (o for o in quick if o.tier == tier), key=lambda o: (_quality(o.variant), o.decode_tps)
+        )
     else:
         choice = max(full, key=lambda o: (o.decode_tps, _quality(o.variant)))
     where = "the CPU" if choice.device == "CPU" else f"the {choice.device}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from engine.cpu_features import CpuInfo
 from engine.hardware import HardwareReport
 from engine.hardware.report import CoreMLInfo, GpuInfo, LlamaCppInfo, MemoryInfo, OrtInfo
+from engine.speed.profile import DRIVER, MEASURED, TABLE, DeviceSpeed, SpeedProfile
 
 GiB = 1 << 30
 CPU_ORT = ("CPUExecutionProvider",)
@@ -21,6 +22,7 @@ def _report(
     gpus: tuple[GpuInfo, ...] = (),
     providers: tuple[str, ...] = CPU_ORT,
     llama_devices: tuple[str, ...] = ("CPU",),
+    speed: tuple[DeviceSpeed, ...] = (),
 ) -> HardwareReport:
     return HardwareReport(
         os=os_name,
@@ -38,7 +40,15 @@ def _report(
             system_info="",
         ),
         absent=(),
+        # What the speed probe would find there: nothing has run on it yet (priors only).
+        speed=SpeedProfile(speed) if speed else None,
     )
+
+
+def _cpu(name: str, gb_s: float, gflops: float) -> DeviceSpeed:
+    """A CPU as the probe measures it: a copy's bandwidth (about two thirds of the memory's
+    rated figure) and a float32 matrix product's rate."""
+    return DeviceSpeed("cpu", name, "cpu", gb_s * 1e9, gflops * 1e9, MEASURED)
 
 
 def mac_m3_pro_18gb() -> HardwareReport:
@@ -65,6 +75,10 @@ def mac_m3_pro_18gb() -> HardwareReport:
         gpus=(gpu,),
         providers=("CoreMLExecutionProvider", *CPU_ORT),
         llama_devices=("MTL0", "CPU"),
+        speed=(
+            _cpu("Apple M3 Pro", 100, 600),
+            DeviceSpeed("gpu0", "Apple M3 Pro", "gpu", 150e9, 7.4e12, TABLE),
+        ),
     )
 
 
@@ -92,6 +106,10 @@ def nvidia_laptop_8gb() -> HardwareReport:
         gpus=(gpu,),
         providers=("DmlExecutionProvider", "CUDAExecutionProvider", *CPU_ORT),
         llama_devices=("CUDA0", "CPU"),
+        speed=(
+            _cpu("Intel Core i7-13620H", 55, 700),
+            DeviceSpeed("gpu0", gpu.name, "gpu", 256e9, 60e12, DRIVER),
+        ),
     )
 
 
@@ -105,6 +123,10 @@ def snapdragon_x_16gb() -> HardwareReport:
         total=16,
         free=10,
         providers=("QNNExecutionProvider", "DmlExecutionProvider", *CPU_ORT),
+        speed=(
+            _cpu(cpu.model, 90, 800),
+            DeviceSpeed("npu", "Qualcomm Hexagon NPU", "npu", 90e9, 45e12, TABLE),
+        ),
     )
 
 
@@ -117,6 +139,10 @@ def intel_openvino_16gb() -> HardwareReport:
         total=16,
         free=10,
         providers=("OpenVINOExecutionProvider", *CPU_ORT),
+        speed=(
+            _cpu(cpu.model, 75, 900),
+            DeviceSpeed("npu", "Intel NPU", "npu", 75e9, 11e12, TABLE),
+        ),
     )
 
 
@@ -130,13 +156,19 @@ def amd_ryzen_ai_32gb() -> HardwareReport:
         total=32,
         free=20,
         providers=("VitisAIExecutionProvider", "DmlExecutionProvider", *CPU_ORT),
+        speed=(
+            _cpu(cpu.model, 80, 1200),
+            DeviceSpeed("npu", "AMD Ryzen AI NPU", "npu", 80e9, 50e12, TABLE),
+        ),
     )
 
 
 def cpu_only_8gb() -> HardwareReport:
     """An 8 GB laptop with no usable GPU, 5 GB of it free."""
     cpu = CpuInfo("Intel Core i5-8250U", "x86_64", 4, 8, ("avx2", "fma"))
-    return _report(os_name="linux", cpu=cpu, total=8, free=5)
+    return _report(
+        os_name="linux", cpu=cpu, total=8, free=5, speed=(_cpu(cpu.model, 22, 250),)
+    )
 
 
 MACHINES = {
