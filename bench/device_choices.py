@@ -74,7 +74,7 @@ def table() -> str:
             model = catalog.get(model_id)
             if model is None:
                 raise SystemExit(f"{model_id} is not in the catalog")
-            rec = recommend(model, report)
+            rec = recommend(model, report, comfortable_tps=10)
             choice = rec.choice
             note = accelerator_note(rec, report)
             why = rec.reason + (f" Not the accelerator: {note}" if note else "")

@@ -18,7 +18,7 @@ def test_the_table_in_the_docs_is_current() -> None:
 def pick(machine: str, model: str) -> tuple[str | None, str | None]:
     entry = load_catalog().get(model)
     assert entry is not None
-    choice = recommend(entry, MACHINES[machine]()).choice
+    choice = recommend(entry, MACHINES[machine](), comfortable_tps=10).choice
     return (choice.runtime, choice.device) if choice else (None, None)
 
 

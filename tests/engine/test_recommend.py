@@ -1,15 +1,20 @@
 """Which build to download, on machines this one is not: an M-series Mac, an NVIDIA 8 GB laptop, a
 Snapdragon X with QNN, an Intel machine with OpenVINO and a CPU-only 8 GB laptop. Every build is
-planned by the real planners; the expectations follow from the memory each machine has."""
+planned by the real planners; the expectations follow from the memory each machine has. These are
+the choices by fit alone, before the speed probe has run (the machines' speed profiles are
+removed); tests/engine/test_speed_recommend.py covers the choices by predicted speed."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from engine.hardware.report import HardwareReport
 from engine.library.catalog import CatalogModel, load_catalog, parse_catalog
 from engine.library.hub import RemoteFile
 from engine.library.hub_meta import Listing
@@ -20,15 +25,20 @@ from engine.library.recommend import (
     fit_by_size,
     recommend,
 )
-from tests.engine.machines import (
-    MACHINES,
-    GiB,
-    cpu_only_8gb,
-    intel_openvino_16gb,
-    mac_m3_pro_18gb,
-    nvidia_laptop_8gb,
-    snapdragon_x_16gb,
-)
+from tests.engine import machines
+from tests.engine.machines import GiB
+
+
+def _unprobed(make: Callable[[], HardwareReport]) -> Callable[[], HardwareReport]:
+    return lambda: dataclasses.replace(make(), speed=None)
+
+
+MACHINES = {name: _unprobed(make) for name, make in machines.MACHINES.items()}
+cpu_only_8gb = _unprobed(machines.cpu_only_8gb)
+intel_openvino_16gb = _unprobed(machines.intel_openvino_16gb)
+mac_m3_pro_18gb = _unprobed(machines.mac_m3_pro_18gb)
+nvidia_laptop_8gb = _unprobed(machines.nvidia_laptop_8gb)
+snapdragon_x_16gb = _unprobed(machines.snapdragon_x_16gb)
 
 # Llama 3.1 8B's shape (config.json): 32 layers, 8 KV heads of 128, a 128k vocabulary.
 LLAMA_8B = {"layers": 32, "heads": 32, "kv_heads": 8, "head_dim": 128, "embedding": 4096}
