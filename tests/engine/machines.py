@@ -166,9 +166,7 @@ def amd_ryzen_ai_32gb() -> HardwareReport:
 def cpu_only_8gb() -> HardwareReport:
     """An 8 GB laptop with no usable GPU, 5 GB of it free."""
     cpu = CpuInfo("Intel Core i5-8250U", "x86_64", 4, 8, ("avx2", "fma"))
-    return _report(
-        os_name="linux", cpu=cpu, total=8, free=5, speed=(_cpu(cpu.model, 22, 250),)
-    )
+    return _report(os_name="linux", cpu=cpu, total=8, free=5, speed=(_cpu(cpu.model, 22, 250),))
 
 
 MACHINES = {
