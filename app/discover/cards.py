@@ -167,7 +167,7 @@ class HubCard(QFrame):
                 rows.append(
                     (f"ONNX {folder or '(root)'}", total, None, requests_for(build, inside))
                 )
-        self.speeds: list[QLabel] = []
+        self.speeds: list[tuple[QLabel, Prediction]] = []
         for label, size_bytes, quant, requests in rows:
             row = QHBoxLayout()
             name = QLabel(label)
@@ -186,16 +186,21 @@ class HubCard(QFrame):
                     prediction = predict_by_size(size_bytes, quant, report)
                 if prediction is not None:
                     speed = QLabel(f"· about {tps_words(prediction.decode_tps)} tok/s")
-                    speed.setObjectName(speed_style(prediction.decode_tps, comfortable_tps))
-                    speed.setToolTip(speed_tip(prediction, comfortable_tps))
                     row.addWidget(speed)
-                    self.speeds.append(speed)
+                    self.speeds.append((speed, prediction))
             row.addStretch(1)
             button = QPushButton("Download")
             button.setObjectName("Secondary")
             button.clicked.connect(lambda _=False, r=requests: self.download_requested.emit(r))
             row.addWidget(button)
             layout.addLayout(row)
+        self.set_comfortable(comfortable_tps)
+
+    def set_comfortable(self, comfortable_tps: float) -> None:
+        """Mark the files slower than the speed the user asked for."""
+        for label, prediction in self.speeds:
+            _restyle(label, speed_style(prediction.decode_tps, comfortable_tps))
+            label.setToolTip(speed_tip(prediction, comfortable_tps))
 
 
 def tps_words(tps: float) -> str:

@@ -180,6 +180,8 @@ class DiscoverView(QWidget):
         except OSError as exc:  # the setting holds for this run
             self._say(f"Could not save the reply speed: {exc}")
         self._recommend()
+        for card in self.hub_cards:
+            card.set_comfortable(float(value))
         self.comfortable_changed.emit(float(value))
 
     def _stored_comfortable(self) -> float:

@@ -339,6 +339,12 @@ def test_search_results_show_each_gguf_files_predicted_speed(
     gguf, onnx = view.hub_cards
     texts = [w.text() for w in gguf.findChildren(QLabel)]
     assert len(gguf.speeds) == len(gguf.hit.files) == 2
-    assert all(re.fullmatch(r"· about \d+(\.\d)? tok/s", s.text()) for s in gguf.speeds)
+    assert all(re.fullmatch(r"· about \d+(\.\d)? tok/s", s.text()) for s, _p in gguf.speeds)
     assert "fits on the CPU" in texts
     assert onnx.speeds == []  # folders are known only by size: no GGUF shape to go by
+    # The files slower than the speed asked for are marked, and follow the setting.
+    view.comfortable.setValue(view.comfortable.minimum())
+    assert {s.objectName() for s, _p in gguf.speeds} == {"FitOk"}
+    gguf.set_comfortable(max(p.decode_tps for _s, p in gguf.speeds) + 1)  # tiny files: fast
+    assert {s.objectName() for s, _p in gguf.speeds} == {"FitWarn"}
+    assert all("Slower than the" in s.toolTip() for s, _p in gguf.speeds)
