@@ -3,6 +3,7 @@ replies here (measured once it has run here, predicted before), and loading."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -46,6 +47,8 @@ from engine.units import format_bytes
 
 if TYPE_CHECKING:
     from engine.speed.installed import ModelSpeed
+
+log = logging.getLogger(__name__)
 
 IMPORTED_SETTING = "imported_models"  # the paths the user imported, as a saved setting
 COLUMNS = ("Model", "Format", "Size", "On this computer", "Speed here")
@@ -315,8 +318,13 @@ class ModelsView(QWidget):
         self.pool.submit(
             lambda: model_speed(path, report, plan),
             lambda speed: self._set_speed(token, model_id, speed),
-            lambda _exc: self._set_speed(token, model_id, None),
+            lambda exc: self._speed_failed(token, model_id, exc),
         )
+
+    def _speed_failed(self, token: int, model_id: str, exc: BaseException) -> None:
+        # A speed is a nicety beside the verdict: the cell stays empty and the reason is logged.
+        log.warning("no speed for %s: %s", model_id, exc)
+        self._set_speed(token, model_id, None)
 
     def _set_speed(self, token: int, model_id: str, speed: ModelSpeed | None) -> None:
         if token != self._scan_token:
