@@ -110,7 +110,8 @@ def measure(path: Path, plan: Any, repeat: int) -> dict[str, float]:
 def predicted(
     path: Path, info: Any, plan: Any, profile: Any, m: dict[str, float]
 ) -> dict[str, float]:
-    from engine.speed.observe import facts_for, runtime_of
+    from engine.speed.facts import facts_for
+    from engine.speed.observe import runtime_of
     from engine.speed.predict import calibration, decode_s, parts_for_plan, prompt_s
 
     facts = facts_for(info)
@@ -168,7 +169,7 @@ def main() -> int:
 
     from engine.hardware import probe_hardware
     from engine.loader import plan_model
-    from engine.speed.store import profile_for
+    from engine.speed.machine import profile_for
 
     report = probe_hardware()
     profile = profile_for(report, again=True)

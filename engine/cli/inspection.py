@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 def probe_command(as_json: bool, again: bool = False) -> int:
     from engine.hardware import probe_hardware
-    from engine.speed.store import with_speed
+    from engine.speed.machine import with_speed
 
     report = with_speed(probe_hardware(), again=again)
     if as_json:

@@ -54,7 +54,7 @@ def plan_command(model: str, ctx: int | None, as_json: bool) -> int:
 def _speed(path: Path, plan: Plan) -> ModelSpeed | None:
     from engine.hardware import probe_hardware
     from engine.speed.installed import model_speed
-    from engine.speed.store import with_speed
+    from engine.speed.machine import with_speed
 
     if not plan.loadable:
         return None
@@ -157,8 +157,8 @@ def _remote_speed(info: GGUFFile, plan: Plan) -> ModelSpeed | None:
     from engine.hardware import probe_hardware
     from engine.speed.facts import gguf_speed_facts
     from engine.speed.installed import ModelSpeed
+    from engine.speed.machine import with_speed
     from engine.speed.predict import predict_plan
-    from engine.speed.store import with_speed
 
     report = with_speed(probe_hardware())
     if report.speed is None or not plan.loadable:

@@ -56,8 +56,8 @@ def tune_command(args: argparse.Namespace) -> int:
 def _speed_check(choice: Choice) -> Check | None:
     """The measured speed against the prediction; a new measurement corrects the rates."""
     from engine.hardware import probe_hardware
+    from engine.speed.machine import with_speed
     from engine.speed.observe import check_choice
-    from engine.speed.store import with_speed
 
     report = with_speed(probe_hardware())
     return check_choice(report, choice, record=choice.source == "measured")

@@ -287,7 +287,7 @@ async def _hardware(request: Request, state: HostState, config: HostConfig) -> R
     """What the probe found, what Cove chose and why: probed here, in the process that owns the
     runtimes, so that the app never loads one to find out."""
     from engine.hardware import probe_hardware
-    from engine.speed.store import with_speed
+    from engine.speed.machine import with_speed
 
     def run() -> dict[str, object]:
         report = with_speed(probe_hardware())

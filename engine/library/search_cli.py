@@ -108,7 +108,7 @@ def run_search(
 
     matches = load_catalog().search(query)
     if report.speed is None:
-        from engine.speed.store import with_speed
+        from engine.speed.machine import with_speed
 
         report = with_speed(report)
     own = hub is None and online

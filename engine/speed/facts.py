@@ -160,3 +160,15 @@ def shape_by_size(size_bytes: int, bits_per_weight: float) -> SpeedFacts:
 
 # (parameters below, layers): typical depths of open models by size.
 _LAYERS = ((1e9, 24), (3e9, 28), (9e9, 32), (20e9, 48), (40e9, 64))
+
+
+def facts_for(info: object) -> SpeedFacts | None:
+    """A GGUF's or an ONNX build's costs; None for other formats (Core ML)."""
+    from engine.gguf import GGUFFile
+    from engine.onnx_model import OnnxModelInfo
+
+    if isinstance(info, GGUFFile):
+        return gguf_speed_facts(info)
+    if isinstance(info, OnnxModelInfo):
+        return onnx_speed_facts(info, onnx_precision(info.path.name))
+    return None

@@ -37,15 +37,14 @@ def predict_for_plan(path: Path, plan: Plan, report: HardwareReport) -> Predicti
     """The prediction for a model file (GGUF or ONNX folder) planned as ``plan``."""
     if report.speed is None or not plan.loadable:
         return None
-    from engine.coreml_model import is_coreml_model
     from engine.errors import EngineError
     from engine.gguf import read_gguf
     from engine.onnx_model import is_onnx_chat_folder, read_onnx_model
-    from engine.speed.observe import facts_for
+    from engine.speed.facts import facts_for
     from engine.speed.predict import predict_plan
 
-    if is_coreml_model(path):
-        return None
+    if path.suffix in (".mlpackage", ".mlmodelc", ".mlmodel"):
+        return None  # Core ML: not predicted
     try:
         info = read_onnx_model(path) if is_onnx_chat_folder(path) else read_gguf(path)
         facts = facts_for(info)
@@ -59,7 +58,7 @@ def predict_for_plan(path: Path, plan: Plan, report: HardwareReport) -> Predicti
 def model_speed(
     path: Path, report: HardwareReport, plan: Plan | None = None, *, predict_too: bool = False
 ) -> ModelSpeed | None:
-    """Measured here if it ran here, else predicted (planning it when no ``plan`` is given);
+    """Measured here if it ran here, else predicted for ``plan`` (the engine's plan for it);
     ``predict_too``: the prediction as well, beside a measurement."""
     from engine.speed.store import SpeedStore, _machine
 
@@ -71,14 +70,7 @@ def model_speed(
         tps = measured.near_tps
         return ModelSpeed(tps, measured.prompt_tps, True, f"{_tps(tps)} tokens/s (measured here)")
     if plan is None:
-        from engine.errors import EngineError
-        from engine.loader import plan_model
-        from engine.planner import resources_from
-
-        try:
-            _p, _info, plan = plan_model(str(path), resources=resources_from(report))
-        except (EngineError, OSError, ValueError):
-            return None
+        return None
     prediction = predict_for_plan(path, plan, report)
     if measured is not None:
         tps = measured.near_tps

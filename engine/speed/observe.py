@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.speed.calibrate import Observation
-from engine.speed.facts import SpeedFacts, gguf_speed_facts, onnx_precision, onnx_speed_facts
+from engine.speed.facts import facts_for
 
 if TYPE_CHECKING:
     from engine.coreml_model import CoreMLModelInfo
@@ -30,17 +30,6 @@ OFF_BY = 0.30
 # A reply this short, or a prompt this short, says little about speed.
 MIN_DECODED = 16
 MIN_PROMPT = 64
-
-
-def facts_for(info: GGUFFile | OnnxModelInfo | CoreMLModelInfo) -> SpeedFacts | None:
-    from engine.gguf import GGUFFile
-    from engine.onnx_model import OnnxModelInfo
-
-    if isinstance(info, GGUFFile):
-        return gguf_speed_facts(info)
-    if isinstance(info, OnnxModelInfo):
-        return onnx_speed_facts(info, onnx_precision(info.path.name))
-    return None
 
 
 def kind_of(plan: Plan) -> str:
@@ -153,9 +142,10 @@ def check(
     """Compare ``obs`` with what the speed model predicted for it; record it for the model
     (the Installed tab's measured figure) and, when off by more than ``OFF_BY`` (or ``always``:
     ``cove tune``'s careful measurements), in the calibration."""
+    from engine.speed.machine import profile_for
     from engine.speed.predict import calibration as rates
     from engine.speed.predict import decode_s, parts_for_plan, prompt_s
-    from engine.speed.store import SpeedStore, profile_for
+    from engine.speed.store import SpeedStore
 
     store = SpeedStore()
     profile = profile_for(report, store=store, measure=False)

@@ -309,7 +309,7 @@ def test_the_installed_tab_shows_each_models_speed_predicted_then_measured(
     from engine.loader import plan_model
     from engine.models import starter_path
     from engine.speed.calibrate import Observation
-    from engine.speed.observe import facts_for
+    from engine.speed.facts import facts_for
     from engine.speed.store import SpeedStore
     from tests.app.conftest import with_laptop_speed, without_speed
     from tests.engine.machines import cpu_only_8gb

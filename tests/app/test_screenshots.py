@@ -66,7 +66,7 @@ def record_starter_speed(
     """The starter's latest reply on ``report``'s machine, as the engine records it."""
     from engine.gguf import read_gguf
     from engine.speed.calibrate import Observation
-    from engine.speed.observe import facts_for
+    from engine.speed.facts import facts_for
     from engine.speed.store import SpeedStore
 
     facts = facts_for(read_gguf(starter))

@@ -128,8 +128,9 @@ def test_a_replys_speed_is_checked_against_its_prediction(
     the model's measured speed."""
     from engine.hardware import probe_hardware
     from engine.loader import plan_model
+    from engine.speed.machine import profile_for
     from engine.speed.observe import check, observation_from_sample
-    from engine.speed.store import SpeedStore, profile_for
+    from engine.speed.store import SpeedStore
     from engine.tuning.measure import measure_once
 
     monkeypatch.setenv("COVE_DATA_DIR", str(tmp_path))
