@@ -107,31 +107,18 @@ def measure(path: Path, plan: Any, repeat: int) -> dict[str, float]:
     return {k: statistics.median(r[k] for r in rows) for k in rows[0]}
 
 
-def predicted(
-    path: Path, info: Any, plan: Any, profile: Any, m: dict[str, float]
-) -> dict[str, float]:
+def predicted(info: Any, plan: Any, profile: Any, m: dict[str, float]) -> dict[str, float]:
     from engine.speed.facts import facts_for
-    from engine.speed.observe import runtime_of
-    from engine.speed.predict import calibration, decode_s, parts_for_plan, prompt_s
+    from engine.speed.predict import decode_tps, parts_for_plan, prompt_tps, rates_on, runtime_of
 
     facts = facts_for(info)
     assert facts is not None
-    rates = [
-        (calibration(profile, runtime_of(plan), p.device), p.share)
-        for p in parts_for_plan(plan, profile)
-    ]
-
-    def dec(depth: float) -> float:
-        return 1 / sum(decode_s(c, facts, depth, s) for c, s in rates)
-
-    def pro(depth: float) -> float:
-        return 1 / sum(prompt_s(c, facts, depth, s) for c, s in rates)
-
+    rates = rates_on(profile, runtime_of(plan), parts_for_plan(plan, profile))
     return {
-        "prompt_tps": pro(m["prompt_depth"]),
-        "near_tps": dec(m["near_depth"]),
-        "deep_prompt_tps": pro(m["deep_prompt_depth"]),
-        "deep_tps": dec(m["deep_depth"]),
+        "prompt_tps": prompt_tps(rates, facts, m["prompt_depth"]),
+        "near_tps": decode_tps(rates, facts, m["near_depth"]),
+        "deep_prompt_tps": prompt_tps(rates, facts, m["deep_prompt_depth"]),
+        "deep_tps": decode_tps(rates, facts, m["deep_depth"]),
     }
 
 
@@ -186,7 +173,7 @@ def main() -> int:
     for label, path in models():
         _p, info, plan = plan_model(str(path), ctx=CTX)
         m = measure(path, plan, args.repeat)
-        p = predicted(path, info, plan, profile, m)
+        p = predicted(info, plan, profile, m)
         row: dict[str, Any] = {"model": label, "measured": m, "predicted": p}
         row["ratio"] = {k: p[k] / m[k] for k in p}
         if binary is not None and path.suffix == ".gguf":

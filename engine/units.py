@@ -15,3 +15,8 @@ def format_bytes(n: int | float) -> str:
     if i == 0 or value >= 100:
         return f"{value:.0f} {units[i]}"
     return f"{value:.1f} {units[i]}"
+
+
+def format_tps(tps: float) -> str:
+    """Tokens per second as people read them: whole numbers from 10 up, one decimal below."""
+    return f"{tps:,.0f}" if tps >= 10 else f"{tps:.1f}"

@@ -23,7 +23,7 @@ from engine.library.hub import RemoteFile
 from engine.library.hub_search import HubHit, gguf_quant, onnx_folders
 from engine.library.recommend import Option, Recommendation, fit_by_size, predict_by_size
 from engine.speed.predict import Prediction
-from engine.units import format_bytes
+from engine.units import format_bytes, format_tps
 
 FIT_STYLE = {"fits": "FitOk", "tight": "FitWarn", "too_big": "FitBad"}
 FIT_WORDS = {"fits": "fits", "tight": "tight", "too_big": "too big"}
@@ -96,7 +96,7 @@ class ModelCard(QFrame):
         prediction = rec.choice.prediction if rec.choice else None
         self.speed.setVisible(prediction is not None)
         if prediction is not None:
-            self.speed.setText(f"about {tps_words(prediction.decode_tps)} tokens/s here")
+            self.speed.setText(f"about {format_tps(prediction.decode_tps)} tokens/s here")
             self.speed.setToolTip(speed_tip(prediction, rec.comfortable_tps))
             _restyle(self.speed, speed_style(prediction.decode_tps, rec.comfortable_tps))
         if rec.choice is None:
@@ -185,7 +185,7 @@ class HubCard(QFrame):
                 if quant is not None and fit != "too_big":
                     prediction = predict_by_size(size_bytes, quant, report)
                 if prediction is not None:
-                    speed = QLabel(f"· about {tps_words(prediction.decode_tps)} tok/s")
+                    speed = QLabel(f"· about {format_tps(prediction.decode_tps)} tok/s")
                     row.addWidget(speed)
                     self.speeds.append((speed, prediction))
             row.addStretch(1)
@@ -203,11 +203,6 @@ class HubCard(QFrame):
             label.setToolTip(speed_tip(prediction, comfortable_tps))
 
 
-def tps_words(tps: float) -> str:
-    """Tokens per second as people read them: whole numbers from 10 up, one decimal below."""
-    return f"{tps:.0f}" if tps >= 10 else f"{tps:.1f}"
-
-
 def speed_style(tps: float, comfortable_tps: float) -> str:
     """Good at or above the speed the user asked for, a warning below it."""
     if comfortable_tps <= 0:
@@ -217,9 +212,9 @@ def speed_style(tps: float, comfortable_tps: float) -> str:
 
 def speed_tip(prediction: Prediction, comfortable_tps: float) -> str:
     lines = [
-        f"Replies at about {tps_words(prediction.decode_tps)} tokens/s early in a conversation, "
-        f"{tps_words(prediction.decode_tps_deep)} deep into a long one; reads prompts at about "
-        f"{tps_words(prediction.prompt_tps)} tokens/s.",
+        f"Replies at about {format_tps(prediction.decode_tps)} tokens/s early in a conversation, "
+        f"{format_tps(prediction.decode_tps_deep)} deep into a long one; reads prompts at about "
+        f"{format_tps(prediction.prompt_tps)} tokens/s.",
         prediction.basis[:1].upper() + prediction.basis[1:] + ".",
     ]
     if comfortable_tps > 0 and prediction.decode_tps < comfortable_tps:
@@ -241,7 +236,7 @@ def option_text(option: Option, installed: bool) -> str:
         state = "too big for this computer"
     text = f"{option.variant.label} · {size} · {state}"
     if option.prediction is not None:
-        text += f" · about {tps_words(option.prediction.decode_tps)} tok/s"
+        text += f" · about {format_tps(option.prediction.decode_tps)} tok/s"
     return text
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from engine.cli.output import print_json
 from engine.cli.tuning import choice_for, describe_choice
+from engine.units import format_tps
 
 if TYPE_CHECKING:
     from engine.draft import DraftChoice
@@ -75,21 +76,18 @@ def describe_speed(speed: ModelSpeed) -> str:
     p = speed.prediction
     lines = []
     if p is not None:
+        deep = format_tps(p.decode_tps_deep)
         lines.append(
-            f"Speed     about {_tps(p.decode_tps)} tokens/s replying ({_tps(p.decode_tps_deep)} "
-            f"{p.deep_depth:,} tokens into a conversation), {_tps(p.prompt_tps)} tokens/s "
+            f"Speed     about {format_tps(p.decode_tps)} tokens/s replying ({deep} "
+            f"{p.deep_depth:,} tokens into a conversation), {format_tps(p.prompt_tps)} tokens/s "
             f"reading a prompt; {p.basis}"
         )
     if speed.measured:
         lines.append(
-            f"Measured  {_tps(speed.decode_tps)} tokens/s replying, {_tps(speed.prompt_tps)} "
-            "tokens/s reading, when it last ran here"
+            f"Measured  {format_tps(speed.decode_tps)} tokens/s replying, "
+            f"{format_tps(speed.prompt_tps)} tokens/s reading, when it last ran here"
         )
     return "\n".join(lines)
-
-
-def _tps(value: float) -> str:
-    return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
 
 
 def _drafts(path: Path, plan: Plan) -> list[DraftChoice]:
@@ -164,7 +162,7 @@ def _remote_speed(info: GGUFFile, plan: Plan) -> ModelSpeed | None:
     if report.speed is None or not plan.loadable:
         return None
     p = predict_plan(gguf_speed_facts(info), plan, report.speed)
-    words = f"about {_tps(p.decode_tps)} tokens/s (predicted)"
+    words = f"about {format_tps(p.decode_tps)} tokens/s (predicted)"
     return ModelSpeed(p.decode_tps, p.prompt_tps, False, words, p)
 
 

@@ -455,9 +455,10 @@ class HostState:
             return
         try:
             from engine.hardware import probe_hardware
+            from engine.speed.facts import read_model_info
             from engine.speed.observe import check
 
-            info = _model_info(resident.path)
+            info = read_model_info(resident.path)
             obs = observation_from_stats(resident.path, info, resident.plan, final.stats)
             if obs is None:
                 return
@@ -475,16 +476,6 @@ class HostState:
             self.counters.errors += 1
         else:
             self.counters.completed += 1
-
-
-def _model_info(path: Path) -> Any:
-    from engine.onnx_model import is_onnx_chat_folder, read_onnx_model
-
-    if is_onnx_chat_folder(path):
-        return read_onnx_model(path)
-    from engine.gguf import read_gguf
-
-    return read_gguf(path)
 
 
 def _safe_call(loop: asyncio.AbstractEventLoop, fn: Callable[..., None], *args: Any) -> None:

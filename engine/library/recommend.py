@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from engine.library.catalog import BITS_PER_WEIGHT, ONNX_BITS_PER_WEIGHT, CatalogModel, Variant
 from engine.library.facts import gguf_facts, onnx_facts
 from engine.library.hub_meta import BuildFiles, build_files
-from engine.units import format_bytes
+from engine.units import format_bytes, format_tps
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
@@ -165,7 +165,7 @@ def recommend(
     choice = full[0] if full else (reduced[0] if reduced else None)
     reason = _reason(choice, ranked)
     if choice is not None and choice.prediction is not None:
-        reason = f"{reason[:-1]}; about {_tps(choice.decode_tps)} tokens/s here."
+        reason = f"{reason[:-1]}; about {format_tps(choice.decode_tps)} tokens/s here."
     return Recommendation(model, choice, tuple(ranked), reason, goal)
 
 
@@ -194,7 +194,7 @@ def _by_speed(full: list[Option], ranked: list[Option], goal: float) -> tuple[Op
         choice = max(full, key=lambda o: (o.decode_tps, _quality(o.variant)))
     where = "the CPU" if choice.device == "CPU" else f"the {choice.device}"
     estimated = "" if choice.build.exact else " (estimated size)"
-    head = f"{choice.variant.label} on {where}: about {_tps(choice.decode_tps)} tokens/s here"
+    head = f"{choice.variant.label} on {where}: about {format_tps(choice.decode_tps)} tokens/s here"
     if not quick:
         head += f", the fastest build that fits (below the {goal:g} tokens/s aimed for)"
     head += f", in {_size(choice.need_bytes)} of {_size(choice.free_bytes)} free{estimated}"
@@ -208,13 +208,12 @@ def _by_speed(full: list[Option], ranked: list[Option], goal: float) -> tuple[Op
     if better:
         nxt = min(better, key=lambda o: (_quality(o.variant), -o.decode_tps))
         if nxt.fits and nxt.prediction is not None:
-            return choice, f"{head}; {nxt.variant.label} would be about {_tps(nxt.decode_tps)}."
+            return (
+                choice,
+                f"{head}; {nxt.variant.label} would be about {format_tps(nxt.decode_tps)}.",
+            )
         return choice, f"{head}; {nxt.variant.label} would need {_size(nxt.need_bytes)}."
     return choice, head + "."
-
-
-def _tps(value: float) -> str:
-    return f"{value:.0f}" if value >= 10 else f"{value:.1f}".rstrip("0").rstrip(".")
 
 
 def _encoder(

@@ -105,6 +105,7 @@ def run_search(
     from engine.library.hub_meta import ListingCache, fetch_listings
     from engine.library.hub_search import search_hub
     from engine.library.recommend import recommend
+    from engine.speed.store import SpeedStore
 
     matches = load_catalog().search(query)
     if report.speed is None:
@@ -116,7 +117,8 @@ def run_search(
     try:
         repos = [v.repo for m in matches for v in m.variants]
         listings, problems = fetch_listings(hub, repos, ListingCache(), refresh=online)
-        catalog = [recommend(m, report, listings) for m in matches]
+        goal = SpeedStore().comfortable_tps()  # read once for every match
+        catalog = [recommend(m, report, listings, comfortable_tps=goal) for m in matches]
         # Models that run well here first, the catalog's order otherwise.
         catalog.sort(key=lambda r: not r.runs_well)
         hits: list[HubHit] = []

@@ -134,31 +134,9 @@ def calibration_key(runtime: str, kind: str) -> str:
 def prior(device: DeviceSpeed) -> Calibration:
     """What a runtime is expected to reach on ``device`` before anything ran on it."""
     if device.kind == "gpu":
-        byte_s = 1 / (GPU_BANDWIDTH_SHARE * device.bandwidth)
-        flop_s = 1 / (GPU_FLOPS_SHARE * device.flops)
-        return Calibration(
-            byte_s=byte_s,
-            layer_s=GPU_LAYER_S,
-            attention_s=0.0,
-            kv_factor=1.0,
-            flop_s=flop_s,
-            width_s=0.0,
-            prompt_attention_s=4 * flop_s,
-            source="expected from the GPU's figures; nothing has run on it here yet",
-        )
+        return _accelerator(device, GPU_BANDWIDTH_SHARE, GPU_FLOPS_SHARE, GPU_LAYER_S, "GPU")
     if device.kind == "npu":
-        byte_s = 1 / (NPU_BANDWIDTH_SHARE * device.bandwidth)
-        flop_s = 1 / (NPU_FLOPS_SHARE * device.flops)
-        return Calibration(
-            byte_s=byte_s,
-            layer_s=NPU_LAYER_S,
-            attention_s=0.0,
-            kv_factor=1.0,
-            flop_s=flop_s,
-            width_s=0.0,
-            prompt_attention_s=4 * flop_s,
-            source="expected from the NPU's figures; nothing has run on it here yet",
-        )
+        return _accelerator(device, NPU_BANDWIDTH_SHARE, NPU_FLOPS_SHARE, NPU_LAYER_S, "NPU")
     byte_s = 1 / (CPU_BANDWIDTH_SHARE * device.bandwidth)
     flop_s = 1 / (CPU_FLOPS_SHARE * device.flops)
     return Calibration(
@@ -170,6 +148,45 @@ def prior(device: DeviceSpeed) -> Calibration:
         width_s=WIDTH_FLOPS * flop_s,
         prompt_attention_s=PROMPT_ATTENTION_FLOPS * flop_s,
         source="expected from the probe's figures; no model has run here yet",
+    )
+
+
+def _accelerator(
+    device: DeviceSpeed, bandwidth_share: float, flops_share: float, layer_s: float, what: str
+) -> Calibration:
+    """A GPU's or an NPU's prior: attention reads the cache at the byte rate."""
+    flop_s = 1 / (flops_share * device.flops)
+    return Calibration(
+        byte_s=1 / (bandwidth_share * device.bandwidth),
+        layer_s=layer_s,
+        attention_s=0.0,
+        kv_factor=1.0,
+        flop_s=flop_s,
+        width_s=0.0,
+        prompt_attention_s=4 * flop_s,
+        source=f"expected from the {what}'s figures; nothing has run on it here yet",
+    )
+
+
+def depth_s(c: Calibration, facts: SpeedFacts, depth: float) -> float:
+    """The share of a generated token's seconds that grows with the context's depth."""
+    return (
+        facts.attention_units(depth) * c.attention_s
+        + c.kv_factor * facts.kv_bytes_per_token * depth * c.byte_s
+    )
+
+
+def decode_s(c: Calibration, facts: SpeedFacts, depth: float, share: float = 1.0) -> float:
+    """Seconds per generated token for ``share`` of the layers at ``depth`` tokens of context."""
+    fixed = facts.bytes_per_token * c.byte_s + facts.layers * c.layer_s
+    return share * (fixed + depth_s(c, facts, depth))
+
+
+def prompt_s(c: Calibration, facts: SpeedFacts, depth: float, share: float = 1.0) -> float:
+    """Seconds per prompt token read at mean ``depth``."""
+    units = facts.layers * facts.width
+    return share * (
+        facts.prompt_flops * c.flop_s + units * c.width_s + units * depth * c.prompt_attention_s
     )
 
 
@@ -216,22 +233,11 @@ def _attention(base: Calibration, observations: Sequence[Observation]) -> float:
     return median(rates) if rates else base.attention_s
 
 
-def _decode_s(c: Calibration, facts: SpeedFacts, depth: float) -> float:
-    return (
-        facts.bytes_per_token * c.byte_s
-        + facts.layers * c.layer_s
-        + facts.attention_units(depth) * c.attention_s
-        + c.kv_factor * facts.kv_bytes_per_token * depth * c.byte_s
-    )
-
-
 def _decode_rates(c: Calibration, observations: Sequence[Observation]) -> tuple[float, float]:
     """(byte_s, layer_s) from each model's decode time with its depth's share taken out."""
     rows = []
     for o in observations:
-        depth_part = o.facts.attention_units(o.near_depth) * c.attention_s
-        depth_part += c.kv_factor * o.facts.kv_bytes_per_token * o.near_depth * c.byte_s
-        intercept = max(1 / o.near_tps - depth_part, 0.1 / o.near_tps)
+        intercept = max(1 / o.near_tps - depth_s(c, o.facts, o.near_depth), 0.1 / o.near_tps)
         rows.append((float(o.facts.bytes_per_token), float(o.facts.layers), intercept))
     return _two_rates(rows, c.layer_s / c.byte_s)
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from engine.gguf import GGUFFile
     from engine.onnx_model import OnnxModelInfo
 
@@ -172,3 +174,11 @@ def facts_for(info: object) -> SpeedFacts | None:
     if isinstance(info, OnnxModelInfo):
         return onnx_speed_facts(info, onnx_precision(info.path.name))
     return None
+
+
+def read_model_info(path: Path) -> GGUFFile | OnnxModelInfo:
+    """A model file's header: an ONNX build's folder, else a GGUF file."""
+    from engine.gguf import read_gguf
+    from engine.onnx_model import is_onnx_chat_folder, read_onnx_model
+
+    return read_onnx_model(path) if is_onnx_chat_folder(path) else read_gguf(path)

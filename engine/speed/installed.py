@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.units import format_tps
+
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
     from engine.planner import Plan
@@ -38,16 +40,13 @@ def predict_for_plan(path: Path, plan: Plan, report: HardwareReport) -> Predicti
     if report.speed is None or not plan.loadable:
         return None
     from engine.errors import EngineError
-    from engine.gguf import read_gguf
-    from engine.onnx_model import is_onnx_chat_folder, read_onnx_model
-    from engine.speed.facts import facts_for
+    from engine.speed.facts import facts_for, read_model_info
     from engine.speed.predict import predict_plan
 
     if path.suffix in (".mlpackage", ".mlmodelc", ".mlmodel"):
         return None  # Core ML: not predicted
     try:
-        info = read_onnx_model(path) if is_onnx_chat_folder(path) else read_gguf(path)
-        facts = facts_for(info)
+        facts = facts_for(read_model_info(path))
     except (EngineError, OSError, ValueError):
         return None
     if facts is None:
@@ -60,27 +59,26 @@ def model_speed(
 ) -> ModelSpeed | None:
     """Measured here if it ran here, else predicted for ``plan`` (the engine's plan for it);
     ``predict_too``: the prediction as well, beside a measurement."""
-    from engine.speed.store import SpeedStore, _machine
+    from engine.speed.store import SpeedStore
+    from engine.tuning.store import machine_key
 
     try:
-        measured = SpeedStore().measured(_machine(report)).get(str(path.resolve()))
+        measured = SpeedStore().measured(machine_key(report)).get(str(path.resolve()))
     except OSError:
         measured = None
     if measured is not None and not predict_too:
         tps = measured.near_tps
-        return ModelSpeed(tps, measured.prompt_tps, True, f"{_tps(tps)} tokens/s (measured here)")
+        return ModelSpeed(
+            tps, measured.prompt_tps, True, f"{format_tps(tps)} tokens/s (measured here)"
+        )
     if plan is None:
         return None
     prediction = predict_for_plan(path, plan, report)
     if measured is not None:
         tps = measured.near_tps
-        words = f"{_tps(tps)} tokens/s (measured here)"
+        words = f"{format_tps(tps)} tokens/s (measured here)"
         return ModelSpeed(tps, measured.prompt_tps, True, words, prediction)
     if prediction is None:
         return None
-    words = f"about {_tps(prediction.decode_tps)} tokens/s (predicted)"
+    words = f"about {format_tps(prediction.decode_tps)} tokens/s (predicted)"
     return ModelSpeed(prediction.decode_tps, prediction.prompt_tps, False, words, prediction)
-
-
-def _tps(value: float) -> str:
-    return f"{value:.0f}" if value >= 10 else f"{value:.1f}"

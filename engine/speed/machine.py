@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.speed.calibrate import Observation, calibration_key, fit, prior
 from engine.speed.profile import DeviceSpeed, SpeedProfile
-from engine.speed.store import SpeedStore, _machine
+from engine.speed.store import SpeedStore
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
@@ -43,7 +43,9 @@ def profile_for(
     calibration fitted to the models measured here. None when nothing was probed and
     ``measure`` is off."""
     store = store or SpeedStore()
-    machine = _machine(report)
+    from engine.tuning.store import machine_key
+
+    machine = machine_key(report)
     cached = store.devices(machine)
     stale = cached is not None and _provisional_and_due(cached[1])
     if measure and (cached is None or again or (stale and _quiet(store, machine))):

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.speed.calibrate import Observation
-from engine.speed.facts import facts_for
+from engine.speed.facts import facts_for, read_model_info
+from engine.speed.predict import device_kind, placement, runtime_of
 
 if TYPE_CHECKING:
     from engine.coreml_model import CoreMLModelInfo
@@ -33,18 +34,9 @@ MIN_PROMPT = 64
 
 
 def kind_of(plan: Plan) -> str:
-    from engine.speed.predict import parts_for_plan
-    from engine.speed.profile import DeviceSpeed, SpeedProfile
-
-    cpu = DeviceSpeed("cpu", "CPU", "cpu", 1.0, 1.0, "estimated")
-    gpu = DeviceSpeed("gpu0", "GPU", "gpu", 1.0, 1.0, "estimated")
-    npu = DeviceSpeed("npu", "NPU", "npu", 1.0, 1.0, "estimated")
-    parts = parts_for_plan(plan, SpeedProfile((cpu, gpu, npu)))
-    return max(parts, key=lambda p: p.share).device.kind
-
-
-def runtime_of(plan: Plan) -> str:
-    return "onnxruntime-genai" if plan.backend == "onnxruntime-genai" else "llama.cpp"
+    """The kind of device that holds most of a plan's layers."""
+    key, _share = max(placement(plan), key=lambda part: part[1])
+    return device_kind(key)
 
 
 def observation_from_sample(
@@ -143,8 +135,7 @@ def check(
     (the Installed tab's measured figure) and, when off by more than ``OFF_BY`` (or ``always``:
     ``cove tune``'s careful measurements), in the calibration."""
     from engine.speed.machine import profile_for
-    from engine.speed.predict import calibration as rates
-    from engine.speed.predict import decode_s, parts_for_plan, prompt_s
+    from engine.speed.predict import decode_tps, parts_for_plan, prompt_tps, rates_on
     from engine.speed.store import SpeedStore
 
     store = SpeedStore()
@@ -153,10 +144,9 @@ def check(
         if record:
             store.record_measured(report, path, obs)
         return None
-    parts = parts_for_plan(plan, profile)
-    with_rates = [(rates(profile, obs.runtime, p.device), p.share) for p in parts]
-    decode = 1 / sum(decode_s(c, obs.facts, obs.near_depth, s) for c, s in with_rates)
-    prompt = 1 / sum(prompt_s(c, obs.facts, obs.prompt_depth, s) for c, s in with_rates)
+    rates = rates_on(profile, obs.runtime, parts_for_plan(plan, profile))
+    decode = decode_tps(rates, obs.facts, obs.near_depth)
+    prompt = prompt_tps(rates, obs.facts, obs.prompt_depth)
     d_err, p_err = obs.near_tps / decode - 1, obs.prompt_tps / prompt - 1
     corrected = record and (always or max(abs(d_err), abs(p_err)) > OFF_BY)
     if record:
@@ -186,7 +176,7 @@ def check_choice(report: HardwareReport, choice: Choice, *, record: bool) -> Che
     if m is None:
         return None
     try:
-        info = _info(choice.path)
+        info = read_model_info(choice.path)
     except (EngineError, OSError, ValueError):
         return None
     obs = observation_from_sample(choice.path, info, choice.plan, m.medians(), source="tune")
@@ -195,13 +185,3 @@ def check_choice(report: HardwareReport, choice: Choice, *, record: bool) -> Che
     return check(
         report, choice.path, choice.plan, obs, always=record and not m.provisional, record=record
     )
-
-
-def _info(path: Path) -> GGUFFile | OnnxModelInfo:
-    from engine.onnx_model import is_onnx_chat_folder, read_onnx_model
-
-    if is_onnx_chat_folder(path):
-        return read_onnx_model(path)
-    from engine.gguf import read_gguf
-
-    return read_gguf(path)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.speed.calibrate import calibration_key, prior
+from engine.speed.calibrate import calibration_key, decode_s, prior, prompt_s
 from engine.speed.profile import Calibration, DeviceSpeed, SpeedProfile
 
 if TYPE_CHECKING:
@@ -79,22 +79,21 @@ def calibration(profile: SpeedProfile, runtime: str, device: DeviceSpeed) -> Cal
     return prior(device)
 
 
-def decode_s(c: Calibration, facts: SpeedFacts, depth: float, share: float = 1.0) -> float:
-    """Seconds per generated token for ``share`` of the layers at ``depth`` tokens of context."""
-    return share * (
-        facts.bytes_per_token * c.byte_s
-        + facts.layers * c.layer_s
-        + facts.attention_units(depth) * c.attention_s
-        + c.kv_factor * facts.kv_bytes_per_token * depth * c.byte_s
-    )
+Rates = list[tuple[Calibration, float]]  # a runtime's rates on each device, with its share
 
 
-def prompt_s(c: Calibration, facts: SpeedFacts, depth: float, share: float = 1.0) -> float:
-    """Seconds per prompt token read at mean ``depth``."""
-    units = facts.layers * facts.width
-    return share * (
-        facts.prompt_flops * c.flop_s + units * c.width_s + units * depth * c.prompt_attention_s
-    )
+def rates_on(profile: SpeedProfile, runtime: str, parts: list[Part]) -> Rates:
+    return [(calibration(profile, runtime, p.device), p.share) for p in parts]
+
+
+def decode_tps(rates: Rates, facts: SpeedFacts, depth: float) -> float:
+    """Generated tokens per second at ``depth``, the devices' shares of the layers added."""
+    return 1 / sum(decode_s(c, facts, depth, share) for c, share in rates)
+
+
+def prompt_tps(rates: Rates, facts: SpeedFacts, depth: float) -> float:
+    """Prompt tokens read per second at mean ``depth``."""
+    return 1 / sum(prompt_s(c, facts, depth, share) for c, share in rates)
 
 
 def predict(
@@ -106,20 +105,15 @@ def predict(
     n_ctx: int | None = None,
     device_words: str | None = None,
 ) -> Prediction:
-    rates = [(calibration(profile, runtime, p.device), p.share) for p in parts]
+    rates = rates_on(profile, runtime, parts)
     deep = min(DEEP_DEPTH, max((n_ctx or DEEP_DEPTH) - 256, SHORT_DEPTH))
-
-    def decode_at(depth: float) -> float:
-        return 1 / sum(decode_s(c, facts, depth, share) for c, share in rates)
-
-    prompt = 1 / sum(prompt_s(c, facts, PROMPT_TOKENS / 2, share) for c, share in rates)
     main = max(parts, key=lambda p: p.share)
     c_main = calibration(profile, runtime, main.device)
     basis = f"predicted from {main.device.bandwidth_words()}; {c_main.source}"
     return Prediction(
-        decode_tps=decode_at(SHORT_DEPTH),
-        decode_tps_deep=decode_at(deep),
-        prompt_tps=prompt,
+        decode_tps=decode_tps(rates, facts, SHORT_DEPTH),
+        decode_tps_deep=decode_tps(rates, facts, deep),
+        prompt_tps=prompt_tps(rates, facts, PROMPT_TOKENS / 2),
         deep_depth=int(deep),
         device=device_words or main.device.name,
         basis=basis,
@@ -127,35 +121,49 @@ def predict(
     )
 
 
+def placement(plan: Plan) -> list[tuple[str, float]]:
+    """Where a plan puts the model's layers: device keys ("cpu", "gpu0", "npu") and shares."""
+    if plan.backend == "onnxruntime-genai":
+        words = plan.device.lower()
+        if any(m in words for m in ("qnn", "vitis", "npu")):
+            return [("npu", 1.0)]
+        if any(m in words for m in ("cuda", "dml", "gpu")):
+            return [("gpu0", 1.0)]
+        return [("cpu", 1.0)]
+    if plan.gpu_layers <= 0:
+        return [("cpu", 1.0)]
+    share = min(plan.gpu_layers / (plan.n_layers + 1), 1.0)
+    return [("gpu0", 1.0)] if share >= 1.0 else [("gpu0", share), ("cpu", 1.0 - share)]
+
+
+def device_kind(key: str) -> str:
+    """A device key's kind: "gpu0" is a GPU."""
+    return "gpu" if key.startswith("gpu") else key
+
+
 def parts_for_plan(plan: Plan, profile: SpeedProfile) -> list[Part]:
-    """The devices a plan puts the model's layers on, with each one's share."""
+    """The devices a plan puts the model's layers on, with each one's share: all on the CPU
+    where the profile lacks a device the plan names."""
     cpu = profile.device("cpu")
     if cpu is None:
         raise ValueError("the speed profile has no CPU")
-    if plan.backend == "onnxruntime-genai":
-        words = plan.device.lower()
-        for key, marks in (("npu", ("qnn", "vitis", "npu")), ("gpu0", ("cuda", "dml", "gpu"))):
-            dev = profile.device(key)
-            if dev is not None and any(m in words for m in marks):
-                return [Part(dev, 1.0)]
+    found = [(profile.device(key), share) for key, share in placement(plan)]
+    if any(device is None for device, _share in found):
         return [Part(cpu, 1.0)]
-    gpu = profile.device("gpu0")
-    if plan.gpu_layers <= 0 or gpu is None:
-        return [Part(cpu, 1.0)]
-    share = min(plan.gpu_layers / (plan.n_layers + 1), 1.0)
-    if share >= 1.0:
-        return [Part(gpu, 1.0)]
-    return [Part(gpu, share), Part(cpu, 1.0 - share)]
+    return [Part(device, share) for device, share in found if device is not None]
+
+
+def runtime_of(plan: Plan) -> str:
+    return "onnxruntime-genai" if plan.backend == "onnxruntime-genai" else "llama.cpp"
 
 
 def predict_plan(
     facts: SpeedFacts, plan: Plan, profile: SpeedProfile, device_words: str | None = None
 ) -> Prediction:
-    runtime = "onnxruntime-genai" if plan.backend == "onnxruntime-genai" else "llama.cpp"
     return predict(
         facts,
         profile,
-        runtime,
+        runtime_of(plan),
         parts_for_plan(plan, profile),
         n_ctx=plan.n_ctx,
         device_words=device_words,

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.json_file import write_json_atomic
 from engine.speed.calibrate import Observation
 from engine.speed.profile import DeviceSpeed, SpeedProfile
 
@@ -52,15 +51,7 @@ class SpeedStore:
         return data
 
     def _write(self, data: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".speed-", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, indent=2)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_json_atomic(self.path, data)
 
     # -- the probe's figures --------------------------------------------------------------
 
@@ -127,10 +118,14 @@ class SpeedStore:
         return self._observations(machine, "latest")
 
     def record_observation(self, report: HardwareReport, path: Path, obs: Observation) -> None:
-        self._save(_machine(report), "calibration", path, obs)
+        from engine.tuning.store import machine_key
+
+        self._save(machine_key(report), "calibration", path, obs)
 
     def record_measured(self, report: HardwareReport, path: Path, obs: Observation) -> None:
-        self._save(_machine(report), "latest", path, obs)
+        from engine.tuning.store import machine_key
+
+        self._save(machine_key(report), "latest", path, obs)
 
     # -- the setting ----------------------------------------------------------------------
 
@@ -148,9 +143,3 @@ class SpeedStore:
             data = self._read()
             data["comfortable_decode_tps"] = float(value)
             self._write(data)
-
-
-def _machine(report: HardwareReport) -> str:
-    from engine.tuning.store import machine_key
-
-    return machine_key(report)

@@ -10,12 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.json_file import write_json_atomic
 from engine.tuning.configs import Config
 from engine.tuning.figures import Measurement
 
@@ -91,15 +90,7 @@ class TuningStore:
         return data
 
     def _write(self, data: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tuning-", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, indent=2)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_json_atomic(self.path, data)
 
     def measurement(self, machine: str, build: str, config: Config) -> Measurement | None:
         with _lock:

@@ -11,13 +11,14 @@ import pytest
 
 from engine.gguf import read_gguf
 from engine.hardware.report import HardwareReport
-from engine.speed.calibrate import Observation, calibration_key, fit, prior
+from engine.speed.calibrate import Observation, calibration_key, decode_s, fit, prior, prompt_s
 from engine.speed.facts import SpeedFacts, gguf_speed_facts, shape_by_size
 from engine.speed.machine import profile_for
-from engine.speed.predict import Part, calibration, decode_s, predict, prompt_s
+from engine.speed.predict import Part, calibration, predict
 from engine.speed.probe import cpu_bandwidth, cpu_flops, gpu_speed
 from engine.speed.profile import DeviceSpeed, SpeedProfile
-from engine.speed.store import SpeedStore, _machine
+from engine.speed.store import SpeedStore
+from engine.tuning.store import machine_key
 from tests.engine.machines import cpu_only_8gb, mac_m3_pro_18gb, nvidia_laptop_8gb
 from tests.tiny_gguf import MATRIX, write_model
 
@@ -169,7 +170,7 @@ def test_a_probe_taken_on_a_busy_machine_is_taken_again_once_it_is_quiet(
     store = SpeedStore(tmp_path / "speed.json")
     report = dataclasses.replace(cpu_only_8gb(), speed=None)
     busy = dataclasses.replace(CPU, bandwidth=1e9)
-    store.save_devices(_machine(report), (busy,), True, 0.9)
+    store.save_devices(machine_key(report), (busy,), True, 0.9)
     monkeypatch.setattr(speed_store, "_quiet", lambda _store, _machine: False)
     kept = profile_for(report, store=store)
     assert kept is not None and kept.provisional and kept.devices == (busy,)

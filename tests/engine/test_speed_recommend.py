@@ -132,6 +132,7 @@ def test_a_replys_speed_is_checked_against_its_prediction(
     from engine.speed.observe import check, observation_from_sample
     from engine.speed.store import SpeedStore
     from engine.tuning.measure import measure_once
+    from engine.tuning.store import machine_key
 
     monkeypatch.setenv("COVE_DATA_DIR", str(tmp_path))
     report = probe_hardware()
@@ -150,18 +151,12 @@ def test_a_replys_speed_is_checked_against_its_prediction(
     result = check(report, path, plan, far)
     assert result is not None and result.corrected and result.decode_error > 0.3
     store = SpeedStore()
-    assert str(path.resolve()) in store.calibrating(probe_hardware_key(report))
+    assert str(path.resolve()) in store.calibrating(machine_key(report))
     # Corrected: the same figures are now predicted within 30 %.
     again = check(report, path, plan, far)
     assert again is not None and not again.corrected and abs(again.decode_error) < 0.3
     profile = profile_for(report, measure=False)
     assert profile is not None and profile.calibrations["llama.cpp:cpu"].is_measured
-
-
-def probe_hardware_key(report: object) -> str:
-    from engine.speed.store import _machine
-
-    return _machine(report)  # type: ignore[arg-type]
 
 
 def test_cpu_only_machine_has_no_gpu_figures() -> None:
