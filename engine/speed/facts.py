@@ -62,14 +62,10 @@ def gguf_speed_facts(info: GGUFFile) -> SpeedFacts:
     from engine.library.facts import ARCH
 
     layers = max(info.block_count, 1)
-    heads = _int(info.arch_value("attention.head_count"), 1)
-    key = _int(info.arch_value("attention.key_length"), 0) or (
-        info.embedding_length // max(heads, 1)
-    )
-    value = _int(info.arch_value("attention.value_length"), 0) or key
-    kv_heads = _int(info.arch_value("attention.head_count_kv"), heads)
-    experts = _int(info.arch_value("expert_count"), 0)
-    used = _int(info.arch_value("expert_used_count"), 0)
+    heads, kv_heads = info.head_count, info.head_count_kv
+    key, value = info.key_length, info.value_length
+    experts = _optional_count(info, "expert_count")
+    used = _optional_count(info, "expert_used_count")
     share = used / experts if experts and used else 1.0
     has_output = any(t.name in _OUTPUT for t in info.tensors)
     read = 0.0
@@ -99,10 +95,8 @@ def _arch_flops(info: GGUFFile) -> float:
     """Operations per token from the architecture's numbers: attention's four projections and
     a gated feed-forward's three matrices per layer."""
     embd = info.embedding_length
-    heads = _int(info.arch_value("attention.head_count"), 1)
-    kv_heads = _int(info.arch_value("attention.head_count_kv"), heads)
-    head = _int(info.arch_value("attention.key_length"), 0) or embd // max(heads, 1)
-    ffn = _int(info.arch_value("feed_forward_length"), 4 * embd)
+    heads, kv_heads, head = info.head_count, info.head_count_kv, info.key_length
+    ffn = _optional_count(info, "feed_forward_length") or 4 * embd
     per_layer = 2 * embd * heads * head + 2 * embd * kv_heads * head + 3 * embd * ffn
     return 2.0 * per_layer * max(info.block_count, 1)
 
@@ -132,16 +126,12 @@ def onnx_precision(name: str) -> str:
     return "int4"
 
 
-def _int(value: object, default: int) -> int:
+def _optional_count(info: GGUFFile, key: str) -> int:
+    """A count the architecture may not have (experts): 0 when absent or not a count."""
+    value = info.arch_value(key)
     if isinstance(value, list) and value:
-        value = (
-            max(v for v in value if isinstance(v, int))
-            if any(isinstance(v, int) for v in value)
-            else default
-        )
-    return (
-        value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
-    )
+        value = value[0]  # per-layer: layer 0, as llama.cpp's scalar accessors read it
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def shape_by_size(size_bytes: int, bits_per_weight: float) -> SpeedFacts:

@@ -188,3 +188,21 @@ def test_a_probe_taken_on_a_busy_machine_is_taken_again_once_it_is_quiet(
 def _fake_probe(report: HardwareReport, store: SpeedStore, machine: str, *, calibrate: bool):  # type: ignore[no-untyped-def]
     store.save_devices(machine, (CPU,), False, 0.0)
     return store.devices(machine)
+
+
+def test_a_corrupt_model_file_has_no_speed_and_breaks_nothing(
+    starter: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Installed tab asks for every model's speed: a file that is not a GGUF any more
+    gets none (and no error), while the sound one beside it still gets its prediction."""
+    from engine.loader import plan_model
+    from engine.speed.installed import model_speed
+
+    monkeypatch.setenv("COVE_DATA_DIR", str(tmp_path))
+    _path, _info, plan = plan_model(str(starter), ctx=2048)
+    report = dataclasses.replace(cpu_only_8gb(), speed=SpeedProfile((CPU,)))
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\xff" * 64)
+    assert model_speed(broken, report, plan) is None
+    sound = model_speed(starter, report, plan)
+    assert sound is not None and not sound.measured and sound.decode_tps > 0
