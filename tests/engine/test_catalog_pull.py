@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from functools import partial
@@ -124,7 +125,10 @@ def test_search_lists_the_catalog_with_a_choice_and_the_hubs_files_with_fit(
     assert item["id"] == "tiny-chat"
     # This machine has no GPU and no NPU: the best GGUF that fits, on the CPU, sizes from the hub.
     assert item["recommended"] == f"{GGUF_REPO}/tiny-chat-Q8_0.gguf"
-    assert item["reason"].startswith("Q8_0 on the CPU: fits in ")
+    # With the speed this machine's probe measured: the predicted speed, then the fit.
+    assert re.match(r"Q8_0 on the CPU: about [\d,]+(\.\d)? tokens/s here, in ", item["reason"])
+    q8 = next(o for o in item["options"] if o["label"] == "Q8_0")
+    assert q8["predicted_decode_tps"] > 0 and q8["predicted_prompt_tps"] > 0
     sizes = {o["label"]: (o["size_bytes"], o["size_exact"]) for o in item["options"]}
     assert sizes["Q8_0"] == (3 * MIB, True)
     onnx_size = MIB + 2 * MIB + len(b'{"model": {}}') + len(b'{"version": "1.0"}')
