@@ -14,6 +14,7 @@ import contextlib
 import dataclasses
 import json
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -59,9 +60,12 @@ class EngineClient:
         *,
         timeout: float = 30.0,
         crash_check: CrashCheck | None = None,
+        verify: ssl.SSLContext | bool = True,
     ) -> None:
         self._timeout = timeout
         self._crash_check = crash_check
+        # A pinned certificate's context for another Cove (engine/remote/pins.py).
+        self._verify = verify
         self._http: httpx.Client | None = None
         self._model: str | None = None
         self.last_load: tuple[str, int | None] | None = None
@@ -79,6 +83,7 @@ class EngineClient:
             httpx.Client(
                 headers=headers,
                 timeout=httpx.Timeout(self._timeout, read=None),
+                verify=self._verify,
                 trust_env=False,  # never route an engine's traffic through a configured proxy
             ),
         )

@@ -103,6 +103,12 @@ class EngineAuthError(EngineError):
     code = "unauthorized"
 
 
+class CertificateChanged(EngineError):
+    """A remote engine or worker shows another certificate than the one pinned on first use."""
+
+    code = "certificate_changed"
+
+
 class EngineUnreachable(EngineError):
     """The engine's address does not answer (a remote server down, a wrong URL)."""
 

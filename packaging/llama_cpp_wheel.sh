@@ -31,7 +31,8 @@ case $isa in
              -DGGML_BMI2=OFF) ;;
   *) echo "llama_cpp_wheel: unknown instruction set '$isa' (avx2, avx or sse)" >&2; exit 2 ;;
 esac
-args+=("$@")
+# ggml's RPC backend: one model's layers on several machines (`cove worker`, docs/REMOTE.md).
+args+=(-DGGML_RPC=ON "$@")
 flags=""
 if [[ $(uname -m) == x86_64 ]]; then
   flags="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"

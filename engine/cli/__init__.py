@@ -173,9 +173,33 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--embedding-model", type=Path, metavar="PATH", help="embedding model folder"
     )
-    serve.add_argument("--host", default="127.0.0.1", metavar="H", help="default: 127.0.0.1")
+    serve.add_argument(
+        "--host", metavar="H", help="default: 127.0.0.1 (with --lan: 0.0.0.0, every address)"
+    )
     serve.add_argument("--port", type=int, default=8080, metavar="P", help="default: 8080")
     serve.add_argument("--api-key", metavar="K", help="require this key on every request")
+    serve.add_argument(
+        "--lan",
+        action="store_true",
+        help="serve other computers on this network: with a key (made and shown once, or "
+        "--api-key), TLS with this machine's certificate (clients pin its fingerprint) and "
+        "limits per address",
+    )
+    serve.add_argument(
+        "--new-key", action="store_true", help="with --lan: make a new key (the old one stops)"
+    )
+    serve.add_argument(
+        "--advertise",
+        action="store_true",
+        help="with --lan: announce this engine's name and fingerprint on the network (mDNS)",
+    )
+    serve.add_argument(
+        "--worker",
+        action="append",
+        default=[],
+        metavar="HOST:PORT[=KEY]",
+        help="split the model's layers with the 'cove worker' on this machine (repeat for more)",
+    )
     serve.add_argument("--ctx", type=_positive, metavar="N", help="context length")
     serve.add_argument("--max-queue", type=_positive, default=8, metavar="N")
     serve.add_argument("--log-prompts", action="store_true", help="write prompts to the log")
@@ -283,21 +307,31 @@ def _serve(args: argparse.Namespace) -> int:
         from engine.models import resolve_model
 
         resolve_model(args.model)
-    return serve(
-        ServeOptions(
-            host=args.host,
-            port=args.port,
-            model=args.model,
-            embedding_model=args.embedding_model,
-            ctx=args.ctx,
-            api_key=args.api_key,
-            max_queue=args.max_queue,
-            log_prompts=args.log_prompts,
-            ollama=args.ollama,
-            state_cache_bytes=args.state_cache_mb * 2**20,
-            draft=args.draft,
-        )
+    if (args.new_key or args.advertise) and not args.lan:
+        raise ValueError("--new-key and --advertise go with --lan")
+    options = ServeOptions(
+        host=args.host or "127.0.0.1",
+        port=args.port,
+        model=args.model,
+        embedding_model=args.embedding_model,
+        ctx=args.ctx,
+        api_key=args.api_key,
+        max_queue=args.max_queue,
+        log_prompts=args.log_prompts,
+        ollama=args.ollama,
+        state_cache_bytes=args.state_cache_mb * 2**20,
+        draft=args.draft,
     )
+    if args.lan:
+        from engine.remote.lan import lan_options
+
+        options = lan_options(options, host=args.host, new_key=args.new_key,
+                              advertise=args.advertise)  # fmt: skip
+    if args.worker:
+        from engine.remote.front import serve_split
+
+        return serve_split(options, args.worker)
+    return serve(options)
 
 
 STATE_CACHE_MB = DEFAULT_LIMIT_BYTES // 2**20

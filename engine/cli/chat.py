@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 def chat_command(args: argparse.Namespace) -> int:
     """One path for every engine: a private local host (the default), or a remote server."""
-    from engine.client import EngineClient
     from engine.local_engine import LocalEngine
 
     params = GenerationParams(
@@ -41,7 +40,16 @@ def chat_command(args: argparse.Namespace) -> int:
         config.load(Path(args.mcp))  # a bad list is reported before any process starts
     local: LocalEngine | None = None
     if args.engine:
-        client = EngineClient(args.engine, args.api_key)
+        from engine.remote.connect import connect
+
+        connection = connect(args.engine, args.api_key)
+        client = connection.client
+        if connection.trusted is not None and connection.trusted.first_use:
+            print(
+                f"cove: pinned the certificate of {connection.trusted.address}: "
+                f"{connection.trusted.fingerprint} (check that the other computer shows the same)",
+                file=sys.stderr,
+            )
         model = None if args.model == "starter" else args.model
     else:
         from engine.models import resolve_model

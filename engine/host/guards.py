@@ -6,7 +6,6 @@ Nothing here ever sends a traceback.
 
 from __future__ import annotations
 
-import hmac
 import ipaddress
 import json
 import logging
@@ -31,6 +30,8 @@ from engine.errors import (
     ModelNotFound,
 )
 from engine.protocol import error_body
+from engine.remote.keys import digest, matches
+from engine.remote.ratelimit import RateLimit
 
 log = logging.getLogger("cove.host")
 
@@ -65,6 +66,10 @@ class HostConfig:
     max_body: int = DEFAULT_MAX_BODY
     loopback_only: bool = True
     retry_after_s: int = 2
+    # The SHA-256 of the key, when only that is kept (``cove serve --lan``); ``api_key`` wins.
+    key_digest: bytes | None = None
+    # Limits per client address for what is served beyond loopback (None: none).
+    rate_limit: RateLimit | None = None
 
 
 def error_status(exc: EngineError) -> tuple[int, dict[str, Any]]:
@@ -127,7 +132,7 @@ class Guard:
     def __init__(self, app: ASGIApp, config: HostConfig) -> None:
         self.app = app
         self.config = config
-        self._key = config.api_key.encode() if config.api_key else None
+        self._key = digest(config.api_key) if config.api_key else config.key_digest
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -142,7 +147,7 @@ class Guard:
             await send(message)
 
         headers = {k.decode("latin-1").lower(): v for k, v in scope.get("headers", [])}
-        failure = self._reject(headers, str(scope.get("path", "")))
+        failure = self._limited(scope) or self._reject(headers, str(scope.get("path", "")), scope)
         try:
             if failure is not None:
                 await failure(scope, receive, send_logged)
@@ -157,7 +162,25 @@ class Guard:
                 (time.perf_counter() - started) * 1000,
             )
 
-    def _reject(self, headers: dict[str, bytes], path: str) -> Response | None:
+    def _limited(self, scope: Scope) -> Response | None:
+        limit, address = self.config.rate_limit, _client_address(scope)
+        if limit is None or address is None:
+            return None
+        wait = limit.check(address)
+        if wait is None:
+            return None
+        seconds = max(1, int(wait + 0.999))
+        return JSONResponse(
+            error_body(
+                f"Too many requests from {address}; try again in {seconds} s.",
+                "rate_limit_error",
+                "rate_limited",
+            ),
+            status_code=429,
+            headers={"Retry-After": str(seconds)},
+        )
+
+    def _reject(self, headers: dict[str, bytes], path: str, scope: Scope) -> Response | None:
         if self.config.loopback_only:
             host = headers.get("host", b"").decode("latin-1")
             name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
@@ -172,9 +195,13 @@ class Guard:
                 )
         if self._key is not None:
             # Bearer for OpenAI's and Ollama's clients, x-api-key for Anthropic's.
-            bearer = hmac.compare_digest(headers.get("authorization", b""), b"Bearer " + self._key)
-            keyed = hmac.compare_digest(headers.get("x-api-key", b""), self._key)
+            auth = headers.get("authorization", b"")
+            bearer = auth[:7].lower() == b"bearer " and matches(auth[7:], self._key)
+            keyed = matches(headers.get("x-api-key", b""), self._key)
             if not (bearer or keyed):
+                address = _client_address(scope)
+                if self.config.rate_limit is not None and address is not None:
+                    self.config.rate_limit.failed(address)
                 wrong = EngineAuthError(
                     "Missing or wrong API key (send 'Authorization: Bearer KEY' or 'x-api-key')."
                 )
@@ -186,6 +213,18 @@ class Guard:
                     return JSONResponse({"error": str(wrong)}, status_code=401)
                 return error_response(wrong)
         return None
+
+
+def _client_address(scope: Scope) -> str | None:
+    """The client's address, or None for this computer (loopback, a local socket)."""
+    client = scope.get("client")
+    host = client[0] if client else None
+    if not host:
+        return None
+    try:
+        return None if ipaddress.ip_address(host).is_loopback else str(host)
+    except ValueError:
+        return str(host)
 
 
 def local_caller(request: Request) -> bool:

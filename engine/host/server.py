@@ -23,6 +23,8 @@ from engine.host.routes import make_app
 from engine.host.state import STREAM_FLUSH_S, HostState
 from engine.paths import state_dir
 from engine.protocol import READY_PREFIX
+from engine.remote.certificate import Identity
+from engine.remote.ratelimit import RateLimit
 from engine.state_cache import DEFAULT_LIMIT_BYTES, StateCache
 
 log = logging.getLogger("cove.host")
@@ -46,6 +48,12 @@ class ServeOptions:
     # Conversations' model state kept on disk (engine/state_cache.py); 0: off.
     state_cache_bytes: int = DEFAULT_LIMIT_BYTES
     draft: str | None = None  # a draft model for speculative decoding, or "auto"
+    # ``cove serve --lan``: TLS with this machine's certificate, the kept key's digest, and
+    # limits per client address (engine/remote).
+    tls: Identity | None = None
+    key_digest: bytes | None = None
+    rate_limit: RateLimit | None = None
+    advertise: bool = False  # announce the name and fingerprint on the LAN (mDNS)
 
 
 def is_loopback(host: str) -> bool:
@@ -88,11 +96,17 @@ def serve(options: ServeOptions) -> int:
     import uvicorn
 
     setup_logging()
+    keyed = options.api_key is not None or options.key_digest is not None
     if not is_loopback(options.host):
+        if not keyed:
+            raise ValueError(
+                f"--host {options.host} would let other computers use this engine without a "
+                "key. Use --lan (a key and an encrypted, pinned connection), or set --api-key."
+            )
         log.warning(
-            "listening on %s: other machines on the network can reach this engine%s",
+            "listening on %s: other machines on the network can reach this engine (with the key)%s",
             options.host,
-            "" if options.api_key else " and no --api-key is set, so anyone can use it",
+            "" if options.tls else "; the connection is not encrypted (--lan encrypts it)",
         )
     state = HostState(
         max_queue=options.max_queue,
@@ -125,8 +139,11 @@ def serve(options: ServeOptions) -> int:
             api_key=options.api_key,
             max_body=options.max_body,
             loopback_only=is_loopback(options.host),
+            key_digest=options.key_digest,
+            rate_limit=options.rate_limit,
         )
         app = make_app(state, config)
+        tls = options.tls
         server = uvicorn.Server(
             uvicorn.Config(
                 app,
@@ -135,15 +152,24 @@ def serve(options: ServeOptions) -> int:
                 lifespan="off",
                 timeout_graceful_shutdown=2,
                 ws="none",
+                ssl_certfile=str(tls.cert_path) if tls else None,
+                ssl_keyfile=str(tls.key_path) if tls else None,
             )
         )
         port = sock.getsockname()[1]
+        scheme = "https" if tls else "http"
 
         def announce(signum: int | None = None, frame: FrameType | None = None) -> None:
             ready = {"port": port, "pid": os.getpid()}
             if options.announce:
                 print(READY_PREFIX + json.dumps(ready), flush=True)
-            log.info("serving on http://%s:%d/v1", _url_host(options.host), port)
+            log.info("serving on %s://%s:%d/v1", scheme, _url_host(options.host), port)
+            if tls is not None:
+                log.info("certificate fingerprint (pinned by clients): %s", tls.fingerprint)
+            if options.advertise:
+                from engine.remote.discovery import advertise
+
+                advertise(port, tls.fingerprint if tls else None)
             if len(sockets) > 1:
                 log.info("and Ollama's API on http://127.0.0.1:%d/api", OLLAMA_PORT)
 
