@@ -64,8 +64,8 @@ def attach_threadpool(llama_lib: Any, ctx: Any, n_threads: int) -> ThreadPool | 
     try:
         libllama = llama_lib.llama_cpp._lib
         folder = Path(libllama._name).parent
-        ggml = ctypes.CDLL(str(folder / _library_name("ggml")))
-        base = ctypes.CDLL(str(folder / _library_name("ggml-base")))
+        ggml = ctypes.CDLL(loaded_library(folder, "ggml"))
+        base = ctypes.CDLL(loaded_library(folder, "ggml-base"))
         ggml.ggml_backend_reg_by_name.restype = ctypes.c_void_p
         ggml.ggml_backend_reg_by_name.argtypes = (ctypes.c_char_p,)
         ggml.ggml_backend_reg_get_proc_address.restype = ctypes.c_void_p
@@ -90,6 +90,27 @@ def attach_threadpool(llama_lib: Any, ctx: Any, n_threads: int) -> ThreadPool | 
         return None
     attach(ctx, handle, None)
     return ThreadPool(handle, _FREE(free_addr))
+
+
+def loaded_library(folder: Path, stem: str) -> str:
+    """The file of ``stem``'s library that this process already loaded from ``folder``.
+
+    A wheel cannot hold symbolic links, so ``libggml.so``, ``libggml.so.0`` and
+    ``libggml.so.0.25.3`` are three copies of one library; opening another copy than the one
+    llama.cpp was linked against (``libggml.so.0``) would load a second ggml with its own device
+    registry. On Linux the loaded copy is found in ``/proc/self/maps``."""
+    name = _library_name(stem)
+    if sys.platform.startswith("linux"):
+        try:
+            maps = Path("/proc/self/maps").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            maps = ""
+        for line in maps.splitlines():
+            path = line.rsplit(" ", 1)[-1]
+            base = Path(path).name
+            if Path(path).parent == folder and (base == name or base.startswith(name + ".")):
+                return path
+    return str(folder / name)
 
 
 def _library_name(stem: str) -> str:

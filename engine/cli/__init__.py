@@ -1,6 +1,7 @@
-"""The ``cove`` command: probe, inspect, plan, tune, chat, serve, models, search, pull, rm, index,
-ask, collections, mcp. This module parses the arguments and hands each command to its module; the
-library's, the documents' and the server's commands live with those packages.
+"""The ``cove`` command: probe, inspect, plan, tune, chat, serve, worker, trust, models, search,
+pull, rm, index, ask, collections, mcp. This module parses the arguments and hands each command to
+its module; the library's, the documents', the server's and the remote commands live with those
+packages.
 
 Errors reach the user as one readable line on stderr with a non-zero exit code, never a traceback.
 """
@@ -17,6 +18,7 @@ from engine.cli.output import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, fail
 from engine.cli.plan import plan_command
 from engine.cli.tuning import tune_command
 from engine.errors import EngineError
+from engine.remote.tunnel import DEFAULT_WORKER_PORT
 from engine.state_cache import DEFAULT_LIMIT_BYTES
 
 
@@ -221,6 +223,30 @@ def build_parser() -> argparse.ArgumentParser:
         help="a smaller model of the same vocabulary to draft for the chat model, or 'auto' "
         "(the catalog's, when installed and fitting)",
     )
+    worker = sub.add_parser(
+        "worker",
+        help="lend this machine's memory (and GPU) to another Cove for part of a model "
+        "(llama.cpp RPC, behind a key and TLS)",
+    )
+    worker.add_argument(
+        "--port", type=int, default=DEFAULT_WORKER_PORT, metavar="P",
+        help=f"default: {DEFAULT_WORKER_PORT}",
+    )  # fmt: skip
+    worker.add_argument(
+        "--key", metavar="K", help="the key other machines must give (default: made and shown once)"
+    )
+    worker.add_argument("--new-key", action="store_true", help="make a new key (the old stops)")
+    worker.add_argument(
+        "--host", default="0.0.0.0", metavar="H", help="address to listen on (default: all)"
+    )
+    worker.add_argument("--threads", type=_positive, metavar="N", help="CPU threads to use")
+
+    trust = sub.add_parser(
+        "trust",
+        help="the certificates of other computers' engines and workers, pinned on first use",
+    )
+    trust.add_argument("--forget", metavar="HOST:PORT", help="accept a changed certificate")
+    trust.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
 
@@ -240,6 +266,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             return tune_command(args)
         if command == "serve":
             return _serve(args)
+        if command == "worker":
+            from engine.remote.worker import worker_command
+
+            return worker_command(
+                args.host, args.port, args.key, new_key=args.new_key, threads=args.threads
+            )
+        if command == "trust":
+            from engine.remote.trust_cli import trust_command
+
+            return trust_command(args.forget, args.json)
         if command == "mcp":
             from engine.cli.mcp import mcp_list_command
 
