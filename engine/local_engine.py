@@ -88,6 +88,20 @@ class LocalEngine:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
+    @property
+    def token(self) -> str:
+        """The per-launch key the host requires (for a process that passes requests on)."""
+        return self._token
+
+    def wait(self) -> int | None:
+        """Block until the host process ends; its exit code (None when none was started)."""
+        proc = self._proc
+        return None if proc is None else proc.wait()
+
+    def exit_description(self) -> str | None:
+        """How the host ended, with its last log lines; None while it runs."""
+        return self._crash_report()
+
     def alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 

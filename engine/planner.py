@@ -132,6 +132,9 @@ class Plan:
     swa_full: bool = SWA_FULL
     # A vision model's projector, counted in its device's budget (None: a text model).
     projector: ProjectorPlan | None = None
+    # Layers per offload device, in llama.cpp's device order (its ``tensor_split``); empty: all
+    # on one device. Set for a model split across machines (engine/remote/split.py).
+    tensor_split: tuple[int, ...] = ()
 
     @property
     def loadable(self) -> bool:
@@ -185,6 +188,7 @@ class Plan:
             reasons=tuple(str(r) for r in data.get("reasons") or ()),
             swa_full=bool(data.get("swa_full", SWA_FULL)),
             projector=_projector_from(data.get("projector")),
+            tensor_split=tuple(int(n) for n in data.get("tensor_split") or ()),
         )
 
 

@@ -161,6 +161,13 @@ class LlamaCppModel(GenerationLoop):
 
         mparams = lib.llama_model_default_params()
         mparams.n_gpu_layers = plan.gpu_layers
+        if plan.tensor_split:
+            # Layers per device for a model split across machines (engine/remote/split.py);
+            # llama.cpp reads the array while it loads.
+            slots = int(lib.llama_max_devices())
+            shares = [float(n) for n in plan.tensor_split[:slots]]
+            self._tensor_split = (ctypes.c_float * slots)(*shares, *[0.0] * (slots - len(shares)))
+            mparams.tensor_split = self._tensor_split
         mparams.load_mode = lib.LLAMA_LOAD_MODE_MMAP
         # llama.cpp's AMX weight buffers crash in their first matrix product on some Xeon
         # (Sapphire Rapids) machines (ggml-org/llama.cpp#20824); a build with AMX compiled in

@@ -93,23 +93,26 @@ def attach_threadpool(llama_lib: Any, ctx: Any, n_threads: int) -> ThreadPool | 
 
 
 def loaded_library(folder: Path, stem: str) -> str:
-    """The file of ``stem``'s library that this process already loaded from ``folder``.
+    """The file of ``stem``'s library that llama.cpp was linked against, in ``folder``.
 
     A wheel cannot hold symbolic links, so ``libggml.so``, ``libggml.so.0`` and
-    ``libggml.so.0.25.3`` are three copies of one library; opening another copy than the one
-    llama.cpp was linked against (``libggml.so.0``) would load a second ggml with its own device
-    registry. On Linux the loaded copy is found in ``/proc/self/maps``."""
+    ``libggml.so.0.25.3`` are three copies of one library, and llama-cpp-python itself opens
+    ``libggml.so`` beside the ``libggml.so.0`` that ``libllama`` names: each copy is a ggml with
+    its own device registry. The one that counts is the versioned name (the soname), found among
+    the files this process loaded (``/proc/self/maps`` on Linux)."""
     name = _library_name(stem)
     if sys.platform.startswith("linux"):
         try:
             maps = Path("/proc/self/maps").read_text(encoding="utf-8", errors="replace")
         except OSError:
             maps = ""
-        for line in maps.splitlines():
-            path = line.rsplit(" ", 1)[-1]
-            base = Path(path).name
-            if Path(path).parent == folder and (base == name or base.startswith(name + ".")):
-                return path
+        loaded = {
+            path
+            for path in (line.rsplit(" ", 1)[-1] for line in maps.splitlines())
+            if Path(path).parent == folder and Path(path).name.startswith(name + ".")
+        }
+        if loaded:
+            return min(loaded, key=len)
     return str(folder / name)
 
 

@@ -12,6 +12,7 @@ from engine.errors import EngineError
 from engine.host.server import ServeOptions, serve
 from engine.host.state import STREAM_FLUSH_S
 from engine.protocol import TOKEN_ENV
+from engine.remote.split import decode
 from engine.state_cache import DEFAULT_LIMIT_BYTES
 
 STATE_CACHE_MB = DEFAULT_LIMIT_BYTES // 2**20
@@ -35,6 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--state-cache-mb", type=int, default=STATE_CACHE_MB)
     parser.add_argument("--draft", metavar="MODEL")
+    parser.add_argument(
+        "--workers", metavar="JSON", help="cove workers reached through loopback tunnels"
+    )
     args = parser.parse_args(argv)
     options = ServeOptions(
         host=args.host,
@@ -50,6 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         flush_s=max(args.stream_flush_ms, 0.0) / 1000,
         state_cache_bytes=max(args.state_cache_mb, 0) * 2**20,
         draft=args.draft,
+        workers=decode(args.workers) if args.workers else (),
     )
     try:
         return serve(options)

@@ -25,6 +25,7 @@ from engine.paths import state_dir
 from engine.protocol import READY_PREFIX
 from engine.remote.certificate import Identity
 from engine.remote.ratelimit import RateLimit
+from engine.remote.split import WorkerShare
 from engine.state_cache import DEFAULT_LIMIT_BYTES, StateCache
 
 log = logging.getLogger("cove.host")
@@ -54,6 +55,8 @@ class ServeOptions:
     key_digest: bytes | None = None
     rate_limit: RateLimit | None = None
     advertise: bool = False  # announce the name and fingerprint on the LAN (mDNS)
+    # cove workers that GGUF models are split with, reached through loopback tunnels.
+    workers: tuple[WorkerShare, ...] = ()
 
 
 def is_loopback(host: str) -> bool:
@@ -116,6 +119,7 @@ def serve(options: ServeOptions) -> int:
         if options.state_cache_bytes > 0
         else None,
         draft=options.draft,
+        workers=options.workers,
     )
     sock = bind(options.host, options.port)
     sockets = [sock]

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from engine.backends import LoadedModel
     from engine.embeddings import EmbeddingModel
     from engine.planner import Plan
+    from engine.remote.split import WorkerShare
     from engine.tuning import Choice
 
 log = logging.getLogger("cove.host")
@@ -76,8 +77,12 @@ class HostState:
         flush_s: float = STREAM_FLUSH_S,
         states: StateCache | None = None,
         draft: str | None = None,
+        workers: tuple[WorkerShare, ...] = (),
     ) -> None:
         self.max_queue = max_queue
+        # ``cove worker`` machines reached through loopback tunnels: GGUF models are split
+        # across this machine and them (engine/remote/split.py).
+        self.workers = workers
         self.states = states
         # A model to draft for the chat model: a name or path, or "auto" (the catalog's, when
         # installed, compatible and fitting beside it); None: none.
@@ -161,7 +166,7 @@ class HostState:
         try:
             # Where the model can run more than one way here, the fastest measured way for
             # this context (measured now on first use: the memory is free for it).
-            choice = self._choose(path, ctx, progress)
+            choice = None if self.workers else self._choose(path, ctx, progress)
             if choice is not None:
                 path, plan = choice.path, choice.plan
                 if choice.source == "measured" and progress is not None:
@@ -169,6 +174,11 @@ class HostState:
                     progress = lambda f: outer(0.9 + 0.1 * f)  # noqa: E731
             self.choice = choice
             backend = backend_for(path)
+            if self.workers:
+                from engine.remote.ggml_rpc import add_server
+
+                for worker in self.workers:
+                    add_server(worker.endpoint)
             model = backend.load(path, plan, progress)
             if isinstance(model, GenerationLoop):
                 model.keep_states(self.states)
@@ -248,6 +258,10 @@ class HostState:
         chat = self.chat
         if chat is not None:
             resources = resources_after_unload(resources, chat.plan)
+        if self.workers:
+            from engine.remote.split import plan_with_workers
+
+            return plan_with_workers(name, ctx, resources, self.workers)
         return plan_model(name, ctx=ctx, resources=resources)[2]
 
     def unload_chat(self) -> bool:

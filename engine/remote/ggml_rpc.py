@@ -39,7 +39,7 @@ def _ggml() -> Any:
 
     lib = native()
     folder = Path(lib.llama_cpp._lib._name).parent
-    ggml = ctypes.CDLL(loaded_library(folder, "ggml"))
+    ggml: Any = ctypes.CDLL(loaded_library(folder, "ggml"))
     ggml.ggml_backend_reg_by_name.restype = ctypes.c_void_p
     ggml.ggml_backend_reg_by_name.argtypes = (ctypes.c_char_p,)
     ggml.ggml_backend_reg_get_proc_address.restype = ctypes.c_void_p

@@ -9,6 +9,7 @@ import json
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
 from engine.paths import data_dir
 
@@ -56,7 +57,7 @@ def delete_secret(name: str) -> None:
     _file_drop(name)
 
 
-def _keyring() -> object | None:
+def _keyring() -> Any:
     """The platform keyring, when a real one is available (not keyring's "fail" or plain-text
     fallbacks)."""
     if os.environ.get("COVE_NO_KEYRING"):
@@ -71,7 +72,7 @@ def _keyring() -> object | None:
     if not isinstance(backend, KeyringBackend):
         return None
     try:
-        priority = float(backend.priority)  # type: ignore[arg-type]
+        priority = float(backend.priority)
     except (TypeError, ValueError):
         return None
     name = type(backend).__module__ + "." + type(backend).__name__
