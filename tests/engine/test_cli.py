@@ -186,7 +186,8 @@ def test_serve_is_an_openai_server_and_chat_engine_uses_it(starter: Path) -> Non
 def test_serve_warns_when_exposed_to_the_network(starter: Path) -> None:
     port = _free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "engine.cli", "serve", "--host", "0.0.0.0", "--port", str(port)],
+        [sys.executable, "-m", "engine.cli", "serve", "--host", "0.0.0.0", "--port", str(port),
+         "--api-key", "cove-test-key"],
         stderr=subprocess.PIPE, text=True, cwd=ROOT,
     )  # fmt: skip
     try:
@@ -195,8 +196,8 @@ def test_serve_warns_when_exposed_to_the_network(starter: Path) -> None:
     finally:
         server.terminate()
         server.communicate(timeout=20)
-    assert "other machines on the network can reach this engine" in first
-    assert "no --api-key" in first
+    assert "other machines on the network can reach this engine (with the key)" in first
+    assert "not encrypted (--lan encrypts it)" in first
 
 
 def test_chat_with_unreachable_engine_is_one_line() -> None:
