@@ -170,14 +170,18 @@ def serve(options: ServeOptions) -> int:
             log.info("serving on %s://%s:%d/v1", scheme, _url_host(options.host), port)
             if tls is not None:
                 log.info("certificate fingerprint (pinned by clients): %s", tls.fingerprint)
-            if options.advertise:
-                from engine.remote.discovery import advertise
 
-                advertise(port, tls.fingerprint if tls else None)
             if len(sockets) > 1:
                 log.info("and Ollama's API on http://127.0.0.1:%d/api", OLLAMA_PORT)
 
         _on_started(server, announce)
+        if options.advertise:
+            from engine.remote.discovery import advertise
+
+            try:
+                advertise(port, tls.fingerprint if tls else None)
+            except Exception as exc:  # announcing is optional: serve without it
+                log.warning("could not announce this engine on the network: %r", exc)
         if options.parent_pid is not None:
             _exit_with_parent(server, options.parent_pid)
         server.run(sockets=sockets)
