@@ -50,6 +50,13 @@ def build_parser() -> argparse.ArgumentParser:
         "the hub (owner/repo/FILE: only its header is read)",
     )
     plan.add_argument("--ctx", type=_positive, metavar="N", help="context length wanted")
+    plan.add_argument(
+        "--worker",
+        action="append",
+        default=[],
+        metavar="HOST:PORT=KEY",
+        help="plan MODEL split with this 'cove worker' (repeat for more)",
+    )
     plan.add_argument("--json", action="store_true", help="print JSON")
 
     tune = sub.add_parser(
@@ -261,7 +268,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if command == "inspect":
             return inspect_command(args.model, args.json)
         if command == "plan":
-            return plan_command(args.model, args.ctx, args.json)
+            return plan_command(args.model, args.ctx, args.json, args.worker)
         if command == "tune":
             return tune_command(args)
         if command == "serve":

@@ -17,10 +17,14 @@ if TYPE_CHECKING:
     from engine.speed.installed import ModelSpeed
 
 
-def plan_command(model: str, ctx: int | None, as_json: bool) -> int:
+def plan_command(
+    model: str, ctx: int | None, as_json: bool, workers: list[str] | None = None
+) -> int:
     from engine.errors import ModelNotFound
     from engine.loader import plan_model
 
+    if workers:
+        return _plan_split(model, ctx, as_json, workers)
     try:
         path, _info, plan = plan_model(model, ctx=ctx)
     except ModelNotFound:
@@ -50,6 +54,35 @@ def plan_command(model: str, ctx: int | None, as_json: bool) -> int:
     for d in drafts:
         print(describe_draft(d))
     return 0
+
+
+def _plan_split(model: str, ctx: int | None, as_json: bool, specs: list[str]) -> int:
+    """The split ``cove serve --worker`` would make now: each worker asked for its free memory
+    (its certificate pinned on first use, its key checked), nothing loaded."""
+    from engine.loader import current_resources
+    from engine.remote.pins import trust
+    from engine.remote.split import WorkerShare, plan_with_workers
+    from engine.remote.tunnel import WorkerAddress, worker_info
+
+    shares = []
+    for spec in specs:
+        w = WorkerAddress.parse(spec)
+        info = worker_info(w, trust(w.host, w.port))
+        shares.append(
+            WorkerShare(
+                endpoint="",
+                name=w.address,
+                free_memory=int(info.get("free_memory") or 0),
+                total_memory=int(info.get("total_memory") or 0),
+                device=str(info.get("device") or "CPU"),
+            )
+        )
+    plan = plan_with_workers(model, ctx, current_resources(), shares)
+    if as_json:
+        print_json(plan.to_dict())
+    else:
+        print(describe_plan(plan))
+    return 0 if plan.loadable else 1
 
 
 def _speed(path: Path, plan: Plan) -> ModelSpeed | None:

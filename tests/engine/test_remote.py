@@ -6,6 +6,7 @@ the reply with an error naming it, and the server stays up and loads the model a
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -165,6 +166,19 @@ def test_worker_prints_its_key_and_fingerprint_first_and_checks_the_key(
     with pytest.raises(EngineAuthError):
         worker_info(wrong, trusted)
     proc.wait_for("wrong key")
+    # cove plan shows the split cove serve would make, asking the workers, loading nothing.
+    env = dict(os.environ, COVE_DATA_DIR=str(client_data))
+    out = run_cove(env, "plan", "starter", "--ctx", "1024", "--worker", workers[0][1],
+                   "--worker", workers[1][1], "--json", timeout=120)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    plan = json.loads(out.stdout)
+    assert plan["verdict"] == "fits" and plan["device"].endswith("+ 2 workers")
+    assert len(plan["tensor_split"]) == 2 and sum(plan["tensor_split"]) == plan["gpu_layers"]
+    assert [b["device"].split(" (")[0] for b in plan["budgets"][1:]] == [
+        f"worker {spec.split('=')[0]}" for _proc, spec in workers
+    ]
+    text = run_cove(env, "plan", "starter", "--worker", workers[0][1], timeout=120)
+    assert "Layers split by free memory" in text.stdout
 
 
 def test_split_model_gives_the_unsplit_text_and_survives_a_lost_worker(
