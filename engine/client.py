@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import httpx
 
@@ -295,6 +295,7 @@ class EngineClient:
         assert self._http is not None
         cancel = cancel or threading.Event()
         done = threading.Event()
+        received = False
         try:
             with self._http.stream("POST", url, json=body) as response:
                 if response.status_code >= 400:
@@ -317,19 +318,25 @@ class EngineClient:
                             f"The engine sent a malformed event: {payload[:200]}"
                         ) from None
                     if isinstance(event, dict):
+                        received = True
                         yield event
         except httpx.HTTPError as exc:
             if cancel.is_set():
                 return
-            raise self._broken(exc) from None
+            raise self._broken(exc, midway=received) from None
         finally:
             done.set()
 
-    def _broken(self, exc: Exception) -> EngineError:
+    def _broken(self, exc: Exception, *, midway: bool = False) -> EngineError:
         if self._crash_check is not None:
             crashed = self._crash_check()
             if crashed is not None:
                 return EngineCrashed(crashed)
+        if midway:  # the engine answered, then the connection went (another computer's, often)
+            return EngineUnreachable(
+                f"The connection to the engine at {urlsplit(self.base_url).netloc} broke "
+                f"mid-reply ({type(exc).__name__}: {exc})."
+            )
         return EngineUnreachable(
             f"Cannot reach the engine at {self.base_url} ({type(exc).__name__}: {exc}). "
             "Check that it is running and the address is right."

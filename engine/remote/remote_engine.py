@@ -43,12 +43,12 @@ class RemoteEngine:
         expect_fingerprint: str | None = None,
     ) -> RemoteEngine:
         """Connect and check that the server answers with this key. ``expect_fingerprint``: the
-        new certificate the person chose to trust after a change; it is replaced (and checked to
-        be the one pinned now) before anything is sent."""
+        changed certificate the person chose to trust; the old pin is replaced only while the
+        server shows that one (checked before and after), and nothing is sent before."""
         if expect_fingerprint is not None:
-            where = pin_address(url)
-            if where is not None:
-                forget(where)
+            pinned_at = pin_address(url)
+            if pinned_at is not None and presented_fingerprint(url) == expect_fingerprint:
+                forget(pinned_at)
         engine = cls(connect(url, api_key, timeout=timeout), api_key, timeout)
         trusted = engine.trusted
         if expect_fingerprint is not None and (
@@ -65,6 +65,10 @@ class RemoteEngine:
             engine.chat_models()
         except BaseException:
             engine.stop()
+            # Pinned just now for a connection that did not work (a wrong key): unpinned, so
+            # that the fingerprint is shown to compare when a connection first works.
+            if trusted is not None and trusted.first_use:
+                forget(trusted.address)
             raise
         return engine
 
