@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from PySide6.QtCore import QObject, QRunnable, Signal
 
-from engine.errors import EngineBusy, EngineCrashed, EngineError
+from engine.errors import EngineBusy, EngineCrashed, EngineError, EngineUnreachable
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
@@ -221,7 +221,10 @@ class GenerationWorker(QRunnable):
             self.signals.engine_crashed.emit(str(exc))
             return
         except EngineError as exc:
-            self._finish(reply, parts, None, str(exc), prompt_chars=prompt_chars, code=exc.code)
+            error = str(exc)
+            if parts and isinstance(exc, EngineUnreachable):  # another computer's, mid-reply
+                error += " The reply so far is kept."
+            self._finish(reply, parts, None, error, prompt_chars=prompt_chars, code=exc.code)
             return
         except Exception as exc:  # a worker boundary: the reply is saved and the error shown
             log.exception("generation failed")

@@ -67,7 +67,7 @@ class HardwareProbe(QObject):
 
     def _ask_host(self) -> None:
         engine = self.engine.engine
-        if engine is None:
+        if engine is None or self.engine.remote is not None:  # this computer's, not the other's
             self._run_process()
             return
         self.engine.control_pool.submit(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,8 @@ from app.engine_service import STARTER, EngineService
 from app.hardware_view import HardwareProbe, HardwareView
 from app.mcp_service import ENABLED_SETTING, McpService
 from app.models_view import IMPORTED_SETTING, ModelsView
+from app.remote.choice import read_choice
+from app.remote.engine_mode import EngineMode
 from app.settings_panel import SettingsPanel
 from app.sidebar import Sidebar
 from app.state_dialog import LIMIT_SETTING, stored_limit
@@ -47,6 +50,7 @@ from engine.state_cache import DEFAULT_LIMIT_BYTES
 
 if TYPE_CHECKING:
     from app.mcp_dialog import McpServersDialog
+    from app.remote.engine_dialog import EngineDialog
     from app.state_dialog import SavedStateDialog
     from engine.local_engine import LocalEngine
     from engine.planner import Plan
@@ -108,6 +112,8 @@ class MainWindow(QMainWindow):
         self.settings_button = self.chat_page.settings_button
         self.context_notice = self.chat_page.context_notice
         self._documents_encoder: Encoder | None = None
+        # The library's embedding model (tests give their own).
+        self.encoder_folder: Callable[[], Path | None] = default_encoder_folder
         self.documents_view = DocumentsView(encoder=self._document_encoder)
         self.composer.set_collections([c.name for c in self.documents_view.db.collections()])
         self.documents_view.collections_changed.connect(self.composer.set_collections)
@@ -123,6 +129,7 @@ class MainWindow(QMainWindow):
         self.controller.tools = self.mcp.request
         self.controller.answer_call = self.mcp.broker.answer
         self.mcp.statuses_changed.connect(self._mcp_statuses)
+        self.engine_mode = EngineMode(self)  # this computer's engine or another's
         pages = (self.chat_page, self.models_view, self.hardware_view, self.welcome)
         for page in (*pages, self.documents_view):
             self.pages.addWidget(page)
@@ -171,6 +178,7 @@ class MainWindow(QMainWindow):
         menu.addAction("Models", lambda: self.show_page("models"))
         menu.addAction("Hardware", lambda: self.show_page("hardware"))
         menu.addAction("Welcome", lambda: self.show_page("welcome"))
+        menu.addAction("Engine…", self.open_engine_settings)
         menu.addAction("MCP servers…", self.open_mcp_servers)
         menu.addAction("Saved conversation state…", self.open_saved_state)
         return menu
@@ -188,6 +196,13 @@ class MainWindow(QMainWindow):
         store = self.controller.store
         if store is not None:
             self.controller.io.submit(lambda: store.set_setting(LIMIT_SETTING, limit))
+
+    def open_engine_settings(self) -> EngineDialog:
+        from app.remote.engine_dialog import EngineDialog
+
+        dialog = EngineDialog(self.engine_mode, self)
+        dialog.open()
+        return dialog
 
     def open_mcp_servers(self) -> McpServersDialog:
         from app.mcp_dialog import McpServersDialog
@@ -312,6 +327,7 @@ class MainWindow(QMainWindow):
                 "imported": s.get_setting(IMPORTED_SETTING, []),
                 "mcp": s.get_setting(ENABLED_SETTING, True),
                 "state_limit": s.get_setting(LIMIT_SETTING),
+                "engine": read_choice(s),
             }
 
         self.controller.io.submit(lambda: settings(store), self._apply_settings)
@@ -331,11 +347,11 @@ class MainWindow(QMainWindow):
                 lambda: self.engine.set_state_limit(self.state_limit),
                 Qt.ConnectionType.SingleShotConnection,
             )
+        self.engine_mode.choice, self.engine_mode.local_model = values["engine"], model
         if self.shared_engine is not None:
             self.engine.adopt(self.shared_engine, model)
         elif self.start_engine:
-            self.status.set_engine_text("Starting the engine…")
-            self.engine.start(model=model)
+            self.engine_mode.start()
         else:
             self.status.set_engine_text("No engine")
         if not values["welcomed"]:
@@ -368,17 +384,23 @@ class MainWindow(QMainWindow):
     # -- pages ---------------------------------------------------------------------------------
 
     def _document_encoder(self) -> Encoder | None:
-        """The library's embedding model, run by the engine host (called on a worker thread);
-        None until both exist: files are then indexed for keywords, and their vectors added
-        the next time."""
-        if self._documents_encoder is not None:
-            return self._documents_encoder
-        folder = default_encoder_folder()
-        engine = self.engine.engine
-        if folder is None or engine is None:
+        """The library's embedding model, run by this computer's engine host (called on a worker
+        thread); None until both exist: files are then indexed for keywords, and their vectors
+        added the next time. With another computer's engine, a host of this computer's embeds:
+        documents and questions are searched here, and only the grounded prompt goes there."""
+        encoder = self._documents_encoder
+        if encoder is not None:
+            return encoder
+        folder = self.encoder_folder()
+        if folder is None or self.engine.engine is None:
             return None
-        self._documents_encoder = HostEncoder(engine.client, folder)
-        return self._documents_encoder
+        encoder = HostEncoder(self.engine.local_embedder(), folder)
+        self._documents_encoder = encoder
+        return encoder
+
+    def forget_document_encoder(self) -> None:
+        """The engine that embeds changed (another computer's engine, or this one's again)."""
+        self._documents_encoder = None
 
     def _discover_shown(self) -> None:
         """The user is browsing the catalog: ask the hub for its sizes (once per run) and the
@@ -521,7 +543,7 @@ class MainWindow(QMainWindow):
         self.models_view.set_loaded(self.engine.model)
         self.composer.set_hint("")
         self.view.assistant_label = status.model or "Cove"
-        if self.engine.model:
+        if self.engine.model and self.engine.remote is None:  # another computer's: EngineMode
             self._save_setting("model", self.engine.model)
 
     def _load_failed(self, message: str, cancelled: bool) -> None:
@@ -536,7 +558,8 @@ class MainWindow(QMainWindow):
     def _status_changed(self, status: EngineStatus) -> None:
         self.status.set_status(status)
         self.settings_panel.set_loaded_context(status.n_ctx)
-        self.hardware_view.set_status(status)
+        # What runs on another computer is not this computer's hardware's doing.
+        self.hardware_view.set_status(status if self.engine.remote is None else None)
         self.controller.refresh_context()
 
     def _crashed(self, message: str, log_lines: list[str]) -> None:

@@ -98,6 +98,8 @@ class ModelsView(QWidget):
         self.comfortable_tps = DEFAULT_COMFORTABLE_TPS  # slower speeds are shown as a warning
         self.imported: list[str] = []
         self.loaded_id: str | None = None  # the id the engine was asked to load
+        # Why nothing loads here: another computer's engine is in use (None: this computer's).
+        self.remote_note: str | None = None
         self._scan_token = 0
 
         layout = QVBoxLayout(self)
@@ -405,7 +407,10 @@ class ModelsView(QWidget):
             "" if entry.source == "folder" else "Cove deletes only the models in its models folder."
         )
         self.load_button.setEnabled(verdict is not None and verdict.level != "bad")
-        if verdict is not None and verdict.level == "bad":
+        if self.remote_note is not None:
+            self.load_button.setEnabled(False)
+            self.load_button.setToolTip(self.remote_note)
+        elif verdict is not None and verdict.level == "bad":
             self.load_button.setToolTip("This model does not fit in the memory that is free.")
         else:
             self.load_button.setToolTip("")
@@ -417,10 +422,18 @@ class ModelsView(QWidget):
         if entry is not None and self.load_button.isEnabled():
             self.load_requested.emit(entry.id)
 
+    def set_remote(self, note: str | None) -> None:
+        """Another computer's engine is in use: the models here are neither planned nor loaded
+        (``note`` says why); None: this computer's again."""
+        self.remote_note = note
+        self.refresh()
+
     def show_loading(self, loading: bool) -> None:
         self.progress.setVisible(loading)
         self.cancel_button.setVisible(loading)
-        self.load_button.setEnabled(not loading and self.selected() is not None)
+        self.load_button.setEnabled(
+            not loading and self.selected() is not None and self.remote_note is None
+        )
         if loading:
             self.progress.setValue(0)
 

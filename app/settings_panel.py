@@ -38,6 +38,7 @@ class SettingsPanel(QFrame):
         self.setMinimumWidth(260)
         self.setMaximumWidth(340)
         self._filling = False
+        self._remote_note: str | None = None  # another computer's engine chose the context
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 12, 14, 12)
         layout.setSpacing(8)
@@ -125,10 +126,20 @@ class SettingsPanel(QFrame):
         self.context.setCurrentIndex(max(0, index))
         self._filling = False
 
+    def set_remote(self, note: str | None) -> None:
+        """Another computer's engine: it chose the context its model loaded with."""
+        for widget in (self.context, self.reload_button):
+            widget.setEnabled(note is None)
+            widget.setToolTip(note or "")
+        if note is None:
+            self.context.setToolTip("Applies when the model is loaded again.")
+            self.reload_button.setToolTip("Load the model again with this context size")
+        self._remote_note = note
+        self.set_loaded_context(None)
+
     def set_loaded_context(self, n_ctx: int | None) -> None:
-        self.context_note.setText(
-            f"The model is loaded with a {n_ctx:,}-token context." if n_ctx else ""
-        )
+        loaded = f"The model is loaded with a {n_ctx:,}-token context." if n_ctx else ""
+        self.context_note.setText(" ".join(t for t in (self._remote_note, loaded) if t))
 
     def current(self) -> ChatSettings:
         from engine.store import ChatSettings

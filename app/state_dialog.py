@@ -67,6 +67,13 @@ class SavedStateDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.clear)
         layout.addWidget(buttons)
+        remote = engine.remote
+        if remote is not None:  # that computer keeps (or not) the state of what it runs
+            for widget in (self.limit, self.clear):
+                widget.setEnabled(False)
+                widget.setToolTip(remote.note)
+            self.usage.setText(f"Kept by the engine on {remote.where}, not here")
+            return
         self.refresh()
 
     def refresh(self) -> None:

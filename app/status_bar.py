@@ -1,4 +1,5 @@
-"""The bottom line: model, backend and device, speed, time to first token, and the context meter."""
+"""The bottom line: model, backend and device (or the other computer whose engine answers, and
+how the connection is protected), speed, time to first token, and the context meter."""
 
 from __future__ import annotations
 
@@ -60,6 +61,7 @@ class StatusBar(QStatusBar):
         self.context_meter.setRange(0, 1000)
         self.notice = QLabel("")
         self.notice.setProperty("muted", True)
+        self.remote: tuple[str, str] | None = None  # another computer's engine: (where, security)
         self._notice_timer = QTimer(self)
         self._notice_timer.setSingleShot(True)
         self._notice_timer.timeout.connect(lambda: self.notice.setText(""))
@@ -74,12 +76,28 @@ class StatusBar(QStatusBar):
     def set_engine_text(self, text: str) -> None:
         self.model_button.setText(text)
 
+    def set_remote(self, where: str | None, security: str = "") -> None:
+        """Another computer's engine answers (None: this computer's)."""
+        self.remote = (where, security) if where else None
+
     def set_status(self, status: EngineStatus) -> None:
+        if self.remote is not None:
+            where, security = self.remote
+            self.model_button.setText(f"{status.model or 'no model'} · on {where} · {security}")
+            ran = " · ".join(p for p in (status.backend, status.device) if p)
+            context = f", context {status.n_ctx} tokens" if status.n_ctx else ""
+            self.model_button.setToolTip(
+                f"The engine at {where} answers ({ran or 'its runtime unknown'}{context}); the "
+                "connection is " + security + ". Click to choose another of its models."
+            )
+            return
         self.model_button.setText(describe_device(status))
         if status.n_ctx:
             self.model_button.setToolTip(
                 f"Context {status.n_ctx} tokens. Click to choose another model."
             )
+        else:
+            self.model_button.setToolTip("Choose a model")
 
     def show_loading(self, model: str) -> None:
         self.model_button.setText(f"Loading {model}…")

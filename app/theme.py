@@ -218,6 +218,10 @@ def stylesheet(c: Colors) -> str:
     QLabel#FitWarn {{ color: {c.warning_text}; }}
     QLabel#FitBad {{ color: {c.error_text}; }}
     QLabel#Muted {{ color: {c.muted}; }}
+    QFrame#EngineConnection {{
+        background: {c.sidebar}; border: 1px solid {c.border}; border-radius: 8px;
+    }}
+    QLabel#Fingerprint {{ font-family: monospace; }}
     QToolButton#BuildsButton {{
         border: 1px solid {c.border}; border-radius: 6px; padding: 4px 10px;
     }}

@@ -1,0 +1,125 @@
+"""Where the window's models run, on the window's side: the engine the settings chose at start, the
+person's choice from Settings › Engine (saved once it works), and a remote engine shown for what it
+is: its name and protection in the status bar, its models under Models, and what only this
+computer's engine does (loading, memory plans, the context size) disabled with the reason."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+
+from app.engine_service import STARTER
+from app.remote.choice import EngineChoice, save_choice
+from app.remote.models_tab import RemoteModelsTab
+from engine.remote.certificate import short
+
+if TYPE_CHECKING:
+    from app.main_window import MainWindow
+    from engine.protocol import EngineStatus
+    from engine.remote.remote_engine import RemoteEngine
+
+
+class EngineMode(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.engine = window.engine
+        self.choice = EngineChoice()  # as saved
+        self.local_model = STARTER  # what this computer's engine loads when it is chosen again
+        self._pending: EngineChoice | None = None  # asked for, saved once connected
+        self.models_tab = RemoteModelsTab()
+        self.models_tab.use_requested.connect(lambda model: self.engine.load(model))
+        self.engine.remote_changed.connect(self._remote_changed)
+        self.engine.remote_connected.connect(self._connected)
+        self.engine.loaded.connect(self._loaded)
+
+    def start(self) -> None:
+        """At start: the engine the saved choice names."""
+        choice = self.choice
+        if choice.remote:
+            from engine.remote.remote_engine import where
+
+            self.window.status.set_engine_text(f"Connecting to {where(choice.url)}…")
+            self._pending = choice
+            self.engine.use_remote(choice.url, choice.api_key, choice.model, at_start=True)
+        else:
+            self.window.status.set_engine_text("Starting the engine…")
+            self.engine.start(model=self.local_model)
+
+    # -- the person's choice ---------------------------------------------------------------------
+
+    def connect_to(self, url: str, api_key: str, *, trust: str | None = None) -> None:
+        """Use the engine at ``url`` (``remote_connected`` or ``remote_failed`` follows).
+        ``trust``: the fingerprint of a changed certificate the person confirmed."""
+        model = self.choice.model if url == self.choice.url else None
+        self._pending = EngineChoice(True, url, api_key or None, model)
+        self.engine.use_remote(url, api_key or None, model, trust_fingerprint=trust)
+
+    def use_this_computer(self) -> None:
+        self._pending = None
+        self.choice = dataclasses.replace(self.choice, remote=False)
+        self._save(self.choice)
+        if self.engine.remote is not None or self.engine.engine is None:
+            self.window.status.set_engine_text("Starting the engine…")
+            self.engine.use_local(self.local_model)
+
+    def presented_fingerprint(
+        self, url: str, done: Callable[[str], None], failed: Callable[[BaseException], None]
+    ) -> None:
+        """What the certificate at ``url`` shows now (off the UI thread: it connects)."""
+        from engine.remote.remote_engine import presented_fingerprint
+
+        self.engine.control_pool.submit(lambda: presented_fingerprint(url), done, failed)
+
+    # -- what happened -----------------------------------------------------------------------------
+
+    def _connected(self, remote: RemoteEngine) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self.choice = dataclasses.replace(pending, model=self.engine.model)
+            self._save(self.choice)
+        trusted = remote.trusted
+        if trusted is not None and trusted.first_use:
+            self.window.status.notify(
+                f"First connection to {remote.where}: its certificate "
+                f"{short(trusted.fingerprint)}… is pinned. Check the whole fingerprint "
+                "(menu › Engine…) against that computer's."
+            )
+
+    def _loaded(self, status: EngineStatus) -> None:
+        if self.engine.remote is None:
+            return
+        self.models_tab.set_current(status.model)
+        if self.choice.remote and status.model != self.choice.model:
+            self.choice = dataclasses.replace(self.choice, model=status.model)
+            self._save(self.choice)
+
+    def _remote_changed(self, remote: RemoteEngine | None) -> None:
+        window = self.window
+        note = remote.note if remote is not None else None
+        window.status.set_remote(
+            remote.where if remote else None, remote.security if remote else ""
+        )
+        window.models_view.set_remote(note)
+        window.settings_panel.set_remote(note)
+        window.forget_document_encoder()
+        tabs = window.models_view.tabs
+        index = tabs.indexOf(self.models_tab)
+        if remote is None:
+            if index >= 0:
+                tabs.removeTab(index)
+            return
+        self.models_tab.show_models(remote.note, self.engine.remote_models, self.engine.model)
+        if index < 0:
+            tabs.insertTab(0, self.models_tab, f"On {remote.where}")
+        else:
+            tabs.setTabText(index, f"On {remote.where}")
+        tabs.setCurrentWidget(self.models_tab)
+
+    def _save(self, choice: EngineChoice) -> None:
+        store = self.window.controller.store
+        if store is not None:
+            self.window.controller.io.submit(lambda: save_choice(store, choice))
