@@ -90,7 +90,7 @@ class EngineDialog(QDialog):
         self.key.setPlaceholderText("the key that computer gave (none if the server needs none)")
         form.addRow("Address", self.url)
         form.addRow("Key", self.key)
-        form.addRow("", _hint(KEY_HINT))
+        form.addRow("", _hint(KEY_HINT, indent=0))
         layout.addLayout(form)
 
         # The connection: where, how it is protected, the model, the pinned fingerprint.
@@ -336,9 +336,9 @@ class EngineDialog(QDialog):
         return answer == QMessageBox.StandardButton.Yes
 
 
-def _hint(text: str) -> QLabel:
+def _hint(text: str, indent: int = 22) -> QLabel:
     label = QLabel(text)
     label.setWordWrap(True)
     label.setProperty("muted", True)
-    label.setContentsMargins(22, 0, 0, 4)
+    label.setContentsMargins(indent, 0, 0, 4)
     return label

@@ -426,3 +426,90 @@ def test_a_chat_with_images(
     qtbot.waitUntil(window.chat_page.vision_notice_frame.isVisible)
     qtbot.wait(50)
     save(window, shots, "chat-image-no-vision-light")
+
+
+DESK_MODEL = "Qwen2.5-7B-Instruct-Q4_K_M"
+DESK_QUESTION = "Draft a short note to the team: the office is closed on Friday for the move."
+DESK_ANSWER = """\
+**Subject: Office closed this Friday for the move**
+
+Hi all,
+
+The office will be **closed on Friday** while we move to the new building. Please:
+
+- take your laptop and chargers home on Thursday evening;
+- label anything on your desk that should come with us;
+- work from home on Friday; we'll be reachable on the usual channels.
+
+We open at the new address on **Monday at 9:00**. Thanks for your patience!"""
+
+
+def test_settings_engine_with_another_computer(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    shots: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Settings › Engine over the chat, with the engine of a desktop on the network in use: its
+    address, the connection encrypted and its certificate's fingerprint, pinned at the first
+    connection. The connection is staged (no desk.local here); the window is the real one."""
+    from PySide6.QtGui import QColor, QPainter
+
+    from app.engine_service import RemoteTarget
+    from app.remote.choice import EngineChoice
+    from engine.client import EngineClient
+    from engine.protocol import EngineStatus
+    from engine.remote.certificate import identity
+    from engine.remote.connect import Connection
+    from engine.remote.pins import Trusted
+    from engine.remote.remote_engine import RemoteEngine
+    from engine.store import Store
+    from engine.store.types import ReplyMeta
+
+    url, key = "https://desk.local:8080/v1", "cove-Jq4mW8tR2xY7vN3pL9sK1dF6hB0cZ5eA"
+    # A real certificate's fingerprint, made for the picture.
+    fingerprint = identity(tmp_path / "desk" / "tls").fingerprint
+    trusted = Trusted("desk.local:8080", fingerprint, True, b"")
+    remote = RemoteEngine(Connection(EngineClient(url, key), url, trusted), key)
+    window = make_window(with_engine=False)
+    window.resize(*SIZE)
+    with Store() as store:
+        conv = store.create_conversation("Office move note", model=DESK_MODEL)
+        store.add_message(conv.id, "user", DESK_QUESTION)
+        stats = {"prompt_tokens": 48, "completion_tokens": 112, "ttft_s": 0.21}
+        stats["decode_tokens_per_s"] = 41.6
+        meta = {"model": DESK_MODEL, "finish_reason": "stop", "stats": stats}
+        store.add_message(conv.id, "assistant", DESK_ANSWER, meta=meta)
+    window.controller.refresh_list()
+    with qtbot.waitSignal(window.view.conversation_shown, timeout=LOAD_TIMEOUT_MS):
+        window.controller.open_conversation(conv.id)
+    window.engine_mode.choice = EngineChoice(True, url, key, DESK_MODEL)
+    status = EngineStatus(model=DESK_MODEL, backend="llama.cpp", device="CUDA0", n_ctx=32768)
+    models = [DESK_MODEL, "Qwen2.5-Coder-7B-Instruct-Q4_K_M"]
+    window.engine._remote_up(RemoteTarget(url, key, DESK_MODEL), remote, models, status)
+    window.view.assistant_label = DESK_MODEL
+    window.status.set_stats(ReplyMeta.of(meta).stats)  # as after the reply
+    dialog = window.open_engine_settings()
+    dialog.resize(660, dialog.heightForWidth(660))
+    qtbot.wait(50)  # one event-loop turn for the layout; nothing is measured
+    assert "encrypted, certificate pinned" in window.status.model_button.text()
+    assert dialog.fingerprint.text().replace("\n", ":") == fingerprint
+
+    picture = window.grab()
+    sheet = dialog.grab()
+    painter = QPainter(picture)
+    painter.fillRect(picture.rect(), QColor(0, 0, 0, 40))  # the window behind a modal dialog
+    left = (picture.width() - sheet.width()) // 2
+    top = (picture.height() - sheet.height()) // 2
+    for spread in range(10, 0, -1):  # a soft shadow
+        painter.fillRect(sheet.rect().translated(left, top + 3).adjusted(
+            -spread, -spread, spread, spread), QColor(0, 0, 0, 4))  # fmt: skip
+    painter.drawPixmap(left, top, sheet)
+    painter.setPen(QColor(window.theme.colors.border))
+    painter.drawRect(sheet.rect().translated(left, top).adjusted(0, 0, -1, -1))
+    painter.end()
+    path = shots / "settings-engine-remote.png"
+    assert picture.save(str(path))
+    assert distinct_colours(QImage(str(path))) > 8
+    dialog.close()
