@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -85,10 +86,7 @@ class ChatView(QScrollArea):
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
         self.placeholder.setProperty("muted", True)
-        self.placeholder.setText(
-            "<p style='font-size:15pt'>Ask anything.</p>"
-            "<p>Replies are written on this computer; nothing you type leaves it.</p>"
-        )
+        self.set_engine_place(None)
         self.earlier_button = QPushButton("Show earlier messages")
         self.earlier_button.setObjectName("Secondary")
         self.earlier_button.setVisible(False)
@@ -103,6 +101,16 @@ class ChatView(QScrollArea):
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._range_changed)
         bar.valueChanged.connect(self._value_changed)
+
+    def set_engine_place(self, where: str | None) -> None:
+        """Where replies are written: this computer (None) or another's engine, by name."""
+        said = (
+            "Replies are written on this computer; nothing you type leaves it."
+            if where is None
+            else f"Replies are written by the engine on {html.escape(where)}: what you send "
+            "goes there. Your chat history stays on this computer."
+        )
+        self.placeholder.setText(f"<p style='font-size:15pt'>Ask anything.</p><p>{said}</p>")
 
     # -- messages ------------------------------------------------------------------------------
 

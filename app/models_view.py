@@ -260,6 +260,13 @@ class ModelsView(QWidget):
         self._request_plans(token)
 
     def _request_plans(self, token: int) -> None:
+        if self.remote_note is not None:  # nothing is planned for this computer meanwhile
+            unplanned = Verdict(
+                "Not checked: another computer's engine is in use", "unknown", (self.remote_note,)
+            )
+            for entry in self.entries:
+                self._set_verdict(token, entry.id, unplanned)
+            return
         for entry in self.entries:
             model_id = entry.id
 

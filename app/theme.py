@@ -195,6 +195,7 @@ def stylesheet(c: Colors) -> str:
         border-radius: 8px; padding: 6px 14px;
     }}
     QPushButton#Secondary:hover {{ background: {c.inline_code_bg}; }}
+    QPushButton#Secondary:disabled {{ color: {c.muted}; }}
     QListView#ConversationList {{ background: transparent; border: none; outline: none; }}
     QListView#ConversationList::item {{ padding: 7px 8px; border-radius: 8px; margin: 1px 6px; }}
     QListView#ConversationList::item:selected {{ background: {c.user_bubble}; color: {c.text}; }}

@@ -55,7 +55,7 @@ class WelcomeView(QWidget):
             "<p><b>Everything stays on this computer.</b> Cove runs language models on this "
             "machine. What you type, the replies and your chat history never leave it: there is "
             "no account, no telemetry, and Cove opens no network connection unless you ask it "
-            "to download a model.</p>"
+            "to: to download a model, or to use another computer's engine.</p>"
         )
         privacy.setWordWrap(True)
         layout.addWidget(privacy)

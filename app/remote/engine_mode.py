@@ -105,6 +105,7 @@ class EngineMode(QObject):
         )
         window.models_view.set_remote(note)
         window.settings_panel.set_remote(note)
+        window.view.set_engine_place(remote.where if remote is not None else None)
         window.forget_document_encoder()
         tabs = window.models_view.tabs
         index = tabs.indexOf(self.models_tab)

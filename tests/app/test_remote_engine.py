@@ -205,6 +205,7 @@ def test_the_window_chats_through_another_cove_over_https(
     assert model and model in window.engine.remote_models
     shown = window.status.model_button.text()
     assert shown == f"{model} · on {where} · encrypted, certificate pinned"
+    assert f"Replies are written by the engine on {where}" in window.view.placeholder.text()
     # Nothing is loaded or planned here; what cannot be done says why.
     note = f"Models run on {where}; loading and memory plans are that computer's."
     window.show_page("models")
@@ -212,7 +213,10 @@ def test_the_window_chats_through_another_cove_over_https(
     assert tabs.currentWidget() is window.engine_mode.models_tab
     assert tabs.tabText(tabs.currentIndex()) == f"On {where}"
     assert window.engine_mode.models_tab.list.item(0).text().startswith(model)
-    qtbot.waitUntil(lambda: bool(window.models_view.entries), timeout=QUICK_MS)
+    qtbot.waitUntil(lambda: bool(window.models_view.verdicts), timeout=QUICK_MS)
+    assert {v.text for v in window.models_view.verdicts.values()} == {
+        "Not checked: another computer's engine is in use"
+    }
     window.models_view.table.selectRow(0)
     assert not window.models_view.load_button.isEnabled()
     assert window.models_view.load_button.toolTip() == note
