@@ -367,6 +367,7 @@ class MainWindow(QMainWindow):
             self.controller.close()
             self.downloads.close()  # pauses them; the next start resumes from the partial files
             self.mcp.close()  # ends the servers' processes
+            self.engine_mode.share.stop()  # other computers' use of this engine ends with it
             self.engine.shutdown()
             pools = [self.background, self.models_view.pool, self.discover.pool]
             pools += [self.documents_view.pool, self.documents_view.ask_pool, self.composer.pool]

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
+from app.remote.share_panel import SharePanel, grouped, hint
 from engine.errors import CertificateChanged
 
 if TYPE_CHECKING:
@@ -47,13 +48,6 @@ REMOTE_HINT = (
     "here; each message and the passages it cites are sent to that computer."
 )
 KEY_HINT = "Kept in this computer's keyring (or a file only you can read)."
-
-
-def grouped(fingerprint: str) -> str:
-    """A SHA-256 fingerprint on two lines of 16 pairs, easier to compare by eye."""
-    pairs = fingerprint.split(":")
-    half = (len(pairs) + 1) // 2
-    return ":".join(pairs[:half]) + "\n" + ":".join(pairs[half:])
 
 
 class EngineDialog(QDialog):
@@ -77,9 +71,9 @@ class EngineDialog(QDialog):
         group.addButton(self.local_choice)
         group.addButton(self.remote_choice)
         layout.addWidget(self.local_choice)
-        layout.addWidget(_hint(LOCAL_HINT))
+        layout.addWidget(hint(LOCAL_HINT))
         layout.addWidget(self.remote_choice)
-        layout.addWidget(_hint(REMOTE_HINT))
+        layout.addWidget(hint(REMOTE_HINT))
 
         form = QFormLayout()
         form.setContentsMargins(22, 0, 0, 0)
@@ -90,7 +84,7 @@ class EngineDialog(QDialog):
         self.key.setPlaceholderText("the key that computer gave (none if the server needs none)")
         form.addRow("Address", self.url)
         form.addRow("Key", self.key)
-        form.addRow("", _hint(KEY_HINT, indent=0))
+        form.addRow("", hint(KEY_HINT, indent=0))
         layout.addLayout(form)
 
         # The connection: where, how it is protected, the model, the pinned fingerprint.
@@ -138,6 +132,10 @@ class EngineDialog(QDialog):
         trust_row.addWidget(self.trust_button)
         problem.addLayout(trust_row)
         layout.addWidget(self.problem_frame)
+        layout.addSpacing(6)
+        layout.addWidget(QLabel("<b>Sharing this computer's engine</b>"))
+        self.share_panel = SharePanel(mode.share, self.engine)
+        layout.addWidget(self.share_panel)
         layout.addStretch(1)
 
         buttons = QHBoxLayout()
@@ -334,11 +332,3 @@ class EngineDialog(QDialog):
             QMessageBox.StandardButton.No,
         )
         return answer == QMessageBox.StandardButton.Yes
-
-
-def _hint(text: str, indent: int = 22) -> QLabel:
-    label = QLabel(text)
-    label.setWordWrap(True)
-    label.setProperty("muted", True)
-    label.setContentsMargins(indent, 0, 0, 4)
-    return label

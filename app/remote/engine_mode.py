@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject
 
 from app.engine_service import STARTER
 from app.remote.choice import EngineChoice, save_choice
+from app.remote.lan_share import LanShare
 from app.remote.models_tab import RemoteModelsTab
 from engine.remote.certificate import short
 
@@ -30,6 +31,7 @@ class EngineMode(QObject):
         self.choice = EngineChoice()  # as saved
         self.local_model = STARTER  # what this computer's engine loads when it is chosen again
         self._pending: EngineChoice | None = None  # asked for, saved once connected
+        self.share = LanShare(self)  # other computers using this computer's engine
         self.models_tab = RemoteModelsTab()
         self.models_tab.use_requested.connect(lambda model: self.engine.load(model))
         self.engine.remote_changed.connect(self._remote_changed)

@@ -266,7 +266,7 @@ def test_the_window_chats_through_another_cove_over_https(
 def test_a_changed_certificate_is_refused_until_trusted(
     qtbot: QtBot, make_window: WindowFactory, serve: Serve
 ) -> None:
-    from app.remote.engine_dialog import grouped
+    from app.remote.share_panel import grouped
     from engine.errors import CertificateChanged
     from engine.remote.pins import pinned
 
@@ -415,3 +415,46 @@ def saved_mode() -> object:
 
     with Store() as store:
         return store.get_setting(MODE_SETTING)
+
+
+def test_other_computers_may_use_this_computer_s_engine(
+    qtbot: QtBot, make_window: WindowFactory
+) -> None:
+    """The switch runs cove serve --lan with the model in use; the key is shown once, the
+    fingerprint each time, and a client pinning it on first use sees the same one."""
+    from engine.remote.remote_engine import RemoteEngine
+
+    window = make_window()
+    share = window.engine_mode.share
+    share.host = "127.0.0.1"  # --lan listens on every address; the test on loopback
+    port = free_port()
+    panel = window.open_engine_settings().share_panel
+    panel.port.setValue(port)
+    assert panel.share.isEnabled() and not panel.frame.isVisibleTo(panel)
+    with qtbot.waitSignal(share.serving, timeout=LOAD_TIMEOUT_MS):
+        panel.share.click()
+    url = f"https://127.0.0.1:{port}/v1"
+    assert panel.state.text() == f"<b>Serving at {url}</b>"
+    key, fingerprint = share.key, share.fingerprint
+    assert key is not None and panel.key.text() == key and "Shown only now" in panel.key_note.text()
+    assert fingerprint is not None and panel.fingerprint.text().replace("\n", ":") == fingerprint
+    other = RemoteEngine.connect(url, key)
+    assert other.trusted is not None and other.trusted.fingerprint == fingerprint
+    status = window.engine.status
+    assert status is not None and other.chat_models() == [status.model]
+    other.stop()
+
+    # Again: the key was made before and only its digest kept; a new one can be made.
+    with qtbot.waitSignal(share.stopped, timeout=QUICK_MS):
+        panel.share.click()
+    assert not share.running and not panel.frame.isVisibleTo(panel)
+    with qtbot.waitSignal(share.serving, timeout=LOAD_TIMEOUT_MS):
+        panel.share.click()
+    assert share.key is None and panel.key.text() == "made earlier"
+    with qtbot.waitSignal(share.key_shown, timeout=LOAD_TIMEOUT_MS):
+        panel.new_key_button.click()
+    qtbot.waitUntil(lambda: bool(share.address), timeout=LOAD_TIMEOUT_MS)
+    assert share.key is not None and share.key != key and panel.key.text() == share.key
+    assert share.fingerprint == fingerprint
+    window.close()
+    assert not share.running
