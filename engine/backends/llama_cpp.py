@@ -98,6 +98,26 @@ def route_mtmd_log() -> None:
             _mtmd_logging = True
 
 
+class _BuftOverride(ctypes.Structure):
+    """``struct llama_model_tensor_buft_override`` (llama.h): tensors whose name matches
+    ``pattern`` (std::regex_search) go in buffers of type ``buft``."""
+
+    _fields_ = (("pattern", ctypes.c_char_p), ("buft", ctypes.c_void_p))
+
+
+# The output head and its norm: llama.cpp assigns them to the last offload device, which for a
+# model split across machines would send the logits (4 bytes x the vocabulary, 0.6 MB for Qwen2.5)
+# over the network for every token. Kept on this machine's CPU, the hidden state crosses instead
+# (4 bytes x the embedding width). A tied head is named after the input embeddings.
+HEAD_PATTERN = rb"^(output|output_norm|token_embd)\."
+
+
+def _head_on_cpu() -> ctypes.Array[_BuftOverride]:
+    from engine.remote.ggml_rpc import cpu_buffer_type
+
+    return (_BuftOverride * 2)(_BuftOverride(HEAD_PATTERN, cpu_buffer_type()), _BuftOverride())
+
+
 def has_amx(lib: Any) -> bool:
     """Whether this llama.cpp build runs matrix products on the CPU's AMX tiles."""
     return amx_in(lib.llama_print_system_info().decode("utf-8", "replace"))
@@ -168,6 +188,8 @@ class LlamaCppModel(GenerationLoop):
             shares = [float(n) for n in plan.tensor_split[:slots]]
             self._tensor_split = (ctypes.c_float * slots)(*shares, *[0.0] * (slots - len(shares)))
             mparams.tensor_split = self._tensor_split
+            self._overrides = _head_on_cpu()
+            mparams.tensor_buft_overrides = ctypes.addressof(self._overrides)
         mparams.load_mode = lib.LLAMA_LOAD_MODE_MMAP
         # llama.cpp's AMX weight buffers crash in their first matrix product on some Xeon
         # (Sapphire Rapids) machines (ggml-org/llama.cpp#20824); a build with AMX compiled in

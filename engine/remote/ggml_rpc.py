@@ -66,6 +66,19 @@ def _ggml() -> Any:
     return ggml
 
 
+def cpu_buffer_type() -> int:
+    """The CPU device's buffer type (for keeping tensors on this machine's CPU)."""
+    ggml = _ggml()
+    ggml.ggml_backend_dev_by_type.restype = ctypes.c_void_p
+    ggml.ggml_backend_dev_by_type.argtypes = (ctypes.c_int,)
+    ggml.base.ggml_backend_dev_buffer_type.restype = ctypes.c_void_p
+    ggml.base.ggml_backend_dev_buffer_type.argtypes = (ctypes.c_void_p,)
+    cpu = ggml.ggml_backend_dev_by_type(DEV_CPU)
+    if not cpu:
+        raise BackendUnavailable("llama.cpp has no CPU device.")
+    return int(ggml.base.ggml_backend_dev_buffer_type(cpu))
+
+
 def _rpc_proc(ggml: Any, name: bytes) -> int:
     reg = ggml.ggml_backend_reg_by_name(b"RPC")
     if not reg:

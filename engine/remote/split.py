@@ -1,12 +1,14 @@
 """Splitting one model's layers between this machine and ``cove worker`` machines.
 
 llama.cpp's RPC devices come first in its device list. With ``n_gpu_layers = n`` it offloads the
-output head and the last ``n - 1`` repeating layers, shared out by ``tensor_split`` in device order
-(the output head counts as one more layer of the last device); the first layers and the input
-embeddings stay on this machine's CPU. Each machine's share is set by its
-free memory: layers are dealt out in proportion to what each can hold (its free memory less the
-planner's headroom and its fixed costs), and a split where the layers do not fit in all of them
-together is refused with the numbers.
+last ``n - 1`` repeating layers and the output head, shared out by ``tensor_split`` in device order
+(the head counts as one more layer of the last device). Cove keeps the head on this machine's CPU
+all the same (engine/backends/llama_cpp.py, ``HEAD_PATTERN``): it is the largest thing a token
+sends otherwise, the logits. The first layers and the input embeddings stay here too.
+
+Each machine's share is set by its free memory: layers are dealt out in proportion to what each
+can hold (its free memory less the planner's headroom and its fixed costs), and a split where the
+layers do not fit in all of them together is refused with the numbers.
 
 The cost of a layer on a machine is its weights plus its share of the KV cache. A worker also
 holds a compute buffer (the graph's scratch memory, as for a GPU); this machine keeps the input
@@ -79,12 +81,10 @@ def split_plan(g: GGUFFile, plan: Plan, workers: Sequence[WorkerShare], local_fr
     average = sum(per_layer) / max(n, 1)
     remote_compute = compute_bytes(g, plan.n_ctx, plan.n_ubatch, flash_attn=plan.flash_attn)
     local_compute = compute_bytes(g, plan.n_ctx, plan.n_ubatch, plan.flash_attn, resident_only=True)
-    local_fixed = embed + local_compute + runtime_overhead(g)
+    local_fixed = embed + output + local_compute + runtime_overhead(g)
     rooms = [usable_bytes(local_free) - local_fixed] + [
         usable_bytes(w.free_memory) - remote_compute for w in workers
     ]
-    if workers:
-        rooms[-1] -= output  # the output head goes with the last worker
     counts = _deal(n, [max(0.0, r) / average for r in rooms])
     # The last layers go to the workers, in order; the first stay here.
     starts = [0]
@@ -99,19 +99,18 @@ def split_plan(g: GGUFFile, plan: Plan, workers: Sequence[WorkerShare], local_fr
     budgets = [
         DeviceBudget(
             device=f"{plan.budgets[0].device} (this computer)",
-            weights=int(sum(layers[i] for i in spans[0]) + embed + (0 if workers else output)),
+            weights=int(sum(layers[i] for i in spans[0]) + embed + output),
             kv_cache=int(kv_layer * counts[0]),
             compute=local_compute,
             overhead=runtime_overhead(g),
             free=local_free,
         )
     ]
-    for k, (w, span, c) in enumerate(zip(workers, spans[1:], counts[1:], strict=True)):
-        head = output if k == len(workers) - 1 else 0
+    for w, span, c in zip(workers, spans[1:], counts[1:], strict=True):
         budgets.append(
             DeviceBudget(
                 device=f"worker {w.name} ({w.device})",
-                weights=int(sum(layers[i] for i in span) + head),
+                weights=int(sum(layers[i] for i in span)),
                 kv_cache=int(kv_layer * c),
                 compute=remote_compute if c else 0,
                 overhead=0,
@@ -129,7 +128,7 @@ def split_plan(g: GGUFFile, plan: Plan, workers: Sequence[WorkerShare], local_fr
         )
     shares = list(counts[1:])
     if shares:
-        shares[-1] += 1  # the output head
+        shares[-1] += 1  # the output head's nominal place (kept on this CPU, see above)
     return dataclasses.replace(
         plan,
         device=f"{plan.device} + {len(workers)} worker{'s' if len(workers) != 1 else ''}",
