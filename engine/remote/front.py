@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from engine.errors import EngineError, InsufficientMemory
+from engine.errors import EngineError, EngineUnreachable, InsufficientMemory
 from engine.host.guards import Guard, HostConfig
 from engine.host.server import ServeOptions, bind, is_loopback, setup_logging
 from engine.loader import current_resources, require_fit
@@ -33,7 +33,7 @@ from engine.planner import Plan
 from engine.protocol import READY_PREFIX, error_body
 from engine.remote.pins import trust
 from engine.remote.split import WorkerShare, encode, plan_with_workers
-from engine.remote.tunnel import Forward, Loop, WorkerAddress, worker_info
+from engine.remote.tunnel import CLIENT_ID, Forward, Loop, WorkerAddress, worker_info
 from engine.units import format_bytes
 
 log = logging.getLogger("cove.host")
@@ -68,6 +68,12 @@ class Supervisor:
         shares = []
         for w, f in zip(self.workers, self.forwards, strict=True):
             info = worker_info(w, f.trusted)
+            user = str(info.get("in_use_by") or "")
+            if user and not user.endswith(CLIENT_ID):
+                raise EngineUnreachable(
+                    f"The worker {w.address} is in use by another Cove (at {user.split(' ')[0]}); "
+                    "a worker lends itself to one at a time."
+                )
             shares.append(
                 WorkerShare(
                     endpoint=f.endpoint,
@@ -92,8 +98,14 @@ class Supervisor:
         args += ["--state-cache-mb", str(self.options.state_cache_bytes // 2**20)]
         if self.options.log_prompts:
             args.append("--log-prompts")
+        if self.options.draft is not None:
+            args += ["--draft", self.options.draft]
         engine = LocalEngine.start(
-            model=model, ctx=self.options.ctx, extra_args=tuple(args), ready_timeout=600.0
+            model=model,
+            ctx=self.options.ctx,
+            embedding_model=self.options.embedding_model,
+            extra_args=tuple(args),
+            ready_timeout=600.0,
         )
         with self._lock:
             self.engine, self.plan, self.problem = engine, plan, None
@@ -269,6 +281,8 @@ def serve_split(options: ServeOptions, specs: Sequence[str]) -> int:
     setup_logging()
     if options.model is None:
         raise ValueError("--worker needs --model: the model to split across the machines")
+    if options.ollama:
+        raise ValueError("--ollama cannot be combined with --worker")
     workers = [WorkerAddress.parse(spec) for spec in specs]
     for w in workers:
         if not w.key:

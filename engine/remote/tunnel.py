@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import secrets
 import socket
 import ssl
 import threading
@@ -68,8 +69,13 @@ class WorkerAddress:
         return cls(host, port, key or None)
 
 
+# Who this process is to a worker: llama.cpp's RPC server serves one client at a time, and a
+# worker tells a second Cove that it is busy rather than leave it waiting.
+CLIENT_ID = secrets.token_hex(8)
+
+
 def hello_line(key: str | None, want: str) -> bytes:
-    return (json.dumps({"key": key or "", "want": want}) + "\n").encode()
+    return (json.dumps({"key": key or "", "want": want, "client": CLIENT_ID}) + "\n").encode()
 
 
 def read_answer(raw: bytes, where: str) -> dict[str, Any]:

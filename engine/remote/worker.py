@@ -126,6 +126,7 @@ class Worker:
         self.rpc = rpc
         self.limit = RateLimit(requests_per_minute=120)
         self.sessions = 0
+        self.user: str | None = None  # the address using the RPC server now
 
     def info(self) -> dict[str, object]:
         free, total = _memory(self.rpc.gpu)
@@ -136,6 +137,7 @@ class Worker:
             "free_memory": free,
             "total_memory": total,
             "sessions": self.sessions,
+            "in_use_by": self.user,  # "ADDRESS CLIENT-ID" of the Cove using it, or None
         }
 
     async def serve(self, host: str, port: int) -> None:
@@ -185,20 +187,29 @@ class Worker:
         if want == "info":
             return self.info(), False
         if want == "rpc":
+            client = f"{who} {hello.get('client', '')}"
+            if self.user is not None and self.user != client:
+                # llama.cpp's RPC server serves one client at a time: a second would wait
+                # unseen behind the first, so it is told instead.
+                user = self.user.split(" ")[0]
+                return _refusal(f"busy: in use by another Cove (at {user})", "busy"), False
+            self.user = client
             return {"ok": True}, True
         return _refusal(f"unknown request {want!r}", "invalid_request"), False
 
     async def _session(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, who: str
     ) -> None:
-        port = await asyncio.to_thread(self.rpc.ensure)
-        rpc_r, rpc_w = await asyncio.open_connection("127.0.0.1", port)
         self.sessions += 1
-        log.info("%s uses this machine's %s", who, self.rpc.device)
         try:
+            port = await asyncio.to_thread(self.rpc.ensure)
+            rpc_r, rpc_w = await asyncio.open_connection("127.0.0.1", port)
+            log.info("%s uses this machine's %s", who, self.rpc.device)
             await asyncio.gather(pump(reader, rpc_w), pump(rpc_r, writer))
         finally:
             self.sessions -= 1
+            if self.sessions == 0:
+                self.user = None
             log.info("%s is done", who)
 
 

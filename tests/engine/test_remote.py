@@ -199,6 +199,16 @@ def test_split_model_gives_the_unsplit_text_and_survives_a_lost_worker(
         # The layers really are on the workers: each served an RPC session.
         for proc, _spec in workers:
             proc.wait_for("uses this machine's")
+        # A second Cove is told the worker is busy, instead of waiting unseen behind the first.
+        busy = CoveProcess(
+            tmp_path / "other", "serve", *common, "--port", str(free_port()),
+            "--worker", workers[0][1],
+        )  # fmt: skip
+        try:
+            busy.wait_for("is in use by another Cove (at 127.0.0.1)")
+            assert busy.proc.wait(60) == 1
+        finally:
+            busy.stop()
         expected = _reply(f"http://127.0.0.1:{plain_port}/v1", "cove-test-key")
         assert expected.strip()
         assert _reply(f"http://127.0.0.1:{split_port}/v1", "cove-test-key") == expected
