@@ -1,11 +1,12 @@
 """Letting other computers on this network use this computer's engine: ``cove serve --lan`` with the
 model in use, in a process of its own (it loads the model again: the window's own engine host stays
 private to the window). It says its key once, when it makes one, and its certificate's fingerprint
-each time; both are passed on as they come. It stops when the window closes."""
+each time; both are passed on as they come. It stops when the window closes, or is gone."""
 
 from __future__ import annotations
 
 import logging
+import os
 
 from PySide6.QtCore import QObject, QProcess, Signal
 
@@ -43,6 +44,8 @@ class LanShare(QObject):
             return
         program, *arguments = module_command("engine.cli")
         arguments += ["serve", "--lan", "--model", model, "--port", str(self.port)]
+        # Gone with the window, even when the window is killed.
+        arguments += ["--exit-with-parent", str(os.getpid())]
         if self.host is not None:
             arguments += ["--host", self.host]
         if new_key:

@@ -202,6 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --lan: announce this engine's name and fingerprint on the network (mDNS)",
     )
+    serve.add_argument(  # the window's sharing switch: stop when the window is gone
+        "--exit-with-parent", type=int, metavar="PID", help=argparse.SUPPRESS
+    )
     serve.add_argument(
         "--worker",
         action="append",
@@ -364,6 +367,7 @@ def _serve(args: argparse.Namespace) -> int:
         ollama=args.ollama,
         state_cache_bytes=args.state_cache_mb * 2**20,
         draft=args.draft,
+        parent_pid=args.exit_with_parent,
     )
     if args.lan:
         from engine.remote.lan import lan_options
