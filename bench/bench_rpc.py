@@ -18,6 +18,7 @@ machines each adds its own memory bandwidth, and the network's latency is added 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
@@ -59,6 +60,20 @@ def start_worker(folder: Path) -> tuple[subprocess.Popen[str], str]:
             break
     threading.Thread(target=lambda: proc.stdout and proc.stdout.read(), daemon=True).start()
     return proc, f"127.0.0.1:{port}={key}"
+
+
+def wait_for_port(port: int) -> None:
+    import socket
+    import time
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 1).close()
+            return
+        except OSError:
+            time.sleep(0.1)  # the server's child is still starting
+    raise RuntimeError(f"nothing listens on {port}")
 
 
 def reply(model: Any, tokens: int) -> GenerationStats:
@@ -124,6 +139,7 @@ def main() -> int:
     from engine.remote.pins import trust
     from engine.remote.split import WorkerShare, plan_with_workers
     from engine.remote.tunnel import Forward, Loop, WorkerAddress, worker_info
+    from tests.remote_process import free_port
 
     procs, shares, forwards = [], [], []
     loop = Loop()
@@ -140,6 +156,20 @@ def main() -> int:
             forwards.append(forward)
             shares.append(WorkerShare(forward.endpoint, w.address, int(info["free_memory"]),
                                       int(info["total_memory"]), str(info["device"])))  # fmt: skip
+        # llama.cpp's RPC server on loopback with nothing in between (the third RPC device).
+        direct_port = free_port()
+        server = [sys.executable, "-m", "engine.remote.rpc_server", "--port", str(direct_port)]
+        procs.append(
+            subprocess.Popen(
+                [*server, "--threads", "1"],
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+        )
+        wait_for_port(direct_port)
+        add_server(f"127.0.0.1:{direct_port}")
         binary = None if args.no_llama_bench else find_llama_bench(args.llama_bench)
         results = []
         for label, path in models():
@@ -152,6 +182,12 @@ def main() -> int:
                 plan = plan_with_workers(str(path), CTX, current_resources(), shares[:k])
                 row[f"split_{k}"] = measure(path, plan, forwards[:k], args.repeat, args.reply)
                 row[f"split_{k}"]["layers"] = list(plan.tensor_split)
+            # The same split as with one worker, to llama.cpp's RPC server directly (no TLS, no
+            # tunnels): what the tunnels cost.
+            plan = plan_with_workers(str(path), CTX, current_resources(), shares[:1])
+            direct_plan = dataclasses.replace(plan, tensor_split=(0, 0, *plan.tensor_split))
+            row["direct_1"] = measure(path, direct_plan, [], args.repeat, args.reply)
+            row["direct_1"]["layers"] = list(plan.tensor_split)
             if binary is not None:
                 base = run_llama_bench(binary, path, plain.threads, prompt=0, gen=args.reply)
                 row["llama_bench_tg"] = next(iter(base.values()))
@@ -168,7 +204,8 @@ def main() -> int:
     for row in results:
         plain_tps = row["unsplit"]["decode_tps"]
         for how, words in (("unsplit", "unsplit"), ("split_1", "1 worker"),
-                           ("split_2", "2 workers")):  # fmt: skip
+                           ("split_2", "2 workers"),
+                           ("direct_1", "1 RPC server, no tunnel")):  # fmt: skip
             m = row[how]
             layers = f" ({'+'.join(map(str, m['layers']))} layers)" if "layers" in m else ""
             print(
