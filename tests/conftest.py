@@ -19,6 +19,8 @@ os.environ.setdefault("COVE_NO_SPEED_CALIBRATION", "1")
 # Engine hosts started by tests keep conversations' state in a folder of this run, never in the
 # user's data folder (where a later run would find it).
 os.environ.setdefault("COVE_STATE_DIR", tempfile.mkdtemp(prefix="cove-state-"))
+# Keys the tests keep go to the test's data folder (a 0600 file), never the user's keyring.
+os.environ.setdefault("COVE_NO_KEYRING", "1")
 
 from engine.errors import ModelNotFound
 from engine.types import ChatMessage, Chunk

@@ -210,7 +210,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="HOST:PORT[=KEY]",
-        help="split the model's layers with the 'cove worker' on this machine (repeat for more)",
+        help="split the model's layers with the 'cove worker' on this machine (repeat for more); "
+        "its key is kept after the first time",
     )
     serve.add_argument("--ctx", type=_positive, metavar="N", help="context length")
     serve.add_argument("--max-queue", type=_positive, default=8, metavar="N")

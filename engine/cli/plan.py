@@ -62,11 +62,11 @@ def _plan_split(model: str, ctx: int | None, as_json: bool, specs: list[str]) ->
     from engine.loader import current_resources
     from engine.remote.pins import trust
     from engine.remote.split import WorkerShare, plan_with_workers
-    from engine.remote.tunnel import WorkerAddress, worker_info
+    from engine.remote.tunnel import WorkerAddress, with_key, worker_info
 
     shares = []
     for spec in specs:
-        w = WorkerAddress.parse(spec)
+        w = with_key(WorkerAddress.parse(spec))
         info = worker_info(w, trust(w.host, w.port))
         shares.append(
             WorkerShare(

@@ -33,7 +33,14 @@ from engine.planner import Plan
 from engine.protocol import READY_PREFIX, error_body
 from engine.remote.pins import trust
 from engine.remote.split import WorkerShare, encode, plan_with_workers
-from engine.remote.tunnel import CLIENT_ID, Forward, Loop, WorkerAddress, worker_info
+from engine.remote.tunnel import (
+    CLIENT_ID,
+    Forward,
+    Loop,
+    WorkerAddress,
+    with_key,
+    worker_info,
+)
 from engine.units import format_bytes
 
 log = logging.getLogger("cove.host")
@@ -283,13 +290,7 @@ def serve_split(options: ServeOptions, specs: Sequence[str]) -> int:
         raise ValueError("--worker needs --model: the model to split across the machines")
     if options.ollama:
         raise ValueError("--ollama cannot be combined with --worker")
-    workers = [WorkerAddress.parse(spec) for spec in specs]
-    for w in workers:
-        if not w.key:
-            raise ValueError(
-                f"--worker {w.address}: add the key that 'cove worker' printed there "
-                f"(--worker {w.address}=KEY)"
-            )
+    workers = [with_key(WorkerAddress.parse(spec)) for spec in specs]
     keyed = options.api_key is not None or options.key_digest is not None
     if not is_loopback(options.host) and not keyed:
         raise ValueError(

@@ -74,6 +74,25 @@ class WorkerAddress:
 CLIENT_ID = secrets.token_hex(8)
 
 
+def with_key(worker: WorkerAddress) -> WorkerAddress:
+    """The worker with its key: the one given (kept from now on, in the keyring or a private
+    file) or, without one, the key kept from an earlier run."""
+    from engine.remote.keychain import load_secret, save_secret
+
+    name = f"worker {worker.address}"
+    if worker.key:
+        if load_secret(name) != worker.key:
+            save_secret(name, worker.key)
+        return worker
+    kept = load_secret(name)
+    if kept is None:
+        raise ValueError(
+            f"--worker {worker.address}: add the key that 'cove worker' printed there "
+            f"(--worker {worker.address}=KEY); it is kept for the next time"
+        )
+    return WorkerAddress(worker.host, worker.port, kept)
+
+
 def hello_line(key: str | None, want: str) -> bytes:
     return (json.dumps({"key": key or "", "want": want, "client": CLIENT_ID}) + "\n").encode()
 
