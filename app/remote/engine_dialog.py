@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMenu,
     QMessageBox,
     QPushButton,
     QRadioButton,
@@ -35,6 +36,7 @@ from engine.errors import CertificateChanged
 
 if TYPE_CHECKING:
     from app.remote.engine_mode import EngineMode
+    from engine.remote.discovery import Found
     from engine.remote.remote_engine import RemoteEngine
 
 LOCAL_HINT = (
@@ -61,6 +63,7 @@ class EngineDialog(QDialog):
         self.confirm: Callable[[str, str], bool] = self._ask
         self.new_fingerprint: str | None = None  # what a changed certificate shows now
         self._changed_url = ""
+        self.found_menu: QMenu | None = None  # the engines found on the network, last time
 
         layout = QVBoxLayout(self)
         layout.setSpacing(8)
@@ -82,7 +85,17 @@ class EngineDialog(QDialog):
         self.key = QLineEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
         self.key.setPlaceholderText("the key that computer gave (none if the server needs none)")
-        form.addRow("Address", self.url)
+        address_row = QHBoxLayout()
+        address_row.addWidget(self.url, 1)
+        self.find_button = QPushButton("Find on this network")
+        self.find_button.setObjectName("Secondary")
+        self.find_button.setToolTip(
+            "Cove engines that announce themselves (cove serve --lan --advertise): their name "
+            "and certificate fingerprint. Finding one does not trust it."
+        )
+        self.find_button.clicked.connect(self.find_engines)
+        address_row.addWidget(self.find_button)
+        form.addRow("Address", address_row)
         form.addRow("Key", self.key)
         form.addRow("", hint(KEY_HINT, indent=0))
         layout.addLayout(form)
@@ -184,6 +197,49 @@ class EngineDialog(QDialog):
             return
         self._connecting(url)
         self.mode.connect_to(url, self.key.text().strip())
+
+    def find_engines(self) -> None:
+        """Look for announced Cove engines for a few seconds, then offer them in a menu."""
+        from engine.remote.discovery import browse
+
+        self.find_button.setEnabled(False)
+        self.find_button.setText("Looking…")
+
+        def done(found: list[Found]) -> None:
+            if not isValid(self):
+                return
+            self.find_button.setEnabled(True)
+            self.find_button.setText("Find on this network")
+            self.offer(found)
+
+        def failed(exc: BaseException) -> None:
+            if isValid(self):
+                done([])
+                self._show_problem(html.escape(f"Could not look on the network: {exc}"))
+
+        self.engine.control_pool.submit(lambda: browse(3.0), done, failed)
+
+    def offer(self, found: list[Found]) -> None:
+        if not found:
+            self._show_problem(
+                "No Cove announced itself on this network. On the other computer, run "
+                "<code>cove serve --lan --advertise</code>, or type its address."
+            )
+            return
+        menu = QMenu(self)
+        for engine in found:
+            label = f"{engine.name} — {engine.host}:{engine.port}"
+            if engine.fingerprint:
+                label += f" · {engine.fingerprint[:11]}…"
+            action = menu.addAction(label)
+            action.triggered.connect(lambda _checked=False, e=engine: self._chosen(e))
+        self.found_menu = menu
+        menu.popup(self.find_button.mapToGlobal(self.find_button.rect().bottomLeft()))
+
+    def _chosen(self, engine: Found) -> None:
+        self.remote_choice.setChecked(True)
+        self.url.setText(engine.url)
+        self.key.setFocus()
 
     def _connecting(self, url: str) -> None:
         from engine.remote.remote_engine import where

@@ -458,3 +458,28 @@ def test_other_computers_may_use_this_computer_s_engine(
     assert share.fingerprint == fingerprint
     window.close()
     assert not share.running
+
+
+def test_engines_announced_on_the_network_are_offered(
+    qtbot: QtBot, make_window: WindowFactory, serve: Serve
+) -> None:
+    """Find on this network lists the Coves that announce themselves (their name and
+    fingerprint); choosing one fills in its address, and nothing is trusted until it connects."""
+    from engine.remote.discovery import _addresses
+
+    if _addresses() == ["127.0.0.1"]:
+        pytest.skip("no network interface to look on")
+    other = serve("--lan", "--advertise")
+    fingerprint = other.value("fingerprint:")
+    other.wait_for("announced on the local network")
+    window = make_window(with_engine=False)
+    dialog = window.open_engine_settings()
+    dialog.find_engines()
+    qtbot.waitUntil(lambda: dialog.found_menu is not None, timeout=QUICK_MS)
+    assert dialog.found_menu is not None
+    offered = [a for a in dialog.found_menu.actions() if f":{other.port} " in a.text() + " "]
+    assert len(offered) == 1 and fingerprint[:11] in offered[0].text()
+    offered[0].trigger()
+    assert dialog.remote_choice.isChecked()
+    assert dialog.url.text().startswith("https://") and f":{other.port}/v1" in dialog.url.text()
+    assert window.engine.remote is None
