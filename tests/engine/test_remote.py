@@ -278,3 +278,28 @@ def test_worker_needs_its_key(tmp_path: Path) -> None:
     env = dict(os.environ, COVE_DATA_DIR=str(tmp_path))
     out = run_cove(env, "serve", "--model", "starter", "--worker", "127.0.0.1:50052", timeout=60)
     assert out.returncode == 2 and "add the key" in out.stderr
+
+
+def test_a_worker_with_another_certificate_is_refused(tmp_path: Path, client_data: Path) -> None:
+    port = free_port()
+    env = dict(os.environ, COVE_DATA_DIR=str(client_data))
+    spec = f"127.0.0.1:{port}=cove-worker-key"
+    first = CoveProcess(tmp_path / "first", "worker", "--host", "127.0.0.1", "--port", str(port),
+                        "--key", "cove-worker-key", "--threads", "1")  # fmt: skip
+    try:
+        first.wait_for("listening:")
+        assert run_cove(env, "plan", "starter", "--worker", spec, timeout=120).returncode == 0
+    finally:
+        first.stop()
+    other = CoveProcess(tmp_path / "other", "worker", "--host", "127.0.0.1", "--port", str(port),
+                        "--key", "cove-worker-key", "--threads", "1")  # fmt: skip
+    try:
+        other.wait_for("listening:")
+        for command in (("plan", "starter"), ("serve", "--model", "starter", "--port",
+                                              str(free_port()))):  # fmt: skip
+            out = run_cove(env, *command, "--worker", spec, timeout=120)
+            assert out.returncode == 1
+            assert "has changed" in out.stderr and "cove trust --forget" in out.stderr
+        assert not any("uses this machine" in line for line in other.lines)
+    finally:
+        other.stop()
