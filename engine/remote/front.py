@@ -68,8 +68,14 @@ class Supervisor:
 
     def on_lost(self, where: str, what: str) -> None:
         with self._lock:
+            first = not self.lost
             self.lost.setdefault(where, what)
+            engine = self.engine
         log.warning("lost the worker %s: %s", where, what)
+        if first and engine is not None:
+            # The model cannot run without the worker's layers: end the engine host now (a
+            # reply in progress ends with the error), rather than at its next use.
+            threading.Thread(target=engine.stop, name="cove-worker-lost", daemon=True).start()
 
     def shares(self) -> list[WorkerShare]:
         shares = []
