@@ -149,7 +149,7 @@ class Supervisor:
                 self.start()
                 log.info("the model is loaded again")
                 return
-            except EngineError as exc:
+            except Exception as exc:  # keep trying: this thread is what brings the model back
                 with self._lock:
                     self.problem = f"{why}. Loading the model again: {str(exc).rstrip('.')}"
             time.sleep(RETRY_S)  # a worker that went away is asked again after a pause
