@@ -32,6 +32,11 @@ class RemoteModelsTab(QWidget):
         self.note.setProperty("muted", True)
         layout.addWidget(self.note)
         self.list = QListWidget()
+        self.list.setObjectName("RemoteModels")
+        self.list.setSpacing(2)
+        # Rows as tall as the Installed tab's, the selection without a focus frame.
+        self.list.setStyleSheet("QListWidget#RemoteModels::item { padding: 8px 10px; }")
+        self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.list.itemSelectionChanged.connect(self._selected)
         self.list.itemDoubleClicked.connect(lambda _item: self._use())
         layout.addWidget(self.list, 1)
@@ -50,7 +55,7 @@ class RemoteModelsTab(QWidget):
         self.note.setText(
             f"{note} These are the models it serves; the one you choose answers your chats. "
             "To load another there, do it on that computer; to use the models listed under "
-            "Installed, choose This computer in menu › Engine…."
+            "Installed, choose This computer in menu › Engine…"
         )
         self.models = list(models)
         self.list.clear()

@@ -513,3 +513,11 @@ def test_settings_engine_with_another_computer(
     assert picture.save(str(path))
     assert distinct_colours(QImage(str(path))) > 8
     dialog.close()
+    # Models with the desktop's engine: its models, to use by name; this computer's are not
+    # loaded while it is in use, and say so.
+    window.show_page("models")
+    view = window.models_view
+    view.tabs.setCurrentWidget(window.engine_mode.models_tab)
+    qtbot.wait(50)  # one event-loop turn for the layout; nothing is measured
+    assert view.tabs.tabText(view.tabs.currentIndex()).startswith("On desk.local")
+    save(window, shots, "models-remote-light")
