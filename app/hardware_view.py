@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QProcess, Qt, Signal
 from PySide6.QtWidgets import QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from shiboken6 import isValid
 
 from app.engine_service import EngineService
 from app.page_header import page_header
@@ -95,7 +96,8 @@ class HardwareProbe(QObject):
         process.start()
 
     def _finished(self, process: QProcess, code: int) -> None:
-        if self._process is not process:
+        # A probe still running when the window closes finishes while Qt deletes it.
+        if self._process is not process or not isValid(process) or not isValid(self):
             return
         self._process = None
         out = bytes(process.readAllStandardOutput().data()).decode("utf-8", "replace")
@@ -111,7 +113,9 @@ class HardwareProbe(QObject):
         self._got(report)
 
     def _process_failed(self, process: QProcess) -> None:
-        if self._process is not process or process.state() != QProcess.ProcessState.NotRunning:
+        if self._process is not process or not isValid(process) or not isValid(self):
+            return
+        if process.state() != QProcess.ProcessState.NotRunning:
             return
         self._process = None
         process.deleteLater()
