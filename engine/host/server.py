@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from engine.host.guards import DEFAULT_MAX_BODY, HostConfig
 from engine.host.routes import make_app
@@ -27,6 +28,10 @@ from engine.remote.certificate import Identity
 from engine.remote.ratelimit import RateLimit
 from engine.remote.split import WorkerShare
 from engine.state_cache import DEFAULT_LIMIT_BYTES, StateCache
+
+if TYPE_CHECKING:
+    import uvicorn
+    from starlette.types import ASGIApp
 
 log = logging.getLogger("cove.host")
 
@@ -96,21 +101,8 @@ OLLAMA_PORT = 11434
 
 def serve(options: ServeOptions) -> int:
     """Blocking. Returns the process exit code."""
-    import uvicorn
-
     setup_logging()
-    keyed = options.api_key is not None or options.key_digest is not None
-    if not is_loopback(options.host):
-        if not keyed:
-            raise ValueError(
-                f"--host {options.host} would let other computers use this engine without a "
-                "key. Use --lan (a key and an encrypted, pinned connection), or set --api-key."
-            )
-        log.warning(
-            "listening on %s: other machines on the network can reach this engine (with the key)%s",
-            options.host,
-            "" if options.tls else "; the connection is not encrypted (--lan encrypts it)",
-        )
+    check_exposure(options)
     state = HostState(
         max_queue=options.max_queue,
         log_prompts=options.log_prompts,
@@ -139,27 +131,9 @@ def serve(options: ServeOptions) -> int:
             state.load_embedder(options.embedding_model)
         if options.model is not None:
             state.load_chat(options.model, options.ctx)
-        config = HostConfig(
-            api_key=options.api_key,
-            max_body=options.max_body,
-            loopback_only=is_loopback(options.host),
-            key_digest=options.key_digest,
-            rate_limit=options.rate_limit,
-        )
-        app = make_app(state, config)
+        app = make_app(state, host_config(options))
         tls = options.tls
-        server = uvicorn.Server(
-            uvicorn.Config(
-                app,
-                log_config=None,
-                access_log=False,
-                lifespan="off",
-                timeout_graceful_shutdown=2,
-                ws="none",
-                ssl_certfile=str(tls.cert_path) if tls else None,
-                ssl_keyfile=str(tls.key_path) if tls else None,
-            )
-        )
+        server = make_server(app, options)
         port = sock.getsockname()[1]
         scheme = "https" if tls else "http"
 
@@ -190,6 +164,52 @@ def serve(options: ServeOptions) -> int:
             listening.close()
         state.close()
     return 0
+
+
+def check_exposure(options: ServeOptions) -> None:
+    """Beyond loopback only with a key (refused otherwise), and said so in the log."""
+    if is_loopback(options.host):
+        return
+    if options.api_key is None and options.key_digest is None:
+        raise ValueError(
+            f"--host {options.host} would let other computers use this engine without a "
+            "key. Use --lan (a key and an encrypted, pinned connection), or set --api-key."
+        )
+    log.warning(
+        "listening on %s: other machines on the network can reach this engine (with the key)%s",
+        options.host,
+        "" if options.tls else "; the connection is not encrypted (--lan encrypts it)",
+    )
+
+
+def host_config(options: ServeOptions) -> HostConfig:
+    """What stands in front of every endpoint, from the serve options."""
+    return HostConfig(
+        api_key=options.api_key,
+        max_body=options.max_body,
+        loopback_only=is_loopback(options.host),
+        key_digest=options.key_digest,
+        rate_limit=options.rate_limit,
+    )
+
+
+def make_server(app: ASGIApp, options: ServeOptions) -> uvicorn.Server:
+    """uvicorn as Cove runs it: no log of its own, no lifespan, TLS with ``--lan``."""
+    import uvicorn
+
+    tls = options.tls
+    return uvicorn.Server(
+        uvicorn.Config(
+            app,
+            log_config=None,
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=2,
+            ws="none",
+            ssl_certfile=str(tls.cert_path) if tls else None,
+            ssl_keyfile=str(tls.key_path) if tls else None,
+        )
+    )
 
 
 def _on_started(server: object, callback: object) -> None:

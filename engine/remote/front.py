@@ -25,8 +25,15 @@ from typing import Any
 import httpx
 
 from engine.errors import EngineError, EngineUnreachable, InsufficientMemory
-from engine.host.guards import Guard, HostConfig
-from engine.host.server import ServeOptions, bind, is_loopback, setup_logging
+from engine.host.guards import Guard
+from engine.host.server import (
+    ServeOptions,
+    bind,
+    check_exposure,
+    host_config,
+    make_server,
+    setup_logging,
+)
 from engine.loader import current_resources, require_fit
 from engine.local_engine import LocalEngine
 from engine.planner import Plan
@@ -60,7 +67,6 @@ class Supervisor:
     workers: list[WorkerAddress]
     forwards: list[Forward]
     engine: LocalEngine | None = None
-    plan: Plan | None = None
     problem: str | None = None  # why no engine serves right now
     lost: dict[str, str] = field(default_factory=dict)
     stopping: bool = False
@@ -87,15 +93,7 @@ class Supervisor:
                     f"The worker {w.address} is in use by another Cove (at {user.split(' ')[0]}); "
                     "a worker lends itself to one at a time."
                 )
-            shares.append(
-                WorkerShare(
-                    endpoint=f.endpoint,
-                    name=w.address,
-                    free_memory=int(info.get("free_memory") or 0),
-                    total_memory=int(info.get("total_memory") or 0),
-                    device=str(info.get("device") or "CPU"),
-                )
-            )
+            shares.append(WorkerShare.from_info(f.endpoint, w.address, info))
         return shares
 
     def start(self) -> None:
@@ -121,7 +119,7 @@ class Supervisor:
             ready_timeout=600.0,
         )
         with self._lock:
-            self.engine, self.plan, self.problem = engine, plan, None
+            self.engine, self.problem = engine, None
             self.lost.clear()
         threading.Thread(target=self._watch, args=(engine,), daemon=True).start()
 
@@ -289,20 +287,13 @@ async def _error(send: Any, path: str, status: int, message: str) -> None:
 
 def serve_split(options: ServeOptions, specs: Sequence[str]) -> int:
     """Blocking: connect to the workers, plan and load the split model, serve until stopped."""
-    import uvicorn
-
     setup_logging()
     if options.model is None:
         raise ValueError("--worker needs --model: the model to split across the machines")
     if options.ollama:
         raise ValueError("--ollama cannot be combined with --worker")
     workers = [with_key(WorkerAddress.parse(spec)) for spec in specs]
-    keyed = options.api_key is not None or options.key_digest is not None
-    if not is_loopback(options.host) and not keyed:
-        raise ValueError(
-            f"--host {options.host} would let other computers use this engine without a key. "
-            "Use --lan, or set --api-key."
-        )
+    check_exposure(options)
     loop = Loop()
     forwards: list[Forward] = []
     sup = Supervisor(options, workers, forwards)
@@ -319,26 +310,11 @@ def serve_split(options: ServeOptions, specs: Sequence[str]) -> int:
     except InsufficientMemory as exc:
         loop.stop()
         raise EngineError(f"The split does not fit: {exc}") from None
-    config = HostConfig(
-        api_key=options.api_key,
-        max_body=options.max_body,
-        loopback_only=is_loopback(options.host),
-        key_digest=options.key_digest,
-        rate_limit=options.rate_limit,
-    )
-    app = Guard(Proxy(sup, options.max_body), config)  # type: ignore[arg-type]
+    app = Guard(Proxy(sup, options.max_body), host_config(options))  # type: ignore[arg-type]
     sock = bind(options.host, options.port)
-    tls = options.tls
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app, log_config=None, access_log=False, lifespan="off", ws="none",
-            timeout_graceful_shutdown=2,
-            ssl_certfile=str(tls.cert_path) if tls else None,
-            ssl_keyfile=str(tls.key_path) if tls else None,
-        )
-    )  # fmt: skip
+    server = make_server(app, options)
     port = sock.getsockname()[1]
-    scheme = "https" if tls else "http"
+    scheme = "https" if options.tls else "http"
     log.info("serving on %s://%s:%d/v1 (the model split across %d machines)", scheme,
              options.host, port, len(workers) + 1)  # fmt: skip
     if options.announce:
