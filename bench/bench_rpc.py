@@ -154,8 +154,7 @@ def main() -> int:
             loop.run(forward.start()).result()
             add_server(forward.endpoint)
             forwards.append(forward)
-            shares.append(WorkerShare(forward.endpoint, w.address, int(info["free_memory"]),
-                                      int(info["total_memory"]), str(info["device"])))  # fmt: skip
+            shares.append(WorkerShare.from_info(forward.endpoint, w.address, info))
         # llama.cpp's RPC server on loopback with nothing in between (the third RPC device).
         direct_port = free_port()
         server = [sys.executable, "-m", "engine.remote.rpc_server", "--port", str(direct_port)]

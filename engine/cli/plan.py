@@ -68,15 +68,7 @@ def _plan_split(model: str, ctx: int | None, as_json: bool, specs: list[str]) ->
     for spec in specs:
         w = with_key(WorkerAddress.parse(spec))
         info = worker_info(w, trust(w.host, w.port))
-        shares.append(
-            WorkerShare(
-                endpoint="",
-                name=w.address,
-                free_memory=int(info.get("free_memory") or 0),
-                total_memory=int(info.get("total_memory") or 0),
-                device=str(info.get("device") or "CPU"),
-            )
-        )
+        shares.append(WorkerShare.from_info("", w.address, info))
     plan = plan_with_workers(model, ctx, current_resources(), shares)
     if as_json:
         print_json(plan.to_dict())

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.gguf import GGUFFile
@@ -56,6 +56,17 @@ class WorkerShare:
             free_memory=int(data["free_memory"]),  # type: ignore[call-overload]
             total_memory=int(data.get("total_memory") or 0),  # type: ignore[call-overload]
             device=str(data.get("device") or "CPU"),
+        )
+
+    @classmethod
+    def from_info(cls, endpoint: str, name: str, info: Mapping[str, object]) -> WorkerShare:
+        """From a worker's answer to ``info`` (engine/remote/worker.py)."""
+        return cls(
+            endpoint=endpoint,
+            name=name,
+            free_memory=int(info.get("free_memory") or 0),  # type: ignore[call-overload]
+            total_memory=int(info.get("total_memory") or 0),  # type: ignore[call-overload]
+            device=str(info.get("device") or "CPU"),
         )
 
 
