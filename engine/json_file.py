@@ -1,5 +1,6 @@
 """A small JSON file written whole or not at all: a temporary file beside it, then a rename, so
-that a crash or a full disk mid-write leaves the previous contents in place."""
+that a crash or a full disk mid-write leaves the previous contents in place. The file is readable
+by its owner only (``mkstemp`` makes it 0600, and the rename keeps that), so it may hold secrets."""
 
 from __future__ import annotations
 
@@ -8,6 +9,16 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Any
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path``; empty when the file is missing, unreadable or holds
+    something else."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

@@ -5,12 +5,12 @@ one works, else in ``secrets.json`` in Cove's data folder, readable by its owner
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 from pathlib import Path
 from typing import Any
 
+from engine.json_file import read_json_object, write_json_atomic
 from engine.paths import data_dir
 
 SERVICE = "Cove"
@@ -82,21 +82,11 @@ def _keyring() -> Any:
 
 
 def _file_read() -> dict[str, object]:
-    with contextlib.suppress(OSError, ValueError):
-        data = json.loads(secrets_path().read_text(encoding="utf-8"))
-        if isinstance(data, dict):
-            return data
-    return {}
+    return read_json_object(secrets_path())
 
 
 def _file_write(data: dict[str, object]) -> None:
-    path = secrets_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(data, f)
-    os.replace(tmp, path)
+    write_json_atomic(secrets_path(), data)  # 0600, like every file it writes
 
 
 def _file_drop(name: str) -> None:

@@ -9,9 +9,7 @@ certificate swapped between the check and the request fails the handshake itself
 
 from __future__ import annotations
 
-import contextlib
 import datetime
-import json
 import socket
 import ssl
 import threading
@@ -19,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import CertificateChanged, EngineUnreachable
-from engine.json_file import write_json_atomic
+from engine.json_file import read_json_object, write_json_atomic
 from engine.remote.certificate import fingerprint, short, tls_dir
 
 CONNECT_TIMEOUT_S = 10.0
@@ -47,15 +45,9 @@ def address(host: str, port: int) -> str:
 
 def pinned() -> dict[str, str]:
     """Every pinned address and its fingerprint."""
-    try:
-        data = json.loads(pins_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
     return {
         str(k): str(v["fingerprint"])
-        for k, v in data.items()
+        for k, v in _read().items()
         if isinstance(v, dict) and isinstance(v.get("fingerprint"), str)
     }
 
@@ -136,8 +128,4 @@ def pinned_context(der: bytes) -> ssl.SSLContext:
 
 
 def _read() -> dict[str, object]:
-    with contextlib.suppress(OSError, ValueError):
-        data = json.loads(pins_path().read_text(encoding="utf-8"))
-        if isinstance(data, dict):
-            return data
-    return {}
+    return read_json_object(pins_path())
