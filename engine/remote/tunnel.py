@@ -144,17 +144,30 @@ def _read_line(sock: ssl.SSLSocket) -> bytes:
     return data.split(b"\n", 1)[0]
 
 
-async def pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """Copy until end of stream or an error; closes ``writer``."""
+async def relay(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    count: Callable[[int], None] | None = None,
+) -> None:
+    """Copy until end of stream or an error, telling ``count`` each piece's size; ``writer``
+    stays open."""
     try:
         while True:
             data = await reader.read(CHUNK)
             if not data:
                 break
+            if count is not None:
+                count(len(data))
             writer.write(data)
             await writer.drain()
     except (OSError, ssl.SSLError, asyncio.IncompleteReadError):
         pass
+
+
+async def pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """``relay``, then close ``writer``."""
+    try:
+        await relay(reader, writer)
     finally:
         with contextlib.suppress(Exception):
             writer.close()
@@ -223,11 +236,11 @@ class Forward:
         finished: dict[str, bool] = {}
 
         async def up() -> None:
-            await self._count(local_r, remote_w, "sent")
+            await relay(local_r, remote_w, self._sent)
             finished["local"] = True
 
         async def down() -> None:
-            await self._count(remote_r, local_w, "received")
+            await relay(remote_r, local_w, self._received)
             finished["remote"] = True
 
         _done, pending = await asyncio.wait(
@@ -242,19 +255,11 @@ class Forward:
             with contextlib.suppress(Exception):
                 writer.close()
 
-    async def _count(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, field: str
-    ) -> None:
-        try:
-            while True:
-                data = await reader.read(CHUNK)
-                if not data:
-                    break
-                setattr(self, field, getattr(self, field) + len(data))
-                writer.write(data)
-                await writer.drain()
-        except (OSError, ssl.SSLError, asyncio.IncompleteReadError):
-            pass
+    def _sent(self, n: int) -> None:
+        self.sent += n
+
+    def _received(self, n: int) -> None:
+        self.received += n
 
 
 def _set_keepalive(writer: asyncio.StreamWriter) -> None:
