@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import ctypes
 import logging
-import sys
-from pathlib import Path
 from typing import Any
+
+from engine.backends.ggml_lib import ggml_calls
 
 log = logging.getLogger("cove.llama")
 
@@ -63,13 +63,8 @@ def attach_threadpool(llama_lib: Any, ctx: Any, n_threads: int) -> ThreadPool | 
     None when this build does not offer the calls."""
     try:
         libllama = llama_lib.llama_cpp._lib
-        folder = Path(libllama._name).parent
-        ggml = ctypes.CDLL(loaded_library(folder, "ggml"))
-        base = ctypes.CDLL(loaded_library(folder, "ggml-base"))
-        ggml.ggml_backend_reg_by_name.restype = ctypes.c_void_p
-        ggml.ggml_backend_reg_by_name.argtypes = (ctypes.c_char_p,)
-        ggml.ggml_backend_reg_get_proc_address.restype = ctypes.c_void_p
-        ggml.ggml_backend_reg_get_proc_address.argtypes = (ctypes.c_void_p, ctypes.c_char_p)
+        ggml = ggml_calls(llama_lib)
+        base = ggml.base
         cpu = ggml.ggml_backend_reg_by_name(b"CPU")
         new_addr = ggml.ggml_backend_reg_get_proc_address(cpu, b"ggml_threadpool_new")
         free_addr = ggml.ggml_backend_reg_get_proc_address(cpu, b"ggml_threadpool_free")
@@ -90,35 +85,3 @@ def attach_threadpool(llama_lib: Any, ctx: Any, n_threads: int) -> ThreadPool | 
         return None
     attach(ctx, handle, None)
     return ThreadPool(handle, _FREE(free_addr))
-
-
-def loaded_library(folder: Path, stem: str) -> str:
-    """The file of ``stem``'s library that llama.cpp was linked against, in ``folder``.
-
-    A wheel cannot hold symbolic links, so ``libggml.so``, ``libggml.so.0`` and
-    ``libggml.so.0.25.3`` are three copies of one library, and llama-cpp-python itself opens
-    ``libggml.so`` beside the ``libggml.so.0`` that ``libllama`` names: each copy is a ggml with
-    its own device registry. The one that counts is the versioned name (the soname), found among
-    the files this process loaded (``/proc/self/maps`` on Linux)."""
-    name = _library_name(stem)
-    if sys.platform.startswith("linux"):
-        try:
-            maps = Path("/proc/self/maps").read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            maps = ""
-        loaded = {
-            path
-            for path in (line.rsplit(" ", 1)[-1] for line in maps.splitlines())
-            if Path(path).parent == folder and Path(path).name.startswith(name + ".")
-        }
-        if loaded:
-            return min(loaded, key=len)
-    return str(folder / name)
-
-
-def _library_name(stem: str) -> str:
-    if sys.platform == "win32":
-        return f"{stem}.dll"
-    if sys.platform == "darwin":
-        return f"lib{stem}.dylib"
-    return f"lib{stem}.so"

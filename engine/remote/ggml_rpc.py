@@ -12,8 +12,6 @@ and carries them between machines over its own key-checked TLS tunnel (engine/re
 from __future__ import annotations
 
 import ctypes
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from engine.errors import BackendUnavailable
@@ -24,55 +22,16 @@ DEV_CPU, DEV_GPU, DEV_IGPU, DEV_ACCEL = 0, 1, 2, 3
 _added: set[str] = set()
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceMemory:
-    name: str
-    description: str
-    kind: int
-    free: int
-    total: int
-
-
 def _ggml() -> Any:
+    from engine.backends.ggml_lib import ggml_calls
     from engine.backends.llama_cpp import native
-    from engine.backends.threadpool import loaded_library
 
-    lib = native()
-    folder = Path(lib.llama_cpp._lib._name).parent
-    ggml: Any = ctypes.CDLL(loaded_library(folder, "ggml"))
-    ggml.ggml_backend_reg_by_name.restype = ctypes.c_void_p
-    ggml.ggml_backend_reg_by_name.argtypes = (ctypes.c_char_p,)
-    ggml.ggml_backend_reg_get_proc_address.restype = ctypes.c_void_p
-    ggml.ggml_backend_reg_get_proc_address.argtypes = (ctypes.c_void_p, ctypes.c_char_p)
-    ggml.ggml_backend_register.restype = None
-    ggml.ggml_backend_register.argtypes = (ctypes.c_void_p,)
-    ggml.ggml_backend_dev_count.restype = ctypes.c_size_t
-    ggml.ggml_backend_dev_count.argtypes = ()
-    ggml.ggml_backend_dev_get.restype = ctypes.c_void_p
-    ggml.ggml_backend_dev_get.argtypes = (ctypes.c_size_t,)
-    base = ctypes.CDLL(loaded_library(folder, "ggml-base"))
-    for name in ("ggml_backend_dev_name", "ggml_backend_dev_description"):
-        getattr(base, name).restype = ctypes.c_char_p
-        getattr(base, name).argtypes = (ctypes.c_void_p,)
-    base.ggml_backend_dev_type.restype = ctypes.c_int
-    base.ggml_backend_dev_type.argtypes = (ctypes.c_void_p,)
-    base.ggml_backend_dev_memory.restype = None
-    base.ggml_backend_dev_memory.argtypes = (
-        ctypes.c_void_p,
-        ctypes.POINTER(ctypes.c_size_t),
-        ctypes.POINTER(ctypes.c_size_t),
-    )
-    ggml.base = base
-    return ggml
+    return ggml_calls(native())
 
 
 def cpu_buffer_type() -> int:
     """The CPU device's buffer type (for keeping tensors on this machine's CPU)."""
     ggml = _ggml()
-    ggml.ggml_backend_dev_by_type.restype = ctypes.c_void_p
-    ggml.ggml_backend_dev_by_type.argtypes = (ctypes.c_int,)
-    ggml.base.ggml_backend_dev_buffer_type.restype = ctypes.c_void_p
-    ggml.base.ggml_backend_dev_buffer_type.argtypes = (ctypes.c_void_p,)
     cpu = ggml.ggml_backend_dev_by_type(DEV_CPU)
     if not cpu:
         raise BackendUnavailable("llama.cpp has no CPU device.")
@@ -90,34 +49,6 @@ def _rpc_proc(ggml: Any, name: bytes) -> int:
     if not address:
         raise BackendUnavailable(f"llama.cpp's RPC backend has no {name.decode()}.")
     return int(address)
-
-
-def available() -> bool:
-    try:
-        _rpc_proc(_ggml(), b"ggml_backend_rpc_add_server")
-    except (BackendUnavailable, OSError, AttributeError):
-        return False
-    return True
-
-
-def devices() -> list[DeviceMemory]:
-    """This process's ggml devices (the CPU, GPUs) with their free and total memory."""
-    ggml = _ggml()
-    found = []
-    for i in range(int(ggml.ggml_backend_dev_count())):
-        dev = ggml.ggml_backend_dev_get(i)
-        free, total = ctypes.c_size_t(0), ctypes.c_size_t(0)
-        ggml.base.ggml_backend_dev_memory(dev, ctypes.byref(free), ctypes.byref(total))
-        found.append(
-            DeviceMemory(
-                name=(ggml.base.ggml_backend_dev_name(dev) or b"").decode(),
-                description=(ggml.base.ggml_backend_dev_description(dev) or b"").decode(),
-                kind=int(ggml.base.ggml_backend_dev_type(dev)),
-                free=int(free.value),
-                total=int(total.value),
-            )
-        )
-    return found
 
 
 def add_server(endpoint: str) -> None:
