@@ -5,12 +5,11 @@ say what the test waits for."""
 from __future__ import annotations
 
 import os
-import selectors
 import signal
 import socket
 import subprocess
 import sys
-import time
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -25,12 +24,15 @@ def free_port() -> int:
 
 
 class CoveProcess:
-    """``python -m engine.cli ARGS`` with stdout and stderr merged into lines read on demand."""
+    """``python -m engine.cli ARGS`` with stdout and stderr merged, read line by line on a
+    thread of its own as they come (so it never blocks on a full pipe), for a test to wait on."""
 
     def __init__(self, data_dir: Path, *args: str, env: Mapping[str, str] | None = None) -> None:
         full = dict(os.environ, COVE_DATA_DIR=str(data_dir), PYTHONUNBUFFERED="1")
         full.update(env or {})
         self.lines: list[str] = []
+        self.ended = False
+        self._changed = threading.Condition()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "engine.cli", *args],
             cwd=ROOT,
@@ -40,46 +42,46 @@ class CoveProcess:
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its children (the RPC server, the engine host) go with it
         )
-        self._buffer = b""
+        threading.Thread(target=self._read, name="cove-output", daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            with self._changed:
+                self.lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
+                self._changed.notify_all()
+        with self._changed:
+            self.ended = True
+            self._changed.notify_all()
 
     def wait_for(self, text: str, timeout: float = START_TIMEOUT_S) -> str:
         """The first line (from the start) containing ``text``; fails when the process ends or
         the time runs out first."""
-        seen = 0
-        deadline = time.monotonic() + timeout
-        assert self.proc.stdout is not None
-        with selectors.DefaultSelector() as sel:
-            sel.register(self.proc.stdout, selectors.EVENT_READ)
-            while True:
-                for line in self.lines[seen:]:
-                    if text in line:
-                        return line
-                seen = len(self.lines)
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise AssertionError(f"no {text!r} in time; output:\n" + self.output())
-                if not sel.select(timeout=min(left, 1.0)):
-                    continue
-                data = os.read(self.proc.stdout.fileno(), 65536)
-                if not data:
-                    self.proc.wait(10)
-                    for line in self.lines[seen:]:
-                        if text in line:
-                            return line
-                    raise AssertionError(
-                        f"the process ended (code {self.proc.returncode}) before {text!r}:\n"
-                        + self.output()
-                    )
-                self._buffer += data
-                *complete, self._buffer = self._buffer.split(b"\n")
-                self.lines += [c.decode("utf-8", "replace") for c in complete]
+
+        def found() -> str | None:
+            return next((line for line in self.lines if text in line), None)
+
+        with self._changed:
+            self._changed.wait_for(lambda: found() is not None or self.ended, timeout)
+            line = found()
+        if line is None:
+            how = f"ended (code {self.proc.poll()})" if self.ended else "went on"
+            raise AssertionError(f"the process {how} without saying {text!r}:\n{self.output()}")
+        return line
 
     def value(self, prefix: str) -> str:
         """``VALUE`` from the line ``PREFIX VALUE``."""
         return self.wait_for(prefix).split(prefix, 1)[1].strip()
 
+    @property
+    def log(self) -> str:
+        """Everything it said so far."""
+        with self._changed:
+            return "\n".join(self.lines)
+
     def output(self) -> str:
-        return "\n".join(self.lines[-60:])
+        with self._changed:
+            return "\n".join(self.lines[-60:])
 
     def kill(self) -> None:
         """As a power cut would: the whole process group, at once."""
@@ -95,5 +97,5 @@ class CoveProcess:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(10)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
+        with self._changed:
+            self._changed.wait_for(lambda: self.ended, 30)

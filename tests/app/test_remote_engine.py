@@ -4,11 +4,6 @@ own certificate and key), and the window connected to it through Settings › En
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +20,7 @@ from tests.app.conftest import (
     stored_messages,
     type_and_send,
 )
+from tests.remote_process import CoveProcess, free_port
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
@@ -34,87 +30,16 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
-START_TIMEOUT_S = 180.0
 ENCODER = "all-minilm-l6-v2-onnx"
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Served:
-    """``cove serve`` in a process of its own, its output (stdout and the log) read as it comes,
-    so that it never blocks on a full pipe and the test can wait for a line."""
+class Served(CoveProcess):
+    """``cove serve`` of the other computer: loopback, the starter, on ``port``."""
 
     def __init__(self, data_dir: Path, port: int, *args: str) -> None:
+        super().__init__(data_dir, "serve", "--host", "127.0.0.1", "--port", str(port),
+                         "--model", "starter", "--ctx", "2048", *args)  # fmt: skip
         self.port = port
-        env = dict(os.environ, COVE_DATA_DIR=str(data_dir), PYTHONUNBUFFERED="1")
-        command = [sys.executable, "-m", "engine.cli", "serve", "--host", "127.0.0.1"]
-        command += ["--port", str(port), "--model", "starter", "--ctx", "2048", *args]
-        self.proc = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-        )
-        self.lines: list[str] = []
-        self.ended = False
-        self._changed = threading.Condition()
-        threading.Thread(target=self._read, name="served-output", daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for raw in self.proc.stdout:
-            with self._changed:
-                self.lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
-                self._changed.notify_all()
-        with self._changed:
-            self.ended = True
-            self._changed.notify_all()
-
-    def wait_for(self, text: str) -> str:
-        """The first line holding ``text``; fails when the process ends first."""
-
-        def found() -> str | None:
-            return next((line for line in self.lines if text in line), None)
-
-        with self._changed:
-            self._changed.wait_for(lambda: found() is not None or self.ended, START_TIMEOUT_S)
-            line = found()
-        if line is None:
-            raise AssertionError(f"cove serve never said {text!r}:\n{self.log}")
-        return line
-
-    def value(self, prefix: str) -> str:
-        """``VALUE`` from its line ``PREFIX VALUE`` (``key: K``, ``fingerprint: F``)."""
-        return self.wait_for(prefix).split(prefix, 1)[1].strip()
-
-    @property
-    def log(self) -> str:
-        with self._changed:
-            return "\n".join(self.lines)
-
-    def kill(self) -> None:
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(30)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(30)
-        with self._changed:
-            self._changed.wait_for(lambda: self.ended, 30)
 
 
 Serve = Callable[..., Served]
