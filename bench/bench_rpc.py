@@ -22,7 +22,6 @@ import dataclasses
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -36,44 +35,20 @@ if str(ROOT) not in sys.path:
 from bench.bench_engine import find_llama_bench, run_llama_bench  # noqa: E402
 from bench.bench_predict import models  # noqa: E402
 from engine.types import GenerationParams, GenerationStats  # noqa: E402
+from tests.remote_process import CoveProcess, free_port  # noqa: E402
 
 PROMPT = "Write a long story about a lighthouse keeper and the sea. " * 4
 CTX = 2048
 
 
-def start_worker(folder: Path) -> tuple[subprocess.Popen[str], str]:
-    from tests.remote_process import free_port
-
+def start_worker(folder: Path) -> tuple[CoveProcess, str]:
+    """A ``cove worker`` on loopback with one thread, and its ``HOST:PORT=KEY``."""
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "engine.cli", "worker", "--host", "127.0.0.1",
-         "--port", str(port), "--threads", "1"],
-        env=dict(os.environ, COVE_DATA_DIR=str(folder)), cwd=ROOT, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # fmt: skip
-    assert proc.stdout is not None
-    key = ""
-    for line in proc.stdout:
-        if line.startswith("key: "):
-            key = line.split(" ", 1)[1].strip()
-        if line.startswith("listening: "):
-            break
-    threading.Thread(target=lambda: proc.stdout and proc.stdout.read(), daemon=True).start()
+    proc = CoveProcess(folder, "worker", "--host", "127.0.0.1", "--port", str(port),
+                       "--threads", "1")  # fmt: skip
+    key = proc.value("key:")
+    proc.wait_for("listening:")
     return proc, f"127.0.0.1:{port}={key}"
-
-
-def wait_for_port(port: int) -> None:
-    import socket
-    import time
-
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), 1).close()
-            return
-        except OSError:
-            time.sleep(0.1)  # the server's child is still starting
-    raise RuntimeError(f"nothing listens on {port}")
 
 
 def reply(model: Any, tokens: int) -> GenerationStats:
@@ -139,9 +114,10 @@ def main() -> int:
     from engine.remote.pins import trust
     from engine.remote.split import WorkerShare, plan_with_workers
     from engine.remote.tunnel import Forward, Loop, WorkerAddress, worker_info
-    from tests.remote_process import free_port
+    from engine.remote.worker import RpcChild
 
     procs, shares, forwards = [], [], []
+    direct: RpcChild | None = None
     loop = Loop()
     try:
         for name in ("left", "right"):
@@ -156,19 +132,8 @@ def main() -> int:
             forwards.append(forward)
             shares.append(WorkerShare.from_info(forward.endpoint, w.address, info))
         # llama.cpp's RPC server on loopback with nothing in between (the third RPC device).
-        direct_port = free_port()
-        server = [sys.executable, "-m", "engine.remote.rpc_server", "--port", str(direct_port)]
-        procs.append(
-            subprocess.Popen(
-                [*server, "--threads", "1"],
-                cwd=ROOT,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                text=True,
-            )
-        )
-        wait_for_port(direct_port)
-        add_server(f"127.0.0.1:{direct_port}")
+        direct = RpcChild(threads=1)
+        add_server(f"127.0.0.1:{direct.ensure()}")
         binary = None if args.no_llama_bench else find_llama_bench(args.llama_bench)
         results = []
         for label, path in models():
@@ -194,7 +159,9 @@ def main() -> int:
             print(json.dumps(row), flush=True)
     finally:
         for proc in procs:
-            proc.terminate()
+            proc.stop()
+        if direct is not None:
+            direct.stop()
         loop.stop()
     print()
     print("| model | how | decode tok/s | vs unsplit | prompt tok/s | bytes per token | "
