@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
     from app.discover import DiscoverView
+    from app.download_controller import DownloadController
     from app.theme import ThemeManager
 
 WAIT_MS = 60_000  # a guard against a hang, not a measurement
@@ -46,16 +47,24 @@ def view(
     data_dir: Path,
     catalog_hub: FakeHub,  # noqa: F811
 ) -> Iterator[DiscoverView]:
-    from app.discover import DiscoverView
     from app.download_controller import DownloadController
 
     config = HubConfig(endpoint=catalog_hub.endpoint, read_timeout_s=5.0, connect_timeout_s=2)
-    controller = DownloadController(make_manager(catalog_hub))
+    yield from _shown(qtbot, DownloadController(make_manager(catalog_hub)), config, catalog(),
+                      data_dir)  # fmt: skip
+
+
+def _shown(
+    qtbot: QtBot, controller: DownloadController, config: HubConfig, listed: Catalog, data: Path
+) -> Iterator[DiscoverView]:
+    """The Discover view over ``listed``, shown at a laptop's size; closed after the test."""
+    from app.discover import DiscoverView
+
     widget = DiscoverView(
         controller,
         lambda: config,
-        catalog=catalog(),
-        cache=ListingCache(data_dir / "cache" / "listings.json"),
+        catalog=listed,
+        cache=ListingCache(data / "cache" / "listings.json"),
     )
     qtbot.addWidget(widget)
     widget.resize(1000, 700)
@@ -237,22 +246,11 @@ MENU_SPEED = re.compile(r" · about \d+(\.\d)? tok/s$")
 @pytest.fixture
 def catalog_view(qtbot: QtBot, theme: ThemeManager, data_dir: Path) -> Iterator[DiscoverView]:
     """The real catalog, its sizes the catalog's estimates (no hub is asked)."""
-    from app.discover import DiscoverView
     from app.download_controller import DownloadController
 
     controller = DownloadController()  # its manager is made on a first download: none here
-    widget = DiscoverView(
-        controller,
-        lambda: HubConfig(endpoint="http://127.0.0.1:9", connect_timeout_s=1),
-        catalog=load_catalog(),
-        cache=ListingCache(data_dir / "cache" / "listings.json"),
-    )
-    qtbot.addWidget(widget)
-    widget.resize(1000, 700)
-    widget.show()
-    yield widget
-    controller.close()
-    widget.pool.wait(10_000)
+    config = HubConfig(endpoint="http://127.0.0.1:9", connect_timeout_s=1)
+    yield from _shown(qtbot, controller, config, load_catalog(), data_dir)
 
 
 def test_cards_and_build_menus_show_predicted_speeds_and_what_runs_well_comes_first(
