@@ -1,6 +1,7 @@
-"""A small JSON file written whole or not at all: a temporary file beside it, then a rename, so
-that a crash or a full disk mid-write leaves the previous contents in place. The file is readable
-by its owner only (``mkstemp`` makes it 0600, and the rename keeps that), so it may hold secrets."""
+"""A small file (JSON, or a key in PEM) written whole or not at all: a temporary file beside it,
+then a rename, so that a crash or a full disk mid-write leaves the previous contents in place. The
+file is readable by its owner only (``mkstemp`` makes it 0600, and the rename keeps that), so it
+may hold secrets."""
 
 from __future__ import annotations
 
@@ -22,11 +23,16 @@ def read_json_object(path: Path) -> dict[str, Any]:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
+    write_bytes_atomic(path, json.dumps(data, indent=2).encode("utf-8"))
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """``data`` in ``path``, whole or not at all, readable by its owner only."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

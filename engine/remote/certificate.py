@@ -17,6 +17,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.json_file import write_bytes_atomic
 from engine.paths import data_dir
 
 VALID_DAYS = 3650
@@ -96,13 +97,5 @@ def _make(cert_path: Path, key_path: Path) -> None:
         serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption(),
     )
-    _write_private(key_path, key_bytes)
-    _write_private(cert_path, cert.public_bytes(serialization.Encoding.PEM))
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    write_bytes_atomic(key_path, key_bytes)  # 0600
+    write_bytes_atomic(cert_path, cert.public_bytes(serialization.Encoding.PEM))
