@@ -18,7 +18,7 @@ from engine.cli.output import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, fail
 from engine.cli.plan import plan_command
 from engine.cli.tuning import tune_command
 from engine.errors import EngineError
-from engine.remote.tunnel import DEFAULT_WORKER_PORT
+from engine.remote import DEFAULT_WORKER_PORT
 from engine.state_cache import DEFAULT_LIMIT_BYTES
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import EngineAuthError, EngineUnreachable
+from engine.remote import DEFAULT_WORKER_PORT
 from engine.remote.pins import Trusted, address
 
 log = logging.getLogger("cove.remote")
@@ -35,7 +36,6 @@ log = logging.getLogger("cove.remote")
 MAX_HELLO = 4096
 HELLO_TIMEOUT_S = 15.0
 CHUNK = 1 << 16
-DEFAULT_WORKER_PORT = 50052  # llama.cpp's rpc-server's default
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,7 @@ from engine.launch import module_command
 from engine.remote.certificate import Identity, identity
 from engine.remote.keys import ensure_key, matches
 from engine.remote.ratelimit import RateLimit
-from engine.remote.tunnel import DEFAULT_WORKER_PORT, HELLO_TIMEOUT_S, MAX_HELLO, pump
+from engine.remote.tunnel import HELLO_TIMEOUT_S, MAX_HELLO, pump
 
 log = logging.getLogger("cove.worker")
 
@@ -253,6 +253,3 @@ def worker_command(
     finally:
         rpc.stop()
     return 0
-
-
-__all__ = ["DEFAULT_WORKER_PORT", "worker_command"]

@@ -16,11 +16,11 @@ from engine.host.guards import HostConfig
 from engine.host.routes import make_app
 from engine.host.state import HostState
 from engine.planner import Device, Resources, make_plan
-from engine.remote import keychain
+from engine.remote import DEFAULT_WORKER_PORT, keychain
 from engine.remote.keys import digest, ensure_key, key_path, matches
 from engine.remote.ratelimit import RateLimit
 from engine.remote.split import WorkerShare, _deal, decode, encode, split_plan
-from engine.remote.tunnel import DEFAULT_WORKER_PORT, WorkerAddress
+from engine.remote.tunnel import WorkerAddress
 
 GiB = 2**30
 
