@@ -5,7 +5,10 @@ of a 2,000-page manual), so the check looks at the question's own words instead.
 about something the documents never name (a function, a tool, a format: ``gpuArray``,
 ``install_github``, WebP) has a term that no passage holds, or that none of the best passages
 holds although the term is rare in the collection; an answerable question, however it is
-worded, shares its distinctive terms with the passage that answers it.
+worded, shares its distinctive terms with the passage that answers it. A name typed in lower
+case (``renv``, ``ncread``) is told from a paraphrase's plain word by an English word list
+(``engine.documents.dictionary``), and code in backticks (`` `set colormap` ``) must be in
+some passage as written.
 
 An answer's own sentences are checked against its passages afterwards, by
 ``engine.documents.grounding``; that marks claims, it does not withdraw the answer.
@@ -20,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from engine.documents.answer import off_topic
+from engine.documents.dictionary import is_english, reads_as_english
 from engine.documents.retrieve import STOPWORDS
 
 if TYPE_CHECKING:
@@ -60,6 +64,45 @@ def names(question: str) -> list[str]:
     word a paraphrase chose ("evacuated") may be missing from the documents while the answer
     is there; a name the documents never use means they do not cover its subject."""
     return list(dict.fromkeys(term for term, name in _terms(question) if name))
+
+
+def code_phrases(question: str) -> list[str]:
+    """Code of two or more words in backticks (`` `git gc --auto` ``), lower-cased, as the
+    index's phrase of those words: it is found only where the documents write it so."""
+    phrases = []
+    for code in re.findall(r"`([^`]+)`", question):
+        words = [w.lower() for w in _TERM.findall(code)]
+        if len(words) >= 2:
+            phrases.append(" ".join(words))
+    return list(dict.fromkeys(phrases))
+
+
+def coined_candidates(question: str) -> list[str]:
+    """The question's plain lower-case words of four letters or more that are not English
+    (``renv``, ``tiledlayout``), when the question otherwise reads as English; a contraction's
+    stem ("didn" of "didn't") is not a word of its own."""
+    plain: list[str] = []
+    for match in _TERM.finditer(question):
+        raw = match.group()
+        if question[match.end() : match.end() + 1] in ("'", "\u2019"):
+            continue
+        plain.append(raw)
+    if not reads_as_english(plain):
+        return []
+    named = set(names(question))
+    return list(
+        dict.fromkeys(
+            w
+            for w in plain
+            if w.isalpha()
+            and w.islower()
+            and len(w) >= 4
+            and w not in STOPWORDS
+            and w not in _ASKING
+            and w not in named
+            and not is_english(w)
+        )
+    )
 
 
 def _terms(question: str) -> list[tuple[str, bool]]:
@@ -103,9 +146,14 @@ def judge(retriever: Retriever, question: str, sources: Sequence[Source] | None 
     if off_topic(sources):
         return Verdict(False, "the closest passages are about something else", similarity=best)
     terms = question_terms(question)
-    counts = retriever.db.term_counts(retriever.collection, terms)
+    phrases = code_phrases(question)
+    coined = coined_candidates(question)
+    wanted = list(dict.fromkeys(terms + phrases + coined))
+    counts = retriever.db.term_counts(retriever.collection, wanted)
     named = names(question)
     missing = tuple(t for t in named if not _found(t, counts, retriever))
+    missing += tuple(p for p in phrases if counts.get(p, 0) == 0 and p not in missing)
+    missing += tuple(w for w in coined if counts.get(w, 0) == 0 and w not in missing)
     total = max(retriever.db.count_chunks(retriever.collection), 1)
     rare_below = max(2, math.ceil(total * RARE_SHARE))
     texts = " ".join(s.text.lower() for s in sources[:BEST_PASSAGES])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.documents.answerable import judge, names
+from engine.documents.answerable import code_phrases, coined_candidates, judge, names
 from engine.documents.grounding import claims, unsupported_share
 from engine.documents.index_db import IndexDB
 from engine.documents.indexer import Indexer
@@ -68,6 +68,29 @@ def test_an_option_counts_only_whole(retriever: Retriever) -> None:
     """--with-y is not --with-x, though "with" and "y" are both in the guide."""
     verdict = judge(retriever, "What does the --with-y option build?")
     assert not verdict.answerable and verdict.missing == ("--with-y",)
+
+
+def test_lower_case_words_outside_english_are_candidate_names() -> None:
+    assert coined_candidates("How do I snapshot my project's packages with renv?") == ["renv"]
+    # Everyday words a paraphrase may choose, inflections and contractions are not names.
+    assert coined_candidates("Why didn't the leftover decibels fade?") == []
+    # A question in another language is left alone: most of its words are not English.
+    assert coined_candidates("Wie lange hält der Akku des Staubsaugers durch?") == []
+
+
+def test_a_lower_case_name_the_documents_never_use_is_not_in_them(retriever: Retriever) -> None:
+    verdict = judge(retriever, "Which line style does tiledlayout draw dashed in the PNG terminal?")
+    assert not verdict.answerable and verdict.missing == ("tiledlayout",)
+    # The guide's own lower-case name is found, and so is an English word it lacks.
+    assert judge(retriever, "What size are pictures from pngcairo?").answerable
+    assert judge(retriever, "How do I draw the third line in dashes?").answerable
+
+
+def test_code_in_backticks_must_be_in_the_documents_as_written(retriever: Retriever) -> None:
+    assert code_phrases("What does `set style line` do, and `x`?") == ["set style line"]
+    assert judge(retriever, "What does `set style line` change?").answerable
+    verdict = judge(retriever, "What does `set line style` change?")
+    assert not verdict.answerable and verdict.missing == ("set line style",)
 
 
 def test_claims_are_checked_against_the_passages() -> None:
