@@ -70,3 +70,14 @@ def test_page_issues_are_reported_not_chunked() -> None:
     chunks = list(chunk_blocks(items, issues=issues))
     assert [c.page for c in chunks] == [1, 3]
     assert issues == [PageIssue(2, "needs_ocr")]
+
+
+def test_dot_leaders_of_a_contents_page_become_one_ellipsis() -> None:
+    blocks = [
+        para("1.1 Legalese . . . . . . . . . . . . . 1 1.2 Obtaining R . . . . . . . . 3", page=2),
+        para("absolute_tolerance.................43, 45 and an ellipsis... kept", page=2),
+    ]
+    (chunk,) = chunk_blocks(blocks)
+    assert chunk.text == (
+        "1.1 Legalese … 1 1.2 Obtaining R … 3\nabsolute_tolerance … 43, 45 and an ellipsis... kept"
+    )
