@@ -281,9 +281,12 @@ def main() -> int:
     parser.add_argument(
         "--real", action="store_true", help="only: index the real-document set, with rates"
     )
+    parser.add_argument(
+        "--encoder", type=Path, default=ENCODER, help="with --real: an embedding model folder"
+    )
     args = parser.parse_args()
     if args.real:
-        with tempfile.TemporaryDirectory() as folder, EmbeddingModel.load(ENCODER) as encoder:
+        with tempfile.TemporaryDirectory() as folder, EmbeddingModel.load(args.encoder) as encoder:
             rates = real_set_rates(encoder, Path(folder))
         print(json.dumps(rates, indent=2))
         if args.json:
