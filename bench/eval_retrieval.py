@@ -17,6 +17,7 @@ Vectors are cached on disk by text (bench/embed_cache.py) and each set's index b
 that reads and chunks, so a ranking change is measured in seconds.
 
     python bench/eval_retrieval.py [--set generated|real|all] [--json out.json] [--misses]
+                                   [--encoder FOLDER] [--reranker FOLDER]
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from bench.usual_recipe import UsualRecipe  # noqa: E402
 from engine.documents.answerable import judge  # noqa: E402
 from engine.documents.index_db import IndexDB  # noqa: E402
 from engine.documents.indexer import Indexer  # noqa: E402
+from engine.documents.rerank import CrossEncoder  # noqa: E402
 from engine.documents.retrieve import Mode, Retriever  # noqa: E402
 from engine.embeddings import EmbeddingModel  # noqa: E402
 
@@ -65,7 +67,9 @@ def code_hash() -> str:
     return digest.hexdigest()[:16]
 
 
-def open_index(name: str, root: Path, encoder: Any) -> tuple[IndexDB, Retriever]:
+def open_index(
+    name: str, root: Path, encoder: Any, reranker: Any = None
+) -> tuple[IndexDB, Retriever]:
     """The set's index, built once per version of the reading and chunking code."""
     CACHE.mkdir(parents=True, exist_ok=True)
     stem = name if encoder.name == ENCODER.name else f"{name}-{encoder.name}"
@@ -78,7 +82,7 @@ def open_index(name: str, root: Path, encoder: Any) -> tuple[IndexDB, Retriever]
     assert collection is not None
     indexer = Indexer(db, collection, encoder)
     indexer.add([root])  # files already indexed are passed over by their hash
-    return db, Retriever(db, indexer.collection, encoder)
+    return db, Retriever(db, indexer.collection, encoder, reranker)
 
 
 def relative(path: str, root: Path) -> str:
@@ -152,9 +156,14 @@ def answerability(retriever: Retriever, questions: Sequence[dict[str, Any]]) -> 
 
 
 def evaluate_set(
-    name: str, root: Path, questions: list[dict[str, Any]], encoder: Any, k: int
+    name: str,
+    root: Path,
+    questions: list[dict[str, Any]],
+    encoder: Any,
+    k: int,
+    reranker: Any = None,
 ) -> dict[str, Any]:
-    db, retriever = open_index(name, root, encoder)
+    db, retriever = open_index(name, root, encoder, reranker)
     try:
         results: dict[str, Any] = {"set": name, "k": k, "modes": {}}
         for mode in MODES:
@@ -225,14 +234,18 @@ def main() -> int:
     parser.add_argument(
         "--encoder", type=Path, default=ENCODER, help="an embedding model folder to use instead"
     )
+    parser.add_argument(
+        "--reranker", type=Path, help="a cross-encoder folder: the hybrid row is reranked by it"
+    )
     args = parser.parse_args()
     names = ("generated", "real") if args.set == "all" else (args.set,)
     report: dict[str, Any] = {}
+    reranker = CrossEncoder.load(args.reranker) if args.reranker else None
     with EmbeddingModel.load(args.encoder) as model:
         encoder = CachedEncoder(model)
         for name in names:
             root, questions = generated_set() if name == "generated" else real_set()
-            report[name] = evaluate_set(name, root, questions, encoder, args.k)
+            report[name] = evaluate_set(name, root, questions, encoder, args.k, reranker)
             print_set(report[name], args.misses)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")

@@ -158,6 +158,13 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--collection", required=True, metavar="NAME")
     ask.add_argument("--top-k", type=_positive, default=5, metavar="K", help="sources to use")
     ask.add_argument("--retrieve-only", action="store_true", help="list the sources; no answer")
+    ask.add_argument(
+        "--reranker",
+        metavar="PATH",
+        help="cross-encoder folder that reorders the best passages (default: the library's, "
+        "when installed: cove pull ms-marco-minilm-l6-v2)",
+    )
+    ask.add_argument("--no-rerank", action="store_true", help="never rerank the passages")
     ask.add_argument("--model", metavar="M", help="chat model for the answer (default: starter)")
     ask.add_argument(
         "--embedding-model", metavar="PATH", help="ONNX encoder folder (default: the library's)"
@@ -341,6 +348,8 @@ def _documents(args: argparse.Namespace) -> int:
             model=args.model,
             embedding_model=args.embedding_model,
             as_json=args.json,
+            reranker_model=args.reranker,
+            rerank=not args.no_rerank,
         )
     if args.path and not args.remove:
         raise ValueError("--path needs --remove NAME")

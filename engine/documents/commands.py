@@ -15,6 +15,7 @@ PARTIAL_NOTE = "(The index is still being built: the answer may miss documents.)
 if TYPE_CHECKING:
     from engine.documents.index_db import Collection, IndexDB
     from engine.documents.indexer import IndexProgress
+    from engine.documents.rerank import CrossEncoder
     from engine.embeddings import EmbeddingModel
 
 
@@ -24,6 +25,16 @@ def open_encoder(path: str | None) -> EmbeddingModel | None:
 
     folder = Path(path).expanduser() if path else default_encoder_folder()
     return EmbeddingModel.load(folder) if folder is not None else None
+
+
+def open_reranker(path: str | None, *, enabled: bool = True) -> CrossEncoder | None:
+    """The cross-encoder named, else the library's when it is installed; none when disabled."""
+    from engine.documents.rerank import CrossEncoder, default_reranker_folder
+
+    if not enabled:
+        return None
+    folder = Path(path).expanduser() if path else default_reranker_folder()
+    return CrossEncoder.load(folder) if folder is not None else None
 
 
 def index_command(
@@ -99,6 +110,8 @@ def ask_command(
     embedding_model: str | None,
     as_json: bool,
     out: TextIO = sys.stdout,
+    reranker_model: str | None = None,
+    rerank: bool = True,
 ) -> int:
     from engine.documents.answerable import judge
     from engine.documents.index_db import IndexDB
@@ -107,13 +120,15 @@ def ask_command(
 
     db = IndexDB()
     encoder: EmbeddingModel | None = None
+    reranker: CrossEncoder | None = None
     try:
         collection = _existing(db, collection_name)
         if collection.encoder is not None or embedding_model:
             encoder = open_encoder(embedding_model)
             if encoder is not None:
                 check_encoder(db, collection, encoder)
-        retriever = Retriever(db, collection, encoder)
+        reranker = open_reranker(reranker_model, enabled=rerank)
+        retriever = Retriever(db, collection, encoder, reranker)
         sources = retriever.search(question, top_k)
         verdict = judge(retriever, question, sources)
         pending = db.count_unembedded(collection) if encoder is not None else 0
@@ -122,6 +137,8 @@ def ask_command(
         db.close()
         if encoder is not None:
             encoder.close()
+        if reranker is not None:
+            reranker.close()
     answer: str | None = None
     if not retrieve_only:
         from engine.documents.answer import answer_question

@@ -9,16 +9,17 @@ so a passage far closer in meaning than the rest is not pulled level by a keywor
 only a little better. On the labelled set it moved file+page recall@3 from 0.944 (rank fusion)
 to 0.963 (docs/DOCUMENTS.md). Sources are cited by page, so one page fills one place in the
 list: a second passage from the same page gives way to the next page.
-Without an encoder the keyword half works on its own.
+Without an encoder the keyword half works on its own. With a reranker (a cross-encoder,
+engine.documents.rerank) the best pages are read again with the question and reordered.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from engine.documents.index_db import Collection, IndexDB
 
@@ -29,6 +30,7 @@ Mode = Literal["keyword", "vector", "hybrid"]
 T = TypeVar("T")
 CANDIDATES = 100  # from each half; fewer let a keyword-only page win on long manuals
 VECTOR_WEIGHT = 0.6  # of the fused score; the keyword score has the rest
+RERANK_POOL = 20  # the best pages a reranker reads again, when there is one
 _WORD = re.compile(r"[\w][\w.\-]*[\w]|[\w]", re.UNICODE)
 # Words that carry no topic; dropped from keyword queries (they would match every chunk).
 _STOPWORDS_TEXT = """a an and are as at be been but by can could did do does for from had has have
@@ -37,6 +39,12 @@ they this to was we were what when where which who whom why will with would you 
 before between doing during each few more most other some such only own same too very just don't
 isn't wasn't aren't tell know"""
 STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+
+
+class Reranker(Protocol):
+    """What the reranking stage needs of a cross-encoder (engine.documents.rerank)."""
+
+    def score(self, question: str, passages: Sequence[str]) -> list[float]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +78,17 @@ def keyword_query(question: str) -> str:
 
 
 class Retriever:
-    def __init__(self, db: IndexDB, collection: Collection, encoder: Encoder | None = None) -> None:
+    def __init__(
+        self,
+        db: IndexDB,
+        collection: Collection,
+        encoder: Encoder | None = None,
+        reranker: Reranker | None = None,
+    ) -> None:
         self.db = db
         self.collection = collection
         self.encoder = encoder
+        self.reranker = reranker
         self._lock = threading.Lock()
         self._matrix: Any = None
         self._ids: list[int] = []
@@ -130,9 +145,21 @@ class Retriever:
                     similarity=similarity.get(chunk_id),
                 )
             )
-            if len(sources) == k:
+            if len(sources) == max(k, RERANK_POOL if self._reranks(mode) else k):
                 break
-        return sources
+        if self._reranks(mode) and len(sources) > 1:
+            assert self.reranker is not None
+            # The passage as the index reads it: under its heading path.
+            texts = [
+                " > ".join(s.headings) + ": " + s.text if s.headings else s.text for s in sources
+            ]
+            scores = self.reranker.score(question, texts)
+            ranked = sorted(range(len(sources)), key=lambda i: (-scores[i], i))
+            sources = [sources[i] for i in ranked]
+        return sources[:k]
+
+    def _reranks(self, mode: Mode) -> bool:
+        return self.reranker is not None and mode == "hybrid"
 
     def vector_search(self, question: str, limit: int) -> list[tuple[int, float]]:
         import numpy as np
