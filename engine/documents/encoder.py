@@ -25,12 +25,17 @@ DEFAULT_ENCODER_ID = "all-minilm-l6-v2"  # the catalog's embedding model
 
 def default_encoder_folder() -> Path | None:
     """The library's embedding model, when it is installed (``cove pull all-minilm-l6-v2``)."""
+    return library_folder(DEFAULT_ENCODER_ID)
+
+
+def library_folder(model_id: str) -> Path | None:
+    """Where the catalog model ``model_id``'s first build is installed, when it is."""
     from engine.library.builds import install_path, is_installed
     from engine.library.catalog import CatalogError, load_catalog
     from engine.paths import models_dir
 
     try:
-        entry = load_catalog().get(DEFAULT_ENCODER_ID)
+        entry = load_catalog().get(model_id)
     except CatalogError:
         return None
     if entry is None:

@@ -135,16 +135,7 @@ DEFAULT_RERANKER_ID = "ms-marco-minilm-l6-v2"  # the catalog's reranker
 
 def default_reranker_folder() -> Path | None:
     """The library's reranker, when it is installed (``cove pull ms-marco-minilm-l6-v2``)."""
-    from engine.library.builds import install_path, is_installed
-    from engine.library.catalog import CatalogError, load_catalog
-    from engine.paths import models_dir
+    from engine.documents.encoder import library_folder
 
-    try:
-        entry = load_catalog().get(DEFAULT_RERANKER_ID)
-    except CatalogError:
-        return None
-    if entry is None:
-        return None
-    variant = entry.variants[0]
-    folder = install_path(models_dir(), variant)
-    return folder if is_installed(models_dir(), variant) and is_reranker_folder(folder) else None
+    folder = library_folder(DEFAULT_RERANKER_ID)
+    return folder if folder is not None and is_reranker_folder(folder) else None

@@ -15,13 +15,20 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from engine.documents.index_db import IndexDB
 from engine.documents.indexer import Indexer
-from engine.documents.rerank import BATCH, CrossEncoder, is_reranker_folder
+from engine.documents.rerank import (
+    BATCH,
+    DEFAULT_RERANKER_ID,
+    CrossEncoder,
+    default_reranker_folder,
+    is_reranker_folder,
+)
 from engine.documents.retrieve import Retriever
 from engine.errors import ModelLoadError
 
@@ -133,9 +140,7 @@ def test_the_retriever_reorders_what_it_found_by_the_reranker(
         db.close()
 
 
-def test_cove_ask_reranks_with_the_folder_given_and_not_with_no_rerank(
-    tmp_path: Path, reranker_folder: Path
-) -> None:
+def cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
     env = {
         **os.environ,
         "COVE_DATA_DIR": str(tmp_path / "data"),
@@ -147,6 +152,14 @@ def test_cove_ask_reranks_with_the_folder_given_and_not_with_no_rerank(
         command = [sys.executable, "-m", "engine.cli", *args]
         return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
 
+    return cove
+
+
+def test_cove_ask_reranks_with_the_folder_given_and_not_with_no_rerank(
+    tmp_path: Path, reranker_folder: Path
+) -> None:
+    cove = cli(tmp_path)
+
     indexed = cove("index", str(docs(tmp_path)), "--collection", "notes", "--json")
     assert indexed.returncode == 0, indexed.stderr
     ask = ("ask", "Who is the harbour keeper?", "--collection", "notes", "--retrieve-only")
@@ -157,3 +170,33 @@ def test_cove_ask_reranks_with_the_folder_given_and_not_with_no_rerank(
     assert Path(json.loads(plain.stdout)["sources"][0]["path"]).name != "c.txt"
     missing = cove(*ask, "--reranker", str(tmp_path / "nowhere"))
     assert missing.returncode != 0 and "not a reranker folder" in missing.stderr
+
+
+def test_the_librarys_reranker_is_used_once_installed(
+    tmp_path: Path, reranker_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.library.builds import install_path
+    from engine.library.catalog import load_catalog
+
+    cove = cli(tmp_path)
+    ask = (
+        "ask",
+        "Who is the harbour keeper?",
+        "--collection",
+        "notes",
+        "--retrieve-only",
+        "--json",
+    )
+    assert cove("index", str(docs(tmp_path)), "--collection", "notes").returncode == 0
+    before = json.loads(cove(*ask).stdout)["sources"][0]["path"]
+    assert Path(before).name != "c.txt"
+    entry = load_catalog().get(DEFAULT_RERANKER_ID)
+    assert entry is not None and entry.kind == "reranker"
+    # Installed as `cove pull` lays a catalog encoder out: its files side by side.
+    monkeypatch.setenv("COVE_MODELS_DIR", str(tmp_path / "models"))
+    installed = install_path(tmp_path / "models", entry.variants[0])
+    shutil.copytree(reranker_folder, installed)
+    (installed / "config.json").write_text("{}")
+    assert default_reranker_folder() == installed
+    after = json.loads(cove(*ask).stdout)["sources"][0]["path"]
+    assert Path(after).name == "c.txt"
