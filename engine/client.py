@@ -68,7 +68,8 @@ class EngineClient:
         self._verify = verify
         self._http: httpx.Client | None = None
         self._model: str | None = None
-        self.last_load: tuple[str, int | None] | None = None
+        self.last_load: tuple[str, int | None] | None = None  # the chat model's
+        self.last_embedding_load: str | None = None  # the embedding slot's, for document search
         self.retarget(base_url, api_key)
 
     def retarget(self, base_url: str, api_key: str | None) -> None:
@@ -143,7 +144,7 @@ class EngineClient:
 
     def unload(self) -> None:
         self._request("POST", f"{self._root}/cove/v1/unload", {})
-        self.last_load = None
+        self.last_load = None  # the chat model's; the embedding slot stays
         self._model = None
 
     def load(
@@ -169,6 +170,12 @@ class EngineClient:
             if cancel is not None and cancel.is_set():
                 raise LoadCancelled(f"Loading {model} was cancelled.")
             raise EngineError(f"The engine did not confirm loading {model}.")
+        name = model.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+        if status.embedding_model is not None and status.embedding_model == name:
+            # An embedding model goes into its own slot beside the chat model: the chat model
+            # loaded last is still the one to load again after a restart.
+            self.last_embedding_load = model
+            return status
         self.last_load = (model, ctx)
         self._model = status.model
         return status

@@ -116,12 +116,15 @@ class LocalEngine:
         return [line for line in lines if line.strip()][-n:]
 
     def restart(self) -> None:
-        """A fresh host process; the chat model loaded last is loaded again."""
-        last = self.client.last_load
+        """A fresh host process; the chat model loaded last is loaded again, and the embedding
+        model beside it when there was one (document search goes on after a crash)."""
+        last, embedding = self.client.last_load, self.client.last_embedding_load
         self.stop()
         self._launch(None)
         if last is not None:
             self.client.load(last[0], ctx=last[1])
+        if embedding is not None:
+            self.client.load(embedding)
 
     def stop(self) -> None:
         with self._lock:

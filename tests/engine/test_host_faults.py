@@ -59,6 +59,26 @@ def test_sigkill_mid_stream_raises_engine_crashed_and_restart_recovers(
     assert final.finish_reason in ("stop", "length") and text
 
 
+def test_restart_loads_the_chat_model_and_the_embedding_model_beside_it(
+    engine: LocalEngine, shared_models: Path
+) -> None:
+    """Document search loads an encoder into the host's embedding slot after the chat model;
+    a restart brings both back, not just the one loaded last."""
+    encoder = shared_models / "all-minilm-l6-v2-onnx"
+    status = engine.client.load(str(encoder))
+    chat_model = status.model
+    assert status.embedding_model == encoder.name and chat_model is not None
+    pid = engine.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    engine.restart()
+    status = engine.client.status()
+    assert (status.model, status.embedding_model) == (chat_model, encoder.name)
+    assert len(engine.client.embed(["a lighthouse"], model=encoder.name)[0]) == 384
+    text, final = collect(engine.client.chat([ChatMessage("user", "Hi!")], GenerationParams()))
+    assert final.finish_reason in ("stop", "length") and text
+
+
 def test_requests_after_a_crash_say_the_engine_crashed(engine: LocalEngine) -> None:
     pid = engine.pid
     assert pid is not None
