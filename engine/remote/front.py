@@ -11,6 +11,7 @@ meanwhile), and the model is loaded again as soon as every worker answers.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -53,6 +54,7 @@ from engine.units import format_bytes
 log = logging.getLogger("cove.host")
 
 RETRY_S = 5.0  # how often lost workers are asked again
+LOST_GRACE_S = 2.0  # a broken reply waits this long, at most, to learn which worker was lost
 _HOP_HEADERS = frozenset(
     {"host", "authorization", "x-api-key", "content-length", "connection", "transfer-encoding",
      "keep-alive", "accept-encoding"}
@@ -71,12 +73,14 @@ class Supervisor:
     lost: dict[str, str] = field(default_factory=dict)
     stopping: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _lost_event: threading.Event = field(default_factory=threading.Event)
 
     def on_lost(self, where: str, what: str) -> None:
         with self._lock:
             first = not self.lost
             self.lost.setdefault(where, what)
             engine = self.engine
+            self._lost_event.set()
         log.warning("lost the worker %s: %s", where, what)
         if first and engine is not None:
             # The model cannot run without the worker's layers: end the engine host now (a
@@ -121,6 +125,7 @@ class Supervisor:
         with self._lock:
             self.engine, self.problem = engine, None
             self.lost.clear()
+            self._lost_event.clear()
         threading.Thread(target=self._watch, args=(engine,), daemon=True).start()
 
     def _watch(self, engine: LocalEngine) -> None:
@@ -166,7 +171,12 @@ class Supervisor:
                 else "The model is still loading."
             )
 
-    def lost_message(self) -> str:
+    def lost_message(self, grace: float = 0.0) -> str:
+        """Why a reply broke. A worker's loss reaches the engine host and this process's tunnel
+        at once, by two paths: the broken reply waits up to ``grace`` seconds for the tunnel's
+        word, so that the reply names the worker whichever path was quicker."""
+        if grace > 0:
+            self._lost_event.wait(grace)
         with self._lock:
             lost = dict(self.lost)
         if lost:
@@ -248,8 +258,9 @@ class Proxy:
                         await send({"type": "http.response.body", "body": chunk,
                                     "more_body": True})  # fmt: skip
                 except httpx.HTTPError:
+                    why = await asyncio.to_thread(self.sup.lost_message, LOST_GRACE_S)
                     await send({"type": "http.response.body",
-                                "body": _stream_error(kind, path, self.sup.lost_message()),
+                                "body": _stream_error(kind, path, why),
                                 "more_body": True})  # fmt: skip
             finally:
                 await response.aclose()
