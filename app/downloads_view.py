@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.download_controller import LIVE, DownloadController, parse_request
-from engine.library.download import Download, DownloadProgress
+from engine.hub.download import Download, DownloadProgress
 from engine.units import format_bytes
 
 STATUS_WORDS = {

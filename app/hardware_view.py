@@ -24,7 +24,7 @@ from engine.launch import module_command
 from engine.units import format_bytes
 
 if TYPE_CHECKING:
-    from engine.protocol import EngineStatus
+    from engine.client.protocol import EngineStatus
 
 PROBE_TIMEOUT_MS = 60_000
 
@@ -72,7 +72,7 @@ class HardwareProbe(QObject):
             self._run_process()
             return
         self.engine.control_pool.submit(
-            engine.client.hardware, self._got, lambda exc: self._failed_with(str(exc))
+            engine.client.http_client.hardware, self._got, lambda exc: self._failed_with(str(exc))
         )
 
     def _got(self, report: HardwareReport) -> None:
@@ -221,7 +221,7 @@ def report_html(report: HardwareReport, status: EngineStatus | None, colors: Col
 def _measured_html(report: HardwareReport, colors: Colors) -> str:
     """The ways models were measured to run here (cove tune), fastest first at the default
     context, with the one in use marked."""
-    from engine.planner import DEFAULT_CONTEXT
+    from engine.planner.gguf import DEFAULT_CONTEXT
     from engine.tuning.store import TuningStore, machine_key
 
     esc = html.escape

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.library.hub import DEFAULT_ENDPOINT, HubSettings
+from engine.hub.api import DEFAULT_ENDPOINT, HubSettings
 
 
 class HubSettingsDialog(QDialog):

@@ -46,15 +46,15 @@ from app.welcome import WelcomeView
 from app.workers import WorkerPool
 from engine.documents.encoder import Encoder, default_encoder_folder
 from engine.documents.host_encoder import HostEncoder
-from engine.state_cache import DEFAULT_LIMIT_BYTES
+from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
 
 if TYPE_CHECKING:
     from app.mcp_dialog import McpServersDialog
     from app.remote.engine_dialog import EngineDialog
     from app.state_dialog import SavedStateDialog
-    from engine.local_engine import LocalEngine
-    from engine.planner import Plan
-    from engine.protocol import EngineStatus
+    from engine.client.local import LocalEngine
+    from engine.planner.gguf import Plan
+    from engine.client.protocol import EngineStatus
     from engine.store import Conversation, Store
 
 DEFAULT_SIZE = (1240, 780)

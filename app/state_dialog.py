@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from app.engine_service import EngineService
-from engine.state_cache import DEFAULT_LIMIT_BYTES
+from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
 from engine.units import format_bytes
 
 LIMIT_SETTING = "state_cache_bytes"

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
 
 if TYPE_CHECKING:
-    from engine.protocol import EngineStatus
+    from engine.client.protocol import EngineStatus
     from engine.types import GenerationStats
 
 NOTICE_MS = 6000

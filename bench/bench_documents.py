@@ -176,7 +176,7 @@ def peak_rss_indexing(pdf: Path) -> float:
         "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[3]);"
         "from engine.documents.index_db import IndexDB;"
         "from engine.documents.indexer import Indexer;"
-        "from engine.embeddings import EmbeddingModel;"
+        "from engine.documents.embeddings import EmbeddingModel;"
         "db = IndexDB(Path(sys.argv[2])); c = db.collection('b', create=True);"
         "enc = EmbeddingModel.load(Path(sys.argv[4]));"
         "Indexer(db, c, enc).add([Path(sys.argv[1])])"
@@ -273,7 +273,7 @@ def real_set_rates(encoder: Any, folder: Path) -> dict[str, float]:
 
 
 def main() -> int:
-    from engine.embeddings import EmbeddingModel
+    from engine.documents.embeddings import EmbeddingModel
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--json", type=Path)

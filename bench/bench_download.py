@@ -42,9 +42,9 @@ REPO = "bench/big"
 
 def child(endpoint: str, file: str, models: str, connections: int) -> int:
     """One Cove download in this process; prints its seconds and what the hash read back."""
-    from engine.library.download import DownloadManager, DownloadRequest
-    from engine.library.hub import HubConfig
-    from engine.library.transfer import TransferOptions
+    from engine.hub.download import DownloadManager, DownloadRequest
+    from engine.hub.api import HubConfig
+    from engine.hub.transfer import TransferOptions
 
     manager = DownloadManager(
         HubConfig(endpoint=endpoint),

@@ -24,7 +24,7 @@ CHILD = r"""
 import json, sys
 from dataclasses import replace
 from engine.backends import backend_for
-from engine.loader import plan_model
+from engine.backends.loader import plan_model
 from engine.types import ChatMessage, GenerationParams
 
 model_name = sys.argv[1]

@@ -32,9 +32,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.bench_engine import find_llama_bench, run_llama_bench  # noqa: E402
-from engine.loader import load_model  # noqa: E402
-from engine.local_engine import LocalEngine  # noqa: E402
-from engine.models import resolve_model  # noqa: E402
+from engine.backends.loader import load_model  # noqa: E402
+from engine.client.local import LocalEngine  # noqa: E402
+from engine.library.names import resolve_model  # noqa: E402
 from engine.types import ChatMessage, Chunk, GenerationParams  # noqa: E402
 
 CTX = 2048
@@ -87,7 +87,7 @@ def measure(stream: Iterable[Chunk], host: psutil.Process | None) -> dict[str, f
 
 
 def through(engine: LocalEngine) -> Callable[[list[ChatMessage]], Iterable[Chunk]]:
-    return lambda msgs: engine.client.chat(msgs, PARAMS)
+    return lambda msgs: engine.client.http_client.chat(msgs, PARAMS)
 
 
 def run(model: str, repeat: int, llama_bench: str | None) -> dict[str, Any]:
@@ -106,7 +106,7 @@ def run(model: str, repeat: int, llama_bench: str | None) -> dict[str, Any]:
         "in_process": lambda msgs: loaded.model.chat(msgs, PARAMS),
     }
     for name, engine in engines.items():
-        engine.client.load(model, ctx=CTX)
+        engine.client.http_client.load(model, ctx=CTX)
         assert engine.pid is not None
         processes[name] = psutil.Process(engine.pid)
         modes[name] = through(engine)

@@ -21,7 +21,7 @@ if str(ROOT) not in sys.path:
 
 CHILD = r"""
 import json, sys, threading
-from engine.loader import load_model
+from engine.backends.loader import load_model
 from engine.types import GenerationParams
 
 ctx = int(sys.argv[1])

@@ -19,8 +19,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from engine.backends import llama_cpp as backend  # noqa: E402
-from engine.gguf import read_gguf  # noqa: E402
-from engine.planner import MiB, compute_bytes, kv_cache_bytes, make_plan  # noqa: E402
+from engine.formats.gguf import read_gguf  # noqa: E402
+from engine.planner.gguf import MiB, compute_bytes, kv_cache_bytes, make_plan  # noqa: E402
 from tests.engine.test_plan_matrix import (  # noqa: E402
     _PLENTY,
     VOCAB,

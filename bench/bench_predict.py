@@ -1,7 +1,7 @@
 """Predicted against measured speed, in the same run, on every real model here.
 
 The speed probe runs first, in a fresh data folder: the machine's bandwidth and arithmetic
-rate, and the starter once (engine/speed/probe.py), which is all the speed model knows. Every
+rate, and the starter once (engine/hardware/benchmarks.py), which is all the speed model knows. Every
 model is then predicted (prompt reading, and replies at a short and a long depth) before it is
 loaded, and measured through Cove's engine: a ~256-token prompt and a 32-token reply, then the
 conversation extended to ~2,000 tokens and another reply (``--repeat`` rounds, medians). The
@@ -42,7 +42,7 @@ TOLERANCE = 0.25
 
 
 def models() -> list[tuple[str, Path]]:
-    from engine.models import resolve_model
+    from engine.library.names import resolve_model
 
     found = [("SmolLM2-135M Q4_1 (GGUF, the starter)", resolve_model("starter"))]
     onnx = SHARED / "models" / "smollm2-135m-instruct-onnx-int4-cpu"
@@ -155,7 +155,7 @@ def main() -> int:
     os.environ.pop("COVE_NO_SPEED_CALIBRATION", None)
 
     from engine.hardware import probe_hardware
-    from engine.loader import plan_model
+    from engine.backends.loader import plan_model
     from engine.speed.machine import profile_for
 
     report = probe_hardware()

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine.local_engine import LocalEngine  # noqa: E402
+from engine.client.local import LocalEngine  # noqa: E402
 
 PROMPT = "Write a long story about a lighthouse keeper who finds a map."
 
@@ -80,7 +80,7 @@ def main() -> int:
     args = parser.parse_args()
     engine = LocalEngine.start(extra_args=("--stream-flush-ms", "0"))
     try:
-        status = engine.client.load(args.model)
+        status = engine.client.http_client.load(args.model)
         assert status.model is not None
         root = engine.base_url[: -len("/v1")]
         headers = {"Authorization": f"Bearer {engine._token}"}
@@ -95,7 +95,7 @@ def main() -> int:
                 results[name]["rate"].append(rate)
     finally:
         engine.stop()
-        engine.client.close()
+        engine.client.http_client.close()
     base = results["chat completions"]
     summary = {}
     print(f"{'route':20} {'first text (ms)':>16} {'ratio':>6} {'pieces/s':>9} {'ratio':>6}")

@@ -109,8 +109,8 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="cove-bench-rpc-"))
     os.environ["COVE_DATA_DIR"] = str(home / "host")
 
-    from engine.loader import current_resources, plan_model
-    from engine.remote.ggml_rpc import add_server
+    from engine.backends.loader import current_resources, plan_model
+    from engine.native.rpc import add_server
     from engine.remote.pins import trust
     from engine.remote.split import WorkerShare, plan_with_workers
     from engine.remote.tunnel import Forward, Loop, WorkerAddress, worker_info

@@ -36,8 +36,8 @@ from engine.types import ChatMessage, GenerationParams, Speculation  # noqa: E40
 N_CTX = 4096
 TOP_K = 5
 CODE_SOURCES = (
-    ("engine/state_cache.py", ("_common_prefix", "_read_header", "_is_prefix")),
-    ("engine/speculation.py", ("propose", "length", "timed_batch")),
+    ("engine/generation/state_cache.py", ("_common_prefix", "_read_header", "_is_prefix")),
+    ("engine/generation/speculation.py", ("propose", "length", "timed_batch")),
     ("engine/units.py", ()),
 )
 RENAMES = ("result", "value", "count", "items", "data", "n")
@@ -55,7 +55,7 @@ def document_prompts(limit: int) -> list[list[ChatMessage]]:
     from bench.embed_cache import CachedEncoder
     from bench.eval_retrieval import ENCODER, generated_set, open_index
     from engine.documents.answer import build_messages
-    from engine.embeddings import EmbeddingModel
+    from engine.documents.embeddings import EmbeddingModel
 
     root, questions = generated_set()
     answerable = [q for q in questions if q["answers"]][:limit]
@@ -169,7 +169,7 @@ def main() -> int:
         modes.insert(0, "off")
 
     from engine.backends import backend_for
-    from engine.loader import plan_model
+    from engine.backends.loader import plan_model
 
     path, _info, plan = plan_model(args.model, ctx=N_CTX)
     model: Any = backend_for(path).load(path, plan)

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine.local_engine import LocalEngine  # noqa: E402
+from engine.client.local import LocalEngine  # noqa: E402
 
 SHARED_TOOLS = ROOT.parent / "shared" / "tools"
 TOOL_MODEL = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
@@ -317,13 +317,13 @@ def main() -> None:
         rows += run_cases("llama-server", base, {}, model.name)
     engine = LocalEngine.start(ready_timeout=300)
     try:
-        status = engine.client.load(str(model), ctx=CTX)
+        status = engine.client.http_client.load(str(model), ctx=CTX)
         assert status.model is not None
         headers = {"Authorization": f"Bearer {engine._token}"}
         rows += run_cases("cove", engine.base_url, headers, status.model)
     finally:
         engine.stop()
-        engine.client.close()
+        engine.client.http_client.close()
 
     result = summary(rows)
     print(

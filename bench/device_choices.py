@@ -18,7 +18,7 @@ if str(ROOT) not in sys.path:
 
 from engine.hardware.report import HardwareReport  # noqa: E402
 from engine.library.catalog import load_catalog  # noqa: E402
-from engine.library.recommend import NPU, Recommendation, recommend  # noqa: E402
+from engine.advice.recommend import NPU, Recommendation, recommend  # noqa: E402
 from tests.engine.machines import MACHINES  # noqa: E402
 
 DOC = ROOT / "docs" / "DEVICES.md"

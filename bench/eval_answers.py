@@ -29,7 +29,7 @@ from bench.embed_cache import CachedEncoder  # noqa: E402
 from bench.eval_retrieval import ENCODER, generated_set, open_index, real_set  # noqa: E402
 from engine.documents.answer import build_messages, said_not_found  # noqa: E402
 from engine.documents.answerable import judge  # noqa: E402
-from engine.embeddings import EmbeddingModel  # noqa: E402
+from engine.documents.embeddings import EmbeddingModel  # noqa: E402
 from engine.types import GenerationParams  # noqa: E402
 
 TOP_K = 5  # as the window asks (app/document_answers.py)
@@ -98,7 +98,7 @@ def evaluate(
 
 
 def main() -> int:
-    from engine.local_engine import LocalEngine
+    from engine.client.local import LocalEngine
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--set", choices=("generated", "real", "all"), default="all")
@@ -111,7 +111,7 @@ def main() -> int:
     report: dict[str, Any] = {"model": args.model, "max_tokens": args.max_tokens, "sets": {}}
     engine = LocalEngine.start()
     try:
-        status = engine.client.load(args.model)
+        status = engine.client.http_client.load(args.model)
         n_ctx = status.n_ctx or 2048
         report["model_loaded"] = status.model
         report["n_ctx"] = n_ctx
@@ -119,7 +119,7 @@ def main() -> int:
             encoder = CachedEncoder(model)
             for name in names:
                 print(f"== {name} ({status.model}) ==", flush=True)
-                result = evaluate(name, encoder, engine.client, n_ctx, args.max_tokens, args.limit)
+                result = evaluate(name, encoder, engine.client.http_client, n_ctx, args.max_tokens, args.limit)
                 report["sets"][name] = result
                 print(
                     f"unanswerable -> not in your documents: {result['unanswerable_not_found']:.2f}"
@@ -132,7 +132,7 @@ def main() -> int:
                 )
     finally:
         engine.stop()
-        engine.client.close()
+        engine.client.http_client.close()
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     return 0

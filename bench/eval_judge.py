@@ -28,7 +28,7 @@ if str(ROOT) not in sys.path:
 from bench.embed_cache import CachedEncoder  # noqa: E402
 from bench.eval_retrieval import ENCODER, generated_set, open_index, real_set  # noqa: E402
 from engine.documents.answerable import judge  # noqa: E402
-from engine.embeddings import EmbeddingModel  # noqa: E402
+from engine.documents.embeddings import EmbeddingModel  # noqa: E402
 
 TOP_K = 5
 PASSAGE_CHARS = 1200
@@ -102,7 +102,7 @@ def evaluate(name: str, encoder: Any, base: str, headers: dict[str, str], model:
 
 
 def main() -> int:
-    from engine.local_engine import LocalEngine
+    from engine.client.local import LocalEngine
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--set", choices=("generated", "real", "all"), default="all")
@@ -114,7 +114,7 @@ def main() -> int:
     report: dict[str, Any] = {"model": args.model, "passages": args.passages, "sets": {}}
     engine = LocalEngine.start()
     try:
-        status = engine.client.load(args.model)
+        status = engine.client.http_client.load(args.model)
         assert status.model is not None
         headers = {"Authorization": f"Bearer {engine._token}"}
         with EmbeddingModel.load(ENCODER) as loaded:
@@ -130,7 +130,7 @@ def main() -> int:
                           f"{line['answerable_refused']:.2f}")  # fmt: skip
     finally:
         engine.stop()
-        engine.client.close()
+        engine.client.http_client.close()
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     return 0

@@ -43,7 +43,7 @@ from engine.documents.index_db import IndexDB  # noqa: E402
 from engine.documents.indexer import Indexer  # noqa: E402
 from engine.documents.rerank import CrossEncoder  # noqa: E402
 from engine.documents.retrieve import Mode, Retriever  # noqa: E402
-from engine.embeddings import EmbeddingModel  # noqa: E402
+from engine.documents.embeddings import EmbeddingModel  # noqa: E402
 
 ENCODER = ROOT.parent / "shared" / "models" / "all-minilm-l6-v2-onnx"
 CACHE = Path.home() / ".cache" / "cove-bench"

@@ -10,7 +10,7 @@ from typing import Protocol
 
 
 class PlanData(Protocol):
-    """What an error needs of a memory plan (``engine.planner.Plan`` is one): its verdict, and its
+    """What an error needs of a memory plan (``engine.planner.gguf.Plan`` is one): its verdict, and its
     JSON form for an error body. Named by shape: errors carry data and import none of the modules
     that raise them or make what they carry."""
 

@@ -64,13 +64,13 @@ class GenerationParams:
     # The log-probability of each generated token and of this many most likely alternatives
     # (0..TOP_LOGPROBS_MAX); None: none reported.
     logprobs: int | None = None
-    # Check tokens guessed from the conversation in batches (engine/speculation.py): "auto"
+    # Check tokens guessed from the conversation in batches (engine/generation/speculation.py): "auto"
     # where the runtime evaluates a batch bit for bit as it evaluates single tokens (so the reply
     # is exactly the same), "on" also where a batch rounds differently (a near-tie may then
     # flip), "off" never.
     speculation: Speculation = "auto"
     # The client's name for the conversation, kept with its saved state so that deleting the
-    # conversation deletes the state (engine/state_cache.py).
+    # conversation deletes the state (engine/generation/state_cache.py).
     conversation: str | None = None
 
     def __post_init__(self) -> None:
@@ -143,7 +143,7 @@ class Chunk:
 
     text: str = ""
     finish_reason: FinishReason | None = None
-    # A reasoning model's thinking (engine.reasoning), apart from its answer in ``text``.
+    # A reasoning model's thinking (engine.generation.reasoning), apart from its answer in ``text``.
     reasoning: str = ""
     stats: GenerationStats | None = None
     truncation: Truncation | None = None

@@ -40,7 +40,7 @@ CAPITAL = (ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", CAPITAL_QUE
 
 @pytest.fixture(scope="session")
 def starter() -> Path:
-    from engine.models import starter_path
+    from engine.library.names import starter_path
 
     try:
         return starter_path()
@@ -79,17 +79,17 @@ def drain() -> Iterator[object]:
 def local_engine(starter: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """One engine host process for the session, with the starter model (2k context) and, when the
     test models are present, the embedding model loaded."""
-    from engine.local_engine import LocalEngine
+    from engine.client.local import LocalEngine
 
     embedder = SHARED_MODELS / "all-minilm-l6-v2-onnx"
     log = tmp_path_factory.mktemp("host") / "engine.log"
     engine = LocalEngine.start(
         embedding_model=embedder if embedder.is_dir() else None, log_path=log
     )
-    engine.client.load("starter", ctx=2048)
+    engine.client.http_client.load("starter", ctx=2048)
     yield engine
     engine.stop()
-    engine.client.close()
+    engine.client.http_client.close()
 
 
 FETCH_TEST_MODELS = SHARED_MODELS.parent / "tools" / "fetch-test-models.sh"

@@ -30,17 +30,17 @@ from app.workers import WorkerPool
 from engine.hardware.report import HardwareReport
 from engine.library.builds import is_installed, requests_for
 from engine.library.catalog import Catalog, CatalogError, CatalogModel, Variant, load_catalog
-from engine.library.download import DownloadRequest
-from engine.library.hub import Hub, HubConfig
-from engine.library.hub_meta import (
+from engine.hub.download import DownloadRequest
+from engine.hub.api import Hub, HubConfig
+from engine.hub.meta import (
     Listing,
     ListingCache,
     RepoProblem,
     build_files,
     fetch_listings,
 )
-from engine.library.hub_search import HubHit, search_hub
-from engine.library.recommend import Recommendation, recommend
+from engine.hub.search import HubHit, search_hub
+from engine.advice.recommend import Recommendation, recommend
 from engine.paths import models_dir
 from engine.speed.store import DEFAULT_COMFORTABLE_TPS, SpeedStore
 

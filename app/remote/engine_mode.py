@@ -19,7 +19,7 @@ from engine.remote.certificate import short
 
 if TYPE_CHECKING:
     from app.main_window import MainWindow
-    from engine.protocol import EngineStatus
+    from engine.client.protocol import EngineStatus
     from engine.remote.remote_engine import RemoteEngine
 
 

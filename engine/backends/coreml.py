@@ -1,6 +1,6 @@
 """Core ML language models (macOS): a stateful ``.mlpackage`` run by Core ML on the Neural
 Engine, the GPU and the CPU (``ComputeUnit.ALL``: Core ML places each part), through the shared
-generation loop (engine/backends/loop.py).
+generation loop (engine/generation/loop.py).
 
 The package keeps its KV cache as Core ML state, written at the positions the causal mask
 covers: the mask of a step is as wide as everything in the cache plus the step's tokens. So the
@@ -8,7 +8,7 @@ conversation's cache is kept across turns by keeping the state and the position,
 only moves the position back (later positions are written over, and masked until they are).
 The tokenizer is the package's ``tokenizer.json`` (the ``tokenizers`` package); the chat
 template is rendered in the sandbox like every other model's; sampling is Cove's own
-(engine/backends/sampling.py), since Core ML returns logits.
+(engine/generation/sampling.py), since Core ML returns logits.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from engine.backends import LoadProgress
-from engine.backends.loop import GenerationLoop, TokenDecoder, TokenSource
-from engine.backends.sampling import LogitSampler
-from engine.coreml_model import CoreMLModelInfo, is_coreml_model, read_coreml_model
+from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource
+from engine.generation.sampling import LogitSampler
+from engine.formats.coreml import CoreMLModelInfo, is_coreml_model, read_coreml_model
 from engine.errors import BackendUnavailable, LoadCancelled, ModelLoadError
-from engine.planner import Plan
+from engine.planner.gguf import Plan
 from engine.templates import ChatTemplate, choose_template, render
 from engine.tools import Tool
 from engine.types import ChatMessage, GenerationParams

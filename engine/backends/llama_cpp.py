@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.backends import LoadProgress
-from engine.backends.loop import GenerationLoop, TokenDecoder, TokenSource
-from engine.backends.threadpool import ThreadPool, attach_threadpool
+from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource
+from engine.native.threadpool import ThreadPool, attach_threadpool
 from engine.backends.vision import Vision
 from engine.errors import (
     BackendUnavailable,
@@ -28,12 +28,12 @@ from engine.errors import (
     LoadCancelled,
     ModelLoadError,
 )
-from engine.gguf import GGUFFile, read_gguf
+from engine.formats.gguf import GGUFFile, read_gguf
 from engine.images import ImageInput
-from engine.kv_reuse import reusable_prefix
-from engine.native_lock import GGML_LOCK
-from engine.planner import Plan
-from engine.state_cache import state_key
+from engine.generation.kv_reuse import reusable_prefix
+from engine.native.lock import GGML_LOCK
+from engine.planner.gguf import Plan
+from engine.generation.state_cache import state_key
 from engine.templates import ChatTemplate, choose_template, render
 from engine.tools import Tool
 from engine.types import ChatMessage, Chunk, GenerationParams
@@ -113,7 +113,7 @@ HEAD_PATTERN = rb"^(output|output_norm|token_embd)\."
 
 
 def _head_on_cpu() -> ctypes.Array[_BuftOverride]:
-    from engine.remote.ggml_rpc import cpu_buffer_type
+    from engine.native.rpc import cpu_buffer_type
 
     return (_BuftOverride * 2)(_BuftOverride(HEAD_PATTERN, cpu_buffer_type()), _BuftOverride())
 
@@ -151,7 +151,7 @@ class LlamaCppBackend:
 
 class LlamaCppModel(GenerationLoop):
     """One resident model with one context (one conversation's KV cache), generating through the
-    shared loop (engine/backends/loop.py)."""
+    shared loop (engine/generation/loop.py)."""
 
     runtime = "llama.cpp"
     constrains = True
@@ -301,7 +301,7 @@ class LlamaCppModel(GenerationLoop):
 
     def _rewind(self, keep: int, params: GenerationParams) -> int:
         # A window-sized cache has dropped positions older than the window: a prefix is reusable
-        # only while the cache still holds what the next token attends to (engine/kv_reuse.py).
+        # only while the cache still holds what the next token attends to (engine/generation/kv_reuse.py).
         oldest = self._lib.llama_memory_seq_pos_min(self._mem, 0)
         keep = reusable_prefix(keep, oldest_cached=oldest, window=self._window)
         cached = self._cached

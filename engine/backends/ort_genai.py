@@ -1,7 +1,7 @@
 """ONNX chat models on onnxruntime-genai: the path to NPUs (QNN, OpenVINO, VitisAI), DirectML and
 CUDA builds of ONNX Runtime, and the CPU.
 
-Generation runs through the shared loop (engine/backends/loop.py): the prompt is fed in parts of
+Generation runs through the shared loop (engine/generation/loop.py): the prompt is fed in parts of
 ``plan.n_batch`` tokens, which also bounds the attention scratch memory, and the conversation's KV
 cache is kept across turns with ``Generator.rewind_to``, so a follow-up only processes its new
 tokens. Parameters the runtime cannot honour are reported on the terminal chunk.
@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from engine.backends import LoadProgress
-from engine.backends.loop import GenerationLoop, TokenDecoder, TokenSource
+from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource
 from engine.errors import BackendUnavailable, LoadCancelled, ModelLoadError
-from engine.onnx_model import is_onnx_chat_folder, read_onnx_model
-from engine.planner import Plan
+from engine.formats.onnx import is_onnx_chat_folder, read_onnx_model
+from engine.planner.gguf import Plan
 from engine.templates import ChatTemplate, choose_template, render
 from engine.tools import Tool
 from engine.types import ChatMessage, GenerationParams
@@ -54,7 +54,7 @@ class OrtGenaiBackend:
 
 class OrtGenaiModel(GenerationLoop):
     """One resident ONNX model and one conversation's KV cache, generating through the shared
-    loop (engine/backends/loop.py)."""
+    loop (engine/generation/loop.py)."""
 
     runtime = "onnxruntime-genai"
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from engine.errors import EngineError, ModelLoadError
 from engine.images import ImageInput
-from engine.native_lock import GGML_LOCK
+from engine.native.lock import GGML_LOCK
 
 _CHUNK_TEXT, _CHUNK_IMAGE = 0, 1
 # Prepared images kept for evaluation (the current prompt's, and a few before it).

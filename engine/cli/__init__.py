@@ -19,7 +19,7 @@ from engine.cli.plan import plan_command
 from engine.cli.tuning import tune_command
 from engine.errors import EngineError
 from engine.remote import DEFAULT_WORKER_PORT
-from engine.state_cache import DEFAULT_LIMIT_BYTES
+from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -291,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.host, args.port, args.key, new_key=args.new_key, threads=args.threads
             )
         if command == "trust":
-            from engine.remote.trust_cli import trust_command
+            from engine.cli.trust import trust_command
 
             return trust_command(args.forget, args.json)
         if command == "mcp":
@@ -319,21 +319,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _library(args: argparse.Namespace) -> int:
-    from engine.library import commands
+    from engine.cli import library as commands
 
     if args.command == "models":
         return commands.models_command(args.json)
     if args.command == "rm":
         return commands.rm_command(args.model, args.json)
     if args.command == "search":
-        from engine.library.search_cli import search_command
+        from engine.cli.search import search_command
 
         return search_command(" ".join(args.query), args.json)
     return commands.pull_command(args.model, args.quant, args.json)
 
 
 def _documents(args: argparse.Namespace) -> int:
-    from engine.documents import commands
+    from engine.cli import documents as commands
 
     if args.command == "index":
         return commands.index_command(
@@ -360,7 +360,7 @@ def _serve(args: argparse.Namespace) -> int:
     from engine.host.server import ServeOptions, serve
 
     if args.model is not None:
-        from engine.models import resolve_model
+        from engine.library.names import resolve_model
 
         resolve_model(args.model)
     if (args.new_key or args.advertise) and not args.lan:
@@ -380,12 +380,12 @@ def _serve(args: argparse.Namespace) -> int:
         parent_pid=args.exit_with_parent,
     )
     if args.lan:
-        from engine.remote.lan import lan_options
+        from engine.host.lan import lan_options
 
         options = lan_options(options, host=args.host, new_key=args.new_key,
                               advertise=args.advertise)  # fmt: skip
     if args.worker:
-        from engine.remote.front import serve_split
+        from engine.host.split_front import serve_split
 
         return serve_split(options, args.worker)
     return serve(options)

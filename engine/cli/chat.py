@@ -16,7 +16,7 @@ from engine.images import ImageInput, read_image_file
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
-    from engine.client import EngineClient
+    from engine.client.http_client import EngineClient
     from engine.mcp_servers.consent import ConsentStore
     from engine.mcp_servers.hub import McpHub
     from engine.mcp_servers.turn import Ask
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 def chat_command(args: argparse.Namespace) -> int:
     """One path for every engine: a private local host (the default), or a remote server."""
-    from engine.local_engine import LocalEngine
+    from engine.client.local import LocalEngine
 
     params = GenerationParams(
         temperature=args.temperature,
@@ -52,7 +52,7 @@ def chat_command(args: argparse.Namespace) -> int:
             )
         model = None if args.model == "starter" else args.model
     else:
-        from engine.models import resolve_model
+        from engine.library.names import resolve_model
 
         resolve_model(args.model)  # a missing file is reported before any process starts
         local = LocalEngine.start()

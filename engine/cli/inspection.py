@@ -42,13 +42,13 @@ def speed_lines(report: HardwareReport) -> list[str]:
 
 
 def inspect_command(model: str, as_json: bool) -> int:
-    from engine.gguf import read_gguf
-    from engine.models import resolve_model
-    from engine.onnx_model import is_onnx_chat_folder, read_onnx_model
+    from engine.formats.gguf import read_gguf
+    from engine.library.names import resolve_model
+    from engine.formats.onnx import is_onnx_chat_folder, read_onnx_model
     from engine.templates import choose_template
 
     path = resolve_model(model)
-    from engine.coreml_model import is_coreml_model, read_coreml_model
+    from engine.formats.coreml import is_coreml_model, read_coreml_model
 
     if is_coreml_model(path):
         coreml = read_coreml_model(path)
@@ -95,7 +95,7 @@ def _human(key: str, value: object) -> str:
     if isinstance(value, int) and key in ("file_size", "weights_bytes"):
         return format_bytes(value)
     if isinstance(value, dict) and key == "tensor_types":
-        from engine.gguf import describe_mix
+        from engine.formats.gguf import describe_mix
 
         return describe_mix(value)
     if isinstance(value, int) and key == "parameters":

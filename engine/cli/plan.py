@@ -11,9 +11,9 @@ from engine.cli.tuning import choice_for, describe_choice
 from engine.units import format_tps
 
 if TYPE_CHECKING:
-    from engine.draft import DraftChoice
-    from engine.gguf import GGUFFile
-    from engine.planner import Plan
+    from engine.advice.drafts import DraftChoice
+    from engine.formats.gguf import GGUFFile
+    from engine.planner.gguf import Plan
     from engine.speed.installed import ModelSpeed
 
 
@@ -21,7 +21,7 @@ def plan_command(
     model: str, ctx: int | None, as_json: bool, workers: list[str] | None = None
 ) -> int:
     from engine.errors import ModelNotFound
-    from engine.loader import plan_model
+    from engine.backends.loader import plan_model
 
     if workers:
         return _plan_split(model, ctx, as_json, workers)
@@ -59,7 +59,7 @@ def plan_command(
 def _plan_split(model: str, ctx: int | None, as_json: bool, specs: list[str]) -> int:
     """The split ``cove serve --worker`` would make now: each worker asked for its free memory
     (its certificate pinned on first use, its key checked), nothing loaded."""
-    from engine.loader import current_resources
+    from engine.backends.loader import current_resources
     from engine.remote.pins import trust
     from engine.remote.split import WorkerShare, plan_with_workers
     from engine.remote.tunnel import WorkerAddress, with_key, worker_info
@@ -118,7 +118,7 @@ def describe_speed(speed: ModelSpeed) -> str:
 def _drafts(path: Path, plan: Plan) -> list[DraftChoice]:
     """The catalog's draft models for this model, checked against its file and counted in the
     memory left after it."""
-    from engine.draft import beside, draft_choices
+    from engine.advice.drafts import beside, draft_choices
 
     if path.suffix.lower() != ".gguf":
         return []
@@ -143,8 +143,8 @@ def _names_hub_file(model: str) -> bool:
 
 def _plan_remote(model: str, ctx: int | None, as_json: bool) -> int:
     """Fit before download: the file's header over HTTP Range, the real planner on it."""
-    from engine.library.hub import Hub, HubConfig
-    from engine.library.remote_gguf import plan_remote
+    from engine.hub.api import Hub, HubConfig
+    from engine.advice.remote_gguf import plan_remote
     from engine.units import format_bytes
 
     pieces = model.strip("/").split("/")

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def tune_command(args: argparse.Namespace) -> int:
-    from engine.models import resolve_model
+    from engine.library.names import resolve_model
     from engine.tuning.store import TuningStore
 
     path = resolve_model(args.model)
@@ -79,7 +79,7 @@ def choice_for(
     path: Path, ctx: int | None, *, measure_now: bool, again: bool = False
 ) -> Choice | None:
     from engine.hardware import probe_hardware
-    from engine.planner import resources_from
+    from engine.planner.gguf import resources_from
     from engine.tuning import choose
 
     report = probe_hardware()

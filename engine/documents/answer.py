@@ -156,7 +156,7 @@ def answer_question(
     """Generate the answer on a local engine host (streamed to ``out`` when given). With no
     sources at all, or a reason to ``refuse`` (engine.documents.answerable's verdict), the
     documents cannot hold the answer: that is said without a model."""
-    from engine.local_engine import LocalEngine
+    from engine.client.local import LocalEngine
 
     if off_topic(sources) or refuse:
         if out is not None:
@@ -165,10 +165,10 @@ def answer_question(
     params = params or GenerationParams(temperature=0.0, max_tokens=REPLY_TOKENS)
     engine = LocalEngine.start()
     try:
-        status = engine.client.load(model or "starter")
+        status = engine.client.http_client.load(model or "starter")
         messages = build_messages(question, sources, status.n_ctx or 2048)
         parts: list[str] = []
-        for chunk in engine.client.chat(messages, params):
+        for chunk in engine.client.http_client.chat(messages, params):
             if chunk.text:
                 parts.append(chunk.text)
                 if out is not None:
@@ -183,4 +183,4 @@ def answer_question(
         return "".join(parts).strip()
     finally:
         engine.stop()
-        engine.client.close()
+        engine.client.http_client.close()

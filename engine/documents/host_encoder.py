@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from engine.client import EngineClient
+    from engine.client.http_client import EngineClient
 
 BATCH = 64
 

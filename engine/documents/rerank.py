@@ -55,8 +55,8 @@ class CrossEncoder:
 
     @classmethod
     def load(cls, folder: Path, *, threads: int | None = None) -> CrossEncoder:
-        from engine.embeddings import _load_tokenizers, _physical_cores, _read_json
-        from engine.ort_import import import_onnxruntime
+        from engine.documents.embeddings import _load_tokenizers, _physical_cores, _read_json
+        from engine.native.ort import import_onnxruntime
 
         folder = Path(folder)
         if not is_reranker_folder(folder):

@@ -1,7 +1,7 @@
 """What this machine offers for running models: ``probes`` asks the machine, ``report`` is what it
 found, as plain data. Reading a report never imports a runtime; probing does, inside functions."""
 
-from engine.cpu_features import CpuInfo
+from engine.hardware.cpu_features import CpuInfo
 from engine.hardware.probes import (
     GiB,
     MiB,

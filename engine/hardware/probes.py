@@ -21,8 +21,8 @@ from typing import Any, TypeVar
 
 import psutil
 
-from engine import cpu_features
-from engine.cpu_features import CpuInfo
+from engine.hardware import cpu_features
+from engine.hardware.cpu_features import CpuInfo
 from engine.hardware.report import (
     NPU_PROVIDERS,
     Absent,
@@ -34,8 +34,8 @@ from engine.hardware.report import (
     OrtInfo,
     PlatformInfo,
 )
-from engine.native_lock import GGML_LOCK
-from engine.ort_import import import_onnxruntime
+from engine.native.lock import GGML_LOCK
+from engine.native.ort import import_onnxruntime
 
 T = TypeVar("T")
 MiB = 1024**2

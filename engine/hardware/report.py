@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from engine.cpu_features import CpuInfo
-from engine.speed.profile import SpeedProfile
+from engine.hardware.cpu_features import CpuInfo
+from engine.hardware.speed_profile import SpeedProfile
 from engine.units import format_bytes
 
 T = TypeVar("T")

@@ -1,4 +1,4 @@
-"""``python -m engine.host``: the process the app starts (see engine.local_engine.LocalEngine)."""
+"""``python -m engine.host``: the process the app starts (see engine.client.local.LocalEngine)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 from engine.errors import EngineError
 from engine.host.server import ServeOptions, serve
 from engine.host.state import STREAM_FLUSH_S
-from engine.protocol import TOKEN_ENV
+from engine.client.protocol import TOKEN_ENV
 from engine.remote.split import decode
-from engine.state_cache import DEFAULT_LIMIT_BYTES
+from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
 
 STATE_CACHE_MB = DEFAULT_LIMIT_BYTES // 2**20
 

@@ -21,8 +21,8 @@ from engine.host.state import HostState
 from engine.host.streaming import collect, event_stream
 from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.images import require_vision
-from engine.protocol import error_class
-from engine.reasoning import split_thinking
+from engine.client.protocol import error_class
+from engine.generation.reasoning import split_thinking
 from engine.types import Chunk
 
 

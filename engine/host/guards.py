@@ -29,7 +29,7 @@ from engine.errors import (
     ModelLoadError,
     ModelNotFound,
 )
-from engine.protocol import error_body
+from engine.client.protocol import error_body
 from engine.remote.keys import digest, matches
 from engine.remote.ratelimit import RateLimit
 

@@ -27,7 +27,7 @@ from engine.host.state import HostState, Resident
 from engine.host.streaming import EventStream, collect, event_stream
 from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.images import require_vision
-from engine.reasoning import split_thinking
+from engine.generation.reasoning import split_thinking
 from engine.types import Chunk
 
 log = logging.getLogger("cove.host")
@@ -272,8 +272,8 @@ async def pull(request: Request, state: HostState, config: HostConfig) -> Respon
 
 def _pull(name: str, quant: str | None, put: Callable[[dict[str, Any] | None], None]) -> None:
     from engine.errors import HubNotFound
-    from engine.library.choose import plan_pull
-    from engine.library.download import FINAL, DownloadManager
+    from engine.advice.choose import plan_pull
+    from engine.hub.download import FINAL, DownloadManager
 
     manager = DownloadManager()
     try:

@@ -21,7 +21,7 @@ from engine.host.guards import HostConfig, read_json
 from engine.host.state import HostState
 from engine.host.streaming import collect, event_stream, sse
 from engine.host.tool_stream import Held, hold_calls, split_calls
-from engine.reasoning import split_thinking
+from engine.generation.reasoning import split_thinking
 from engine.types import ChatMessage, Chunk
 
 KEEP_RESPONSES = 256

@@ -38,8 +38,8 @@ from engine.host.state import HostState
 from engine.host.streaming import collect, event_stream, generation, sse, watch_disconnect
 from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.images import require_vision
-from engine.protocol import ModelInfo, error_body
-from engine.reasoning import split_thinking
+from engine.client.protocol import ModelInfo, error_body
+from engine.generation.reasoning import split_thinking
 from engine.types import Chunk
 
 log = logging.getLogger("cove.host")
@@ -353,7 +353,7 @@ async def _load(request: Request, state: HostState, config: HostConfig) -> Respo
         return not cancel.is_set()
 
     async def run_load() -> dict[str, Any]:
-        from engine.embeddings import is_embedding_folder
+        from engine.documents.embeddings import is_embedding_folder
 
         path = Path(model).expanduser()
         if is_embedding_folder(path):  # the embedding slot; the chat model stays resident

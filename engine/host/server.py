@@ -23,11 +23,11 @@ from engine.host.guards import DEFAULT_MAX_BODY, HostConfig
 from engine.host.routes import make_app
 from engine.host.state import STREAM_FLUSH_S, HostState
 from engine.paths import state_dir
-from engine.protocol import READY_PREFIX
+from engine.client.protocol import READY_PREFIX
 from engine.remote.certificate import Identity
 from engine.remote.ratelimit import RateLimit
 from engine.remote.split import WorkerShare
-from engine.state_cache import DEFAULT_LIMIT_BYTES, StateCache
+from engine.generation.state_cache import DEFAULT_LIMIT_BYTES, StateCache
 
 if TYPE_CHECKING:
     import uvicorn
@@ -51,7 +51,7 @@ class ServeOptions:
     announce: bool = False
     parent_pid: int | None = None
     flush_s: float = STREAM_FLUSH_S
-    # Conversations' model state kept on disk (engine/state_cache.py); 0: off.
+    # Conversations' model state kept on disk (engine/generation/state_cache.py); 0: off.
     state_cache_bytes: int = DEFAULT_LIMIT_BYTES
     draft: str | None = None  # a draft model for speculative decoding, or "auto"
     # ``cove serve --lan``: TLS with this machine's certificate, the kept key's digest, and

@@ -21,20 +21,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from engine.backends.loop import GenerationLoop
+from engine.generation.loop import GenerationLoop
 from engine.errors import (
     EngineBusy,
     EngineError,
     ModelNotFound,
 )
-from engine.protocol import EngineStatus
-from engine.state_cache import StateCache
+from engine.client.protocol import EngineStatus
+from engine.generation.state_cache import StateCache
 from engine.types import Chunk, TokenLogprob
 
 if TYPE_CHECKING:
     from engine.backends import LoadedModel
-    from engine.embeddings import EmbeddingModel
-    from engine.planner import Plan
+    from engine.documents.embeddings import EmbeddingModel
+    from engine.planner.gguf import Plan
     from engine.remote.split import WorkerShare
     from engine.tuning import Choice
 
@@ -150,8 +150,8 @@ class HostState:
         """Plan, then load (blocking; run in a worker thread). The resident model's memory
         counts as free for the plan, and it is unloaded only once the new plan fits."""
         from engine.backends import backend_for
-        from engine.loader import require_fit
-        from engine.models import resolve_model
+        from engine.backends.loader import require_fit
+        from engine.library.names import resolve_model
 
         path = resolve_model(name)
         current = self.chat
@@ -175,7 +175,7 @@ class HostState:
             self.choice = choice
             backend = backend_for(path)
             if self.workers:
-                from engine.remote.ggml_rpc import add_server
+                from engine.native.rpc import add_server
 
                 for worker in self.workers:
                     add_server(worker.endpoint)
@@ -203,10 +203,10 @@ class HostState:
     def _attach_draft(self, model: GenerationLoop, path: Path, plan: Plan) -> None:
         """Load the draft model asked for, when it can draft for this one and fits beside it;
         otherwise say why in the log and go on without."""
-        from engine.draft import DraftModel, beside, check_draft, draft_choices
-        from engine.gguf import read_gguf
-        from engine.loader import current_resources
-        from engine.models import resolve_model
+        from engine.advice.drafts import DraftModel, beside, check_draft, draft_choices
+        from engine.formats.gguf import read_gguf
+        from engine.backends.loader import current_resources
+        from engine.library.names import resolve_model
 
         if self.draft is None or path.suffix.lower() != ".gguf":
             return
@@ -230,7 +230,7 @@ class HostState:
         self, path: Path, ctx: int | None, progress: Callable[[float], bool] | None
     ) -> Choice | None:
         from engine.hardware import probe_hardware
-        from engine.planner import resources_from
+        from engine.planner.gguf import resources_from
         from engine.tuning import choose
 
         if os.environ.get("COVE_NO_TUNING"):
@@ -252,7 +252,7 @@ class HostState:
     def plan(self, name: str, ctx: int | None) -> Plan:
         """The plan for ``name`` against the memory free now, counting the resident chat model's
         memory as free (loading another unloads it)."""
-        from engine.loader import current_resources, plan_model, resources_after_unload
+        from engine.backends.loader import current_resources, plan_model, resources_after_unload
 
         resources = current_resources()
         chat = self.chat
@@ -276,7 +276,7 @@ class HostState:
     # -- embedding model -------------------------------------------------------------------------
 
     def load_embedder(self, folder: Path) -> EmbeddingModel:
-        from engine.embeddings import EmbeddingModel
+        from engine.documents.embeddings import EmbeddingModel
 
         if not folder.is_dir():
             raise ModelNotFound(f"No embedding model folder at {folder}.")

@@ -21,7 +21,7 @@ from urllib.parse import unquote, urlsplit
 from engine.errors import InvalidRequest
 from engine.host.tool_wire import parse_tool_choice, parse_tools, reply_schema
 from engine.images import ImageInput, read_data_url, read_image_file
-from engine.protocol import completion_extras
+from engine.client.protocol import completion_extras
 from engine.tools import Tool, ToolCall, ToolChoice
 from engine.tools.constrain import call_schema, grammar_for
 from engine.types import (

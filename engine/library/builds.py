@@ -16,10 +16,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from engine.library.catalog import Catalog, CatalogModel, Variant
-from engine.library.download import DownloadRequest
-from engine.library.hub import RemoteFile
+from engine.hub.download import DownloadRequest
+from engine.hub.api import RemoteFile
 from engine.library.layout import build_folder_name, repo_folder, target_path
-from engine.onnx_model import CONFIG, is_onnx_chat_folder
+from engine.formats.onnx import CONFIG, is_onnx_chat_folder
 
 
 def install_path(models: Path, variant: Variant) -> Path:
@@ -106,7 +106,7 @@ def _request(f: RemoteFile, dest: str | None = None) -> DownloadRequest:
 def installed_name(path: str) -> str:
     """An encoder file's name in its installed folder. sentence-transformers keeps its pooling
     settings in ``1_Pooling/config.json``, beside a ``config.json`` of the model's own: it is
-    installed as ``pooling_config.json``, where ``engine/embeddings.py`` reads it."""
+    installed as ``pooling_config.json``, where ``engine/documents/embeddings.py`` reads it."""
     if path.endswith("1_Pooling/config.json"):
         return "pooling_config.json"
     return _basename(path)

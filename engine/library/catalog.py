@@ -4,7 +4,7 @@ folders for onnxruntime-genai targeting one execution provider (CPU, CUDA, Direc
 
 The file holds names and facts only (repositories, files, context, licence, the architecture numbers
 the planner needs, a vision build's projector file); sizes and SHA-256s come from the hub when the
-user browses (``engine/library/hub_meta.py``). ``checked`` marks entries whose names were verified
+user browses (``engine/hub/meta.py``). ``checked`` marks entries whose names were verified
 against the hub's listings when the catalog was written.
 """
 
@@ -98,7 +98,7 @@ class Variant:
     gated: bool = False
     checked: bool = False
     # gguf: the vision projector (an ``mmproj`` GGUF) in the same repository, downloaded with the
-    # model into the same folder, where ``engine.gguf.projector.find_projector`` finds it.
+    # model into the same folder, where ``engine.formats.gguf.projector.find_projector`` finds it.
     projector: str | None = None
 
     @property
@@ -147,7 +147,7 @@ class CatalogModel:
     arch: Arch | None = None
     gated: bool = False
     # Smaller models of the same family and vocabulary that can draft for this one (speculative
-    # decoding); the files' vocabularies are still compared before one is used (engine/draft.py).
+    # decoding); the files' vocabularies are still compared before one is used (engine/advice/drafts.py).
     drafts: tuple[str, ...] = ()
 
     @property

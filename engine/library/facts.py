@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.gguf import GGUFFile, TensorInfo
+from engine.formats.gguf import GGUFFile, TensorInfo
 from engine.library.catalog import BITS_PER_WEIGHT, CatalogModel, Variant
-from engine.onnx_model import OnnxModelInfo
+from engine.formats.onnx import OnnxModelInfo
 
 ARCH = "catalog"
 _GPU_PROVIDERS = ("cuda", "dml", "qnn", "openvino", "vitisai", "webgpu")

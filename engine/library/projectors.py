@@ -1,7 +1,7 @@
 """Vision projectors in the models folder: the ``mmproj`` GGUF beside a model that lets it read
 images. The library lists models, not projectors; a projector goes with its model when the model is
 downloaded, imported or deleted, and stays while another model in its folder still uses it. Which
-projector a model uses is ``engine.gguf.projector.find_projector``'s answer, the one the engine
+projector a model uses is ``engine.formats.gguf.projector.find_projector``'s answer, the one the engine
 loads."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import contextlib
 from pathlib import Path
 
 from engine.errors import EngineError
-from engine.gguf import GGUFFile
-from engine.gguf.projector import find_projector, is_projector
+from engine.formats.gguf import GGUFFile
+from engine.formats.gguf.projector import find_projector, is_projector
 from engine.library.partial import disk_usage
 
 MMPROJ = "mmproj"

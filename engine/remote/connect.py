@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from engine.client import EngineClient
+from engine.client.http_client import EngineClient
 from engine.remote.pins import Trusted, trust
 
 DEFAULT_PORTS = {"http": 80, "https": 443}

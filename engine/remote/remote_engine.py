@@ -15,9 +15,9 @@ from __future__ import annotations
 import contextlib
 from urllib.parse import urlsplit
 
-from engine.client import EngineClient
+from engine.client.http_client import EngineClient
 from engine.errors import CertificateChanged, EngineAuthError, EngineError
-from engine.protocol import EngineStatus
+from engine.client.protocol import EngineStatus
 from engine.remote.certificate import fingerprint
 from engine.remote.connect import DEFAULT_PORTS, Connection, connect
 from engine.remote.pins import Trusted, address, forget, peer_certificate

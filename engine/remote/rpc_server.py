@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from engine.remote.ggml_rpc import start_server
+from engine.native.rpc import start_server
 
 
 def main(argv: Sequence[str] | None = None) -> int:

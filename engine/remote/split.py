@@ -22,8 +22,8 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.gguf import GGUFFile
-from engine.planner import (
+from engine.formats.gguf import GGUFFile
+from engine.planner.gguf import (
     DeviceBudget,
     Plan,
     Resources,
@@ -186,8 +186,8 @@ def plan_with_workers(
 ) -> Plan:
     """The plan for model ``name`` split between this machine (its CPU) and ``workers``."""
     from engine.errors import BackendUnavailable
-    from engine.gguf import read_gguf
-    from engine.models import resolve_model
+    from engine.formats.gguf import read_gguf
+    from engine.library.names import resolve_model
 
     path = resolve_model(name)
     if path.suffix.lower() != ".gguf" or not path.is_file():

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from engine.gguf import GGUFFile
-    from engine.onnx_model import OnnxModelInfo
+    from engine.formats.gguf import GGUFFile
+    from engine.formats.onnx import OnnxModelInfo
 
 _EXPERTS = re.compile(r"_exps?\.|_exp\.|\.ffn_(gate|up|down)_exps")
 _INPUT = ("token_embd.weight",)
@@ -156,8 +156,8 @@ _LAYERS = ((1e9, 24), (3e9, 28), (9e9, 32), (20e9, 48), (40e9, 64))
 
 def facts_for(info: object) -> SpeedFacts | None:
     """A GGUF's or an ONNX build's costs; None for other formats (Core ML)."""
-    from engine.gguf import GGUFFile
-    from engine.onnx_model import OnnxModelInfo
+    from engine.formats.gguf import GGUFFile
+    from engine.formats.onnx import OnnxModelInfo
 
     if isinstance(info, GGUFFile):
         return gguf_speed_facts(info)
@@ -168,7 +168,7 @@ def facts_for(info: object) -> SpeedFacts | None:
 
 def read_model_info(path: Path) -> GGUFFile | OnnxModelInfo:
     """A model file's header: an ONNX build's folder, else a GGUF file."""
-    from engine.gguf import read_gguf
-    from engine.onnx_model import is_onnx_chat_folder, read_onnx_model
+    from engine.formats.gguf import read_gguf
+    from engine.formats.onnx import is_onnx_chat_folder, read_onnx_model
 
     return read_onnx_model(path) if is_onnx_chat_folder(path) else read_gguf(path)

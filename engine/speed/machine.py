@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from engine.speed.calibrate import Observation, calibration_key, fit, prior
-from engine.speed.profile import DeviceSpeed, SpeedProfile
+from engine.hardware.speed_profile import DeviceSpeed, SpeedProfile
 from engine.speed.store import SpeedStore
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ def _quiet(store: SpeedStore, machine: str) -> bool:
 def _probe(
     report: HardwareReport, store: SpeedStore, machine: str, *, calibrate: bool
 ) -> tuple[tuple[DeviceSpeed, ...], dict[str, Any]] | None:
-    from engine.speed.probe import measure_devices, measure_starter
+    from engine.hardware.benchmarks import measure_devices, measure_starter
     from engine.tuning.load import LoadMeter, is_busy
 
     meter = LoadMeter().start()
@@ -101,7 +101,7 @@ def _probe(
     busy = is_busy(others)
     store.save_devices(machine, devices, busy, others)
     if obs is not None and not busy:
-        from engine.models import resolve_model
+        from engine.library.names import resolve_model
 
         starter = resolve_model("starter")
         store.record_observation(report, starter, obs)

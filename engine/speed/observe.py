@@ -16,11 +16,11 @@ from engine.speed.facts import facts_for, read_model_info
 from engine.speed.predict import device_kind, placement, runtime_of
 
 if TYPE_CHECKING:
-    from engine.coreml_model import CoreMLModelInfo
-    from engine.gguf import GGUFFile
+    from engine.formats.coreml import CoreMLModelInfo
+    from engine.formats.gguf import GGUFFile
     from engine.hardware.report import HardwareReport
-    from engine.onnx_model import OnnxModelInfo
-    from engine.planner import Plan
+    from engine.formats.onnx import OnnxModelInfo
+    from engine.planner.gguf import Plan
     from engine.tuning import Choice
     from engine.tuning.figures import Sample
     from engine.types import GenerationStats

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.speed.calibrate import calibration_key, decode_s, prior, prompt_s
-from engine.speed.profile import Calibration, DeviceSpeed, SpeedProfile
+from engine.hardware.speed_profile import Calibration, DeviceSpeed, SpeedProfile
 
 if TYPE_CHECKING:
-    from engine.planner import Plan
+    from engine.planner.gguf import Plan
     from engine.speed.facts import SpeedFacts
 
 # The depths figures are given at: early in a conversation (a system prompt and a question),

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.json_file import write_json_atomic
 from engine.speed.calibrate import Observation
-from engine.speed.profile import DeviceSpeed, SpeedProfile
+from engine.hardware.speed_profile import DeviceSpeed, SpeedProfile
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport

@@ -15,7 +15,7 @@ import jinja2
 from engine.errors import TemplateError
 from engine.templates.sandbox import compile_source, render_compiled
 from engine.tools import Tool
-from engine.tools.prompt import fallback_messages, renders_tools, template_messages
+from engine.templates.tool_prompt import fallback_messages, renders_tools, template_messages
 from engine.types import ChatMessage
 
 
@@ -44,7 +44,7 @@ def render(
     tools: Sequence[Tool] = (),
 ) -> str:
     """The prompt text for ``messages`` (and the ``tools`` offered, through the template where it
-    renders them, else engine.tools.prompt's fallback); any failure of the template is a
+    renders them, else engine.templates.tool_prompt's fallback); any failure of the template is a
     ``TemplateError``."""
     compiled = _compile(template.source)
     tooled = bool(tools) or any(m.role == "tool" or m.tool_calls for m in messages)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from engine.planner import Plan, Resources
+from engine.planner.gguf import Plan, Resources
 from engine.tuning.configs import Config, Way, model_family
 
 
@@ -33,20 +33,20 @@ def ways_to_run(
 
 
 def _plans(path: Path, resources: Resources, ctx: int | None) -> list[Plan]:
-    from engine.gguf import read_gguf
-    from engine.onnx_model import is_onnx_chat_folder, plan_onnx, read_onnx_model
-    from engine.planner import make_plan
+    from engine.formats.gguf import read_gguf
+    from engine.formats.onnx import is_onnx_chat_folder, plan_onnx, read_onnx_model
+    from engine.planner.gguf import make_plan
 
     if is_onnx_chat_folder(path):
         return [plan_onnx(read_onnx_model(path), resources, requested_ctx=ctx)]
-    from engine.coreml_model import is_coreml_model, plan_coreml, read_coreml_model
+    from engine.formats.coreml import is_coreml_model, plan_coreml, read_coreml_model
 
     if is_coreml_model(path):
         return [plan_coreml(read_coreml_model(path), resources, requested_ctx=ctx)]
     if path.suffix.lower() != ".gguf":
         return []
     info = read_gguf(path)
-    from engine.gguf.projector import projector_for
+    from engine.formats.gguf.projector import projector_for
 
     projector = projector_for(path, info)
     placements = [resources]
@@ -66,7 +66,7 @@ def _plans(path: Path, resources: Resources, ctx: int | None) -> list[Plan]:
 def installed_siblings(path: Path) -> tuple[Path, ...]:
     """Other builds of the model at ``path`` that are installed (in the models folder, or the
     starter model), in the other format: GGUF for an ONNX folder and the other way round."""
-    from engine.onnx_model import is_onnx_chat_folder
+    from engine.formats.onnx import is_onnx_chat_folder
     from engine.paths import models_dir
 
     family = model_family(path)
@@ -74,7 +74,7 @@ def installed_siblings(path: Path) -> tuple[Path, ...]:
     found: list[Path] = []
     candidates = list(_installed(models_dir()))
     try:
-        from engine.models import starter_path
+        from engine.library.names import starter_path
 
         candidates.append(starter_path())
     except Exception:  # the starter model's package is optional
@@ -90,7 +90,7 @@ def installed_siblings(path: Path) -> tuple[Path, ...]:
 def _installed(root: Path) -> list[Path]:
     """GGUF files and ONNX chat folders under the models folder (two levels: a model's own
     folder, and a folder per build inside it)."""
-    from engine.onnx_model import is_onnx_chat_folder
+    from engine.formats.onnx import is_onnx_chat_folder
 
     if not root.is_dir():
         return []

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from app.main_window import MainWindow
     from app.theme import ThemeManager
     from engine.hardware.report import HardwareReport
-    from engine.local_engine import LocalEngine
+    from engine.client.local import LocalEngine
     from engine.store import ChatSettings
 
 # Generous: the machines that run this suite may have two busy cores.
@@ -39,13 +39,13 @@ def automatic_gc_after_the_window_tests() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def shared_engine(tmp_path_factory: pytest.TempPathFactory, starter: Path) -> Iterator[Any]:
-    from engine.local_engine import LocalEngine
+    from engine.client.local import LocalEngine
 
     log = tmp_path_factory.mktemp("host") / "engine.log"
     engine = LocalEngine.start(model="starter", log_path=log, ready_timeout=180)
     yield engine
     engine.stop()
-    engine.client.close()
+    engine.client.http_client.close()
 
 
 @pytest.fixture
@@ -78,7 +78,7 @@ def with_laptop_speed(report: HardwareReport) -> HardwareReport:
     do not depend on the machine running the tests."""
     import dataclasses
 
-    from engine.speed.profile import DeviceSpeed, SpeedProfile
+    from engine.hardware.speed_profile import DeviceSpeed, SpeedProfile
 
     cpu = DeviceSpeed("cpu", "Intel Core i5-8250U", "cpu", 20e9, 200e9, "measured")
     return dataclasses.replace(report, speed=SpeedProfile(devices=(cpu,)))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from engine.documents.index_db import IndexDB
-from engine.embeddings import EmbeddingModel
+from engine.documents.embeddings import EmbeddingModel
 from tests.documents.corpus.build import build_corpus
 
 if TYPE_CHECKING:

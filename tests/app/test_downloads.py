@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from engine.library.download import DownloadManager, DownloadRequest
-from engine.library.hub import HubConfig
+from engine.hub.download import DownloadManager, DownloadRequest
+from engine.hub.api import HubConfig
 from engine.library.layout import partial_path, state_path, target_path
 from engine.library.partial import list_partials
-from engine.library.retry import Backoff
-from engine.library.transfer import TransferOptions
+from engine.hub.retry import Backoff
+from engine.hub.transfer import TransferOptions
 from tests.engine.fake_hub import FakeHub, random_bytes
 
 if TYPE_CHECKING:
@@ -260,7 +260,7 @@ def test_progress_is_coalesced_but_every_change_of_status_goes_through(
     qtbot: QtBot, theme: ThemeManager
 ) -> None:
     from app.download_controller import DownloadController
-    from engine.library.download import DownloadProgress
+    from engine.hub.download import DownloadProgress
 
     controller = DownloadController(interval_s=3600.0)
     seen: list[str] = []
@@ -305,9 +305,9 @@ def test_the_installed_tab_shows_each_models_speed_predicted_then_measured(
     from PySide6.QtGui import QColor
 
     from app.models_view import SPEED_COLUMN
-    from engine.gguf import read_gguf
-    from engine.loader import plan_model
-    from engine.models import starter_path
+    from engine.formats.gguf import read_gguf
+    from engine.backends.loader import plan_model
+    from engine.library.names import starter_path
     from engine.speed.calibrate import Observation
     from engine.speed.facts import facts_for
     from engine.speed.store import SpeedStore

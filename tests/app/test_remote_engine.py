@@ -275,7 +275,7 @@ def harbour(data_dir: Path, tmp_path: Path, shared_models: Path) -> Path:
     """A folder indexed into the window's document index with the real encoder."""
     from engine.documents.index_db import IndexDB
     from engine.documents.indexer import Indexer
-    from engine.embeddings import EmbeddingModel
+    from engine.documents.embeddings import EmbeddingModel
     from tests.documents.harbour import harbour_folder
 
     docs = harbour_folder(tmp_path / "home")

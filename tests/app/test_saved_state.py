@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from engine.paths import state_dir
-from engine.state_cache import StateCache
+from engine.generation.state_cache import StateCache
 from tests.app.conftest import QUICK_MS, REPLY_TIMEOUT_MS, WindowFactory, type_and_send
 
 if TYPE_CHECKING:

@@ -64,7 +64,7 @@ def record_starter_speed(
     report: HardwareReport, starter: Path, tokens_per_s: float, prompt_tps: float = 240.0
 ) -> None:
     """The starter's latest reply on ``report``'s machine, as the engine records it."""
-    from engine.gguf import read_gguf
+    from engine.formats.gguf import read_gguf
     from engine.speed.calibrate import Observation
     from engine.speed.facts import facts_for
     from engine.speed.store import SpeedStore
@@ -90,7 +90,7 @@ def test_every_view_in_both_themes(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from engine.models import starter_path
+    from engine.library.names import starter_path
     from engine.store import ChatSettings
 
     # The shop window shows a user's folders, not the test run's: a home of its own, with the
@@ -149,7 +149,7 @@ def test_every_view_in_both_themes(
     # The starter's ways to run here, measured for real (as its first load in a user's Cove
     # would), for the Hardware view's "Measured" section.
     from engine.hardware import probe_hardware
-    from engine.planner import resources_from
+    from engine.planner.gguf import resources_from
     from engine.tuning import choose
 
     report = probe_hardware()
@@ -182,9 +182,9 @@ def test_the_models_tabs(
     one running, one that failed. The files come from the loopback hub; the verdicts from the
     planner the engine host runs, here in-process (no host needed); the speeds are predicted for a
     laptop's CPU."""
-    from engine.library.download import DownloadManager, DownloadRequest
-    from engine.library.hub import HubConfig
-    from engine.loader import plan_model
+    from engine.hub.download import DownloadManager, DownloadRequest
+    from engine.hub.api import HubConfig
+    from engine.backends.loader import plan_model
     from tests.engine.fake_hub import FakeHub, write_random_file
 
     home = tmp_path / "home"
@@ -276,7 +276,7 @@ def test_the_documents_view(
 ) -> None:
     """A collection of the labelled corpus in a home folder: every file's state (a scanned page,
     a damaged PDF) and a question's sources. The encoder runs in this process (no host needed)."""
-    from engine.embeddings import EmbeddingModel
+    from engine.documents.embeddings import EmbeddingModel
     from tests.documents.corpus.build import build_corpus
 
     home = tmp_path / "home"
@@ -312,7 +312,7 @@ def test_an_answer_from_documents(
     from engine.documents.host_encoder import HostEncoder
     from engine.documents.index_db import IndexDB
     from engine.documents.indexer import Indexer
-    from engine.embeddings import EmbeddingModel
+    from engine.documents.embeddings import EmbeddingModel
     from engine.store import ChatSettings
     from tests.documents.corpus.build import build_corpus
 
@@ -329,7 +329,7 @@ def test_an_answer_from_documents(
     db.close()
     window = make_window()
     window.resize(*SIZE)
-    window.document_answers._encoder = lambda: HostEncoder(engine.client, folder)
+    window.document_answers._encoder = lambda: HostEncoder(engine.client.http_client, folder)
     window.controller.draft_settings = ChatSettings(temperature=0.0, max_tokens=120)
     window.composer.choose_collection("Fenwick Loom")
     with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS):
@@ -458,8 +458,8 @@ def test_settings_engine_with_another_computer(
 
     from app.engine_service import RemoteTarget
     from app.remote.choice import EngineChoice
-    from engine.client import EngineClient
-    from engine.protocol import EngineStatus
+    from engine.client.http_client import EngineClient
+    from engine.client.protocol import EngineStatus
     from engine.remote.certificate import identity
     from engine.remote.connect import Connection
     from engine.remote.pins import Trusted

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from app.main_window import MainWindow
     from app.message_widget import MessageWidget
     from app.tool_call_card import ToolCallCard
-    from engine.local_engine import LocalEngine
+    from engine.client.local import LocalEngine
 
 pytestmark = pytest.mark.slow
 
@@ -40,7 +40,7 @@ TIME_SERVER = shutil.which("mcp-server-time")
 
 @pytest.fixture(scope="module")
 def tool_engine(tool_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from engine.local_engine import LocalEngine
+    from engine.client.local import LocalEngine
 
     log = tmp_path_factory.mktemp("host") / "engine.log"
     host = LocalEngine.start(model=str(tool_model), log_path=log, ready_timeout=180)

@@ -13,7 +13,7 @@ from engine.documents.grounding import claims, unsupported_share
 from engine.documents.index_db import IndexDB
 from engine.documents.indexer import Indexer
 from engine.documents.retrieve import Retriever
-from engine.embeddings import EmbeddingModel
+from engine.documents.embeddings import EmbeddingModel
 
 GUIDE = """# Plotting guide
 

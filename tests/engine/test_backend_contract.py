@@ -1,4 +1,4 @@
-"""The generation contract, run on every backend present: the same loop (engine/backends/loop.py)
+"""The generation contract, run on every backend present: the same loop (engine/generation/loop.py)
 must behave the same way on llama.cpp and onnxruntime-genai, on real models."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.backends.loop import GenerationLoop
+from engine.generation.loop import GenerationLoop
 from engine.errors import EngineBusy, ModelNotFound
-from engine.gguf import read_gguf
-from engine.onnx_model import plan_onnx, read_onnx_model
-from engine.planner import Device, Resources, make_plan
+from engine.formats.gguf import read_gguf
+from engine.formats.onnx import plan_onnx, read_onnx_model
+from engine.planner.gguf import Device, Resources, make_plan
 from engine.types import ChatMessage, Chunk, GenerationParams
 from tests.conftest import CAPITAL, SHARED_MODELS, collect
 

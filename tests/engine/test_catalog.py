@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engine.library.catalog import CatalogError, catalog_path, load_catalog, parse_catalog
-from engine.library.gguf_names import quant_of
+from engine.hub.gguf_names import quant_of
 
 RAW: dict[str, Any] = json.loads(catalog_path().read_text(encoding="utf-8"))
 

@@ -19,9 +19,9 @@ import pytest
 from engine.errors import DownloadError
 from engine.library.builds import install_path
 from engine.library.catalog import load_catalog
-from engine.library.hub import Hub, HubConfig
-from engine.library.small_file import fetch_git_file
-from engine.models import resolve_model
+from engine.hub.api import Hub, HubConfig
+from engine.hub.small_file import fetch_git_file
+from engine.library.names import resolve_model
 from tests.conftest import CAPITAL_QUESTION, SYSTEM_PROMPT
 from tests.cove_process import ROOT, run_cove
 from tests.engine.fake_hub import FakeHub, random_bytes
@@ -326,7 +326,7 @@ def test_the_catalogs_embedding_model_installs_as_a_folder_the_encoder_loads(
     """all-MiniLM-L6-v2 by its catalog id, laid out on the hub as sentence-transformers keeps it
     (the graph in onnx/, the pooling settings in 1_Pooling/config.json), embeds like the copy
     the tests use."""
-    from engine.embeddings import EmbeddingModel
+    from engine.documents.embeddings import EmbeddingModel
 
     source = shared_models / "all-minilm-l6-v2-onnx"
     repo = "sentence-transformers/all-MiniLM-L6-v2"

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from engine.gguf.projector import find_projector
+from engine.formats.gguf.projector import find_projector
 from tests.cove_process import ROOT, run_cove
 from tests.engine.fake_hub import FakeHub
 from tests.engine.vision_files import SHAPE, served

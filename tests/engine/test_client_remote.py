@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from engine.client import EngineClient
+from engine.client.http_client import EngineClient
 from engine.errors import EngineUnreachable
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from engine.context import fit_messages, reply_reserve
+from engine.generation.context import fit_messages, reply_reserve
 from engine.errors import ContextOverflow
 from engine.types import ChatMessage
 

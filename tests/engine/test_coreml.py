@@ -20,10 +20,10 @@ import pytest
 
 from engine.backends import backend_for, get_backend
 from engine.backends.coreml import CoreMLModel
-from engine.coreml_model import CoreMLModelInfo, is_coreml_model, plan_coreml, read_coreml_model
+from engine.formats.coreml import CoreMLModelInfo, is_coreml_model, plan_coreml, read_coreml_model
 from engine.errors import BackendUnavailable, ModelLoadError
 from engine.hardware import probe_hardware
-from engine.planner import resources_from
+from engine.planner.gguf import resources_from
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
 

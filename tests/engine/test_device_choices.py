@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bench.device_choices import DOC, END, START, table
 from engine.library.catalog import load_catalog
-from engine.library.recommend import recommend
+from engine.advice.recommend import recommend
 from tests.engine.machines import MACHINES
 
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.gguf.projector import find_projector
+from engine.formats.gguf.projector import find_projector
 from engine.library.builds import is_installed, projector_path, requests_for
 from engine.library.catalog import Arch, CatalogModel, Variant
-from engine.library.download import DownloadRequest
-from engine.library.hub import Hub, HubConfig
-from engine.library.hub_meta import Listing, build_files
+from engine.hub.download import DownloadRequest
+from engine.hub.api import Hub, HubConfig
+from engine.hub.meta import Listing, build_files
 from engine.library.layout import partial_path, target_path
 from engine.library.partial import list_partials
 from tests.engine.fake_hub import FakeHub

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from engine.backends.llama_cpp import LlamaCppModel
-from engine.draft import DraftModel, check_draft, incompatibility
-from engine.gguf import read_gguf
-from engine.planner import Device, Resources, make_plan
-from engine.speculation import DraftPolicy
+from engine.advice.drafts import DraftModel, check_draft, incompatibility
+from engine.formats.gguf import read_gguf
+from engine.planner.gguf import Device, Resources, make_plan
+from engine.generation.speculation import DraftPolicy
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
 from tests.tiny_gguf import MATRIX, with_vocab, write_model

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.embeddings import EmbeddingModel, is_embedding_folder
+from engine.documents.embeddings import EmbeddingModel, is_embedding_folder
 from engine.errors import EngineError, ModelLoadError
 
 MODEL_FOLDER = "all-minilm-l6-v2-onnx"
@@ -204,7 +204,7 @@ def test_importing_embeddings_loads_no_runtime() -> None:
     import sys
 
     code = (
-        "import sys, engine.embeddings; "
+        "import sys, engine.documents.embeddings; "
         "bad = [m for m in ('onnxruntime', 'tokenizers', 'numpy') if m in sys.modules]; "
         "print(bad); sys.exit(1 if bad else 0)"
     )

@@ -13,9 +13,9 @@ import pytest
 from engine.backends import backend_for
 from engine.errors import BackendUnavailable
 from engine.hardware import probe_hardware
-from engine.loader import require_fit
-from engine.onnx_model import plan_onnx, provider_here, read_onnx_model
-from engine.planner import resources_from
+from engine.backends.loader import require_fit
+from engine.formats.onnx import plan_onnx, provider_here, read_onnx_model
+from engine.planner.gguf import resources_from
 from engine.types import GenerationParams
 from tests.conftest import CAPITAL, collect
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from engine.errors import ModelLoadError, ModelNotFound
-from engine.gguf import FILE_TYPES, GGML_TYPES, GGUFFile, read_gguf
-from engine.models import starter_path
+from engine.formats.gguf import FILE_TYPES, GGML_TYPES, GGUFFile, read_gguf
+from engine.library.names import starter_path
 
 # GGUF metadata value types and a few ggml tensor types, spelled out independently of the reader.
 U8, I8, U16, I16, U32, I32, F32, BOOL, STRING, ARRAY, U64, I64, F64 = range(13)

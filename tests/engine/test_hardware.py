@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from engine import cpu_features
+from engine.hardware import cpu_features
 from engine.hardware import (
     Absent,
     CoreMLInfo,

@@ -13,11 +13,11 @@ import httpx
 import openai
 import pytest
 
-from engine.client import EngineClient
+from engine.client.http_client import EngineClient
 from engine.errors import InsufficientMemory, LoadCancelled, ModelLoadError, ModelNotFound
 from engine.hardware.report import HardwareReport
 from engine.host.guards import DEFAULT_MAX_BODY
-from engine.local_engine import LocalEngine
+from engine.client.local import LocalEngine
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import CAPITAL, collect
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.kv_reuse import reusable_prefix
+from engine.generation.kv_reuse import reusable_prefix
 
 
 def test_a_model_without_a_window_keeps_the_whole_prefix() -> None:

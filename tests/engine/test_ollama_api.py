@@ -14,7 +14,7 @@ import jsonschema
 import ollama
 import pytest
 
-from engine.local_engine import LocalEngine
+from engine.client.local import LocalEngine
 from tests.engine.conftest import tool_host
 
 PERSON: Any = {

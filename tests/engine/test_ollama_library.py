@@ -13,7 +13,7 @@ import httpx
 import ollama
 import pytest
 
-from engine.local_engine import LocalEngine
+from engine.client.local import LocalEngine
 from tests.engine.fake_hub import FakeHub, random_bytes
 from tests.engine.test_gguf import synthetic
 
@@ -36,7 +36,7 @@ def host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Loca
             yield engine, hub
         finally:
             engine.stop()
-            engine.client.close()
+            engine.client.http_client.close()
 
 
 def test_pull_streams_progress_and_installs_a_verified_file(

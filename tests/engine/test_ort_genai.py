@@ -16,8 +16,8 @@ import pytest
 from engine.backends import backend_for
 from engine.backends.ort_genai import OrtGenaiModel
 from engine.errors import ModelLoadError
-from engine.onnx_model import plan_onnx, read_onnx_model
-from engine.planner import Device, Plan, Resources
+from engine.formats.onnx import plan_onnx, read_onnx_model
+from engine.planner.gguf import Device, Plan, Resources
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import CAPITAL, collect
 
@@ -116,8 +116,8 @@ _MEASURE = """
 import json, sys
 from pathlib import Path
 from engine.backends.ort_genai import OrtGenaiModel
-from engine.onnx_model import plan_onnx, read_onnx_model
-from engine.planner import Device, Resources
+from engine.formats.onnx import plan_onnx, read_onnx_model
+from engine.planner.gguf import Device, Resources
 from engine.types import ChatMessage, GenerationParams
 folder, ctx = Path(sys.argv[1]), int(sys.argv[2])
 plan = plan_onnx(read_onnx_model(folder), Resources(Device("CPU RAM", "cpu", 16 << 30, 24 << 30)),
@@ -153,7 +153,7 @@ def test_plan_predicts_measured_peak_memory(folder: Path, ctx: int) -> None:
 
 
 def test_the_host_serves_an_onnx_folder(local_engine: object, folder: Path) -> None:
-    from engine.local_engine import LocalEngine
+    from engine.client.local import LocalEngine
 
     assert isinstance(local_engine, LocalEngine)
     client = local_engine.client

@@ -19,8 +19,8 @@ import pytest
 pytest.importorskip("gguf")
 
 from engine.backends import llama_cpp as backend
-from engine.gguf import GGUFFile, read_gguf
-from engine.planner import (
+from engine.formats.gguf import GGUFFile, read_gguf
+from engine.planner.gguf import (
     Device,
     MiB,
     Resources,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.gguf import GGUFFile, TensorInfo, read_gguf
-from engine.planner import (
+from engine.formats.gguf import GGUFFile, TensorInfo, read_gguf
+from engine.planner.gguf import (
     Device,
     MiB,
     Plan,

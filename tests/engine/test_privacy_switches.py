@@ -25,7 +25,7 @@ def test_any_engine_import_sets_them_before_a_runtime_loads() -> None:
     # A user's shell asking for telemetry, and a module deep in the engine imported first.
     code = (
         "import json, os, sys\n"
-        "import engine.ort_import as o\n"
+        "import engine.native.ort as o\n"
         "assert 'onnxruntime' not in sys.modules\n"
         "o.import_onnxruntime()\n"
         f"print(json.dumps({{k: os.environ.get(k) for k in {sorted(TELEMETRY_OFF)!r}}}))\n"

@@ -16,9 +16,9 @@ import pytest
 
 from engine.hardware.report import HardwareReport
 from engine.library.catalog import CatalogModel, load_catalog, parse_catalog
-from engine.library.hub import RemoteFile
-from engine.library.hub_meta import Listing
-from engine.library.recommend import (
+from engine.hub.api import RemoteFile
+from engine.hub.meta import Listing
+from engine.advice.recommend import (
     CPU_GGUF,
     GPU_FULL,
     NPU,

@@ -253,7 +253,7 @@ def test_split_model_gives_the_unsplit_text_and_survives_a_lost_worker(
 def test_split_that_does_not_fit_is_refused_with_the_numbers(starter: Path) -> None:
     """A machine with 300 MiB free and a worker with 64 MiB cannot hold the starter at 8192
     tokens of context (its KV cache alone is 180 MiB)."""
-    from engine.loader import current_resources
+    from engine.backends.loader import current_resources
     from engine.remote.split import WorkerShare, plan_with_workers
 
     tiny = WorkerShare("127.0.0.1:1", "tiny:50052", free_memory=64 * 2**20, total_memory=2**30)

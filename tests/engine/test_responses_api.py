@@ -15,7 +15,7 @@ import openai
 import pytest
 
 from engine.host.responses_routes import Kept, ResponseNotFound, ResponseStore
-from engine.local_engine import LocalEngine
+from engine.client.local import LocalEngine
 from tests.engine.conftest import tool_host
 
 WEATHER: Any = {

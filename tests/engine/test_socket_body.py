@@ -1,4 +1,4 @@
-"""Bodies read straight off the socket (``engine.library.socket_body``) against the loopback hub:
+"""Bodies read straight off the socket (``engine.hub.socket_body``) against the loopback hub:
 ranged bodies, kept-alive connections, a cut, a stall, a chunked body left to httpx, a proxy that
 keeps everything on httpx, TLS verified against the CA bundle; and the durability rule of the
 transfer that uses it: progress is saved only right after a flush."""
@@ -18,11 +18,11 @@ from typing import Any
 import httpx
 import pytest
 
-from engine.library import transfer as transfer_module
-from engine.library.download import DownloadRequest
-from engine.library.hub import HubConfig, ssl_context
+from engine.hub import transfer as transfer_module
+from engine.hub.download import DownloadRequest
+from engine.hub.api import HubConfig, ssl_context
 from engine.library.partial import save_state as partial_save_state
-from engine.library.socket_body import SocketClient, SocketResponse
+from engine.hub.socket_body import SocketClient, SocketResponse
 from tests.engine.fake_hub import FakeHub, Fault, random_bytes
 from tests.engine.test_download import (
     FILE,

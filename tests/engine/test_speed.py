@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.gguf import read_gguf
+from engine.formats.gguf import read_gguf
 from engine.hardware.report import HardwareReport
 from engine.speed.calibrate import Observation, calibration_key, decode_s, fit, prior, prompt_s
 from engine.speed.facts import SpeedFacts, gguf_speed_facts, shape_by_size
 from engine.speed.machine import profile_for
 from engine.speed.predict import Part, calibration, predict
-from engine.speed.probe import cpu_bandwidth, cpu_flops, gpu_speed
-from engine.speed.profile import DeviceSpeed, SpeedProfile
+from engine.hardware.benchmarks import cpu_bandwidth, cpu_flops, gpu_speed
+from engine.hardware.speed_profile import DeviceSpeed, SpeedProfile
 from engine.speed.store import SpeedStore
 from engine.tuning.store import machine_key
 from tests.engine.machines import cpu_only_8gb, mac_m3_pro_18gb, nvidia_laptop_8gb
@@ -195,7 +195,7 @@ def test_a_corrupt_model_file_has_no_speed_and_breaks_nothing(
 ) -> None:
     """The Installed tab asks for every model's speed: a file that is not a GGUF any more
     gets none (and no error), while the sound one beside it still gets its prediction."""
-    from engine.loader import plan_model
+    from engine.backends.loader import plan_model
     from engine.speed.installed import model_speed
 
     monkeypatch.setenv("COVE_DATA_DIR", str(tmp_path))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.library.catalog import load_catalog
-from engine.library.recommend import GPU_FULL, Recommendation, _quality, recommend
+from engine.advice.recommend import GPU_FULL, Recommendation, _quality, recommend
 from tests.engine.machines import (
     MACHINES,
     cpu_only_8gb,
@@ -106,7 +106,7 @@ def test_without_a_speed_profile_the_choice_is_by_fit_alone() -> None:
 
 
 def test_search_json_gives_each_option_its_predicted_speeds() -> None:
-    from engine.library.search_cli import SearchResult
+    from engine.cli.search import SearchResult
 
     matches = [m for m in load_catalog().models if m.id == "phi-3.5-mini-instruct"]
     report = mac_m3_pro_18gb()
@@ -127,7 +127,7 @@ def test_a_replys_speed_is_checked_against_its_prediction(
     (and ``cove tune``'s careful measurements always do); one within it is only recorded as
     the model's measured speed."""
     from engine.hardware import probe_hardware
-    from engine.loader import plan_model
+    from engine.backends.loader import plan_model
     from engine.speed.machine import profile_for
     from engine.speed.observe import check, observation_from_sample
     from engine.speed.store import SpeedStore

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from engine.stopping import StopMatcher
+from engine.generation.stopping import StopMatcher
 
 
 def feed_all(stops: tuple[str, ...], pieces: list[str]) -> tuple[str, bool]:

@@ -13,9 +13,9 @@ import pytest
 pytest.importorskip("gguf")
 
 from engine.backends.llama_cpp import LlamaCppModel
-from engine.gguf import read_gguf
-from engine.planner import Device, Resources, make_plan
-from engine.state_cache import StateCache
+from engine.formats.gguf import read_gguf
+from engine.planner.gguf import Device, Resources, make_plan
+from engine.generation.state_cache import StateCache
 from engine.types import GenerationParams, GenerationStats
 from tests.conftest import collect
 from tests.tiny_gguf import MATRIX, write_model

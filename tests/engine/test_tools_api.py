@@ -15,7 +15,7 @@ import jsonschema
 import openai
 import pytest
 
-from engine.local_engine import LocalEngine
+from engine.client.local import LocalEngine
 from tests.engine.conftest import tool_host
 
 WEATHER: Any = {

@@ -15,7 +15,7 @@ import pytest
 
 from engine.errors import EngineError
 from engine.hardware import HardwareReport, probe_hardware
-from engine.planner import Plan, Resources, resources_from
+from engine.planner.gguf import Plan, Resources, resources_from
 from engine.tuning import Choice, choose, model_family
 from engine.tuning.configs import Config, Way
 from engine.tuning.decide import decide
@@ -195,7 +195,7 @@ def test_without_measurements_the_planners_way_is_kept(
 def test_the_engine_host_measures_on_first_load_and_reuses_it(
     starter: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from engine.local_engine import LocalEngine
+    from engine.client.local import LocalEngine
 
     monkeypatch.delenv("COVE_NO_TUNING", raising=False)
     monkeypatch.setenv("COVE_DATA_DIR", str(tmp_path / "data"))
@@ -204,7 +204,7 @@ def test_the_engine_host_measures_on_first_load_and_reuses_it(
     for run in range(2):
         engine = LocalEngine.start(log_path=tmp_path / f"engine{run}.log", ready_timeout=120)
         try:
-            status = engine.client.load("starter", ctx=2048)
+            status = engine.client.http_client.load("starter", ctx=2048)
             assert status.plan is not None
             kept = json.loads(tuning.read_text())["measurements"]
             assert len(kept) == 2  # flash attention on and off
@@ -219,13 +219,13 @@ def test_the_engine_host_measures_on_first_load_and_reuses_it(
             assert chosen
         finally:
             engine.stop()
-            engine.client.close()
+            engine.client.http_client.close()
 
 
 def test_a_way_that_fails_to_measure_says_so(starter: Path, tmp_path: Path) -> None:
     """A prompt a model stops on at once cannot be measured: an error, not a number."""
-    from engine.gguf import read_gguf
-    from engine.planner import make_plan
+    from engine.formats.gguf import read_gguf
+    from engine.planner.gguf import make_plan
 
     report = probe_hardware()
     plan = make_plan(read_gguf(starter), resources_from(report), requested_ctx=512)

@@ -24,8 +24,8 @@ from PIL import Image
 from engine.backends.llama_cpp import LlamaCppModel, recent_log
 from engine.errors import InvalidRequest
 from engine.images import ImageInput, read_image
-from engine.loader import load_model, plan_model
-from engine.local_engine import LocalEngine
+from engine.backends.loader import load_model, plan_model
+from engine.client.local import LocalEngine
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
 from tests.tiny_gguf import write_model
@@ -217,11 +217,11 @@ def test_the_planner_matches_what_llama_cpp_allocates(
 def host(vision_files: tuple[Path, Path]) -> Iterator[LocalEngine]:
     engine = LocalEngine.start(ready_timeout=120.0)
     try:
-        engine.client.load(str(vision_files[0]), ctx=2048)
+        engine.client.http_client.load(str(vision_files[0]), ctx=2048)
         yield engine
     finally:
         engine.stop()
-        engine.client.close()
+        engine.client.http_client.close()
 
 
 def _asking(parts: list[dict[str, Any]]) -> list[Any]:

@@ -1,0 +1,213 @@
+"""What a Cove engine host and its clients agree on beyond OpenAI's shapes: how a private host is
+started and announces itself, the JSON of its status, model list, plans and errors, and the ``cove``
+extras of a completion. Both sides import this module; neither imports the other.
+
+Everything here is pure: values in, JSON-ready dicts out, and back. A reply that cannot be read
+raises ``ProtocolError``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine import errors
+from engine.errors import EngineError, InsufficientMemory, ProtocolError
+from engine.planner.gguf import Plan
+from engine.types import Chunk, Truncation
+
+# The child's environment variable that carries the per-launch token, and the line the host prints
+# on stdout once it serves (followed by JSON: port, pid).
+TOKEN_ENV = "COVE_HOST_TOKEN"
+READY_PREFIX = "COVE-HOST-READY "
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    """One entry of ``GET /v1/models``. Other OpenAI-compatible servers may send only ``id``."""
+
+    id: str
+    kind: str | None = None  # Cove hosts: "chat" or "embedding"
+    created: int = 0
+    owned_by: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "object": "model",
+            "created": self.created,
+            "owned_by": self.owned_by,
+            "kind": self.kind,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ModelInfo:
+        kind = data.get("kind")
+        return cls(
+            id=str(data["id"]),
+            kind=kind if isinstance(kind, str) else None,
+            created=int(data.get("created") or 0),
+            owned_by=str(data.get("owned_by") or ""),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class EngineStatus:
+    model: str | None = None
+    model_path: str | None = None
+    backend: str | None = None
+    device: str | None = None
+    n_ctx: int | None = None
+    plan: Plan | None = None
+    generating: bool = False
+    queued: int = 0
+    loading: str | None = None
+    generations_completed: int = 0
+    generations_cancelled: int = 0
+    generation_errors: int = 0
+    embedding_model: str | None = None
+    pid: int | None = None
+    draft: str | None = None  # the model drafting for the chat model (speculative decoding)
+    # Cached tokens up to which the chat model's batches are bit-exact (speculation "auto").
+    exact_tokens: int = 0
+    # The chat model reads images (a vision model with its projector loaded).
+    vision: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        data["plan"] = self.plan.to_dict() if self.plan is not None else None
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> EngineStatus:
+        """Keys it does not know are ignored (a newer host may send more)."""
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        plan = known.get("plan")
+        known["plan"] = Plan.from_dict(plan) if isinstance(plan, Mapping) else None
+        return cls(**known)
+
+
+def status_from(data: object) -> EngineStatus:
+    try:
+        if not isinstance(data, Mapping):
+            raise TypeError("not a JSON object")
+        return EngineStatus.from_dict(data)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ProtocolError(f"The engine sent a status this Cove cannot read ({exc}).") from None
+
+
+def plan_from(data: object) -> Plan:
+    try:
+        if not isinstance(data, Mapping):
+            raise TypeError("not a JSON object")
+        return Plan.from_dict(data)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ProtocolError(f"The engine sent a plan this Cove cannot read ({exc}).") from None
+
+
+# -- the ``cove`` extras of a completion ---------------------------------------------------------
+
+
+def completion_extras(final: Chunk) -> dict[str, Any]:
+    """What Cove adds to a final chunk (or a whole response): finish reason, timings,
+    truncation."""
+    s = final.stats
+    t = final.truncation
+    return {
+        "finish_reason": final.finish_reason,
+        "timings": None
+        if s is None
+        else {
+            "ttft_s": s.ttft_s,
+            "decode_tokens_per_s": s.decode_tokens_per_s,
+            "prompt_tokens_per_s": s.prompt_tokens_per_s,
+            "cached_tokens": s.cached_tokens,
+            "total_s": s.total_s,
+            "draft_tokens": s.draft_tokens,
+            "accepted_tokens": s.accepted_tokens,
+        },
+        "truncation": None
+        if t is None
+        else {
+            "dropped_messages": t.dropped_messages,
+            "shortened_messages": t.shortened_messages,
+            "dropped_tokens": t.dropped_tokens,
+            "context_limit": t.context_limit,
+            "description": t.describe(),
+        },
+        "context_full": final.context_full,
+        "ignored_params": list(final.ignored_params),
+    }
+
+
+def truncation_from(data: object) -> Truncation | None:
+    if not isinstance(data, Mapping):
+        return None
+    try:
+        return Truncation(
+            dropped_messages=int(data["dropped_messages"]),
+            shortened_messages=int(data["shortened_messages"]),
+            dropped_tokens=int(data["dropped_tokens"]),
+            context_limit=int(data["context_limit"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+# -- errors ----------------------------------------------------------------------------------------
+
+
+def error_body(message: str, kind: str, code: str | None = None) -> dict[str, Any]:
+    """An OpenAI-style error object; ``code`` is the ``EngineError`` subclass's code."""
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+# What a server that sends no Cove code means by its status.
+_BY_STATUS: dict[int, type[EngineError]] = {
+    400: errors.InvalidRequest,
+    401: errors.EngineAuthError,
+    403: errors.EngineAuthError,
+    404: errors.ModelNotFound,
+    409: errors.LoadCancelled,
+    413: errors.InvalidRequest,
+    415: errors.InvalidRequest,
+    422: errors.InvalidRequest,
+    429: errors.EngineBusy,
+    507: errors.InsufficientMemory,
+}
+
+
+def error_class(code: object) -> type[EngineError] | None:
+    """The EngineError subclass whose ``code`` this is, if any."""
+    if not isinstance(code, str):
+        return None
+    pending: list[type[EngineError]] = [EngineError]
+    while pending:
+        cls = pending.pop()
+        if cls.code == code:
+            return cls
+        pending.extend(cls.__subclasses__())
+    return None
+
+
+def error_from(error: object, status: int) -> EngineError:
+    """The typed error for an OpenAI-style error object (Cove's ``code`` first, else the
+    status)."""
+    if isinstance(error, Mapping):
+        message = str(error.get("message") or f"The engine answered HTTP {status}.")
+        code = error.get("code")
+        raw_plan = error.get("plan")
+    else:
+        message, code, raw_plan = str(error), None, None
+    cls = error_class(code) or _BY_STATUS.get(status, EngineError)
+    if cls is InsufficientMemory:
+        plan: Plan | None = None
+        if isinstance(raw_plan, Mapping):
+            try:
+                plan = Plan.from_dict(raw_plan)
+            except (KeyError, TypeError, ValueError):
+                plan = None  # the message still says why; the breakdown is a bonus
+        return InsufficientMemory(message, plan)
+    return cls(message)
