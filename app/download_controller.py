@@ -16,8 +16,8 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from engine.errors import EngineError
-from engine.hub.download import Download, DownloadManager, DownloadProgress, DownloadRequest
 from engine.hub.api import check_repo
+from engine.hub.download import Download, DownloadManager, DownloadProgress, DownloadRequest
 
 UPDATE_INTERVAL_S = 0.1  # about ten UI updates a second per download
 LIVE = frozenset({"queued", "resolving", "downloading", "verifying", "repairing", "installing"})

@@ -26,8 +26,8 @@ from engine.types import ChatMessage, Chunk, GenerationParams
 if TYPE_CHECKING:
     from engine.client.http_client import EngineClient
     from engine.client.local import LocalEngine
-    from engine.planner.gguf import Plan
     from engine.client.protocol import EngineStatus
+    from engine.planner.plan import Plan
     from engine.remote.remote_engine import RemoteEngine
 
 log = logging.getLogger(__name__)
@@ -116,7 +116,7 @@ class EngineService(QObject):
         self._engine_up(engine)
 
         def job() -> None:
-            status = engine.client.http_client.status()
+            status = engine.client.status()
             if status.model is None and model is not None:
                 post_to_ui(lambda: self._begin_load(model))
                 self._load_in_worker(engine, model, None)
@@ -147,7 +147,7 @@ class EngineService(QObject):
         self.remote = None
         if engine is not None and self._owned:
             engine.stop()
-            engine.client.http_client.close()
+            engine.client.close()
         self._stop_embedder()
 
     # -- another computer's engine -------------------------------------------------------------
@@ -253,7 +253,7 @@ class EngineService(QObject):
         with self._embedder_lock:
             engine = self.engine
             if self.remote is None and engine is not None:
-                return engine.client.http_client
+                return engine.client
             if self._embedder is None or not self._embedder.alive():
                 from engine.client.local import LocalEngine
 
@@ -321,7 +321,9 @@ class EngineService(QObject):
             post_to_ui(lambda: self.load_progressed.emit(fraction))
 
         try:
-            status = engine.client.http_client.load(model, ctx=ctx, progress=progress, cancel=cancel)
+            status = engine.client.load(
+                model, ctx=ctx, progress=progress, cancel=cancel
+            )
         except BaseException as exc:
             error = exc
             post_to_ui(lambda: self._load_error(error))
@@ -354,7 +356,7 @@ class EngineService(QObject):
 
         remote, model = self.remote, self.model
         ask = (lambda: remote.status(model)) if remote is not None and model else None
-        self.control_pool.submit(ask or engine.client.http_client.status, done, lambda _exc: None)
+        self.control_pool.submit(ask or engine.client.status, done, lambda _exc: None)
 
     def plan(
         self,
@@ -369,7 +371,7 @@ class EngineService(QObject):
         if self.remote is not None:
             on_error(EngineError(self.remote.note))
             return
-        self.control_pool.submit(lambda: engine.client.http_client.plan(model), on_done, on_error)
+        self.control_pool.submit(lambda: engine.client.plan(model), on_done, on_error)
 
     # -- conversations' saved state -------------------------------------------------------------
 
@@ -384,13 +386,13 @@ class EngineService(QObject):
         if self.remote is not None:
             on_error(EngineError(self.remote.note))
             return
-        self.control_pool.submit(engine.client.http_client.saved_state, on_done, on_error)
+        self.control_pool.submit(engine.client.saved_state, on_done, on_error)
 
     def set_state_limit(self, limit_bytes: int) -> None:
         engine = self.engine
         if engine is not None and self.remote is None:
             self.control_pool.submit(
-                lambda: engine.client.http_client.set_state_limit(limit_bytes), None, _log_failure
+                lambda: engine.client.set_state_limit(limit_bytes), None, _log_failure
             )
 
     def forget_state(
@@ -403,9 +405,9 @@ class EngineService(QObject):
         def job() -> int:
             if engine is not None:
                 with contextlib.suppress(EngineError):
-                    return engine.client.http_client.forget_state(conversation)
-            from engine.paths import state_dir
+                    return engine.client.forget_state(conversation)
             from engine.generation.state_cache import StateCache
+            from engine.paths import state_dir
 
             return StateCache(state_dir()).forget(conversation)
 
@@ -422,7 +424,7 @@ class EngineService(QObject):
             raise EngineError(
                 "The engine is not running. Use Restart engine, then send the message again."
             )
-        client = engine.client.http_client
+        client = engine.client
         # Another computer's model is asked for by name. Its saved state is not named after this
         # window's conversations: other people's windows number theirs the same way.
         model = self.model if self.remote is not None else None
@@ -468,7 +470,7 @@ class EngineService(QObject):
             # Asking the dead host anything makes the client describe how it died (its exit
             # code or signal, and its last log lines).
             def ask() -> None:
-                engine.client.http_client.status()
+                engine.client.status()
 
             def died(exc: BaseException) -> None:
                 self.report_crash(
@@ -503,8 +505,8 @@ class EngineService(QObject):
                 fresh.client.load(model)
                 return fresh
             engine.restart()
-            if engine.client.http_client.last_load is None:
-                engine.client.http_client.load(model)
+            if engine.client.last_load is None:
+                engine.client.load(model)
             return engine
 
         def done(fresh: LocalEngine | RemoteEngine) -> None:

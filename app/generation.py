@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from app.mcp_service import ToolsRequest
     from app.model_images import ModelImages
     from engine.documents.answer import Grounding
-    from engine.images import ImageInput
     from engine.mcp_servers.turn import CallRecord
     from engine.store import ChatSettings, Message, Store, StoredImage
+    from engine.types import ImageInput
 
 log = logging.getLogger(__name__)
 

@@ -72,7 +72,7 @@ class HardwareProbe(QObject):
             self._run_process()
             return
         self.engine.control_pool.submit(
-            engine.client.http_client.hardware, self._got, lambda exc: self._failed_with(str(exc))
+            engine.client.hardware, self._got, lambda exc: self._failed_with(str(exc))
         )
 
     def _got(self, report: HardwareReport) -> None:
@@ -221,7 +221,7 @@ def report_html(report: HardwareReport, status: EngineStatus | None, colors: Col
 def _measured_html(report: HardwareReport, colors: Colors) -> str:
     """The ways models were measured to run here (cove tune), fastest first at the default
     context, with the one in use marked."""
-    from engine.planner.gguf import DEFAULT_CONTEXT
+    from engine.planner.plan import DEFAULT_CONTEXT
     from engine.tuning.store import TuningStore, machine_key
 
     esc = html.escape

@@ -14,7 +14,8 @@ from pathlib import Path
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMimeData, Qt
 from PySide6.QtGui import QImage, QImageWriter
 
-from engine.images import ImageInput, read_image, read_image_file
+from engine.images import read_image, read_image_file
+from engine.types import ImageInput
 
 MAX_IMAGES = 8  # in one message
 THUMB_SIDE = 56  # the composer's chips, in pixels

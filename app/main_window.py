@@ -53,8 +53,8 @@ if TYPE_CHECKING:
     from app.remote.engine_dialog import EngineDialog
     from app.state_dialog import SavedStateDialog
     from engine.client.local import LocalEngine
-    from engine.planner.gguf import Plan
     from engine.client.protocol import EngineStatus
+    from engine.planner.plan import Plan
     from engine.store import Conversation, Store
 
 DEFAULT_SIZE = (1240, 780)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from engine.errors import EngineError
 
 if TYPE_CHECKING:
-    from engine.images import ImageInput
     from engine.store import Store, StoredImage
+    from engine.types import ImageInput
 
 log = logging.getLogger(__name__)
 

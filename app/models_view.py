@@ -41,7 +41,7 @@ from engine.library.installed import Removed, remove_model
 from engine.library.partial import PartialDownload, list_partials, remove_partial
 from engine.library.projectors import projector_of
 from engine.paths import models_dir, shown
-from engine.planner.gguf import Plan
+from engine.planner.plan import Plan
 from engine.speed.store import DEFAULT_COMFORTABLE_TPS
 from engine.units import format_bytes
 

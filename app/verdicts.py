@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.planner.gguf import DeviceBudget, Plan
+from engine.planner.plan import DeviceBudget, Plan
 from engine.units import format_bytes
 
 Level = Literal["ok", "warn", "bad", "unknown"]

@@ -42,8 +42,8 @@ REPO = "bench/big"
 
 def child(endpoint: str, file: str, models: str, connections: int) -> int:
     """One Cove download in this process; prints its seconds and what the hash read back."""
-    from engine.hub.download import DownloadManager, DownloadRequest
     from engine.hub.api import HubConfig
+    from engine.hub.download import DownloadManager, DownloadRequest
     from engine.hub.transfer import TransferOptions
 
     manager = DownloadManager(

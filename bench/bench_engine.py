@@ -34,8 +34,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from engine.backends.llama_cpp import LlamaCppModel  # noqa: E402
-from engine.formats.gguf import read_gguf  # noqa: E402
 from engine.backends.loader import current_resources  # noqa: E402
+from engine.formats.gguf import read_gguf  # noqa: E402
 from engine.library.names import resolve_model  # noqa: E402
 from engine.planner.gguf import make_plan  # noqa: E402
 from engine.types import ChatMessage, Chunk, GenerationParams  # noqa: E402

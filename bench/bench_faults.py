@@ -31,9 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from engine.client.local import LocalEngine  # noqa: E402
 from engine.errors import EngineCrashed, ModelLoadError, TemplateError  # noqa: E402
 from engine.formats.gguf import read_gguf  # noqa: E402
-from engine.client.local import LocalEngine  # noqa: E402
 from engine.library.names import starter_path  # noqa: E402
 from engine.templates import ChatTemplate, render  # noqa: E402
 from engine.types import ChatMessage, GenerationParams  # noqa: E402
@@ -90,12 +90,12 @@ def host_faults() -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         engine = LocalEngine.start(log_path=Path(folder) / "engine.log")
         try:
-            engine.client.http_client.load("starter", ctx=2048)
+            engine.client.load("starter", ctx=2048)
             pid = engine.pid
             assert pid is not None
             killed_at = 0.0
             try:
-                for received, _chunk in enumerate(engine.client.http_client.chat(STORY, LONG), 1):
+                for received, _chunk in enumerate(engine.client.chat(STORY, LONG), 1):
                     if received == 3:
                         os.kill(pid, signal.SIGKILL)
                         killed_at = time.perf_counter()
@@ -109,14 +109,14 @@ def host_faults() -> dict[str, float]:
             os.kill(pid, signal.SIGKILL)
             dead_started = time.perf_counter()
             try:
-                engine.client.http_client.status()
+                engine.client.status()
             except EngineCrashed:
                 dead = time.perf_counter() - dead_started
             else:
                 raise AssertionError("a dead host answered")
         finally:
             engine.stop()
-            engine.client.http_client.close()
+            engine.client.close()
     return {"crash_noticed_s": noticed, "restart_with_model_s": restart, "dead_host_s": dead}
 
 

@@ -87,7 +87,7 @@ def measure(stream: Iterable[Chunk], host: psutil.Process | None) -> dict[str, f
 
 
 def through(engine: LocalEngine) -> Callable[[list[ChatMessage]], Iterable[Chunk]]:
-    return lambda msgs: engine.client.http_client.chat(msgs, PARAMS)
+    return lambda msgs: engine.client.chat(msgs, PARAMS)
 
 
 def run(model: str, repeat: int, llama_bench: str | None) -> dict[str, Any]:
@@ -106,7 +106,7 @@ def run(model: str, repeat: int, llama_bench: str | None) -> dict[str, Any]:
         "in_process": lambda msgs: loaded.model.chat(msgs, PARAMS),
     }
     for name, engine in engines.items():
-        engine.client.http_client.load(model, ctx=CTX)
+        engine.client.load(model, ctx=CTX)
         assert engine.pid is not None
         processes[name] = psutil.Process(engine.pid)
         modes[name] = through(engine)

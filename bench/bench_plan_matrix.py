@@ -20,7 +20,8 @@ if str(ROOT) not in sys.path:
 
 from engine.backends import llama_cpp as backend  # noqa: E402
 from engine.formats.gguf import read_gguf  # noqa: E402
-from engine.planner.gguf import MiB, compute_bytes, kv_cache_bytes, make_plan  # noqa: E402
+from engine.planner.gguf import compute_bytes, kv_cache_bytes, make_plan  # noqa: E402
+from engine.planner.plan import MiB  # noqa: E402
 from tests.engine.test_plan_matrix import (  # noqa: E402
     _PLENTY,
     VOCAB,

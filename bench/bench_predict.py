@@ -1,13 +1,14 @@
 """Predicted against measured speed, in the same run, on every real model here.
 
 The speed probe runs first, in a fresh data folder: the machine's bandwidth and arithmetic
-rate, and the starter once (engine/hardware/benchmarks.py), which is all the speed model knows. Every
-model is then predicted (prompt reading, and replies at a short and a long depth) before it is
-loaded, and measured through Cove's engine: a ~256-token prompt and a 32-token reply, then the
-conversation extended to ~2,000 tokens and another reply (``--repeat`` rounds, medians). The
-Qwen2.5 0.5B and the ONNX build are predicted from the starter's calibration alone; the starter's
-own figures check the calibration's fit to another run of it. llama.cpp's ``llama-bench`` at the
-same depths is the baseline for the GGUF models (Cove's measured speed against the runtime's own).
+rate, and the starter once (engine/hardware/benchmarks.py), which is all the speed model
+knows. Every model is then predicted (prompt reading, and replies at a short and a long depth)
+before it is loaded, and measured through Cove's engine: a ~256-token prompt and a 32-token reply,
+then the conversation extended to ~2,000 tokens and another reply (``--repeat`` rounds, medians).
+The Qwen2.5 0.5B and the ONNX build are predicted from the starter's calibration alone; the
+starter's own figures check the calibration's fit to another run of it. llama.cpp's ``llama-bench``
+at the same depths is the baseline for the GGUF models (Cove's measured speed against the runtime's
+own).
 
     python bench/bench_predict.py [--repeat 3] [--json out.json] [--no-llama-bench]
 """
@@ -154,8 +155,8 @@ def main() -> int:
     os.environ["COVE_DATA_DIR"] = tempfile.mkdtemp(prefix="cove-bench-predict-")
     os.environ.pop("COVE_NO_SPEED_CALIBRATION", None)
 
-    from engine.hardware import probe_hardware
     from engine.backends.loader import plan_model
+    from engine.hardware import probe_hardware
     from engine.speed.machine import profile_for
 
     report = probe_hardware()

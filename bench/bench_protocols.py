@@ -80,7 +80,7 @@ def main() -> int:
     args = parser.parse_args()
     engine = LocalEngine.start(extra_args=("--stream-flush-ms", "0"))
     try:
-        status = engine.client.http_client.load(args.model)
+        status = engine.client.load(args.model)
         assert status.model is not None
         root = engine.base_url[: -len("/v1")]
         headers = {"Authorization": f"Bearer {engine._token}"}
@@ -95,7 +95,7 @@ def main() -> int:
                 results[name]["rate"].append(rate)
     finally:
         engine.stop()
-        engine.client.http_client.close()
+        engine.client.close()
     base = results["chat completions"]
     summary = {}
     print(f"{'route':20} {'first text (ms)':>16} {'ratio':>6} {'pieces/s':>9} {'ratio':>6}")

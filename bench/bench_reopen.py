@@ -73,14 +73,14 @@ def host(model: str, state_dir: Path, cache_mb: int | None = None) -> Any:
     os.environ["COVE_STATE_DIR"] = str(state_dir)
     extra = ("--state-cache-mb", str(cache_mb)) if cache_mb is not None else ()
     engine = LocalEngine.start(extra_args=extra)
-    engine.client.http_client.load(model, ctx=CTX)
+    engine.client.load(model, ctx=CTX)
     return engine
 
 
 def restart(model: str, tokens: int, rounds: int, folder: Path) -> dict[str, Any]:
     engine = host(model, folder)
     try:
-        history = build(engine.client.http_client, "Harbour", tokens)
+        history = build(engine.client, "Harbour", tokens)
     finally:
         engine.stop()
     rows: dict[str, list[float]] = {"restored": [], "reread": []}
@@ -92,7 +92,7 @@ def restart(model: str, tokens: int, rounds: int, folder: Path) -> dict[str, Any
             engine = host(model, folder, None if way == "restored" else 0)
             try:
                 question = [*history, ChatMessage("user", f"Question {r}: what was late?")]
-                _text, final = ask(engine.client.http_client, question)
+                _text, final = ask(engine.client, question)
             finally:
                 engine.stop()
             rows[way].append(final.stats.ttft_s)
@@ -107,11 +107,13 @@ def switch(model: str, tokens: int, rounds: int, folder: Path) -> dict[str, Any]
     for way in ("restored", "reread"):
         engine = host(model, folder / way, None if way == "restored" else 0)
         try:
-            chats = [build(engine.client.http_client, tag, tokens // 2) for tag in ("Harbour", "Orchard")]
+            chats = [
+                build(engine.client, tag, tokens // 2) for tag in ("Harbour", "Orchard")
+            ]
             for r in range(rounds):
                 for history in chats:
                     question = [*history, ChatMessage("user", f"Question {r}: anything late?")]
-                    _text, final = ask(engine.client.http_client, question)
+                    _text, final = ask(engine.client, question)
                     rows[way].append(final.stats.ttft_s)
         finally:
             engine.stop()

@@ -317,13 +317,13 @@ def main() -> None:
         rows += run_cases("llama-server", base, {}, model.name)
     engine = LocalEngine.start(ready_timeout=300)
     try:
-        status = engine.client.http_client.load(str(model), ctx=CTX)
+        status = engine.client.load(str(model), ctx=CTX)
         assert status.model is not None
         headers = {"Authorization": f"Bearer {engine._token}"}
         rows += run_cases("cove", engine.base_url, headers, status.model)
     finally:
         engine.stop()
-        engine.client.http_client.close()
+        engine.client.close()
 
     result = summary(rows)
     print(

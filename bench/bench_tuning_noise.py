@@ -32,7 +32,7 @@ if str(ROOT) not in sys.path:
 from bench.bench_engine import find_llama_bench  # noqa: E402
 from engine.hardware import probe_hardware  # noqa: E402
 from engine.library.names import resolve_model  # noqa: E402
-from engine.planner.gguf import resources_from  # noqa: E402
+from engine.planner.plan import resources_from  # noqa: E402
 from engine.tuning import Choice, choose  # noqa: E402
 from engine.tuning.configs import Way  # noqa: E402
 from engine.tuning.figures import Measurement  # noqa: E402

@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from engine.advice.recommend import NPU, Recommendation, recommend  # noqa: E402
 from engine.hardware.report import HardwareReport  # noqa: E402
 from engine.library.catalog import load_catalog  # noqa: E402
-from engine.advice.recommend import NPU, Recommendation, recommend  # noqa: E402
 from tests.engine.machines import MACHINES  # noqa: E402
 
 DOC = ROOT / "docs" / "DEVICES.md"

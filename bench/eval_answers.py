@@ -111,7 +111,7 @@ def main() -> int:
     report: dict[str, Any] = {"model": args.model, "max_tokens": args.max_tokens, "sets": {}}
     engine = LocalEngine.start()
     try:
-        status = engine.client.http_client.load(args.model)
+        status = engine.client.load(args.model)
         n_ctx = status.n_ctx or 2048
         report["model_loaded"] = status.model
         report["n_ctx"] = n_ctx
@@ -119,7 +119,9 @@ def main() -> int:
             encoder = CachedEncoder(model)
             for name in names:
                 print(f"== {name} ({status.model}) ==", flush=True)
-                result = evaluate(name, encoder, engine.client.http_client, n_ctx, args.max_tokens, args.limit)
+                result = evaluate(
+                    name, encoder, engine.client, n_ctx, args.max_tokens, args.limit
+                )
                 report["sets"][name] = result
                 print(
                     f"unanswerable -> not in your documents: {result['unanswerable_not_found']:.2f}"
@@ -132,7 +134,7 @@ def main() -> int:
                 )
     finally:
         engine.stop()
-        engine.client.http_client.close()
+        engine.client.close()
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     return 0

@@ -114,7 +114,7 @@ def main() -> int:
     report: dict[str, Any] = {"model": args.model, "passages": args.passages, "sets": {}}
     engine = LocalEngine.start()
     try:
-        status = engine.client.http_client.load(args.model)
+        status = engine.client.load(args.model)
         assert status.model is not None
         headers = {"Authorization": f"Bearer {engine._token}"}
         with EmbeddingModel.load(ENCODER) as loaded:
@@ -130,7 +130,7 @@ def main() -> int:
                           f"{line['answerable_refused']:.2f}")  # fmt: skip
     finally:
         engine.stop()
-        engine.client.http_client.close()
+        engine.client.close()
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     return 0

@@ -39,11 +39,11 @@ if str(ROOT) not in sys.path:
 from bench.embed_cache import CachedEncoder  # noqa: E402
 from bench.usual_recipe import UsualRecipe  # noqa: E402
 from engine.documents.answerable import judge  # noqa: E402
+from engine.documents.embeddings import EmbeddingModel  # noqa: E402
 from engine.documents.index_db import IndexDB  # noqa: E402
 from engine.documents.indexer import Indexer  # noqa: E402
 from engine.documents.rerank import CrossEncoder  # noqa: E402
 from engine.documents.retrieve import Mode, Retriever  # noqa: E402
-from engine.documents.embeddings import EmbeddingModel  # noqa: E402
 
 ENCODER = ROOT.parent / "shared" / "models" / "all-minilm-l6-v2-onnx"
 CACHE = Path.home() / ".cache" / "cove-bench"

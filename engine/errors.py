@@ -10,9 +10,9 @@ from typing import Protocol
 
 
 class PlanData(Protocol):
-    """What an error needs of a memory plan (``engine.planner.gguf.Plan`` is one): its verdict, and its
-    JSON form for an error body. Named by shape: errors carry data and import none of the modules
-    that raise them or make what they carry."""
+    """What an error needs of a memory plan (``engine.planner.plan.Plan`` is one): its verdict, and
+    its JSON form for an error body. Named by shape: errors carry data and import none of the
+    modules that raise them or make what they carry."""
 
     @property
     def verdict(self) -> str: ...

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import io
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import InvalidRequest, VisionUnavailable
+from engine.types import ImageInput
 
 # Refused before decoding: more pixels than any camera or screenshot has (a 200-megapixel phone
 # photo is 16,320 x 12,240), and the point where a small compressed file can claim gigabytes.
@@ -50,34 +49,6 @@ class ImageError(InvalidRequest):
     """An image that cannot be read, said in the user's terms."""
 
     code = "invalid_image"
-
-
-@dataclass(frozen=True, slots=True)
-class ImageInput:
-    """One image as a model gets it: upright RGB pixels (row-major, 3 bytes a pixel) at most
-    ``MODEL_SIDE`` on a side, with the bytes it was read from (what travels over the API)."""
-
-    rgb: bytes = field(repr=False)
-    width: int
-    height: int
-    encoded: bytes = field(repr=False)
-    mime: str
-    # The size it was given at, before any scaling (what the user sees).
-    original: tuple[int, int] = (0, 0)
-
-    @property
-    def digest(self) -> str:
-        """SHA-256 of the pixels the model sees: equal images are one image to the KV cache."""
-        return _digest(self.rgb, self.width, self.height)
-
-    def data_url(self) -> str:
-        return f"data:{self.mime};base64,{base64.b64encode(self.encoded).decode('ascii')}"
-
-
-def _digest(rgb: bytes, width: int, height: int) -> str:
-    h = hashlib.sha256(f"{width}x{height}:".encode())
-    h.update(rgb)
-    return h.hexdigest()
 
 
 def read_image(data: bytes, name: str = "the image") -> ImageInput:

@@ -55,8 +55,9 @@ def cache_dir() -> Path:
 
 def state_dir() -> Path:
     """``$COVE_STATE_DIR`` if set, else ``state`` in the data folder: conversations' saved
-    model state (engine/generation/state_cache.py). It holds what the conversations said, so it lives with
-    the chat history, not in a cache folder that other tools clean or back up differently."""
+    model state (engine/generation/state_cache.py). It holds what the conversations said, so it
+    lives with the chat history, not in a cache folder that other tools clean or back up
+    differently."""
     override = os.environ.get(STATE_DIR_ENV)
     if override:
         return Path(override).expanduser()

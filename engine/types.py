@@ -2,16 +2,45 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import base64
+import hashlib
+from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from engine.images import ImageInput
 from engine.tools import Tool, ToolCall
 
 Role = Literal["system", "user", "assistant", "tool"]
 FinishReason = Literal["stop", "length", "cancelled", "error"]
 FINISH_REASONS: tuple[FinishReason, ...] = ("stop", "length", "cancelled", "error")
 Speculation = Literal["auto", "on", "off"]
+
+
+@dataclass(frozen=True, slots=True)
+class ImageInput:
+    """One image as a model gets it: upright RGB pixels (row-major, 3 bytes a pixel) at most
+    ``MODEL_SIDE`` on a side, with the bytes it was read from (what travels over the API)."""
+
+    rgb: bytes = field(repr=False)
+    width: int
+    height: int
+    encoded: bytes = field(repr=False)
+    mime: str
+    # The size it was given at, before any scaling (what the user sees).
+    original: tuple[int, int] = (0, 0)
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the pixels the model sees: equal images are one image to the KV cache."""
+        return _digest(self.rgb, self.width, self.height)
+
+    def data_url(self) -> str:
+        return f"data:{self.mime};base64,{base64.b64encode(self.encoded).decode('ascii')}"
+
+
+def _digest(rgb: bytes, width: int, height: int) -> str:
+    h = hashlib.sha256(f"{width}x{height}:".encode())
+    h.update(rgb)
+    return h.hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +93,9 @@ class GenerationParams:
     # The log-probability of each generated token and of this many most likely alternatives
     # (0..TOP_LOGPROBS_MAX); None: none reported.
     logprobs: int | None = None
-    # Check tokens guessed from the conversation in batches (engine/generation/speculation.py): "auto"
-    # where the runtime evaluates a batch bit for bit as it evaluates single tokens (so the reply
-    # is exactly the same), "on" also where a batch rounds differently (a near-tie may then
+    # Check tokens guessed from the conversation in batches (engine/generation/speculation.py):
+    # "auto" where the runtime evaluates a batch bit for bit as it evaluates single tokens (so the
+    # reply is exactly the same), "on" also where a batch rounds differently (a near-tie may then
     # flip), "off" never.
     speculation: Speculation = "auto"
     # The client's name for the conversation, kept with its saved state so that deleting the

@@ -86,10 +86,10 @@ def local_engine(starter: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     engine = LocalEngine.start(
         embedding_model=embedder if embedder.is_dir() else None, log_path=log
     )
-    engine.client.http_client.load("starter", ctx=2048)
+    engine.client.load("starter", ctx=2048)
     yield engine
     engine.stop()
-    engine.client.http_client.close()
+    engine.client.close()
 
 
 FETCH_TEST_MODELS = SHARED_MODELS.parent / "tools" / "fetch-test-models.sh"

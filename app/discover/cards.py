@@ -15,13 +15,13 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from engine.advice.recommend import Option, Recommendation, fit_by_size, predict_by_size
 from engine.hardware.report import HardwareReport
+from engine.hub.api import RemoteFile
+from engine.hub.download import DownloadRequest
+from engine.hub.search import HubHit, gguf_quant, onnx_folders
 from engine.library.builds import requests_for
 from engine.library.catalog import CatalogModel, Variant
-from engine.hub.download import DownloadRequest
-from engine.hub.api import RemoteFile
-from engine.hub.search import HubHit, gguf_quant, onnx_folders
-from engine.advice.recommend import Option, Recommendation, fit_by_size, predict_by_size
 from engine.speed.predict import Prediction
 from engine.units import format_bytes, format_tps
 

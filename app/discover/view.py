@@ -27,11 +27,10 @@ from PySide6.QtWidgets import (
 from app.discover.cards import HubCard, ModelCard
 from app.download_controller import DownloadController
 from app.workers import WorkerPool
+from engine.advice.recommend import Recommendation, recommend
 from engine.hardware.report import HardwareReport
-from engine.library.builds import is_installed, requests_for
-from engine.library.catalog import Catalog, CatalogError, CatalogModel, Variant, load_catalog
-from engine.hub.download import DownloadRequest
 from engine.hub.api import Hub, HubConfig
+from engine.hub.download import DownloadRequest
 from engine.hub.meta import (
     Listing,
     ListingCache,
@@ -40,7 +39,8 @@ from engine.hub.meta import (
     fetch_listings,
 )
 from engine.hub.search import HubHit, search_hub
-from engine.advice.recommend import Recommendation, recommend
+from engine.library.builds import is_installed, requests_for
+from engine.library.catalog import Catalog, CatalogError, CatalogModel, Variant, load_catalog
 from engine.paths import models_dir
 from engine.speed.store import DEFAULT_COMFORTABLE_TPS, SpeedStore
 

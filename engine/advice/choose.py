@@ -10,16 +10,16 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from engine.errors import EngineError, HubNotFound, InsufficientMemory
+from engine.hub.api import Hub, RemoteFile, check_repo
 from engine.hub.download import DownloadRequest
 from engine.hub.gguf_names import projector_for, quant_of, single_ggufs
-from engine.hub.api import Hub, RemoteFile, check_repo
 from engine.hub.meta import ListingCache
 from engine.units import format_bytes
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
     from engine.library.catalog import CatalogModel
-    from engine.planner.gguf import Resources
+    from engine.planner.plan import Resources
 
 DEFAULT_QUANT = "Q4_K_M"
 
@@ -154,10 +154,10 @@ def _catalog_pull(
     report: HardwareReport | None,
     cache: ListingCache,
 ) -> PullPlan:
-    from engine.hardware import probe_hardware
-    from engine.library.builds import requests_for
-    from engine.hub.meta import build_files, fetch_listings
     from engine.advice.recommend import recommend
+    from engine.hardware import probe_hardware
+    from engine.hub.meta import build_files, fetch_listings
+    from engine.library.builds import requests_for
 
     listings, problems = fetch_listings(hub, {v.repo for v in entry.variants}, cache, refresh=True)
     if quant:
@@ -201,6 +201,6 @@ def onnx_folder_pull(hub: Hub, repo: str, folder: str) -> PullPlan | None:
 
 
 def error_class(code: str) -> type[EngineError]:
-    from engine.client.http_client import protocol
+    from engine.client import protocol
 
     return protocol.error_class(code) or EngineError

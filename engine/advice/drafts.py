@@ -1,12 +1,12 @@
 """A smaller model drafting for a larger one (speculative decoding with a draft model).
 
 The draft model guesses a few tokens greedily, one cheap step each; the large model checks them
-in one batch through the same path as prompt-lookup guesses (engine/generation/speculation.py), so what it
-says does not depend on the drafter. Guesses are token ids, so the two models must share their
-vocabulary: compared from both files (the rule of llama.cpp's ``common_speculative_are_compatible``:
-the same tokenizer kind and special tokens, sizes within 128, the same text for every token from
-id 5 on), never from their names. The catalog names the drafts each family has
-(``CatalogModel.drafts``).
+in one batch through the same path as prompt-lookup guesses (engine/generation/speculation.py),
+so what it says does not depend on the drafter. Guesses are token ids, so the two models must share
+their vocabulary: compared from both files (the rule of llama.cpp's
+``common_speculative_are_compatible``: the same tokenizer kind and special tokens, sizes within 128,
+the same text for every token from id 5 on), never from their names. The catalog names the drafts
+each family has (``CatalogModel.drafts``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from engine.types import GenerationParams
 
 if TYPE_CHECKING:
     from engine.backends.llama_cpp import LlamaCppModel
-    from engine.planner.gguf import Plan
+    from engine.planner.plan import Plan
 
 VOCAB_SIZE_SLACK = 128
 FIRST_CHECKED_TOKEN = 5
@@ -79,7 +79,7 @@ class DraftChoice:
 def beside(choice: DraftChoice, free_bytes: int) -> DraftChoice:
     """``choice``, refused when it does not fit in ``free_bytes`` (the memory left beside the
     model it drafts for) with the planner's headroom kept."""
-    from engine.planner.gguf import usable_bytes
+    from engine.planner.plan import usable_bytes
     from engine.units import format_bytes
 
     if not choice.usable or choice.bytes <= usable_bytes(free_bytes):

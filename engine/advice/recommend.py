@@ -24,15 +24,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from engine.hub.meta import BuildFiles, build_files
 from engine.library.catalog import BITS_PER_WEIGHT, ONNX_BITS_PER_WEIGHT, CatalogModel, Variant
 from engine.library.facts import gguf_facts, onnx_facts
-from engine.hub.meta import BuildFiles, build_files
 from engine.units import format_bytes, format_tps
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
     from engine.hub.meta import Listing
-    from engine.planner.gguf import Plan
+    from engine.planner.plan import Plan
     from engine.speed.predict import Prediction
 
 NPU_PROVIDERS = {"qnn": "QNNExecutionProvider", "vitisai": "VitisAIExecutionProvider"}
@@ -249,7 +249,8 @@ def _option(model: CatalogModel, build: BuildFiles, report: HardwareReport) -> O
 
 
 def _gguf_option(model: CatalogModel, build: BuildFiles, report: HardwareReport) -> Option:
-    from engine.planner.gguf import make_plan, resources_from
+    from engine.planner.gguf import make_plan
+    from engine.planner.plan import resources_from
 
     if not report.llama_cpp.available:
         reason = f"llama.cpp is not available here ({report.llama_cpp.reason})"
@@ -300,8 +301,8 @@ def _gguf_option(model: CatalogModel, build: BuildFiles, report: HardwareReport)
 
 
 def _onnx_option(model: CatalogModel, build: BuildFiles, report: HardwareReport) -> Option:
-    from engine.formats.onnx import plan_onnx
-    from engine.planner.gguf import Device, Resources
+    from engine.planner.onnx import plan_onnx
+    from engine.planner.plan import Device, Resources
 
     v = build.variant
     provider = v.provider or "cpu"
@@ -440,7 +441,7 @@ def _blocker(options: tuple[Option, ...]) -> str:
     if not usable:
         reasons = {o.why_not or o.build.missing or "" for o in options}
         return "; ".join(sorted(r for r in reasons if r)) + "."
-    from engine.planner.gguf import usable_bytes
+    from engine.planner.plan import usable_bytes
 
     smallest = min(usable, key=lambda o: o.need_bytes)
     free = smallest.free_bytes
@@ -459,7 +460,7 @@ SIZE_OVERHEAD = 256 << 20
 
 def fit_by_size(size_bytes: int, report: HardwareReport) -> tuple[str, str]:
     """("fits" / "tight" / "too_big", where) for a file known only by its size."""
-    from engine.planner.gguf import usable_bytes
+    from engine.planner.plan import usable_bytes
 
     need = size_bytes * SIZE_FACTOR + SIZE_OVERHEAD
     places: list[tuple[str, int]] = []

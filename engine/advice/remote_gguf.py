@@ -16,7 +16,7 @@ from engine.formats.gguf.cursor import MAX_HEADER_BYTES
 from engine.hub.api import Hub, network_error, raise_for_status
 
 if TYPE_CHECKING:
-    from engine.planner.gguf import Plan, Resources
+    from engine.planner.plan import Plan, Resources
 
 FIRST_BLOCK = 1 << 20
 MAX_BLOCK = 16 << 20

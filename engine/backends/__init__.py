@@ -16,7 +16,7 @@ from engine.tools import Tool
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
-    from engine.planner.gguf import Plan
+    from engine.planner.plan import Plan
 
 
 # Called with the fraction loaded (0..1); returning False cancels the load.

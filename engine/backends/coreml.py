@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from engine.backends import LoadProgress
+from engine.errors import BackendUnavailable, LoadCancelled, ModelLoadError
+from engine.formats.coreml import CoreMLModelInfo, is_coreml_model, read_coreml_model
 from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource
 from engine.generation.sampling import LogitSampler
-from engine.formats.coreml import CoreMLModelInfo, is_coreml_model, read_coreml_model
-from engine.errors import BackendUnavailable, LoadCancelled, ModelLoadError
-from engine.planner.gguf import Plan
+from engine.planner.plan import Plan
 from engine.templates import ChatTemplate, choose_template, render
 from engine.tools import Tool
 from engine.types import ChatMessage, GenerationParams

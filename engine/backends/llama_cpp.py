@@ -18,8 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from engine.backends import LoadProgress
-from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource
-from engine.native.threadpool import ThreadPool, attach_threadpool
 from engine.backends.vision import Vision
 from engine.errors import (
     BackendUnavailable,
@@ -29,14 +27,15 @@ from engine.errors import (
     ModelLoadError,
 )
 from engine.formats.gguf import GGUFFile, read_gguf
-from engine.images import ImageInput
 from engine.generation.kv_reuse import reusable_prefix
-from engine.native.lock import GGML_LOCK
-from engine.planner.gguf import Plan
+from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource
 from engine.generation.state_cache import state_key
+from engine.native.lock import GGML_LOCK
+from engine.native.threadpool import ThreadPool, attach_threadpool
+from engine.planner.plan import Plan
 from engine.templates import ChatTemplate, choose_template, render
 from engine.tools import Tool
-from engine.types import ChatMessage, Chunk, GenerationParams
+from engine.types import ChatMessage, Chunk, GenerationParams, ImageInput
 
 # ggml type ids for the KV cache types the planner may choose.
 _KV_GGML_TYPE = {"f16": 1, "q8_0": 8, "q4_0": 2}
@@ -301,7 +300,8 @@ class LlamaCppModel(GenerationLoop):
 
     def _rewind(self, keep: int, params: GenerationParams) -> int:
         # A window-sized cache has dropped positions older than the window: a prefix is reusable
-        # only while the cache still holds what the next token attends to (engine/generation/kv_reuse.py).
+        # only while the cache still holds what the next token attends to
+        # (engine/generation/kv_reuse.py).
         oldest = self._lib.llama_memory_seq_pos_min(self._mem, 0)
         keep = reusable_prefix(keep, oldest_cached=oldest, window=self._window)
         cached = self._cached

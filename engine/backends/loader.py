@@ -7,13 +7,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.backends import LoadedModel, LoadProgress, backend_for
-from engine.formats.coreml import CoreMLModelInfo, is_coreml_model, plan_coreml, read_coreml_model
 from engine.errors import BackendUnavailable, InsufficientMemory
+from engine.formats.coreml import CoreMLModelInfo, is_coreml_model, read_coreml_model
 from engine.formats.gguf import GGUFFile, read_gguf
 from engine.formats.gguf.projector import TEXT_ONLY, looks_like_vision, projector_for
+from engine.formats.onnx import OnnxModelInfo, is_onnx_chat_folder, read_onnx_model
 from engine.library.names import resolve_model
-from engine.formats.onnx import OnnxModelInfo, is_onnx_chat_folder, plan_onnx, read_onnx_model
-from engine.planner.gguf import Device, Plan, Resources, make_plan, resources_from
+from engine.planner.coreml import plan_coreml
+from engine.planner.gguf import make_plan
+from engine.planner.onnx import plan_onnx
+from engine.planner.plan import Device, Plan, Resources, resources_from
 
 if TYPE_CHECKING:
     pass

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from engine.backends import LoadProgress
-from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource
 from engine.errors import BackendUnavailable, LoadCancelled, ModelLoadError
 from engine.formats.onnx import is_onnx_chat_folder, read_onnx_model
-from engine.planner.gguf import Plan
+from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource
+from engine.planner.plan import Plan
 from engine.templates import ChatTemplate, choose_template, render
 from engine.tools import Tool
 from engine.types import ChatMessage, GenerationParams

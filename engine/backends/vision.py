@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import EngineError, ModelLoadError
-from engine.images import ImageInput
 from engine.native.lock import GGML_LOCK
+from engine.types import ImageInput
 
 _CHUNK_TEXT, _CHUNK_IMAGE = 0, 1
 # Prepared images kept for evaluation (the current prompt's, and a few before it).

@@ -18,8 +18,8 @@ from engine.cli.output import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, fail
 from engine.cli.plan import plan_command
 from engine.cli.tuning import tune_command
 from engine.errors import EngineError
-from engine.remote import DEFAULT_WORKER_PORT
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
+from engine.remote import DEFAULT_WORKER_PORT
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from engine.cli.output import EXIT_ERROR, fail
-from engine.images import ImageInput, read_image_file
-from engine.types import ChatMessage, Chunk, GenerationParams
+from engine.images import read_image_file
+from engine.types import ChatMessage, Chunk, GenerationParams, ImageInput
 
 if TYPE_CHECKING:
     from engine.client.http_client import EngineClient

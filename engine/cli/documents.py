@@ -13,15 +13,15 @@ from engine.errors import EngineError, InvalidRequest
 PARTIAL_NOTE = "(The index is still being built: the answer may miss documents.)"
 
 if TYPE_CHECKING:
+    from engine.documents.embeddings import EmbeddingModel
     from engine.documents.index_db import Collection, IndexDB
     from engine.documents.indexer import IndexProgress
     from engine.documents.rerank import CrossEncoder
-    from engine.documents.embeddings import EmbeddingModel
 
 
 def open_encoder(path: str | None) -> EmbeddingModel | None:
-    from engine.documents.encoder import default_encoder_folder
     from engine.documents.embeddings import EmbeddingModel
+    from engine.documents.encoder import default_encoder_folder
 
     folder = Path(path).expanduser() if path else default_encoder_folder()
     return EmbeddingModel.load(folder) if folder is not None else None

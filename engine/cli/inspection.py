@@ -43,8 +43,8 @@ def speed_lines(report: HardwareReport) -> list[str]:
 
 def inspect_command(model: str, as_json: bool) -> int:
     from engine.formats.gguf import read_gguf
-    from engine.library.names import resolve_model
     from engine.formats.onnx import is_onnx_chat_folder, read_onnx_model
+    from engine.library.names import resolve_model
     from engine.templates import choose_template
 
     path = resolve_model(model)

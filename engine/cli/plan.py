@@ -13,15 +13,15 @@ from engine.units import format_tps
 if TYPE_CHECKING:
     from engine.advice.drafts import DraftChoice
     from engine.formats.gguf import GGUFFile
-    from engine.planner.gguf import Plan
+    from engine.planner.plan import Plan
     from engine.speed.installed import ModelSpeed
 
 
 def plan_command(
     model: str, ctx: int | None, as_json: bool, workers: list[str] | None = None
 ) -> int:
-    from engine.errors import ModelNotFound
     from engine.backends.loader import plan_model
+    from engine.errors import ModelNotFound
 
     if workers:
         return _plan_split(model, ctx, as_json, workers)
@@ -143,8 +143,8 @@ def _names_hub_file(model: str) -> bool:
 
 def _plan_remote(model: str, ctx: int | None, as_json: bool) -> int:
     """Fit before download: the file's header over HTTP Range, the real planner on it."""
-    from engine.hub.api import Hub, HubConfig
     from engine.advice.remote_gguf import plan_remote
+    from engine.hub.api import Hub, HubConfig
     from engine.units import format_bytes
 
     pieces = model.strip("/").split("/")

@@ -16,10 +16,10 @@ from engine.errors import EngineError
 from engine.units import format_bytes
 
 if TYPE_CHECKING:
+    from engine.advice.recommend import Recommendation
     from engine.hardware.report import HardwareReport
     from engine.hub.api import Hub, HubConfig
     from engine.hub.search import HubHit
-    from engine.advice.recommend import Recommendation
 
 FIT_WORDS = {"fits": "fits", "tight": "tight", "too_big": "too big"}
 
@@ -33,8 +33,8 @@ class SearchResult:
     report: HardwareReport
 
     def to_dict(self) -> dict[str, Any]:
-        from engine.hub.search import gguf_quant, onnx_folders
         from engine.advice.recommend import fit_by_size, predict_by_size
+        from engine.hub.search import gguf_quant, onnx_folders
 
         def item(path: str, quant: str | None, size: int) -> dict[str, Any]:
             fit, where = fit_by_size(size, self.report)
@@ -100,11 +100,11 @@ def run_search(
     online: bool = True,
 ) -> SearchResult:
     """Catalog matches (listings refreshed from the hub when ``online``) and the hub's hits."""
-    from engine.library.catalog import load_catalog
+    from engine.advice.recommend import recommend
     from engine.hub.api import Hub
     from engine.hub.meta import ListingCache, fetch_listings
     from engine.hub.search import search_hub
-    from engine.advice.recommend import recommend
+    from engine.library.catalog import load_catalog
     from engine.speed.store import SpeedStore
 
     matches = load_catalog().search(query)

@@ -79,7 +79,7 @@ def choice_for(
     path: Path, ctx: int | None, *, measure_now: bool, again: bool = False
 ) -> Choice | None:
     from engine.hardware import probe_hardware
-    from engine.planner.gguf import resources_from
+    from engine.planner.plan import resources_from
     from engine.tuning import choose
 
     report = probe_hardware()

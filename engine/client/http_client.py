@@ -24,15 +24,6 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from engine import errors
-from engine.errors import (
-    EngineCrashed,
-    EngineError,
-    EngineUnreachable,
-    LoadCancelled,
-    ProtocolError,
-)
-from engine.hardware.report import HardwareReport
-from engine.planner.gguf import Plan
 from engine.client.protocol import (
     EngineStatus,
     ModelInfo,
@@ -41,6 +32,15 @@ from engine.client.protocol import (
     status_from,
     truncation_from,
 )
+from engine.errors import (
+    EngineCrashed,
+    EngineError,
+    EngineUnreachable,
+    LoadCancelled,
+    ProtocolError,
+)
+from engine.hardware.report import HardwareReport
+from engine.planner.plan import Plan
 from engine.tools import ToolCall
 from engine.types import ChatMessage, Chunk, FinishReason, GenerationParams, GenerationStats
 

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import IO
 
 from engine.client.http_client import EngineClient
+from engine.client.protocol import READY_PREFIX, TOKEN_ENV
 from engine.errors import EngineCrashed, EngineError
 from engine.launch import module_command
 from engine.paths import engine_log_path
-from engine.client.protocol import READY_PREFIX, TOKEN_ENV
 
 STOP_GRACE_S = 5.0
 

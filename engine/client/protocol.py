@@ -15,7 +15,7 @@ from typing import Any
 
 from engine import errors
 from engine.errors import EngineError, InsufficientMemory, ProtocolError
-from engine.planner.gguf import Plan
+from engine.planner.plan import Plan
 from engine.types import Chunk, Truncation
 
 # The child's environment variable that carries the per-launch token, and the line the host prints

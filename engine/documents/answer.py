@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
+from engine.documents.answerable import off_topic
 from engine.types import ChatMessage, GenerationParams
 
 if TYPE_CHECKING:
@@ -18,12 +19,6 @@ if TYPE_CHECKING:
     from engine.documents.retrieve import Source
 
 NOT_FOUND = "Not in your documents."
-# Passages less similar to the question than this are about something else: the answer is
-# "not in your documents" without asking the model. The lowest best-source similarity of an
-# answerable question in the labelled set is 0.29 (bench/eval_retrieval.py); questions on the
-# documents' own topics that they do not answer score as high as answerable ones, so for those
-# the model's instruction below decides.
-MIN_SIMILARITY = 0.25
 REPLY_TOKENS = 384
 CHARS_PER_TOKEN = 3.5  # conservative for English prose with numbers and names
 PROMPT_MARGIN_TOKENS = 160
@@ -78,14 +73,6 @@ class Grounding:
         if self.reason:
             documents["not_found"] = self.reason
         return {"documents": documents}
-
-
-def off_topic(sources: Sequence[Source]) -> bool:
-    """No source at all, or every one measurably about something else."""
-    similarities = [s.similarity for s in sources if s.similarity is not None]
-    if not sources:
-        return True
-    return len(similarities) == len(sources) and max(similarities) < MIN_SIMILARITY
 
 
 def ground(
@@ -165,10 +152,10 @@ def answer_question(
     params = params or GenerationParams(temperature=0.0, max_tokens=REPLY_TOKENS)
     engine = LocalEngine.start()
     try:
-        status = engine.client.http_client.load(model or "starter")
+        status = engine.client.load(model or "starter")
         messages = build_messages(question, sources, status.n_ctx or 2048)
         parts: list[str] = []
-        for chunk in engine.client.http_client.chat(messages, params):
+        for chunk in engine.client.chat(messages, params):
             if chunk.text:
                 parts.append(chunk.text)
                 if out is not None:
@@ -183,4 +170,4 @@ def answer_question(
         return "".join(parts).strip()
     finally:
         engine.stop()
-        engine.client.http_client.close()
+        engine.client.close()

@@ -1,7 +1,7 @@
 """What indexing and asking need of a sentence encoder: its identity, its vector size, and vectors
-for texts (L2-normalised, so a dot product is a cosine). ``engine.documents.embeddings.EmbeddingModel``
-is one, in this process; the window uses the engine host's, over its API, so that it never loads
-a runtime itself."""
+for texts (L2-normalised, so a dot product is a cosine).
+``engine.documents.embeddings.EmbeddingModel`` is one, in this process; the window uses the engine
+host's, over its API, so that it never loads a runtime itself."""
 
 from __future__ import annotations
 

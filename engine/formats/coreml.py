@@ -1,7 +1,7 @@
 """Core ML language models: a stateful ``.mlpackage`` (its KV cache kept as Core ML state, as
 Apple's conversion of Llama-style models makes them, macOS 15 / iOS 18 and later) with the
-model's ``tokenizer.json`` beside it; read from the package's own description, and planned
-against free memory.
+model's ``tokenizer.json`` beside it; read from the package's own description (planned against
+free memory by ``engine/planner/coreml.py``).
 
 Cove takes a folder holding one ``.mlpackage``, ``tokenizer.json``, and optionally
 ``tokenizer_config.json`` (its ``chat_template``) and ``config.json`` (``model_type``), or the
@@ -22,18 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ModelLoadError, ModelNotFound
-from engine.planner.gguf import (
-    DEFAULT_CONTEXT,
-    MIN_CONTEXT,
-    DeviceBudget,
-    Plan,
-    Resources,
-    usable_bytes,
-)
 
 PACKAGE_SUFFIX = ".mlpackage"
 WEIGHTS = Path("Data") / "com.apple.CoreML" / "weights"
-RUNTIME_BYTES = 300 << 20  # Core ML's own runtime and compiled-model cache, measured on nothing
 PREFILL_CHUNK = 64  # tokens a prompt is fed in: the mask and logits scratch are sized by it
 
 # Core ML's ArrayFeatureType data types (FeatureTypes.proto): bytes per element.
@@ -179,64 +170,6 @@ def read_coreml_model(path: Path) -> CoreMLModelInfo:
         vocab_size=int(logits_array.shape[-1]),
         weights_bytes=weights,
         chat_template=template,
-    )
-
-
-def plan_coreml(
-    info: CoreMLModelInfo,
-    resources: Resources,
-    *,
-    requested_ctx: int | None = None,
-    backend: str = "coreml",
-) -> Plan:
-    """Weights, the KV-cache state (fixed at the package's context: Core ML allocates it whole)
-    and the prompt's scratch, against free memory (unified: the Neural Engine and the GPU share
-    it with the CPU)."""
-    reasons: list[str] = []
-    n_ctx = info.context_length
-    wanted = requested_ctx or min(n_ctx, DEFAULT_CONTEXT)
-    if wanted > n_ctx:
-        reasons.append(
-            f"The package's KV cache holds {n_ctx} tokens; the context is {n_ctx}, not {wanted}."
-        )
-    elif wanted < n_ctx:
-        reasons.append(
-            f"The package's KV cache is allocated for {n_ctx} tokens whatever context is asked "
-            "for; conversations may use all of it."
-        )
-    scratch = PREFILL_CHUNK * info.vocab_size * 4 + PREFILL_CHUNK * (n_ctx + PREFILL_CHUNK) * 2
-    cpu = resources.cpu
-    budget = DeviceBudget(
-        device=cpu.name,
-        weights=info.weights_bytes,
-        kv_cache=info.state_bytes,
-        compute=scratch,
-        overhead=RUNTIME_BYTES,
-        free=cpu.free_bytes,
-    )
-    fits = budget.total <= usable_bytes(cpu.free_bytes)
-    if not fits:
-        reasons.append(
-            f"Needs {budget.total / 2**30:.1f} GiB; {usable_bytes(cpu.free_bytes) / 2**30:.1f} "
-            "GiB is free to use. Core ML packages have a fixed context: a smaller one needs "
-            "another conversion."
-        )
-    return Plan(
-        model=str(info.path),
-        backend=backend,
-        device="Neural Engine / GPU (Core ML)",
-        verdict="fits" if fits else "does_not_fit",
-        n_ctx=max(n_ctx, MIN_CONTEXT) if n_ctx >= MIN_CONTEXT else n_ctx,
-        requested_ctx=requested_ctx or wanted,
-        n_layers=info.layers,
-        gpu_layers=info.layers,
-        threads=resources.threads,
-        n_batch=PREFILL_CHUNK,
-        n_ubatch=PREFILL_CHUNK,
-        kv_type="f16" if info.states[0].element_bytes == 2 else "f32",
-        flash_attn=False,
-        budgets=(budget,),
-        reasons=tuple(reasons),
     )
 
 

@@ -24,8 +24,6 @@ from contextlib import AbstractContextManager as ContextManager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
-from engine.generation.clock import StatsClock
-from engine.generation.context import fit_prompt, prompt_overflow
 from engine.errors import (
     EngineBusy,
     EngineError,
@@ -33,13 +31,15 @@ from engine.errors import (
     InvalidRequest,
     ModelNotFound,
 )
-from engine.images import ImageInput, require_vision
+from engine.generation.clock import StatsClock
+from engine.generation.context import fit_prompt, prompt_overflow
 from engine.generation.reasoning import OPEN, opens_thinking
 from engine.generation.speculation import MAX_DRAFT, PRIOR_HIT, DraftPolicy, PromptLookup, Shadow
 from engine.generation.state_cache import MIN_GAIN as MIN_STATE_GAIN
 from engine.generation.state_cache import MIN_TOKENS as MIN_STATE_TOKENS
 from engine.generation.state_cache import StateCache
 from engine.generation.stopping import StopMatcher
+from engine.images import require_vision
 from engine.tools import Tool
 from engine.types import (
     ChatMessage,
@@ -47,6 +47,7 @@ from engine.types import (
     FinishReason,
     GenerationParams,
     GenerationStats,
+    ImageInput,
     TokenLogprob,
     Truncation,
 )
@@ -201,8 +202,8 @@ class GenerationLoop(ABC):
         raise NotImplementedError
 
     def _state_key(self) -> str | None:
-        """What a saved state of this model depends on (engine/generation/state_cache.py); None when the
-        runtime cannot save and restore its state."""
+        """What a saved state of this model depends on (engine/generation/state_cache.py); None
+        when the runtime cannot save and restore its state."""
         return None
 
     def _state_bytes(self) -> bytes | memoryview:
@@ -490,7 +491,8 @@ class GenerationLoop(ABC):
         history: Sequence[int] = (),
     ) -> Body:
         """Sample, detokenize and accept one token at a time; where the conversation predicts
-        what comes next, check several guessed tokens in one batch (engine/generation/speculation.py)."""
+        what comes next, check several guessed tokens in one batch
+        (engine/generation/speculation.py)."""
         matcher = StopMatcher(stop)
         decoder = self._decoder()
         limit = params.max_tokens

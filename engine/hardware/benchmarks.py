@@ -148,8 +148,8 @@ def measure_devices(
 def measure_starter() -> Observation | None:
     """The starter run once on the CPU, as ``cove tune`` measures a way: llama.cpp's figures
     here. None when it cannot run (no llama.cpp, the memory taken)."""
-    from engine.errors import EngineError
     from engine.backends.loader import plan_model
+    from engine.errors import EngineError
     from engine.speed.observe import observation_from_sample
     from engine.tuning.measure import measure_once
 

@@ -8,12 +8,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from engine.client.protocol import TOKEN_ENV
 from engine.errors import EngineError
+from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
 from engine.host.server import ServeOptions, serve
 from engine.host.state import STREAM_FLUSH_S
-from engine.client.protocol import TOKEN_ENV
 from engine.remote.split import decode
-from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
 
 STATE_CACHE_MB = DEFAULT_LIMIT_BYTES // 2**20
 

@@ -20,10 +20,10 @@ from engine.errors import (
 )
 from engine.host import wire
 from engine.host.tool_wire import check_schema
-from engine.images import ImageInput, read_base64
+from engine.images import read_base64
 from engine.tools import Tool, ToolCall, ToolChoice
 from engine.tools.constrain import call_schema, grammar_for
-from engine.types import ChatMessage, Chunk
+from engine.types import ChatMessage, Chunk, ImageInput
 
 FIELDS = frozenset(
     {

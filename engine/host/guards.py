@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from engine.client.protocol import error_body
 from engine.errors import (
     BackendUnavailable,
     ContextOverflow,
@@ -29,7 +30,6 @@ from engine.errors import (
     ModelLoadError,
     ModelNotFound,
 )
-from engine.client.protocol import error_body
 from engine.remote.keys import digest, matches
 from engine.remote.ratelimit import RateLimit
 

@@ -21,13 +21,13 @@ from starlette.responses import JSONResponse, Response
 
 import engine
 from engine.errors import EngineError, ModelInUse, ModelNotFound
+from engine.generation.reasoning import split_thinking
 from engine.host import ollama_wire as ow
 from engine.host.guards import HostConfig, error_status, read_json
 from engine.host.state import HostState, Resident
 from engine.host.streaming import EventStream, collect, event_stream
 from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.images import require_vision
-from engine.generation.reasoning import split_thinking
 from engine.types import Chunk
 
 log = logging.getLogger("cove.host")
@@ -271,8 +271,8 @@ async def pull(request: Request, state: HostState, config: HostConfig) -> Respon
 
 
 def _pull(name: str, quant: str | None, put: Callable[[dict[str, Any] | None], None]) -> None:
-    from engine.errors import HubNotFound
     from engine.advice.choose import plan_pull
+    from engine.errors import HubNotFound
     from engine.hub.download import FINAL, DownloadManager
 
     manager = DownloadManager()

@@ -16,10 +16,10 @@ from engine.errors import InvalidRequest
 __all__ = ["InvalidRequest", "OllamaRequest"]
 from engine.host import wire
 from engine.host.tool_wire import check_schema, parse_tools
-from engine.images import ImageInput, read_base64
+from engine.images import read_base64
 from engine.tools import Tool, ToolCall
 from engine.tools.constrain import ANY_JSON_OBJECT, grammar_for
-from engine.types import ChatMessage, Chunk, GenerationParams
+from engine.types import ChatMessage, Chunk, GenerationParams, ImageInput
 
 # Ollama's option names for what Cove calls otherwise; options Cove cannot apply per request
 # (num_ctx, num_gpu, ...: the loaded model's, set at load) are accepted and left alone.

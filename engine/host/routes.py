@@ -21,7 +21,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from engine.client.protocol import ModelInfo, error_body
 from engine.errors import EngineError, InvalidRequest
+from engine.generation.reasoning import split_thinking
 from engine.host import anthropic_routes as anthropic
 from engine.host import anthropic_wire, ollama_wire, wire
 from engine.host import ollama_routes as ollama
@@ -38,8 +40,6 @@ from engine.host.state import HostState
 from engine.host.streaming import collect, event_stream, generation, sse, watch_disconnect
 from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.images import require_vision
-from engine.client.protocol import ModelInfo, error_body
-from engine.generation.reasoning import split_thinking
 from engine.types import Chunk
 
 log = logging.getLogger("cove.host")

@@ -19,15 +19,15 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from engine.client.protocol import READY_PREFIX
+from engine.generation.state_cache import DEFAULT_LIMIT_BYTES, StateCache
 from engine.host.guards import DEFAULT_MAX_BODY, HostConfig
 from engine.host.routes import make_app
 from engine.host.state import STREAM_FLUSH_S, HostState
 from engine.paths import state_dir
-from engine.client.protocol import READY_PREFIX
 from engine.remote.certificate import Identity
 from engine.remote.ratelimit import RateLimit
 from engine.remote.split import WorkerShare
-from engine.generation.state_cache import DEFAULT_LIMIT_BYTES, StateCache
 
 if TYPE_CHECKING:
     import uvicorn

@@ -25,6 +25,9 @@ from typing import Any
 
 import httpx
 
+from engine.backends.loader import current_resources, require_fit
+from engine.client.local import LocalEngine
+from engine.client.protocol import READY_PREFIX, error_body
 from engine.errors import EngineError, EngineUnreachable, InsufficientMemory
 from engine.host.guards import Guard
 from engine.host.server import (
@@ -35,10 +38,7 @@ from engine.host.server import (
     make_server,
     setup_logging,
 )
-from engine.backends.loader import current_resources, require_fit
-from engine.client.local import LocalEngine
-from engine.planner.gguf import Plan
-from engine.client.protocol import READY_PREFIX, error_body
+from engine.planner.plan import Plan
 from engine.remote.pins import trust
 from engine.remote.split import WorkerShare, encode, plan_with_workers
 from engine.remote.tunnel import (

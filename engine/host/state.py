@@ -21,20 +21,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from engine.generation.loop import GenerationLoop
+from engine.client.protocol import EngineStatus
 from engine.errors import (
     EngineBusy,
     EngineError,
     ModelNotFound,
 )
-from engine.client.protocol import EngineStatus
+from engine.generation.loop import GenerationLoop
 from engine.generation.state_cache import StateCache
 from engine.types import Chunk, TokenLogprob
 
 if TYPE_CHECKING:
     from engine.backends import LoadedModel
     from engine.documents.embeddings import EmbeddingModel
-    from engine.planner.gguf import Plan
+    from engine.planner.plan import Plan
     from engine.remote.split import WorkerShare
     from engine.tuning import Choice
 
@@ -204,8 +204,8 @@ class HostState:
         """Load the draft model asked for, when it can draft for this one and fits beside it;
         otherwise say why in the log and go on without."""
         from engine.advice.drafts import DraftModel, beside, check_draft, draft_choices
-        from engine.formats.gguf import read_gguf
         from engine.backends.loader import current_resources
+        from engine.formats.gguf import read_gguf
         from engine.library.names import resolve_model
 
         if self.draft is None or path.suffix.lower() != ".gguf":
@@ -230,7 +230,7 @@ class HostState:
         self, path: Path, ctx: int | None, progress: Callable[[float], bool] | None
     ) -> Choice | None:
         from engine.hardware import probe_hardware
-        from engine.planner.gguf import resources_from
+        from engine.planner.plan import resources_from
         from engine.tuning import choose
 
         if os.environ.get("COVE_NO_TUNING"):

@@ -18,9 +18,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
+from engine.client.protocol import error_body, error_class
 from engine.errors import EngineError, GenerationError
 from engine.host.state import HostState
-from engine.client.protocol import error_body, error_class
 from engine.types import Chunk, TokenLogprob
 
 # Writes a piece's (or a whole reply's) tokens as the API's ``logprobs`` value; the int is the

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, get_args
 from urllib.parse import unquote, urlsplit
 
+from engine.client.protocol import completion_extras
 from engine.errors import InvalidRequest
 from engine.host.tool_wire import parse_tool_choice, parse_tools, reply_schema
-from engine.images import ImageInput, read_data_url, read_image_file
-from engine.client.protocol import completion_extras
+from engine.images import read_data_url, read_image_file
 from engine.tools import Tool, ToolCall, ToolChoice
 from engine.tools.constrain import call_schema, grammar_for
 from engine.types import (
@@ -29,6 +29,7 @@ from engine.types import (
     ChatMessage,
     Chunk,
     GenerationParams,
+    ImageInput,
     Role,
     Speculation,
     TokenLogprob,

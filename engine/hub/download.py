@@ -31,9 +31,6 @@ from engine.errors import (
     InsufficientDisk,
 )
 from engine.hub.api import Hub, HubConfig, check_repo
-from engine.library.layout import dest_path, target_path
-from engine.library.partial import FileSpec, load_state, remove_partial
-from engine.library.projectors import remove_unused
 from engine.hub.small_file import MAX_GIT_FILE, fetch_git_file
 from engine.hub.transfer import (
     Control,
@@ -43,6 +40,9 @@ from engine.hub.transfer import (
     TransferStats,
     free_disk_space,
 )
+from engine.library.layout import dest_path, target_path
+from engine.library.partial import FileSpec, load_state, remove_partial
+from engine.library.projectors import remove_unused
 from engine.paths import models_dir
 from engine.units import format_bytes
 

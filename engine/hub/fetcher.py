@@ -22,11 +22,11 @@ from urllib.parse import urljoin
 import httpx
 
 from engine.errors import DownloadError
-from engine.hub.hashing import Release
 from engine.hub.api import Hub, raise_for_status
-from engine.library.partial import FileSpec, Part, PartialState
+from engine.hub.hashing import Release
 from engine.hub.retry import RETRY_STATUSES, Backoff, retry_after_s
 from engine.hub.socket_body import SocketClient, SocketResponse
+from engine.library.partial import FileSpec, Part, PartialState
 
 log = logging.getLogger(__name__)
 

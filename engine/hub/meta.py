@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import EngineError, NetworkUnavailable
-from engine.library.catalog import CatalogModel, Variant
 from engine.hub.api import Hub, RemoteFile
+from engine.library.catalog import CatalogModel, Variant
 from engine.paths import cache_dir
 
 CACHE_FILENAME = "hub-listings.json"

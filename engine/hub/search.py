@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import EngineError, HubAuthRequired
-from engine.hub.gguf_names import quant_of, single_ggufs
 from engine.hub.api import Hub, HubConfig, RemoteFile, network_error, ssl_context
+from engine.hub.gguf_names import quant_of, single_ggufs
 
 DEFAULT_LIMIT = 12
 MAX_PARALLEL = 8

@@ -31,9 +31,10 @@ from engine.errors import (
     EngineError,
     InsufficientDisk,
 )
+from engine.hub.api import Hub
 from engine.hub.fetcher import Halted, NoRanges, PartFetcher, Sink
 from engine.hub.hashing import Hash, Release, StreamHasher, hash_from
-from engine.hub.api import Hub
+from engine.hub.retry import Backoff
 from engine.library.layout import partial_path, state_path
 from engine.library.partial import (
     FileSpec,
@@ -44,7 +45,6 @@ from engine.library.partial import (
     save_state,
     split_parts,
 )
-from engine.hub.retry import Backoff
 from engine.units import format_bytes
 
 log = logging.getLogger(__name__)

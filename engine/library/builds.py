@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from engine.library.catalog import Catalog, CatalogModel, Variant
-from engine.hub.download import DownloadRequest
-from engine.hub.api import RemoteFile
-from engine.library.layout import build_folder_name, repo_folder, target_path
 from engine.formats.onnx import CONFIG, is_onnx_chat_folder
+from engine.hub.api import RemoteFile
+from engine.hub.download import DownloadRequest
+from engine.library.catalog import Catalog, CatalogModel, Variant
+from engine.library.layout import build_folder_name, repo_folder, target_path
 
 
 def install_path(models: Path, variant: Variant) -> Path:

@@ -147,7 +147,8 @@ class CatalogModel:
     arch: Arch | None = None
     gated: bool = False
     # Smaller models of the same family and vocabulary that can draft for this one (speculative
-    # decoding); the files' vocabularies are still compared before one is used (engine/advice/drafts.py).
+    # decoding); the files' vocabularies are still compared before one is used
+    # (engine/advice/drafts.py).
     drafts: tuple[str, ...] = ()
 
     @property

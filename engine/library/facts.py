@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.formats.gguf import GGUFFile, TensorInfo
-from engine.library.catalog import BITS_PER_WEIGHT, CatalogModel, Variant
 from engine.formats.onnx import OnnxModelInfo
+from engine.library.catalog import BITS_PER_WEIGHT, CatalogModel, Variant
 
 ARCH = "catalog"
 _GPU_PROVIDERS = ("cuda", "dml", "qnn", "openvino", "vitisai", "webgpu")

@@ -3,9 +3,9 @@ that it stays usable when the original moves (an external disk, a Downloads fold
 The source is checked first (a malformed GGUF is refused before a byte is copied), free space
 is checked, and the copy is renamed into place only once complete and flushed.
 
-A GGUF with a vision projector beside it (``engine.formats.gguf.projector.find_projector``: same folder,
-``mmproj`` in its name, its output width the model's) brings the projector along, both into a
-folder of their own (``imported/<model name>/``), where no other import's projector can be taken
+A GGUF with a vision projector beside it (``engine.formats.gguf.projector.find_projector``: same
+folder, ``mmproj`` in its name, its output width the model's) brings the projector along, both into
+a folder of their own (``imported/<model name>/``), where no other import's projector can be taken
 for its; the projector is renamed into place before the model, so an imported model is whole once
 its file is there."""
 
@@ -21,9 +21,9 @@ from pathlib import Path
 from engine.errors import InsufficientDisk, ModelLoadError, ModelNotFound
 from engine.formats.gguf import read_gguf
 from engine.formats.gguf.projector import is_projector
+from engine.formats.onnx import is_onnx_chat_folder, read_onnx_model
 from engine.library.layout import IMPORTED_FOLDER
 from engine.library.projectors import projector_of
-from engine.formats.onnx import is_onnx_chat_folder, read_onnx_model
 from engine.paths import models_dir
 from engine.units import format_bytes
 

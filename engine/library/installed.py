@@ -16,12 +16,12 @@ from typing import Literal
 
 from engine.errors import ModelInUse, ModelLoadError, ModelNotFound
 from engine.formats.gguf import describe_mix, read_gguf
+from engine.formats.onnx import is_onnx_chat_folder
 from engine.library.in_use import processes_using
 from engine.library.layout import IMPORTED_FOLDER, find_installed, repo_of_folder
+from engine.library.names import STARTER_NAME, starter_path
 from engine.library.partial import disk_usage, list_partials, remove_partial
 from engine.library.projectors import listed_as_model, projector_of, remove_unused
-from engine.library.names import STARTER_NAME, starter_path
-from engine.formats.onnx import is_onnx_chat_folder
 from engine.paths import models_dir
 
 Source = Literal["starter", "folder", "imported"]

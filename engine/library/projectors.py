@@ -1,8 +1,8 @@
 """Vision projectors in the models folder: the ``mmproj`` GGUF beside a model that lets it read
 images. The library lists models, not projectors; a projector goes with its model when the model is
 downloaded, imported or deleted, and stays while another model in its folder still uses it. Which
-projector a model uses is ``engine.formats.gguf.projector.find_projector``'s answer, the one the engine
-loads."""
+projector a model uses is ``engine.formats.gguf.projector.find_projector``'s answer, the one the
+engine loads."""
 
 from __future__ import annotations
 

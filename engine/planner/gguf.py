@@ -7,21 +7,27 @@ memory with headroom. The formula, its sources and its measured error are in doc
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, cast, get_args
+from dataclasses import dataclass
 
 from engine.formats.gguf import GGUFFile
 from engine.formats.gguf.projector import ProjectorInfo
+from engine.planner.plan import (
+    MIN_CONTEXT,
+    SWA_FULL,
+    Device,
+    DeviceBudget,
+    MiB,
+    Plan,
+    ProjectorPlan,
+    Resources,
+    Verdict,
+    does_not_fit,
+    largest_context,
+    usable_bytes,
+    wanted_context,
+)
+from engine.units import format_bytes
 
-if TYPE_CHECKING:
-    from engine.hardware.report import HardwareReport
-
-# "unsupported": built for a device this machine lacks (an NPU-compiled ONNX build, say).
-Verdict = Literal["fits", "fits_reduced_context", "partial_offload", "does_not_fit", "unsupported"]
-DeviceKind = Literal["cpu", "cuda", "metal", "vulkan"]
-
-MiB = 1024 * 1024
 # Bytes per KV element by cache type: ggml's block sizes (q8_0: 34 bytes per 32 values, q4_0: 18
 # per 32), see ggml's type_traits table.
 KV_BYTES: dict[str, float] = {"f16": 2.0, "q8_0": 34 / 32, "q4_0": 18 / 32}
@@ -39,170 +45,6 @@ RUNTIME_PER_MERGE = 275
 # Per-device runtime cost of a GPU backend (CUDA context, cuBLAS workspace, Metal command buffers);
 # llama.cpp does not allocate it through its buffers, so it must be added by hand.
 GPU_RUNTIME = {"cuda": 400 * MiB, "metal": 64 * MiB}
-# Keep this share of free memory untouched: other programs allocate while the model is loaded, and
-# a plan that uses every free byte is the "it said it fits, then OOM" failure.
-HEADROOM = 0.10
-HEADROOM_MIN = 256 * MiB
-# Sliding-window layers keep a window-sized cache (llama.cpp's swa_full = false), not one as long
-# as the context: for Gemma 3 that is most of the KV memory (at 32k tokens, 111 MiB instead of
-# 576 MiB for the 270M model). The cost, positions older than the window being evicted, matters
-# only when a follow-up rewinds further back than the window: engine/generation/kv_reuse.py decides that.
-SWA_FULL = False
-MIN_CONTEXT = 512
-DEFAULT_CONTEXT = 8192
-
-
-@dataclass(frozen=True, slots=True)
-class Device:
-    """Memory a model may use on one device. For CPU this is RAM; for Apple GPUs, unified."""
-
-    name: str
-    kind: DeviceKind
-    free_bytes: int
-    total_bytes: int
-
-
-@dataclass(frozen=True, slots=True)
-class Resources:
-    """What the planner needs to know about the machine; built from a HardwareReport."""
-
-    cpu: Device
-    gpus: tuple[Device, ...] = ()
-    threads: int = 4
-    gpu_offload: bool = False
-    # ONNX Runtime's execution providers here (None: not known, nothing is checked).
-    ort_providers: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceBudget:
-    device: str
-    weights: int
-    kv_cache: int
-    compute: int
-    overhead: int
-    free: int
-    projector: int = 0  # a vision model's image encoder, weights and scratch
-
-    @property
-    def total(self) -> int:
-        return self.weights + self.kv_cache + self.compute + self.overhead + self.projector
-
-    @property
-    def usable(self) -> int:
-        return usable_bytes(self.free)
-
-
-@dataclass(frozen=True, slots=True)
-class ProjectorPlan:
-    """A vision model's projector (``mmproj``): its encoder's weights and the scratch memory
-    for one image, on the device llama.cpp's multimodal library puts it on."""
-
-    path: str
-    device: str
-    weights: int
-    compute: int
-    image_tokens: int  # context tokens one image (one tile) takes
-    kind: str  # llama.cpp's projector type
-
-    @property
-    def total(self) -> int:
-        return self.weights + self.compute
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    model: str
-    backend: str
-    device: str
-    verdict: Verdict
-    n_ctx: int
-    requested_ctx: int
-    n_layers: int
-    gpu_layers: int
-    threads: int
-    n_batch: int
-    n_ubatch: int
-    kv_type: str
-    flash_attn: bool
-    budgets: tuple[DeviceBudget, ...]
-    reasons: tuple[str, ...] = field(default_factory=tuple)
-    # Whether sliding-window layers get a full-size cache (llama.cpp's swa_full): the backend
-    # sets exactly this, so that the plan and the allocation agree.
-    swa_full: bool = SWA_FULL
-    # A vision model's projector, counted in its device's budget (None: a text model).
-    projector: ProjectorPlan | None = None
-    # Layers per offload device, in llama.cpp's device order (its ``tensor_split``); empty: all
-    # on one device. Set for a model split across machines (engine/remote/split.py).
-    tensor_split: tuple[int, ...] = ()
-
-    @property
-    def loadable(self) -> bool:
-        return self.verdict not in ("does_not_fit", "unsupported")
-
-    @property
-    def total_bytes(self) -> int:
-        return sum(b.total for b in self.budgets)
-
-    def to_dict(self) -> dict[str, object]:
-        data = asdict(self)
-        data["total_bytes"] = self.total_bytes
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Plan:
-        """The plan back from ``to_dict()``'s JSON (``total_bytes`` and unknown keys are
-        ignored). Raises KeyError, TypeError or ValueError on a malformed one."""
-        verdict = str(data["verdict"])
-        if verdict not in get_args(Verdict):
-            raise ValueError(f"unknown verdict {verdict!r}")
-        budgets = data.get("budgets") or ()
-        if not isinstance(budgets, list | tuple):
-            raise TypeError("budgets must be a list")
-        return cls(
-            model=str(data["model"]),
-            backend=str(data["backend"]),
-            device=str(data["device"]),
-            verdict=cast(Verdict, verdict),
-            n_ctx=int(data["n_ctx"]),
-            requested_ctx=int(data["requested_ctx"]),
-            n_layers=int(data["n_layers"]),
-            gpu_layers=int(data["gpu_layers"]),
-            threads=int(data["threads"]),
-            n_batch=int(data["n_batch"]),
-            n_ubatch=int(data["n_ubatch"]),
-            kv_type=str(data["kv_type"]),
-            flash_attn=bool(data["flash_attn"]),
-            budgets=tuple(
-                DeviceBudget(
-                    device=str(b["device"]),
-                    weights=int(b["weights"]),
-                    kv_cache=int(b["kv_cache"]),
-                    compute=int(b["compute"]),
-                    overhead=int(b["overhead"]),
-                    free=int(b["free"]),
-                    projector=int(b.get("projector", 0)),
-                )
-                for b in budgets
-            ),
-            reasons=tuple(str(r) for r in data.get("reasons") or ()),
-            swa_full=bool(data.get("swa_full", SWA_FULL)),
-            projector=_projector_from(data.get("projector")),
-            tensor_split=tuple(int(n) for n in data.get("tensor_split") or ()),
-        )
-
-
-def _projector_from(raw: object) -> ProjectorPlan | None:
-    if not isinstance(raw, Mapping):
-        return None
-    return ProjectorPlan(
-        path=str(raw["path"]),
-        device=str(raw["device"]),
-        weights=int(raw["weights"]),
-        compute=int(raw["compute"]),
-        image_tokens=int(raw["image_tokens"]),
-        kind=str(raw.get("kind", "?")),
-    )
 
 
 def projector_compute_bytes(info: ProjectorInfo) -> int:
@@ -223,10 +65,6 @@ def projector_plan(info: ProjectorInfo, device: str) -> ProjectorPlan:
         image_tokens=info.image_tokens,
         kind=info.projector_type,
     )
-
-
-def usable_bytes(free: int) -> int:
-    return max(0, free - max(int(free * HEADROOM), HEADROOM_MIN))
 
 
 def kv_cache_parts(
@@ -365,13 +203,8 @@ def make_plan(
     run; without it the attention scores need scratch memory and the V cache must be f16)."""
     if kv_type not in KV_BYTES:
         raise ValueError(f"unknown KV cache type {kv_type!r}; choose one of {sorted(KV_BYTES)}")
-    train_ctx = max(g.context_length, MIN_CONTEXT)
     reasons: list[str] = []
-    wanted = requested_ctx or min(train_ctx, DEFAULT_CONTEXT)
-    if wanted > train_ctx:
-        reasons.append(f"{wanted} exceeds the model's trained context; capped at {train_ctx}.")
-        wanted = train_ctx
-    wanted = max(wanted, MIN_CONTEXT)
+    wanted = wanted_context(g.context_length, requested_ctx, reasons)
     common = _Settings(
         model=str(g.path),
         backend=backend,
@@ -479,17 +312,20 @@ def _plan_cpu(
     full = budget(wanted)
     if full.total <= full.usable:
         return common.plan("CPU", "fits", wanted, 0, (full,), reasons)
-    best = _largest_context(lambda ctx: budget(ctx).total <= full.usable, wanted)
+    best = largest_context(lambda ctx: budget(ctx).total <= full.usable, wanted)
     if best is not None:
         reasons.append(
-            f"At {wanted} tokens it needs {_gib(full.total)} but {_gib(full.usable)} is usable; "
-            f"context reduced to {best} tokens."
+            f"At {wanted} tokens it needs {format_bytes(full.total)} but "
+            f"{format_bytes(full.usable)} is usable; context reduced to {best} tokens."
         )
         return common.plan("CPU", "fits_reduced_context", best, 0, (budget(best),), reasons)
-    low = budget(MIN_CONTEXT)
     reasons.append(
-        f"Needs {_gib(low.total)} even at {MIN_CONTEXT} tokens of context; "
-        f"{_gib(r.cpu.free_bytes)} is free. Close other programs or choose a smaller quantization."
+        does_not_fit(
+            budget(MIN_CONTEXT).total,
+            full.usable,
+            context=MIN_CONTEXT,
+            advice="Close other programs or choose a smaller quantization.",
+        )
     )
     return common.plan("CPU", "does_not_fit", wanted, 0, (full,), reasons)
 
@@ -546,24 +382,10 @@ def _plan_gpu(
     if best == 0:
         return None
     reasons.append(
-        f"All {all_layers} layers need more than the {_gib(usable_bytes(gpu.free_bytes))} "
+        f"All {all_layers} layers need more than the {format_bytes(usable_bytes(gpu.free_bytes))} "
         f"usable on {gpu.name}; {best} run on the GPU and the rest on the CPU (slower)."
     )
     return common.plan(device, "partial_offload", wanted, best, budgets(best), reasons)
-
-
-def _largest_context(ok: Callable[[int], bool], upper: int) -> int | None:
-    """Largest multiple of 256 in [MIN_CONTEXT, upper] for which ``ok`` holds (monotone)."""
-    lo, hi = MIN_CONTEXT // KV_PAD, upper // KV_PAD
-    if not ok(lo * KV_PAD):
-        return None
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if ok(mid * KV_PAD):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo * KV_PAD
 
 
 def _pad(n: int, to: int) -> int:
@@ -574,25 +396,3 @@ def _as_int(value: object) -> int:
     if isinstance(value, list):
         return max(int(v) for v in value) if value else 0
     return int(value)  # type: ignore[call-overload, no-any-return]
-
-
-def _gib(n: int) -> str:
-    return f"{n / 1024**3:.2f} GiB" if n >= 1024**3 else f"{n / MiB:.0f} MiB"
-
-
-def resources_from(report: HardwareReport) -> Resources:
-    """The planner's view of a hardware report: free memory per device, and thread count."""
-    cpu = Device("CPU RAM", "cpu", report.memory.available_bytes, report.memory.total_bytes)
-    gpus: list[Device] = []
-    kinds: dict[str, DeviceKind] = {"metal": "metal", "cuda": "cuda"}
-    for gpu in report.gpus:
-        kind = kinds.get(gpu.api, "vulkan")
-        gpus.append(Device(gpu.name, kind, gpu.budget_bytes, gpu.total_bytes))
-    offload = report.llama_cpp.supports_gpu_offload
-    return Resources(
-        cpu=cpu,
-        gpus=tuple(gpus),
-        threads=max(1, report.cpu.physical_cores),
-        gpu_offload=offload,
-        ort_providers=report.ort.providers if report.ort.available else (),
-    )

@@ -16,8 +16,8 @@ import contextlib
 from urllib.parse import urlsplit
 
 from engine.client.http_client import EngineClient
-from engine.errors import CertificateChanged, EngineAuthError, EngineError
 from engine.client.protocol import EngineStatus
+from engine.errors import CertificateChanged, EngineAuthError, EngineError
 from engine.remote.certificate import fingerprint
 from engine.remote.connect import DEFAULT_PORTS, Connection, connect
 from engine.remote.pins import Trusted, address, forget, peer_certificate

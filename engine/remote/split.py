@@ -24,16 +24,13 @@ from dataclasses import dataclass
 
 from engine.formats.gguf import GGUFFile
 from engine.planner.gguf import (
-    DeviceBudget,
-    Plan,
-    Resources,
     compute_bytes,
     kv_cache_bytes,
     make_plan,
     runtime_overhead,
     split_weights,
-    usable_bytes,
 )
+from engine.planner.plan import DeviceBudget, Plan, Resources, usable_bytes
 from engine.units import format_bytes
 
 

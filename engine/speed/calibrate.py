@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from statistics import median
 
-from engine.speed.facts import SpeedFacts
 from engine.hardware.speed_profile import Calibration, DeviceSpeed
+from engine.speed.facts import SpeedFacts
 
 # A layer's fixed decode cost on a CPU, as the bytes the same time reads (about 0.84 MB).
 LAYER_BYTES = 0.84e6

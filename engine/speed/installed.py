@@ -11,7 +11,7 @@ from engine.units import format_tps
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
-    from engine.planner.gguf import Plan
+    from engine.planner.plan import Plan
     from engine.speed.predict import Prediction
 
 

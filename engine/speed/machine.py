@@ -15,8 +15,8 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from engine.speed.calibrate import Observation, calibration_key, fit, prior
 from engine.hardware.speed_profile import DeviceSpeed, SpeedProfile
+from engine.speed.calibrate import Observation, calibration_key, fit, prior
 from engine.speed.store import SpeedStore
 
 if TYPE_CHECKING:

@@ -18,9 +18,9 @@ from engine.speed.predict import device_kind, placement, runtime_of
 if TYPE_CHECKING:
     from engine.formats.coreml import CoreMLModelInfo
     from engine.formats.gguf import GGUFFile
-    from engine.hardware.report import HardwareReport
     from engine.formats.onnx import OnnxModelInfo
-    from engine.planner.gguf import Plan
+    from engine.hardware.report import HardwareReport
+    from engine.planner.plan import Plan
     from engine.tuning import Choice
     from engine.tuning.figures import Sample
     from engine.types import GenerationStats

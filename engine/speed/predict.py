@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.speed.calibrate import calibration_key, decode_s, prior, prompt_s
 from engine.hardware.speed_profile import Calibration, DeviceSpeed, SpeedProfile
+from engine.speed.calibrate import calibration_key, decode_s, prior, prompt_s
 
 if TYPE_CHECKING:
-    from engine.planner.gguf import Plan
+    from engine.planner.plan import Plan
     from engine.speed.facts import SpeedFacts
 
 # The depths figures are given at: early in a conversation (a system prompt and a question),

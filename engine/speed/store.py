@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.hardware.speed_profile import DeviceSpeed, SpeedProfile
 from engine.json_file import write_json_atomic
 from engine.speed.calibrate import Observation
-from engine.hardware.speed_profile import DeviceSpeed, SpeedProfile
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from engine.types import Chunk, FinishReason, GenerationParams, GenerationStats, Role
 
 if TYPE_CHECKING:
-    from engine.images import ImageInput
+    from engine.types import ImageInput
 
 MessageStatus = Literal["complete", "streaming", "interrupted", "error"]
 MESSAGE_STATUSES: tuple[MessageStatus, ...] = ("complete", "streaming", "interrupted", "error")

@@ -14,8 +14,8 @@ import jinja2
 
 from engine.errors import TemplateError
 from engine.templates.sandbox import compile_source, render_compiled
-from engine.tools import Tool
 from engine.templates.tool_prompt import fallback_messages, renders_tools, template_messages
+from engine.tools import Tool
 from engine.types import ChatMessage
 
 

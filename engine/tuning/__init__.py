@@ -26,7 +26,7 @@ from engine.tuning.ways import installed_siblings, ways_to_run
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
-    from engine.planner.gguf import Plan, Resources
+    from engine.planner.plan import Plan, Resources
 
 Source = Literal["only", "measured", "cached", "override", "not_measured"]
 

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.planner.gguf import Plan
+from engine.planner.plan import Plan
 
 # Words in a model's file or folder name that name its build, not the model.
 _BUILD_WORDS = re.compile(

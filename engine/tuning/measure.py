@@ -17,7 +17,7 @@ from pathlib import Path
 from statistics import mean, median
 
 from engine.errors import GenerationError, LoadCancelled
-from engine.planner.gguf import Plan
+from engine.planner.plan import Plan
 from engine.tuning.configs import Config, Way
 from engine.tuning.figures import Measurement, Sample
 from engine.tuning.load import LoadMeter, is_busy

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from engine.planner.gguf import Plan, Resources
+from engine.planner.plan import Plan, Resources
 from engine.tuning.configs import Config, Way, model_family
 
 
@@ -34,12 +34,14 @@ def ways_to_run(
 
 def _plans(path: Path, resources: Resources, ctx: int | None) -> list[Plan]:
     from engine.formats.gguf import read_gguf
-    from engine.formats.onnx import is_onnx_chat_folder, plan_onnx, read_onnx_model
+    from engine.formats.onnx import is_onnx_chat_folder, read_onnx_model
     from engine.planner.gguf import make_plan
+    from engine.planner.onnx import plan_onnx
 
     if is_onnx_chat_folder(path):
         return [plan_onnx(read_onnx_model(path), resources, requested_ctx=ctx)]
-    from engine.formats.coreml import is_coreml_model, plan_coreml, read_coreml_model
+    from engine.formats.coreml import is_coreml_model, read_coreml_model
+    from engine.planner.coreml import plan_coreml
 
     if is_coreml_model(path):
         return [plan_coreml(read_coreml_model(path), resources, requested_ctx=ctx)]

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
     from app.main_window import MainWindow
     from app.theme import ThemeManager
-    from engine.hardware.report import HardwareReport
     from engine.client.local import LocalEngine
+    from engine.hardware.report import HardwareReport
     from engine.store import ChatSettings
 
 # Generous: the machines that run this suite may have two busy cores.
@@ -45,7 +45,7 @@ def shared_engine(tmp_path_factory: pytest.TempPathFactory, starter: Path) -> It
     engine = LocalEngine.start(model="starter", log_path=log, ready_timeout=180)
     yield engine
     engine.stop()
-    engine.client.http_client.close()
+    engine.client.close()
 
 
 @pytest.fixture

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from engine.library.catalog import Catalog, load_catalog, parse_catalog
 from engine.hub.api import HubConfig
 from engine.hub.meta import ListingCache
+from engine.library.catalog import Catalog, load_catalog, parse_catalog
 from tests.app.conftest import with_laptop_speed, without_speed
 from tests.app.test_downloads import make_manager
 from tests.engine.fake_hub import FakeHub

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from engine.documents.answer import NOT_FOUND
+from engine.documents.embeddings import EmbeddingModel
 from engine.documents.index_db import IndexDB
 from engine.documents.indexer import Indexer
-from engine.documents.embeddings import EmbeddingModel
 from tests.app.conftest import REPLY_TIMEOUT_MS, WindowFactory, stored_messages, type_and_send
 from tests.documents.harbour import harbour_folder
 
@@ -46,7 +46,9 @@ def use_host_encoder(window: MainWindow, engine: Any, shared_models: Path) -> No
     """The test encoder in the engine host, as the library's would be."""
     from engine.documents.host_encoder import HostEncoder
 
-    window.document_answers._encoder = lambda: HostEncoder(engine.client.http_client, shared_models / ENCODER)
+    window.document_answers._encoder = lambda: HostEncoder(
+        engine.client, shared_models / ENCODER
+    )
 
 
 def ask(qtbot: QtBot, window: MainWindow, question: str) -> Any:

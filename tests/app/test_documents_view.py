@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from engine.documents.index_db import IndexDB
 from engine.documents.embeddings import EmbeddingModel
+from engine.documents.index_db import IndexDB
 from tests.documents.corpus.build import build_corpus
 
 if TYPE_CHECKING:

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from engine.hub.download import DownloadManager, DownloadRequest
 from engine.hub.api import HubConfig
-from engine.library.layout import partial_path, state_path, target_path
-from engine.library.partial import list_partials
+from engine.hub.download import DownloadManager, DownloadRequest
 from engine.hub.retry import Backoff
 from engine.hub.transfer import TransferOptions
+from engine.library.layout import partial_path, state_path, target_path
+from engine.library.partial import list_partials
 from tests.engine.fake_hub import FakeHub, random_bytes
 
 if TYPE_CHECKING:
@@ -305,8 +305,8 @@ def test_the_installed_tab_shows_each_models_speed_predicted_then_measured(
     from PySide6.QtGui import QColor
 
     from app.models_view import SPEED_COLUMN
-    from engine.formats.gguf import read_gguf
     from engine.backends.loader import plan_model
+    from engine.formats.gguf import read_gguf
     from engine.library.names import starter_path
     from engine.speed.calibrate import Observation
     from engine.speed.facts import facts_for

@@ -273,9 +273,9 @@ def test_a_remote_that_drops_mid_reply_keeps_the_partial_reply(
 @pytest.fixture
 def harbour(data_dir: Path, tmp_path: Path, shared_models: Path) -> Path:
     """A folder indexed into the window's document index with the real encoder."""
+    from engine.documents.embeddings import EmbeddingModel
     from engine.documents.index_db import IndexDB
     from engine.documents.indexer import Indexer
-    from engine.documents.embeddings import EmbeddingModel
     from tests.documents.harbour import harbour_folder
 
     docs = harbour_folder(tmp_path / "home")

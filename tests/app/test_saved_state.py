@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from engine.paths import state_dir
 from engine.generation.state_cache import StateCache
+from engine.paths import state_dir
 from tests.app.conftest import QUICK_MS, REPLY_TIMEOUT_MS, WindowFactory, type_and_send
 
 if TYPE_CHECKING:

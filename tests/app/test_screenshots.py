@@ -149,7 +149,7 @@ def test_every_view_in_both_themes(
     # The starter's ways to run here, measured for real (as its first load in a user's Cove
     # would), for the Hardware view's "Measured" section.
     from engine.hardware import probe_hardware
-    from engine.planner.gguf import resources_from
+    from engine.planner.plan import resources_from
     from engine.tuning import choose
 
     report = probe_hardware()
@@ -182,9 +182,9 @@ def test_the_models_tabs(
     one running, one that failed. The files come from the loopback hub; the verdicts from the
     planner the engine host runs, here in-process (no host needed); the speeds are predicted for a
     laptop's CPU."""
-    from engine.hub.download import DownloadManager, DownloadRequest
-    from engine.hub.api import HubConfig
     from engine.backends.loader import plan_model
+    from engine.hub.api import HubConfig
+    from engine.hub.download import DownloadManager, DownloadRequest
     from tests.engine.fake_hub import FakeHub, write_random_file
 
     home = tmp_path / "home"
@@ -309,10 +309,10 @@ def test_an_answer_from_documents(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A chat answered from a collection of the labelled corpus, its sources under the reply."""
+    from engine.documents.embeddings import EmbeddingModel
     from engine.documents.host_encoder import HostEncoder
     from engine.documents.index_db import IndexDB
     from engine.documents.indexer import Indexer
-    from engine.documents.embeddings import EmbeddingModel
     from engine.store import ChatSettings
     from tests.documents.corpus.build import build_corpus
 
@@ -329,7 +329,7 @@ def test_an_answer_from_documents(
     db.close()
     window = make_window()
     window.resize(*SIZE)
-    window.document_answers._encoder = lambda: HostEncoder(engine.client.http_client, folder)
+    window.document_answers._encoder = lambda: HostEncoder(engine.client, folder)
     window.controller.draft_settings = ChatSettings(temperature=0.0, max_tokens=120)
     window.composer.choose_collection("Fenwick Loom")
     with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS):

@@ -5,15 +5,14 @@ off-topic gate that answers "Not in your documents." without a model."""
 from __future__ import annotations
 
 from engine.documents.answer import (
-    MIN_SIMILARITY,
     NOT_FOUND,
     REPLY_TOKENS,
     build_messages,
     cited,
     ground,
     matched,
-    off_topic,
 )
+from engine.documents.answerable import MIN_SIMILARITY, off_topic
 from engine.documents.retrieve import Source
 
 

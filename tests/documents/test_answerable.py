@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from engine.documents.answerable import code_phrases, coined_candidates, judge, names
+from engine.documents.embeddings import EmbeddingModel
 from engine.documents.grounding import claims, unsupported_share
 from engine.documents.index_db import IndexDB
 from engine.documents.indexer import Indexer
 from engine.documents.retrieve import Retriever
-from engine.documents.embeddings import EmbeddingModel
 
 GUIDE = """# Plotting guide
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from engine.documents.embeddings import EmbeddingModel
 from engine.documents.index_db import IndexDB
 from engine.documents.indexer import Indexer
 from engine.documents.retrieve import Retriever, keyword_query
-from engine.documents.embeddings import EmbeddingModel
 from engine.errors import EngineError
 
 LIGHTHOUSE = """# Lighthouse keeping

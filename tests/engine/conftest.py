@@ -32,8 +32,8 @@ def tool_host(tool_model: Path, embedding_model: Path | None = None) -> Iterator
     """An engine host with the tool-calling test model loaded (4k context)."""
     engine = LocalEngine.start(ready_timeout=120.0, embedding_model=embedding_model)
     try:
-        engine.client.http_client.load(str(tool_model), ctx=4096)
+        engine.client.load(str(tool_model), ctx=4096)
         yield engine
     finally:
         engine.stop()
-        engine.client.http_client.close()
+        engine.client.close()

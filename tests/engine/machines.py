@@ -4,8 +4,8 @@ probe would say on them (memory as free as on a machine in use, the runtimes' ow
 
 from __future__ import annotations
 
-from engine.hardware.cpu_features import CpuInfo
 from engine.hardware import HardwareReport
+from engine.hardware.cpu_features import CpuInfo
 from engine.hardware.report import CoreMLInfo, GpuInfo, LlamaCppInfo, MemoryInfo, OrtInfo
 from engine.hardware.speed_profile import DRIVER, MEASURED, TABLE, DeviceSpeed, SpeedProfile
 

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.generation.loop import GenerationLoop
 from engine.errors import EngineBusy, ModelNotFound
 from engine.formats.gguf import read_gguf
-from engine.formats.onnx import plan_onnx, read_onnx_model
-from engine.planner.gguf import Device, Resources, make_plan
+from engine.formats.onnx import read_onnx_model
+from engine.generation.loop import GenerationLoop
+from engine.planner.gguf import make_plan
+from engine.planner.onnx import plan_onnx
+from engine.planner.plan import Device, Resources
 from engine.types import ChatMessage, Chunk, GenerationParams
 from tests.conftest import CAPITAL, SHARED_MODELS, collect
 

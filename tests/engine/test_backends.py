@@ -34,7 +34,8 @@ def test_duplicate_registration_is_refused() -> None:
 
 def test_importing_the_engine_loads_no_runtime() -> None:
     code = (
-        "import sys, engine.cli, engine.backends.loader, engine.planner.gguf, engine.formats.gguf, engine.templates;"
+        "import sys, engine.cli, engine.backends.loader, engine.planner.gguf, engine.formats.gguf,"
+        " engine.templates;"
         "heavy = [m for m in ('llama_cpp', 'onnxruntime', 'coremltools', 'PySide6', 'numpy')"
         " if m in sys.modules]; print(','.join(heavy))"
     )

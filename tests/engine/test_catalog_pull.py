@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from engine.errors import DownloadError
-from engine.library.builds import install_path
-from engine.library.catalog import load_catalog
 from engine.hub.api import Hub, HubConfig
 from engine.hub.small_file import fetch_git_file
+from engine.library.builds import install_path
+from engine.library.catalog import load_catalog
 from engine.library.names import resolve_model
 from tests.conftest import CAPITAL_QUESTION, SYSTEM_PROMPT
 from tests.cove_process import ROOT, run_cove

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from engine.generation.context import fit_messages, reply_reserve
 from engine.errors import ContextOverflow
+from engine.generation.context import fit_messages, reply_reserve
 from engine.types import ChatMessage
 
 

@@ -20,10 +20,11 @@ import pytest
 
 from engine.backends import backend_for, get_backend
 from engine.backends.coreml import CoreMLModel
-from engine.formats.coreml import CoreMLModelInfo, is_coreml_model, plan_coreml, read_coreml_model
 from engine.errors import BackendUnavailable, ModelLoadError
+from engine.formats.coreml import CoreMLModelInfo, is_coreml_model, read_coreml_model
 from engine.hardware import probe_hardware
-from engine.planner.gguf import resources_from
+from engine.planner.coreml import plan_coreml
+from engine.planner.plan import resources_from
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
 

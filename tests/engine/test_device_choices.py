@@ -4,8 +4,8 @@ and the choices a user of each machine would expect."""
 from __future__ import annotations
 
 from bench.device_choices import DOC, END, START, table
-from engine.library.catalog import load_catalog
 from engine.advice.recommend import recommend
+from engine.library.catalog import load_catalog
 from tests.engine.machines import MACHINES
 
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.hub.download import DownloadManager, DownloadProgress, DownloadRequest
 from engine.hub.api import HubConfig
-from engine.library.layout import partial_path, state_path, target_path
-from engine.library.partial import list_partials
+from engine.hub.download import DownloadManager, DownloadProgress, DownloadRequest
 from engine.hub.retry import Backoff
 from engine.hub.transfer import TransferOptions
+from engine.library.layout import partial_path, state_path, target_path
+from engine.library.partial import list_partials
 from tests.engine.fake_hub import FakeHub, Fault, random_bytes
 
 REPO = "acme/tiny-GGUF"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.hub.download import DownloadRequest
 from engine.client.local import LocalEngine
+from engine.hub.download import DownloadRequest
 from tests.engine.fake_hub import FakeHub, random_bytes
 from tests.engine.test_download import FILE, PART, REPO, SIZE, WAIT_S, assert_installed, manager
 
@@ -41,7 +41,7 @@ def test_a_download_survives_the_engine_host_being_killed_and_restarted(tmp_path
                 assert engine.alive() and engine.pid != pid
                 hub.state.release.set()
                 result = download.wait(WAIT_S)
-                assert engine.client.http_client.status() is not None
+                assert engine.client.status() is not None
             finally:
                 mgr.close()
     finally:

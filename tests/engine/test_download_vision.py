@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from engine.formats.gguf.projector import find_projector
+from engine.hub.api import Hub, HubConfig
+from engine.hub.download import DownloadRequest
+from engine.hub.meta import Listing, build_files
 from engine.library.builds import is_installed, projector_path, requests_for
 from engine.library.catalog import Arch, CatalogModel, Variant
-from engine.hub.download import DownloadRequest
-from engine.hub.api import Hub, HubConfig
-from engine.hub.meta import Listing, build_files
 from engine.library.layout import partial_path, target_path
 from engine.library.partial import list_partials
 from tests.engine.fake_hub import FakeHub

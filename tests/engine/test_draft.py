@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.backends.llama_cpp import LlamaCppModel
 from engine.advice.drafts import DraftModel, check_draft, incompatibility
+from engine.backends.llama_cpp import LlamaCppModel
 from engine.formats.gguf import read_gguf
-from engine.planner.gguf import Device, Resources, make_plan
 from engine.generation.speculation import DraftPolicy
+from engine.planner.gguf import make_plan
+from engine.planner.plan import Device, Resources
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
 from tests.tiny_gguf import MATRIX, with_vocab, write_model

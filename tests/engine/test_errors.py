@@ -9,7 +9,7 @@ from pathlib import Path
 
 import engine.host.guards
 import engine.store  # noqa: F401  (defines StoreError)
-from engine.client.http_client import protocol
+from engine.client import protocol
 from engine.errors import EngineError, InsufficientMemory
 
 

@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from engine.backends import backend_for
-from engine.errors import BackendUnavailable
-from engine.hardware import probe_hardware
 from engine.backends.loader import require_fit
-from engine.formats.onnx import plan_onnx, provider_here, read_onnx_model
-from engine.planner.gguf import resources_from
+from engine.errors import BackendUnavailable
+from engine.formats.onnx import read_onnx_model
+from engine.hardware import probe_hardware
+from engine.planner.onnx import plan_onnx, provider_here
+from engine.planner.plan import resources_from
 from engine.types import GenerationParams
 from tests.conftest import CAPITAL, collect
 

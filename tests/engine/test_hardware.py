@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from engine.hardware import cpu_features
 from engine.hardware import (
     Absent,
     CoreMLInfo,
@@ -26,6 +25,7 @@ from engine.hardware import (
     PlatformInfo,
     Probes,
     Unavailable,
+    cpu_features,
     estimate_metal_budget,
     probe_apple_gpu,
     probe_hardware,

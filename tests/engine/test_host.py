@@ -14,10 +14,10 @@ import openai
 import pytest
 
 from engine.client.http_client import EngineClient
+from engine.client.local import LocalEngine
 from engine.errors import InsufficientMemory, LoadCancelled, ModelLoadError, ModelNotFound
 from engine.hardware.report import HardwareReport
 from engine.host.guards import DEFAULT_MAX_BODY
-from engine.client.local import LocalEngine
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import CAPITAL, collect
 

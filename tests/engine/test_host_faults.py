@@ -16,8 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from engine.errors import EngineBusy, EngineCrashed
 from engine.client.local import LocalEngine
+from engine.errors import EngineBusy, EngineCrashed
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
 
@@ -41,7 +41,7 @@ def test_sigkill_mid_stream_raises_engine_crashed_and_restart_recovers(
     assert pid is not None
     received = 0
     with pytest.raises(EngineCrashed) as info:
-        for chunk in engine.client.http_client.chat(STORY, LONG):
+        for chunk in engine.client.chat(STORY, LONG):
             received += 1
             if received == 3:
                 os.kill(pid, signal.SIGKILL)
@@ -53,9 +53,11 @@ def test_sigkill_mid_stream_raises_engine_crashed_and_restart_recovers(
 
     engine.restart()
     assert engine.alive() and engine.pid != pid
-    status = engine.client.http_client.status()
+    status = engine.client.status()
     assert status.model is not None and status.n_ctx == 2048, "the model was loaded again"
-    text, final = collect(engine.client.http_client.chat([ChatMessage("user", "Hi!")], LONG.__class__()))
+    text, final = collect(
+        engine.client.chat([ChatMessage("user", "Hi!")], LONG.__class__())
+    )
     assert final.finish_reason in ("stop", "length") and text
 
 
@@ -65,17 +67,19 @@ def test_restart_loads_the_chat_model_and_the_embedding_model_beside_it(
     """Document search loads an encoder into the host's embedding slot after the chat model;
     a restart brings both back, not just the one loaded last."""
     encoder = shared_models / "all-minilm-l6-v2-onnx"
-    status = engine.client.http_client.load(str(encoder))
+    status = engine.client.load(str(encoder))
     chat_model = status.model
     assert status.embedding_model == encoder.name and chat_model is not None
     pid = engine.pid
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
     engine.restart()
-    status = engine.client.http_client.status()
+    status = engine.client.status()
     assert (status.model, status.embedding_model) == (chat_model, encoder.name)
-    assert len(engine.client.http_client.embed(["a lighthouse"], model=encoder.name)[0]) == 384
-    text, final = collect(engine.client.http_client.chat([ChatMessage("user", "Hi!")], GenerationParams()))
+    assert len(engine.client.embed(["a lighthouse"], model=encoder.name)[0]) == 384
+    text, final = collect(
+        engine.client.chat([ChatMessage("user", "Hi!")], GenerationParams())
+    )
     assert final.finish_reason in ("stop", "length") and text
 
 
@@ -84,14 +88,14 @@ def test_requests_after_a_crash_say_the_engine_crashed(engine: LocalEngine) -> N
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
     with pytest.raises(EngineCrashed, match="SIGKILL"):
-        engine.client.http_client.status()
+        engine.client.status()
 
 
 def test_a_full_queue_answers_429_with_retry_after(engine: LocalEngine) -> None:
     """With --max-queue 1: one request generating, one waiting, the next is refused."""
     url = f"{engine.base_url}/chat/completions"
     headers = {"Authorization": f"Bearer {engine._token}"}
-    model = engine.client.http_client.status().model
+    model = engine.client.status().model
     body = {
         "model": model,
         "messages": [{"role": "user", "content": "Write a long story."}],
@@ -115,9 +119,9 @@ def test_a_full_queue_answers_429_with_retry_after(engine: LocalEngine) -> None:
     holders.append(threading.Thread(target=hold, args=(False,)))
     holders[1].start()
     deadline = time.monotonic() + 10
-    while engine.client.http_client.status().queued < 1 and time.monotonic() < deadline:
+    while engine.client.status().queued < 1 and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert engine.client.http_client.status().queued == 1
+    assert engine.client.status().queued == 1
     r = httpx.post(url, json={**body, "stream": False}, headers=headers, timeout=30)
     release.set()
     for t in holders:

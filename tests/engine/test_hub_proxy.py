@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from engine.hub.download import DownloadManager, DownloadRequest
 from engine.hub.api import Hub, HubConfig
+from engine.hub.download import DownloadManager, DownloadRequest
 from engine.hub.search import search_hub
 from tests.engine.fake_hub import FakeHub, random_bytes
 from tests.engine.test_download import WAIT_S, options

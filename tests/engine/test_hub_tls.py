@@ -15,8 +15,8 @@ import pytest
 trustme = pytest.importorskip("trustme")
 
 from engine.errors import NetworkUnavailable  # noqa: E402
-from engine.hub.download import DownloadManager, DownloadRequest  # noqa: E402
 from engine.hub.api import Hub, HubConfig, HubSettings  # noqa: E402
+from engine.hub.download import DownloadManager, DownloadRequest  # noqa: E402
 from engine.hub.search import search_hub  # noqa: E402
 from tests.engine.fake_hub import FakeHub, random_bytes  # noqa: E402
 from tests.engine.test_download import WAIT_S, options  # noqa: E402

@@ -16,15 +16,16 @@ from pathlib import Path
 
 import pytest
 
+from engine.advice.remote_gguf import plan_remote, read_remote_gguf
 from engine.errors import ModelInUse, ModelLoadError
 from engine.formats.gguf import read_gguf
 from engine.hub.api import Hub, HubConfig
 from engine.library.installed import remove_model, scan_models
 from engine.library.layout import state_path, target_path
-from engine.library.partial import PartialState, list_partials
-from engine.advice.remote_gguf import plan_remote, read_remote_gguf
 from engine.library.names import resolve_model
-from engine.planner.gguf import Device, Resources, make_plan
+from engine.library.partial import PartialState, list_partials
+from engine.planner.gguf import make_plan
+from engine.planner.plan import Device, Resources
 from tests.cove_process import ROOT, run_cove
 from tests.engine.fake_hub import FakeHub, random_bytes
 from tests.engine.test_gguf import synthetic

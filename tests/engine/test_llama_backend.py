@@ -15,7 +15,8 @@ import pytest
 from engine.backends.llama_cpp import LlamaCppModel
 from engine.errors import LoadCancelled, ModelLoadError
 from engine.formats.gguf import read_gguf
-from engine.planner.gguf import Device, Plan, Resources, make_plan
+from engine.planner.gguf import make_plan
+from engine.planner.plan import Device, Plan, Resources
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
 

@@ -36,7 +36,7 @@ def host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Loca
             yield engine, hub
         finally:
             engine.stop()
-            engine.client.http_client.close()
+            engine.client.close()
 
 
 def test_pull_streams_progress_and_installs_a_verified_file(

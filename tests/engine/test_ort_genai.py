@@ -16,8 +16,9 @@ import pytest
 from engine.backends import backend_for
 from engine.backends.ort_genai import OrtGenaiModel
 from engine.errors import ModelLoadError
-from engine.formats.onnx import plan_onnx, read_onnx_model
-from engine.planner.gguf import Device, Plan, Resources
+from engine.formats.onnx import read_onnx_model
+from engine.planner.onnx import plan_onnx
+from engine.planner.plan import Device, Plan, Resources
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import CAPITAL, collect
 
@@ -116,8 +117,9 @@ _MEASURE = """
 import json, sys
 from pathlib import Path
 from engine.backends.ort_genai import OrtGenaiModel
-from engine.formats.onnx import plan_onnx, read_onnx_model
-from engine.planner.gguf import Device, Resources
+from engine.formats.onnx import read_onnx_model
+from engine.planner.onnx import plan_onnx
+from engine.planner.plan import Device, Resources
 from engine.types import ChatMessage, GenerationParams
 folder, ctx = Path(sys.argv[1]), int(sys.argv[2])
 plan = plan_onnx(read_onnx_model(folder), Resources(Device("CPU RAM", "cpu", 16 << 30, 24 << 30)),

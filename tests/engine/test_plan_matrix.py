@@ -20,15 +20,8 @@ pytest.importorskip("gguf")
 
 from engine.backends import llama_cpp as backend
 from engine.formats.gguf import GGUFFile, read_gguf
-from engine.planner.gguf import (
-    Device,
-    MiB,
-    Resources,
-    compute_bytes,
-    kv_cache_cells,
-    kv_cache_parts,
-    make_plan,
-)
+from engine.planner.gguf import compute_bytes, kv_cache_cells, kv_cache_parts, make_plan
+from engine.planner.plan import Device, MiB, Resources
 from tests.tiny_gguf import MATRIX, write_model
 
 CONTEXTS = (512, 4096, 32768)

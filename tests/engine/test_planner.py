@@ -11,16 +11,8 @@ from pathlib import Path
 import pytest
 
 from engine.formats.gguf import GGUFFile, TensorInfo, read_gguf
-from engine.planner.gguf import (
-    Device,
-    MiB,
-    Plan,
-    Resources,
-    compute_bytes,
-    kv_cache_bytes,
-    make_plan,
-    usable_bytes,
-)
+from engine.planner.gguf import compute_bytes, kv_cache_bytes, make_plan
+from engine.planner.plan import Device, MiB, Plan, Resources, usable_bytes
 
 GiB = 1024 * MiB
 ROOT = Path(__file__).resolve().parents[2]

@@ -27,10 +27,10 @@ CONCURRENT = 16
 def host(starter: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalEngine]:
     log = tmp_path_factory.mktemp("host") / "engine.log"
     engine = LocalEngine.start(log_path=log, extra_args=("--max-queue", "4"))
-    engine.client.http_client.load("starter", ctx=2048)
+    engine.client.load("starter", ctx=2048)
     yield engine
     engine.stop()
-    engine.client.http_client.close()
+    engine.client.close()
 
 
 def _bodies(model: str) -> dict[str, tuple[str, dict[str, Any], Callable[[str], bool]]]:

@@ -14,10 +14,6 @@ from typing import Any
 
 import pytest
 
-from engine.hardware.report import HardwareReport
-from engine.library.catalog import CatalogModel, load_catalog, parse_catalog
-from engine.hub.api import RemoteFile
-from engine.hub.meta import Listing
 from engine.advice.recommend import (
     CPU_GGUF,
     GPU_FULL,
@@ -25,6 +21,10 @@ from engine.advice.recommend import (
     fit_by_size,
     recommend,
 )
+from engine.hardware.report import HardwareReport
+from engine.hub.api import RemoteFile
+from engine.hub.meta import Listing
+from engine.library.catalog import CatalogModel, load_catalog, parse_catalog
 from tests.engine import machines
 from tests.engine.machines import GiB
 

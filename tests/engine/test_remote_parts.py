@@ -15,7 +15,8 @@ from engine.formats.gguf import read_gguf
 from engine.host.guards import HostConfig
 from engine.host.routes import make_app
 from engine.host.state import HostState
-from engine.planner.gguf import Device, Resources, make_plan
+from engine.planner.gguf import make_plan
+from engine.planner.plan import Device, Resources
 from engine.remote import DEFAULT_WORKER_PORT, keychain
 from engine.remote.keys import digest, ensure_key, key_path, matches
 from engine.remote.ratelimit import RateLimit

@@ -14,8 +14,8 @@ import jsonschema
 import openai
 import pytest
 
-from engine.host.responses_routes import Kept, ResponseNotFound, ResponseStore
 from engine.client.local import LocalEngine
+from engine.host.responses_routes import Kept, ResponseNotFound, ResponseStore
 from tests.engine.conftest import tool_host
 
 WEATHER: Any = {

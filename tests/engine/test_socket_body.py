@@ -19,10 +19,10 @@ import httpx
 import pytest
 
 from engine.hub import transfer as transfer_module
-from engine.hub.download import DownloadRequest
 from engine.hub.api import HubConfig, ssl_context
-from engine.library.partial import save_state as partial_save_state
+from engine.hub.download import DownloadRequest
 from engine.hub.socket_body import SocketClient, SocketResponse
+from engine.library.partial import save_state as partial_save_state
 from tests.engine.fake_hub import FakeHub, Fault, random_bytes
 from tests.engine.test_download import (
     FILE,

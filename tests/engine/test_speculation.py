@@ -15,11 +15,12 @@ import numpy as np
 import pytest
 
 from engine.backends.llama_cpp import LlamaCppModel
+from engine.formats.gguf import read_gguf
 from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource
 from engine.generation.sampling import LogitSampler
-from engine.formats.gguf import read_gguf
-from engine.planner.gguf import Device, Resources, make_plan
 from engine.generation.speculation import DraftPolicy, PromptLookup, Shadow
+from engine.planner.gguf import make_plan
+from engine.planner.plan import Device, Resources
 from engine.templates import ChatTemplate
 from engine.tools import Tool
 from engine.types import ChatMessage, GenerationParams, Speculation

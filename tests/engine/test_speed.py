@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from engine.formats.gguf import read_gguf
+from engine.hardware.benchmarks import cpu_bandwidth, cpu_flops, gpu_speed
 from engine.hardware.report import HardwareReport
+from engine.hardware.speed_profile import DeviceSpeed, SpeedProfile
 from engine.speed.calibrate import Observation, calibration_key, decode_s, fit, prior, prompt_s
 from engine.speed.facts import SpeedFacts, gguf_speed_facts, shape_by_size
 from engine.speed.machine import profile_for
 from engine.speed.predict import Part, calibration, predict
-from engine.hardware.benchmarks import cpu_bandwidth, cpu_flops, gpu_speed
-from engine.hardware.speed_profile import DeviceSpeed, SpeedProfile
 from engine.speed.store import SpeedStore
 from engine.tuning.store import machine_key
 from tests.engine.machines import cpu_only_8gb, mac_m3_pro_18gb, nvidia_laptop_8gb

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.library.catalog import load_catalog
 from engine.advice.recommend import GPU_FULL, Recommendation, _quality, recommend
+from engine.library.catalog import load_catalog
 from tests.engine.machines import (
     MACHINES,
     cpu_only_8gb,
@@ -126,8 +126,8 @@ def test_a_replys_speed_is_checked_against_its_prediction(
     """The starter really run here: a prediction off by more than 30 % corrects the rates
     (and ``cove tune``'s careful measurements always do); one within it is only recorded as
     the model's measured speed."""
-    from engine.hardware import probe_hardware
     from engine.backends.loader import plan_model
+    from engine.hardware import probe_hardware
     from engine.speed.machine import profile_for
     from engine.speed.observe import check, observation_from_sample
     from engine.speed.store import SpeedStore

@@ -14,8 +14,9 @@ import pytest
 
 from engine.backends.llama_cpp import LlamaCppModel
 from engine.formats.gguf import read_gguf
-from engine.planner.gguf import Device, Plan, Resources, make_plan
 from engine.generation.state_cache import StateCache
+from engine.planner.gguf import make_plan
+from engine.planner.plan import Device, Plan, Resources
 from engine.types import ChatMessage, GenerationParams, GenerationStats
 from tests.conftest import collect
 
@@ -206,9 +207,9 @@ def test_a_restarted_host_restores_a_long_conversation_sent_again(
     def ask(history: list[ChatMessage]) -> tuple[str, GenerationStats]:
         engine = LocalEngine.start(log_path=tmp_path / "engine.log")
         try:
-            engine.client.http_client.load("starter", ctx=2048)
-            text, final = collect(engine.client.http_client.chat(history, params))
-            state = engine.client.http_client.saved_state()
+            engine.client.load("starter", ctx=2048)
+            text, final = collect(engine.client.chat(history, params))
+            state = engine.client.saved_state()
         finally:
             engine.stop()
         assert final.stats is not None
@@ -222,8 +223,8 @@ def test_a_restarted_host_restores_a_long_conversation_sent_again(
     assert stats.cached_tokens >= first_stats.prompt_tokens
     engine = LocalEngine.start(log_path=tmp_path / "engine.log")
     try:
-        assert engine.client.http_client.forget_state("chat-1") >= 1
-        assert engine.client.http_client.saved_state()["bytes"] == 0
+        assert engine.client.forget_state("chat-1") >= 1
+        assert engine.client.saved_state()["bytes"] == 0
     finally:
         engine.stop()
 

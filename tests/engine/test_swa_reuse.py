@@ -14,8 +14,9 @@ pytest.importorskip("gguf")
 
 from engine.backends.llama_cpp import LlamaCppModel
 from engine.formats.gguf import read_gguf
-from engine.planner.gguf import Device, Resources, make_plan
 from engine.generation.state_cache import StateCache
+from engine.planner.gguf import make_plan
+from engine.planner.plan import Device, Resources
 from engine.types import GenerationParams, GenerationStats
 from tests.conftest import collect
 from tests.tiny_gguf import MATRIX, write_model

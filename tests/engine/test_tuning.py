@@ -15,7 +15,7 @@ import pytest
 
 from engine.errors import EngineError
 from engine.hardware import HardwareReport, probe_hardware
-from engine.planner.gguf import Plan, Resources, resources_from
+from engine.planner.plan import Plan, Resources, resources_from
 from engine.tuning import Choice, choose, model_family
 from engine.tuning.configs import Config, Way
 from engine.tuning.decide import decide
@@ -204,7 +204,7 @@ def test_the_engine_host_measures_on_first_load_and_reuses_it(
     for run in range(2):
         engine = LocalEngine.start(log_path=tmp_path / f"engine{run}.log", ready_timeout=120)
         try:
-            status = engine.client.http_client.load("starter", ctx=2048)
+            status = engine.client.load("starter", ctx=2048)
             assert status.plan is not None
             kept = json.loads(tuning.read_text())["measurements"]
             assert len(kept) == 2  # flash attention on and off
@@ -219,7 +219,7 @@ def test_the_engine_host_measures_on_first_load_and_reuses_it(
             assert chosen
         finally:
             engine.stop()
-            engine.client.http_client.close()
+            engine.client.close()
 
 
 def test_a_way_that_fails_to_measure_says_so(starter: Path, tmp_path: Path) -> None:

@@ -22,11 +22,11 @@ import pytest
 from PIL import Image
 
 from engine.backends.llama_cpp import LlamaCppModel, recent_log
-from engine.errors import InvalidRequest
-from engine.images import ImageInput, read_image
 from engine.backends.loader import load_model, plan_model
 from engine.client.local import LocalEngine
-from engine.types import ChatMessage, GenerationParams
+from engine.errors import InvalidRequest
+from engine.images import read_image
+from engine.types import ChatMessage, GenerationParams, ImageInput
 from tests.conftest import collect
 from tests.tiny_gguf import write_model
 from tests.tiny_vision import TEXT, VisionShape, write_projector, write_vision_model
@@ -217,11 +217,11 @@ def test_the_planner_matches_what_llama_cpp_allocates(
 def host(vision_files: tuple[Path, Path]) -> Iterator[LocalEngine]:
     engine = LocalEngine.start(ready_timeout=120.0)
     try:
-        engine.client.http_client.load(str(vision_files[0]), ctx=2048)
+        engine.client.load(str(vision_files[0]), ctx=2048)
         yield engine
     finally:
         engine.stop()
-        engine.client.http_client.close()
+        engine.client.close()
 
 
 def _asking(parts: list[dict[str, Any]]) -> list[Any]:

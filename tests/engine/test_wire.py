@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engine.client.http_client import protocol
+from engine.client import protocol
 from engine.errors import InvalidRequest
 from engine.host import wire
 from engine.types import Chunk, GenerationStats, Truncation
