@@ -321,9 +321,7 @@ class EngineService(QObject):
             post_to_ui(lambda: self.load_progressed.emit(fraction))
 
         try:
-            status = engine.client.load(
-                model, ctx=ctx, progress=progress, cancel=cancel
-            )
+            status = engine.client.load(model, ctx=ctx, progress=progress, cancel=cancel)
         except BaseException as exc:
             error = exc
             post_to_ui(lambda: self._load_error(error))

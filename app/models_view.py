@@ -33,8 +33,8 @@ from app.theme import Colors
 from app.verdicts import Verdict, verdict_from_error, verdict_from_plan
 from app.workers import WorkerPool
 from engine.hardware.report import HardwareReport
+from engine.hub.requests import resume_request
 from engine.library import ModelEntry, scan_models
-from engine.library.builds import resume_request
 from engine.library.catalog import Catalog, CatalogError, load_catalog
 from engine.library.in_use import processes_using
 from engine.library.installed import Removed, remove_model

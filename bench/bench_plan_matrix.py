@@ -20,6 +20,7 @@ if str(ROOT) not in sys.path:
 
 from engine.backends import llama_cpp as backend  # noqa: E402
 from engine.formats.gguf import read_gguf  # noqa: E402
+from engine.native import llama as native_llama  # noqa: E402
 from engine.planner.gguf import compute_bytes, kv_cache_bytes, make_plan  # noqa: E402
 from engine.planner.plan import MiB  # noqa: E402
 from tests.engine.test_plan_matrix import (  # noqa: E402
@@ -36,7 +37,7 @@ def main() -> int:
     parser.add_argument("--ctx", type=int, nargs="+", default=[512, 4096, 32768])
     parser.add_argument("--kv", default="f16")
     args = parser.parse_args()
-    lib = backend.native()
+    lib = native_llama.native()
     parts: list[str] = []
 
     @lib.llama_log_callback  # type: ignore[untyped-decorator]

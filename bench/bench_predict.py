@@ -1,7 +1,7 @@
 """Predicted against measured speed, in the same run, on every real model here.
 
 The speed probe runs first, in a fresh data folder: the machine's bandwidth and arithmetic
-rate, and the starter once (engine/hardware/benchmarks.py), which is all the speed model
+rate, and the starter once (engine/speed/starter.py), which is all the speed model
 knows. Every model is then predicted (prompt reading, and replies at a short and a long depth)
 before it is loaded, and measured through Cove's engine: a ~256-token prompt and a 32-token reply,
 then the conversation extended to ~2,000 tokens and another reply (``--repeat`` rounds, medians).

@@ -107,9 +107,7 @@ def switch(model: str, tokens: int, rounds: int, folder: Path) -> dict[str, Any]
     for way in ("restored", "reread"):
         engine = host(model, folder / way, None if way == "restored" else 0)
         try:
-            chats = [
-                build(engine.client, tag, tokens // 2) for tag in ("Harbour", "Orchard")
-            ]
+            chats = [build(engine.client, tag, tokens // 2) for tag in ("Harbour", "Orchard")]
             for r in range(rounds):
                 for history in chats:
                     question = [*history, ChatMessage("user", f"Question {r}: anything late?")]

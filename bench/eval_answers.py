@@ -119,9 +119,7 @@ def main() -> int:
             encoder = CachedEncoder(model)
             for name in names:
                 print(f"== {name} ({status.model}) ==", flush=True)
-                result = evaluate(
-                    name, encoder, engine.client, n_ctx, args.max_tokens, args.limit
-                )
+                result = evaluate(name, encoder, engine.client, n_ctx, args.max_tokens, args.limit)
                 report["sets"][name] = result
                 print(
                     f"unanswerable -> not in your documents: {result['unanswerable_not_found']:.2f}"

@@ -19,8 +19,8 @@ from engine.advice.recommend import Option, Recommendation, fit_by_size, predict
 from engine.hardware.report import HardwareReport
 from engine.hub.api import RemoteFile
 from engine.hub.download import DownloadRequest
+from engine.hub.requests import requests_for
 from engine.hub.search import HubHit, gguf_quant, onnx_folders
-from engine.library.builds import requests_for
 from engine.library.catalog import CatalogModel, Variant
 from engine.speed.predict import Prediction
 from engine.units import format_bytes, format_tps

@@ -38,8 +38,9 @@ from engine.hub.meta import (
     build_files,
     fetch_listings,
 )
+from engine.hub.requests import requests_for
 from engine.hub.search import HubHit, search_hub
-from engine.library.builds import is_installed, requests_for
+from engine.library.builds import is_installed
 from engine.library.catalog import Catalog, CatalogError, CatalogModel, Variant, load_catalog
 from engine.paths import models_dir
 from engine.speed.store import DEFAULT_COMFORTABLE_TPS, SpeedStore

@@ -157,7 +157,7 @@ def _catalog_pull(
     from engine.advice.recommend import recommend
     from engine.hardware import probe_hardware
     from engine.hub.meta import build_files, fetch_listings
-    from engine.library.builds import requests_for
+    from engine.hub.requests import requests_for
 
     listings, problems = fetch_listings(hub, {v.repo for v in entry.variants}, cache, refresh=True)
     if quant:
@@ -184,7 +184,7 @@ def _catalog_pull(
 def onnx_folder_pull(hub: Hub, repo: str, folder: str) -> PullPlan | None:
     """``owner/repo/FOLDER`` naming an onnxruntime-genai build (a folder with genai_config.json):
     all its files, the config last; None when the path is not such a folder."""
-    from engine.library.builds import requests_for
+    from engine.hub.requests import requests_for
     from engine.library.catalog import Variant
 
     folder = folder.strip("/")

@@ -11,17 +11,13 @@ each family has (``CatalogModel.drafts``).
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.formats.gguf import GGUFFile, read_gguf
-from engine.types import GenerationParams
 
 if TYPE_CHECKING:
-    from engine.backends.llama_cpp import LlamaCppModel
     from engine.planner.plan import Plan
 
 VOCAB_SIZE_SLACK = 128
@@ -128,43 +124,3 @@ def check_draft(target: GGUFFile, path: Path, ctx: int, name: str | None = None)
     plan = plan_model(str(path), ctx=ctx)[2] if reason is None else None
     planned = plan.total_bytes if plan is not None else 0
     return DraftChoice(name or path.stem, path, reason, planned, plan)
-
-
-class DraftModel:
-    """A llama.cpp model that guesses greedily after a token sequence, keeping its own cache of
-    the sequence so that each guess evaluates only what is new."""
-
-    def __init__(self, model: LlamaCppModel) -> None:
-        self.model = model
-        self.name = model.name
-
-    @classmethod
-    def load(cls, path: Path, plan: Plan) -> DraftModel:
-        from engine.backends.llama_cpp import LlamaCppModel
-
-        return cls(LlamaCppModel(path, plan))
-
-    def guess(self, sequence: Sequence[int], k: int, cancel: threading.Event) -> list[int]:
-        """Up to ``k`` tokens the draft model would say next after ``sequence``."""
-        from engine.backends.llama_cpp import _last_logits
-
-        m = self.model
-        # The loop's own prefill: keeps the common prefix, evaluates the rest in batches.
-        if m._prefill(list(sequence), _GREEDY, cancel) < 0:
-            return []
-        out: list[int] = []
-        for i in range(k):
-            token = int(_last_logits(m).argmax())
-            out.append(token)
-            if i == k - 1 or len(m._cached) + 2 > m.n_ctx:
-                break
-            if not m._decode([token], cancel):
-                break
-            m._cached.append(token)
-        return out
-
-    def close(self) -> None:
-        self.model.close()
-
-
-_GREEDY = GenerationParams(temperature=0.0)

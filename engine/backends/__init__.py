@@ -1,4 +1,4 @@
-"""Runtimes behind one small Protocol, found by name in a registry.
+"""Runtimes behind one small Protocol (``base``), found by name in a registry.
 
 A backend module imports its runtime inside functions, so that listing backends (or importing the
 engine at all) never pays for a native library the user does not need.
@@ -7,55 +7,12 @@ engine at all) never pays for a native library the user does not need.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
 
+from engine.backends.base import Backend, LoadedModel, LoadProgress
 from engine.errors import BackendUnavailable
-from engine.tools import Tool
-from engine.types import ChatMessage, Chunk, GenerationParams
 
-if TYPE_CHECKING:
-    from engine.planner.plan import Plan
-
-
-# Called with the fraction loaded (0..1); returning False cancels the load.
-LoadProgress = Callable[[float], bool]
-
-
-class LoadedModel(Protocol):
-    """A model resident in memory. ``close()`` returns its native memory."""
-
-    @property
-    def n_ctx(self) -> int: ...
-
-    def count_tokens(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> int: ...
-
-    def chat(
-        self,
-        messages: Sequence[ChatMessage],
-        params: GenerationParams,
-        cancel: threading.Event | None = None,
-    ) -> Iterator[Chunk]: ...
-
-    def complete(
-        self, prompt: str, params: GenerationParams, cancel: threading.Event | None = None
-    ) -> Iterator[Chunk]: ...
-
-    def close(self) -> None: ...
-
-
-class Backend(Protocol):
-    name: str
-
-    def availability(self) -> str | None:
-        """None when usable here, else why not (for the user)."""
-        ...
-
-    def handles(self, path: Path) -> bool: ...
-
-    def load(self, path: Path, plan: Plan, progress: LoadProgress | None = None) -> LoadedModel: ...
-
+__all__ = ["Backend", "LoadProgress", "LoadedModel", "backend_for", "get_backend", "register"]
 
 _REGISTRY: dict[str, Backend] = {}
 

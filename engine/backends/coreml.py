@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.backends import LoadProgress
+from engine.backends.base import LoadProgress
 from engine.errors import BackendUnavailable, LoadCancelled, ModelLoadError
 from engine.formats.coreml import CoreMLModelInfo, is_coreml_model, read_coreml_model
 from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource

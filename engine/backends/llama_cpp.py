@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.backends import LoadProgress
+from engine.backends.base import LoadProgress
 from engine.backends.vision import Vision
 from engine.errors import (
     BackendUnavailable,
@@ -30,6 +30,7 @@ from engine.formats.gguf import GGUFFile, read_gguf
 from engine.generation.kv_reuse import reusable_prefix
 from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource
 from engine.generation.state_cache import state_key
+from engine.native.llama import clear_log, has_amx, native, recent_log, route_mtmd_log
 from engine.native.lock import GGML_LOCK
 from engine.native.threadpool import ThreadPool, attach_threadpool
 from engine.planner.plan import Plan
@@ -39,7 +40,6 @@ from engine.types import ChatMessage, Chunk, GenerationParams, ImageInput
 
 # ggml type ids for the KV cache types the planner may choose.
 _KV_GGML_TYPE = {"f16": 1, "q8_0": 8, "q4_0": 2}
-_LOG_LINES = 200
 # Evaluated at load to compare a batch with single steps (see _batches_match_steps).
 _PROBE_TEXT = "def mean(values):\n    return sum(values) / len(values)\n"
 _PROBE_TOKENS = 8
@@ -49,52 +49,6 @@ _PROBE_TOKENS = 8
 # to 2000 cached tokens, measured with this build), so guesses checked there could flip a
 # near-tie.
 EXACT_CELLS = 256
-
-_native: Any = None
-_native_lock = threading.Lock()
-_log_tail: deque[str] = deque(maxlen=_LOG_LINES)
-_log_callback: Any = None  # kept referenced: llama.cpp calls it from native threads
-
-
-def native() -> Any:
-    """Import llama_cpp once, initialise its backends, and route its log into a bounded tail
-    (shown with load errors) instead of the user's terminal."""
-    global _native, _log_callback
-    with _native_lock:
-        if _native is None:
-            try:
-                import llama_cpp
-            except ImportError as exc:  # pragma: no cover - depends on the installation
-                raise BackendUnavailable(
-                    f"llama-cpp-python is not installed ({exc}). Reinstall Cove's dependencies."
-                ) from exc
-
-            @llama_cpp.llama_log_callback  # type: ignore[untyped-decorator]
-            def on_log(level: int, text: bytes, _data: Any) -> None:
-                _log_tail.append(text.decode("utf-8", "replace"))
-
-            _log_callback = on_log
-            llama_cpp.llama_log_set(on_log, None)
-            with GGML_LOCK:
-                llama_cpp.llama_backend_init()
-            _native = llama_cpp
-        return _native
-
-
-_mtmd_logging = False
-
-
-def route_mtmd_log() -> None:
-    """Send the multimodal library's log where llama.cpp's goes (the bounded tail)."""
-    global _mtmd_logging
-    native()
-    with _native_lock:
-        if not _mtmd_logging:
-            from llama_cpp import mtmd_cpp
-
-            mtmd_cpp.mtmd_log_set(_log_callback, None)
-            mtmd_cpp.mtmd_helper_log_set(_log_callback, None)
-            _mtmd_logging = True
 
 
 class _BuftOverride(ctypes.Structure):
@@ -115,20 +69,6 @@ def _head_on_cpu() -> ctypes.Array[_BuftOverride]:
     from engine.native.rpc import cpu_buffer_type
 
     return (_BuftOverride * 2)(_BuftOverride(HEAD_PATTERN, cpu_buffer_type()), _BuftOverride())
-
-
-def has_amx(lib: Any) -> bool:
-    """Whether this llama.cpp build runs matrix products on the CPU's AMX tiles."""
-    return amx_in(lib.llama_print_system_info().decode("utf-8", "replace"))
-
-
-def amx_in(system_info: str) -> bool:
-    return "AMX_INT8 = 1" in system_info
-
-
-def recent_log(n: int = 20) -> list[str]:
-    lines = "".join(_log_tail).splitlines()
-    return [line for line in lines if line.strip()][-n:]
 
 
 class LlamaCppBackend:
@@ -205,7 +145,7 @@ class LlamaCppModel(GenerationLoop):
             # Referenced until the load returns: llama.cpp calls it from the loading thread.
             callback = lib.llama_progress_callback(on_progress)
             mparams.progress_callback = callback
-        _log_tail.clear()
+        clear_log()
         with GGML_LOCK:  # the device registry is read while the model loads
             self._model = lib.llama_model_load_from_file(str(path).encode(), mparams)
         if not self._model:

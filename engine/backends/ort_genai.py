@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.backends import LoadProgress
+from engine.backends.base import LoadProgress
 from engine.errors import BackendUnavailable, LoadCancelled, ModelLoadError
 from engine.formats.onnx import is_onnx_chat_folder, read_onnx_model
 from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource

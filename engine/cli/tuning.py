@@ -13,7 +13,7 @@ from engine.cli.output import print_json
 from engine.errors import InsufficientMemory
 
 if TYPE_CHECKING:
-    from engine.speed.observe import Check
+    from engine.speed.check import Check
     from engine.tuning import Choice
 
 
@@ -56,8 +56,8 @@ def tune_command(args: argparse.Namespace) -> int:
 def _speed_check(choice: Choice) -> Check | None:
     """The measured speed against the prediction; a new measurement corrects the rates."""
     from engine.hardware import probe_hardware
+    from engine.speed.check import check_choice
     from engine.speed.machine import with_speed
-    from engine.speed.observe import check_choice
 
     report = with_speed(probe_hardware())
     return check_choice(report, choice, record=choice.source == "measured")

@@ -34,7 +34,14 @@ from engine.errors import (
 from engine.generation.clock import StatsClock
 from engine.generation.context import fit_prompt, prompt_overflow
 from engine.generation.reasoning import OPEN, opens_thinking
-from engine.generation.speculation import MAX_DRAFT, PRIOR_HIT, DraftPolicy, PromptLookup, Shadow
+from engine.generation.speculation import (
+    MAX_DRAFT,
+    PRIOR_HIT,
+    Drafter,
+    DraftPolicy,
+    PromptLookup,
+    Shadow,
+)
 from engine.generation.state_cache import MIN_GAIN as MIN_STATE_GAIN
 from engine.generation.state_cache import MIN_TOKENS as MIN_STATE_TOKENS
 from engine.generation.state_cache import StateCache
@@ -53,7 +60,6 @@ from engine.types import (
 )
 
 if TYPE_CHECKING:
-    from engine.advice.drafts import DraftModel
     from engine.templates import ChatTemplate
 
 log = logging.getLogger("cove.engine")
@@ -135,7 +141,7 @@ class GenerationLoop(ABC):
         # What speculation has measured of this model on this machine, kept across replies.
         self._draft_policy = DraftPolicy()
         self._states: StateCache | None = None
-        self._drafter: DraftModel | None = None  # a smaller model guessing for this one
+        self._drafter: Drafter | None = None  # a smaller model guessing for this one
         # A draft model's steps are not free: its own estimates (see attach_draft).
         self._model_policy = _model_policy()
         self._since_model_guess = 0
@@ -594,9 +600,9 @@ class GenerationLoop(ABC):
             yield Chunk(text=tail, logprobs=tuple(scored))
         return finish, context_full
 
-    def attach_draft(self, drafter: DraftModel | None) -> None:
+    def attach_draft(self, drafter: Drafter | None) -> None:
         """Let a smaller model of the same vocabulary guess where the conversation offers no
-        guess of its own (engine/advice/drafts.py); None detaches (and frees) the current one."""
+        guess of its own (engine/backends/draft.py); None detaches (and frees) the current one."""
         old, self._drafter = self._drafter, drafter
         if old is not None and old is not drafter:
             old.close()

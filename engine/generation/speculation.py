@@ -18,7 +18,9 @@ the tokens plain decoding produces), and drafts only the length that is expected
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
+from typing import Protocol
 
 MIN_NGRAM = 2
 MAX_NGRAM = 4
@@ -30,6 +32,19 @@ PRIOR_HIT = 0.7
 # A draft is sent only when it is expected to be at least this much faster than plain decoding.
 MARGIN = 1.05
 _RATE = 0.2  # how fast the running estimates follow new observations
+
+
+class Drafter(Protocol):
+    """What guesses tokens for the loop besides the conversation itself: a smaller model of the
+    same vocabulary (``engine.backends.draft.DraftModel``)."""
+
+    name: str
+
+    def guess(self, sequence: Sequence[int], k: int, cancel: threading.Event) -> list[int]:
+        """Up to ``k`` tokens that would come next after ``sequence``."""
+        ...
+
+    def close(self) -> None: ...
 
 
 class PromptLookup:

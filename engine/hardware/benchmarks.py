@@ -1,5 +1,5 @@
 """The speed probe: this machine's memory bandwidth and arithmetic rate per device, in about a
-second, and the starter model run once to calibrate llama.cpp on the CPU (a few seconds).
+second (the starter model run once to calibrate llama.cpp is ``engine/speed/starter.py``).
 
 The CPU's bandwidth is timed copying arrays larger than a processor cache, one thread per core;
 its arithmetic rate, a float32 matrix product. Each is the best of a few repetitions: other
@@ -10,7 +10,6 @@ bandwidth is the driver's (NVML: bus width times memory clock) or the chip's pub
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable
@@ -20,15 +19,10 @@ from engine.hardware.speed_profile import DRIVER, ESTIMATED, MEASURED, TABLE, De
 
 if TYPE_CHECKING:
     from engine.hardware.report import GpuInfo, HardwareReport
-    from engine.speed.calibrate import Observation
-
-log = logging.getLogger(__name__)
 
 COPY_BYTES = 256 << 20  # per array: beyond the last-level cache of most processors
 REPEATS = 4
 MATRIX = 768
-# The starter's runs for the calibration (about 4 s each on two cores); the quickest counts.
-STARTER_RUNS = 3
 
 # Published memory bandwidth of Apple silicon (GB/s), by chip; the longest matching name wins.
 APPLE_BANDWIDTH = {
@@ -143,29 +137,3 @@ def measure_devices(
     if npu is not None:
         devices.append(npu)
     return tuple(devices)
-
-
-def measure_starter() -> Observation | None:
-    """The starter run once on the CPU, as ``cove tune`` measures a way: llama.cpp's figures
-    here. None when it cannot run (no llama.cpp, the memory taken)."""
-    from engine.backends.loader import plan_model
-    from engine.errors import EngineError
-    from engine.speed.observe import observation_from_sample
-    from engine.tuning.measure import measure_once
-
-    try:
-        path, info, plan = plan_model("starter", ctx=4096)
-        if not plan.loadable or plan.backend != "llama.cpp":
-            return None
-        if plan.gpu_layers:
-            from dataclasses import replace
-
-            plan = replace(plan, gpu_layers=0, device="CPU")
-        samples = [measure_once(path, plan)[0] for _ in range(STARTER_RUNS)]
-    except (EngineError, OSError) as exc:
-        log.warning("could not run the starter to calibrate: %s", exc)
-        return None
-    # The quickest run: another program can only have slowed a run down (and a run's figures
-    # belong together: its deeper reply's depth follows from its prompt's speed).
-    best = min(samples, key=lambda s: s.seconds)
-    return observation_from_sample(path, info, plan, best, source="probe")

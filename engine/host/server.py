@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import socket
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from engine.generation.state_cache import DEFAULT_LIMIT_BYTES, StateCache
 from engine.host.guards import DEFAULT_MAX_BODY, HostConfig
 from engine.host.routes import make_app
 from engine.host.state import STREAM_FLUSH_S, HostState
+from engine.launch import setup_logging
 from engine.paths import state_dir
 from engine.remote.certificate import Identity
 from engine.remote.ratelimit import RateLimit
@@ -85,15 +85,6 @@ def bind(host: str, port: int) -> socket.socket:
     sock.listen(128)
     sock.set_inheritable(False)
     return sock
-
-
-def setup_logging() -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-    root = logging.getLogger("cove")
-    root.handlers[:] = [handler]
-    root.setLevel(logging.INFO)
-    root.propagate = False
 
 
 OLLAMA_PORT = 11434

@@ -36,8 +36,8 @@ from engine.host.server import (
     check_exposure,
     host_config,
     make_server,
-    setup_logging,
 )
+from engine.launch import setup_logging
 from engine.planner.plan import Plan
 from engine.remote.pins import trust
 from engine.remote.split import WorkerShare, encode, plan_with_workers

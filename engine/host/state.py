@@ -203,7 +203,8 @@ class HostState:
     def _attach_draft(self, model: GenerationLoop, path: Path, plan: Plan) -> None:
         """Load the draft model asked for, when it can draft for this one and fits beside it;
         otherwise say why in the log and go on without."""
-        from engine.advice.drafts import DraftModel, beside, check_draft, draft_choices
+        from engine.advice.drafts import beside, check_draft, draft_choices
+        from engine.backends.draft import DraftModel
         from engine.backends.loader import current_resources
         from engine.formats.gguf import read_gguf
         from engine.library.names import resolve_model
@@ -241,7 +242,7 @@ class HostState:
             path, resources_from(report), report, ctx=ctx, measure_now=True, progress=measuring
         )
         if choice is not None and choice.source == "measured":
-            from engine.speed.observe import check_choice
+            from engine.speed.check import check_choice
 
             try:
                 check_choice(report, choice, record=True)
@@ -453,7 +454,7 @@ class HostState:
             self.generating = False
 
     def _check_speed(self, resident: Resident | None, final: Chunk, others: float) -> None:
-        """The first reply of a load that counts (engine/speed/observe.py) against the speed
+        """The first reply of a load that counts (engine/speed/check.py) against the speed
         predicted for it: off by more than 30 %, the prediction's rates are corrected. Not on a
         busy machine, whose figures say more about the other programs."""
         from engine.speed.observe import observation_from_stats
@@ -469,8 +470,8 @@ class HostState:
             return
         try:
             from engine.hardware import probe_hardware
+            from engine.speed.check import check
             from engine.speed.facts import read_model_info
-            from engine.speed.observe import check
 
             info = read_model_info(resident.path)
             obs = observation_from_stats(resident.path, info, resident.plan, final.stats)

@@ -1,4 +1,5 @@
-"""A catalog build on disk: which files it downloads, where they go, and whether it is installed.
+"""A catalog build on disk: where its files go, and whether it is installed (what to download,
+in what order, is ``engine/hub/requests.py``).
 
 - GGUF: one file in the repository's folder, as any pull (``layout.target_path``); a vision
   build's projector (``mmproj-….gguf``) beside it in the same folder, fetched in the same download
@@ -12,12 +13,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
-from engine.formats.onnx import CONFIG, is_onnx_chat_folder
-from engine.hub.api import RemoteFile
-from engine.hub.download import DownloadRequest
+from engine.formats.onnx import is_onnx_chat_folder
 from engine.library.catalog import Catalog, CatalogModel, Variant
 from engine.library.layout import build_folder_name, repo_folder, target_path
 
@@ -67,60 +65,14 @@ def resolve_catalog_name(models: Path, name: str, catalog: Catalog) -> Path | No
     return next((p for p in files if p.is_file()), None)
 
 
-def requests_for(variant: Variant, files: tuple[RemoteFile, ...]) -> list[DownloadRequest]:
-    """What to download for ``variant``, given the hub's listing of its files, in order."""
-    if variant.format == "gguf":
-        return _gguf_requests(variant, files)
-    owner, _, name = variant.repo.partition("/")
-    base = f"{owner}__{name}"
-    if variant.format == "onnx":
-        base += "/" + build_folder_name(str(variant.folder))
-        last = CONFIG
-    else:
-        last = ".onnx"
-    ordered = sorted(files, key=lambda f: (f.path.endswith(last), f.path))
-    rename = installed_name if variant.format == "onnx-encoder" else _basename
-    return [_request(f, dest=f"{base}/{rename(f.path)}") for f in ordered]
-
-
-def _gguf_requests(variant: Variant, files: tuple[RemoteFile, ...]) -> list[DownloadRequest]:
-    """A GGUF build is one download: its model file, with a vision build's projector (from the
-    listing, with its SHA-256) fetched and verified in the same download."""
-    projector = next((f for f in files if f.path == variant.projector), None)
-    models = [f for f in files if f is not projector]
-    if projector is None:
-        return [_request(f) for f in models]
-    return [
-        replace(_request(f), projector=projector.path, projector_sha256=projector.sha256)
-        for f in models
-    ]
-
-
-def _request(f: RemoteFile, dest: str | None = None) -> DownloadRequest:
-    """The download of a listed file, with what it is checked against: its LFS SHA-256, or for a
-    file kept in git itself its blob SHA-1 (so the listing is not asked again)."""
-    blob = f.blob_oid if f.sha256 is None else None
-    return DownloadRequest(f.repo, f.path, f.revision, f.sha256, dest=dest, blob_oid=blob)
-
-
 def installed_name(path: str) -> str:
     """An encoder file's name in its installed folder. sentence-transformers keeps its pooling
     settings in ``1_Pooling/config.json``, beside a ``config.json`` of the model's own: it is
     installed as ``pooling_config.json``, where ``engine/documents/embeddings.py`` reads it."""
     if path.endswith("1_Pooling/config.json"):
         return "pooling_config.json"
-    return _basename(path)
+    return basename(path)
 
 
-def _basename(path: str) -> str:
+def basename(path: str) -> str:
     return path.rsplit("/", 1)[-1]
-
-
-def resume_request(repo: str, file: str, catalog: Catalog | None = None) -> DownloadRequest:
-    """The download that finishes a partial file: for the model or the projector of a catalog
-    vision build, the build's one download of both; otherwise the file alone."""
-    for model in catalog.models if catalog is not None else ():
-        for v in model.variants:
-            if v.repo == repo and v.projector is not None and file in (v.file, v.projector):
-                return DownloadRequest(repo, str(v.file), projector=v.projector)
-    return DownloadRequest(repo, file)

@@ -23,8 +23,8 @@ _added: set[str] = set()
 
 
 def _ggml() -> Any:
-    from engine.backends.llama_cpp import native
     from engine.native.ggml import ggml_calls
+    from engine.native.llama import native
 
     return ggml_calls(native())
 

@@ -232,7 +232,7 @@ def _memory(gpu: bool) -> tuple[int, int]:
 def worker_command(
     host: str, port: int, key: str | None, *, new_key: bool = False, threads: int | None = None
 ) -> int:
-    from engine.host.server import setup_logging
+    from engine.launch import setup_logging
 
     setup_logging()
     logging.getLogger("cove").setLevel(logging.INFO)

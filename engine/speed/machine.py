@@ -91,7 +91,8 @@ def _quiet(store: SpeedStore, machine: str) -> bool:
 def _probe(
     report: HardwareReport, store: SpeedStore, machine: str, *, calibrate: bool
 ) -> tuple[tuple[DeviceSpeed, ...], dict[str, Any]] | None:
-    from engine.hardware.benchmarks import measure_devices, measure_starter
+    from engine.hardware.benchmarks import measure_devices
+    from engine.speed.starter import measure_starter
     from engine.tuning.load import LoadMeter, is_busy
 
     meter = LoadMeter().start()

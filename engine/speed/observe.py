@@ -1,33 +1,26 @@
 """Models' measured speeds as observations for the calibration: from ``cove tune``'s runs (a
 prompt, replies at two depths) and from the first reply after a model's first load, which is
 compared with what was predicted: a prediction off by more than ``OFF_BY`` corrects the rates of
-its runtime on its device for every later prediction.
+its runtime on its device for every later prediction (``engine/speed/check.py``).
 """
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.speed.calibrate import Observation
-from engine.speed.facts import facts_for, read_model_info
+from engine.speed.facts import facts_for
 from engine.speed.predict import device_kind, placement, runtime_of
 
 if TYPE_CHECKING:
     from engine.formats.coreml import CoreMLModelInfo
     from engine.formats.gguf import GGUFFile
     from engine.formats.onnx import OnnxModelInfo
-    from engine.hardware.report import HardwareReport
     from engine.planner.plan import Plan
-    from engine.tuning import Choice
     from engine.tuning.figures import Sample
     from engine.types import GenerationStats
 
-log = logging.getLogger(__name__)
-
-OFF_BY = 0.30
 # A reply this short, or a prompt this short, says little about speed.
 MIN_DECODED = 16
 MIN_PROMPT = 64
@@ -39,6 +32,37 @@ def kind_of(plan: Plan) -> str:
     return device_kind(key)
 
 
+def observation(
+    path: Path,
+    info: GGUFFile | OnnxModelInfo | CoreMLModelInfo,
+    plan: Plan,
+    *,
+    prompt: tuple[float, float],
+    near: tuple[float, float],
+    deep: tuple[float, float] | None = None,
+    source: str,
+) -> Observation | None:
+    """The one way a measurement becomes an observation: the model's costs per token from its
+    header, the runtime and device kind from its plan, and the figures measured, each as (depth,
+    tokens per second). None when the model's costs are not known."""
+    facts = facts_for(info)
+    if facts is None:
+        return None
+    return Observation(
+        model=_name(path),
+        runtime=runtime_of(plan),
+        kind=kind_of(plan),
+        facts=facts,
+        prompt_depth=prompt[0],
+        prompt_tps=prompt[1],
+        near_depth=near[0],
+        near_tps=near[1],
+        deep_depth=None if deep is None else deep[0],
+        deep_tps=None if deep is None else deep[1],
+        source=source,
+    )
+
+
 def observation_from_sample(
     path: Path,
     info: GGUFFile | OnnxModelInfo | CoreMLModelInfo,
@@ -47,22 +71,17 @@ def observation_from_sample(
     *,
     source: str = "tune",
 ) -> Observation | None:
-    facts = facts_for(info)
-    if facts is None:
-        return None
+    """A measured way's figures (``cove tune``, the probe's starter run): a prompt, replies at
+    two depths."""
     from engine.tuning.measure import PROMPT_TOKENS
 
-    return Observation(
-        model=_name(path),
-        runtime=runtime_of(plan),
-        kind=kind_of(plan),
-        facts=facts,
-        prompt_tps=sample.prefill_tokens_per_s,
-        prompt_depth=PROMPT_TOKENS / 2,
-        near_depth=sample.near_depth,
-        near_tps=sample.near_tokens_per_s,
-        deep_depth=sample.deep_depth,
-        deep_tps=sample.deep_tokens_per_s,
+    return observation(
+        path,
+        info,
+        plan,
+        prompt=(PROMPT_TOKENS / 2, sample.prefill_tokens_per_s),
+        near=(sample.near_depth, sample.near_tokens_per_s),
+        deep=(sample.deep_depth, sample.deep_tokens_per_s),
         source=source,
     )
 
@@ -74,114 +93,24 @@ def observation_from_stats(
     stats: GenerationStats,
 ) -> Observation | None:
     """A reply's figures, when it read a prompt and wrote enough of a reply to count."""
-    facts = facts_for(info)
     evaluated = stats.prompt_tokens - stats.cached_tokens
     if (
-        facts is None
-        or stats.completion_tokens < MIN_DECODED
+        stats.completion_tokens < MIN_DECODED
         or evaluated < MIN_PROMPT
         or stats.decode_tokens_per_s <= 0
         or stats.prompt_tokens_per_s <= 0
         or stats.draft_tokens  # speculation changes the decode rate
     ):
         return None
-    return Observation(
-        model=_name(path),
-        runtime=runtime_of(plan),
-        kind=kind_of(plan),
-        facts=facts,
-        prompt_tps=stats.prompt_tokens_per_s,
-        prompt_depth=stats.cached_tokens + evaluated / 2,
-        near_depth=stats.prompt_tokens + stats.completion_tokens / 2,
-        near_tps=stats.decode_tokens_per_s,
+    return observation(
+        path,
+        info,
+        plan,
+        prompt=(stats.cached_tokens + evaluated / 2, stats.prompt_tokens_per_s),
+        near=(stats.prompt_tokens + stats.completion_tokens / 2, stats.decode_tokens_per_s),
         source="first load",
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
-    """A measured reply against its prediction."""
-
-    observation: Observation
-    predicted_decode_tps: float
-    predicted_prompt_tps: float
-    decode_error: float  # measured / predicted - 1
-    prompt_error: float
-    corrected: bool  # off by more than OFF_BY: the calibration was refitted
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "measured_decode_tps": round(self.observation.near_tps, 1),
-            "measured_prompt_tps": round(self.observation.prompt_tps, 1),
-            "depth": round(self.observation.near_depth),
-            "predicted_decode_tps": round(self.predicted_decode_tps, 1),
-            "predicted_prompt_tps": round(self.predicted_prompt_tps, 1),
-            "decode_error": round(self.decode_error, 3),
-            "prompt_error": round(self.prompt_error, 3),
-            "corrected": self.corrected,
-        }
-
-
-def check(
-    report: HardwareReport,
-    path: Path,
-    plan: Plan,
-    obs: Observation,
-    *,
-    always: bool = False,
-    record: bool = True,
-) -> Check | None:
-    """Compare ``obs`` with what the speed model predicted for it; record it for the model
-    (the Installed tab's measured figure) and, when off by more than ``OFF_BY`` (or ``always``:
-    ``cove tune``'s careful measurements), in the calibration."""
-    from engine.speed.machine import profile_for
-    from engine.speed.predict import decode_tps, parts_for_plan, prompt_tps, rates_on
-    from engine.speed.store import SpeedStore
-
-    store = SpeedStore()
-    profile = profile_for(report, store=store, measure=False)
-    if profile is None:
-        if record:
-            store.record_measured(report, path, obs)
-        return None
-    rates = rates_on(profile, obs.runtime, parts_for_plan(plan, profile))
-    decode = decode_tps(rates, obs.facts, obs.near_depth)
-    prompt = prompt_tps(rates, obs.facts, obs.prompt_depth)
-    d_err, p_err = obs.near_tps / decode - 1, obs.prompt_tps / prompt - 1
-    corrected = record and (always or max(abs(d_err), abs(p_err)) > OFF_BY)
-    if record:
-        store.record_measured(report, path, obs)
-    if corrected:
-        store.record_observation(report, path, obs)
-        log.info(
-            "%s ran at %.1f tok/s where %.1f was predicted: calibration corrected",
-            obs.model,
-            obs.near_tps,
-            decode,
-        )
-    return Check(obs, decode, prompt, d_err, p_err, corrected)
-
-
 def _name(path: Path) -> str:
     return path.name.removesuffix(".gguf")
-
-
-def check_choice(report: HardwareReport, choice: Choice, *, record: bool) -> Check | None:
-    """``cove tune``'s measurement of the way chosen against its prediction; ``record``: a new
-    measurement, which the calibration takes in whatever the error (it is careful: several
-    rounds, interleaved, on a quiet machine)."""
-    from engine.errors import EngineError
-
-    m = next((x for x in choice.measurements if x.config == choice.config), None)
-    if m is None:
-        return None
-    try:
-        info = read_model_info(choice.path)
-    except (EngineError, OSError, ValueError):
-        return None
-    obs = observation_from_sample(choice.path, info, choice.plan, m.medians(), source="tune")
-    if obs is None:
-        return None
-    return check(
-        report, choice.path, choice.plan, obs, always=record and not m.provisional, record=record
-    )

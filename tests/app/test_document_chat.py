@@ -46,9 +46,7 @@ def use_host_encoder(window: MainWindow, engine: Any, shared_models: Path) -> No
     """The test encoder in the engine host, as the library's would be."""
     from engine.documents.host_encoder import HostEncoder
 
-    window.document_answers._encoder = lambda: HostEncoder(
-        engine.client, shared_models / ENCODER
-    )
+    window.document_answers._encoder = lambda: HostEncoder(engine.client, shared_models / ENCODER)
 
 
 def ask(qtbot: QtBot, window: MainWindow, question: str) -> Any:

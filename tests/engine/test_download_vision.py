@@ -14,7 +14,8 @@ from engine.formats.gguf.projector import find_projector
 from engine.hub.api import Hub, HubConfig
 from engine.hub.download import DownloadRequest
 from engine.hub.meta import Listing, build_files
-from engine.library.builds import is_installed, projector_path, requests_for
+from engine.hub.requests import requests_for
+from engine.library.builds import is_installed, projector_path
 from engine.library.catalog import Arch, CatalogModel, Variant
 from engine.library.layout import partial_path, target_path
 from engine.library.partial import list_partials

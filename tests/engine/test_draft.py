@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.advice.drafts import DraftModel, check_draft, incompatibility
+from engine.advice.drafts import check_draft, incompatibility
+from engine.backends.draft import DraftModel
 from engine.backends.llama_cpp import LlamaCppModel
 from engine.formats.gguf import read_gguf
 from engine.generation.speculation import DraftPolicy

@@ -55,9 +55,7 @@ def test_sigkill_mid_stream_raises_engine_crashed_and_restart_recovers(
     assert engine.alive() and engine.pid != pid
     status = engine.client.status()
     assert status.model is not None and status.n_ctx == 2048, "the model was loaded again"
-    text, final = collect(
-        engine.client.chat([ChatMessage("user", "Hi!")], LONG.__class__())
-    )
+    text, final = collect(engine.client.chat([ChatMessage("user", "Hi!")], LONG.__class__()))
     assert final.finish_reason in ("stop", "length") and text
 
 
@@ -77,9 +75,7 @@ def test_restart_loads_the_chat_model_and_the_embedding_model_beside_it(
     status = engine.client.status()
     assert (status.model, status.embedding_model) == (chat_model, encoder.name)
     assert len(engine.client.embed(["a lighthouse"], model=encoder.name)[0]) == 384
-    text, final = collect(
-        engine.client.chat([ChatMessage("user", "Hi!")], GenerationParams())
-    )
+    text, final = collect(engine.client.chat([ChatMessage("user", "Hi!")], GenerationParams()))
     assert final.finish_reason in ("stop", "length") and text
 
 

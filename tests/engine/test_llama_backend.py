@@ -184,7 +184,7 @@ def test_greedy_in_place_picks_what_the_native_chain_picks(
 
 
 def test_amx_builds_load_weights_without_amx_buffers() -> None:
-    from engine.backends.llama_cpp import amx_in
+    from engine.native.llama import amx_in
 
     avx512 = "CPU : SSE3 = 1 | AVX2 = 1 | AVX512 = 1 | AVX512_VNNI = 1 | REPACK = 1 |"
     assert not amx_in(avx512)

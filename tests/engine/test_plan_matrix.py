@@ -20,6 +20,7 @@ pytest.importorskip("gguf")
 
 from engine.backends import llama_cpp as backend
 from engine.formats.gguf import GGUFFile, read_gguf
+from engine.native import llama as native_llama
 from engine.planner.gguf import compute_bytes, kv_cache_cells, kv_cache_parts, make_plan
 from engine.planner.plan import Device, MiB, Resources
 from tests.tiny_gguf import MATRIX, write_model
@@ -55,7 +56,7 @@ class LogCapture:
 
 @pytest.fixture
 def llama_log() -> Iterator[LogCapture]:
-    lib = backend.native()
+    lib = native_llama.native()
     capture = LogCapture()
 
     @lib.llama_log_callback  # type: ignore[untyped-decorator]
@@ -66,7 +67,7 @@ def llama_log() -> Iterator[LogCapture]:
     try:
         yield capture
     finally:
-        lib.llama_log_set(backend._log_callback, None)
+        lib.llama_log_set(native_llama._log_callback, None)
 
 
 def reported_kv(log: str) -> list[tuple[float, int, int]]:
@@ -90,7 +91,7 @@ def test_plan_matches_what_llama_cpp_allocates(
             assert plan.n_ctx == n_ctx
             llama_log.parts.clear()
             with backend.LlamaCppModel(path, plan) as model:
-                size = backend.native().llama_model_size(model._model)
+                size = native_llama.native().llama_model_size(model._model)
             log = llama_log.text
             where = f"{arch} at {n_ctx} tokens, {kv_type}"
             assert "full-size SWA cache" not in log, where

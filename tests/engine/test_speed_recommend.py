@@ -128,8 +128,9 @@ def test_a_replys_speed_is_checked_against_its_prediction(
     the model's measured speed."""
     from engine.backends.loader import plan_model
     from engine.hardware import probe_hardware
+    from engine.speed.check import check
     from engine.speed.machine import profile_for
-    from engine.speed.observe import check, observation_from_sample
+    from engine.speed.observe import observation_from_sample
     from engine.speed.store import SpeedStore
     from engine.tuning.measure import measure_once
     from engine.tuning.store import machine_key

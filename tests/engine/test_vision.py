@@ -21,11 +21,12 @@ import openai
 import pytest
 from PIL import Image
 
-from engine.backends.llama_cpp import LlamaCppModel, recent_log
+from engine.backends.llama_cpp import LlamaCppModel
 from engine.backends.loader import load_model, plan_model
 from engine.client.local import LocalEngine
 from engine.errors import InvalidRequest
 from engine.images import read_image
+from engine.native.llama import recent_log
 from engine.types import ChatMessage, GenerationParams, ImageInput
 from tests.conftest import collect
 from tests.tiny_gguf import write_model
