@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import json
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from starlette.requests import Request
@@ -175,22 +175,3 @@ class _Blocks:
         out.append(aw.event("content_block_delta", {"index": self.index, "delta": delta}))
         out += self.close()
         return out
-
-
-def endpoint(
-    state: HostState,
-    config: HostConfig,
-    handler: Callable[[Request, HostState, HostConfig], Awaitable[Response]],
-) -> Callable[[Request], Awaitable[Response]]:
-    async def run(request: Request) -> Response:
-        try:
-            return await handler(request, state, config)
-        except EngineError as exc:
-            return anthropic_error(exc, config.retry_after_s)
-        except Exception:  # the process boundary: answer in Anthropic's shape, stay up
-            import logging
-
-            logging.getLogger("cove.host").exception("unexpected error in %s", request.url.path)
-            return anthropic_error(EngineError("The engine hit an internal error; see its log."))
-
-    return run

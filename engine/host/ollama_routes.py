@@ -13,7 +13,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from starlette.requests import Request
@@ -31,24 +31,13 @@ from engine.images import require_vision
 from engine.types import Chunk
 
 log = logging.getLogger("cove.host")
-Handler = Callable[[Request, HostState, HostConfig], Awaitable[Response]]
 
 
-def endpoint(
-    state: HostState, config: HostConfig, handler: Handler
-) -> Callable[[Request], Awaitable[Response]]:
-    async def run(request: Request) -> Response:
-        try:
-            return await handler(request, state, config)
-        except EngineError as exc:
-            status, _body = error_status(exc)
-            headers = {"Retry-After": str(config.retry_after_s)} if status == 429 else None
-            return JSONResponse(ow.error(str(exc)), status_code=status, headers=headers)
-        except Exception:  # the process boundary: answer in Ollama's shape, stay up
-            log.exception("unexpected error in %s", request.url.path)
-            return JSONResponse(ow.error("internal error; see the engine's log"), status_code=500)
-
-    return run
+def ollama_error(exc: EngineError, retry_after_s: int = 2) -> JSONResponse:
+    """An engine error in Ollama's shape (``{"error": message}``) with its HTTP status."""
+    status, _body = error_status(exc)
+    headers = {"Retry-After": str(retry_after_s)} if status == 429 else None
+    return JSONResponse(ow.error(str(exc)), status_code=status, headers=headers)
 
 
 def resolve(state: HostState, name: str) -> Resident:

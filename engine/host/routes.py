@@ -11,7 +11,7 @@ import contextlib
 import json
 import logging
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +28,10 @@ from engine.host import anthropic_routes as anthropic
 from engine.host import anthropic_wire, ollama_wire, wire
 from engine.host import ollama_routes as ollama
 from engine.host import responses_routes as responses
+from engine.host.endpoint import Handler, endpoint
 from engine.host.guards import (
     Guard,
     HostConfig,
-    error_response,
     error_status,
     local_caller,
     read_json,
@@ -47,37 +47,36 @@ log = logging.getLogger("cove.host")
 
 def make_app(state: HostState, config: HostConfig) -> ASGIApp:
     routes = [
-        Route("/v1/models", _endpoint(state, config, _models), methods=["GET"]),
-        Route("/v1/chat/completions", _endpoint(state, config, _chat), methods=["POST"]),
-        Route("/v1/completions", _endpoint(state, config, _completions), methods=["POST"]),
-        Route("/v1/embeddings", _endpoint(state, config, _embeddings), methods=["POST"]),
+        Route("/v1/models", endpoint(state, config, _models), methods=["GET"]),
+        Route("/v1/chat/completions", endpoint(state, config, _chat), methods=["POST"]),
+        Route("/v1/completions", endpoint(state, config, _completions), methods=["POST"]),
+        Route("/v1/embeddings", endpoint(state, config, _embeddings), methods=["POST"]),
         Route(
-            "/v1/messages", anthropic.endpoint(state, config, anthropic.messages), methods=["POST"]
+            "/v1/messages",
+            endpoint(state, config, anthropic.messages, anthropic.anthropic_error),
+            methods=["POST"],
         ),
         Route(
             "/v1/messages/count_tokens",
-            anthropic.endpoint(state, config, anthropic.count_tokens),
+            endpoint(state, config, anthropic.count_tokens, anthropic.anthropic_error),
             methods=["POST"],
         ),
-        Route("/v1/responses", _endpoint(state, config, responses.create), methods=["POST"]),
-        Route("/v1/responses/{rid}", _endpoint(state, config, responses.fetch), methods=["GET"]),
+        Route("/v1/responses", endpoint(state, config, responses.create), methods=["POST"]),
+        Route("/v1/responses/{rid}", endpoint(state, config, responses.fetch), methods=["GET"]),
         *_ollama_routes(state, config),
-        Route("/cove/v1/status", _endpoint(state, config, _status), methods=["GET"]),
-        Route("/cove/v1/load", _endpoint(state, config, _load), methods=["POST"]),
-        Route("/cove/v1/unload", _endpoint(state, config, _unload), methods=["POST"]),
-        Route("/cove/v1/plan", _endpoint(state, config, _plan), methods=["POST"]),
-        Route("/cove/v1/hardware", _endpoint(state, config, _hardware), methods=["GET"]),
+        Route("/cove/v1/status", endpoint(state, config, _status), methods=["GET"]),
+        Route("/cove/v1/load", endpoint(state, config, _load), methods=["POST"]),
+        Route("/cove/v1/unload", endpoint(state, config, _unload), methods=["POST"]),
+        Route("/cove/v1/plan", endpoint(state, config, _plan), methods=["POST"]),
+        Route("/cove/v1/hardware", endpoint(state, config, _hardware), methods=["GET"]),
         Route(
             "/cove/v1/state",
-            _endpoint(state, config, _saved_state),
+            endpoint(state, config, _saved_state),
             methods=["GET", "POST", "DELETE"],
         ),
     ]
     app = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_allowed})
     return Guard(app, config)
-
-
-Handler = Callable[[Request, HostState, HostConfig], Awaitable[Response]]
 
 
 def _ollama_routes(state: HostState, config: HostConfig) -> list[Route]:
@@ -94,22 +93,10 @@ def _ollama_routes(state: HostState, config: HostConfig) -> list[Route]:
         ("/api/pull", o.pull, "POST"),
         ("/api/delete", o.delete, "DELETE"),
     ]
-    return [Route(path, o.endpoint(state, config, fn), methods=[m]) for path, fn, m in table]
-
-
-def _endpoint(
-    state: HostState, config: HostConfig, handler: Handler
-) -> Callable[[Request], Awaitable[Response]]:
-    async def run(request: Request) -> Response:
-        try:
-            return await handler(request, state, config)
-        except EngineError as exc:
-            return error_response(exc, config.retry_after_s)
-        except Exception:  # the process boundary: log it, answer in JSON, stay up
-            log.exception("unexpected error in %s", request.url.path)
-            return error_response(EngineError("The engine hit an internal error; see its log."))
-
-    return run
+    return [
+        Route(path, endpoint(state, config, fn, o.ollama_error), methods=[m])
+        for path, fn, m in table
+    ]
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:

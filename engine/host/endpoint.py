@@ -1,0 +1,39 @@
+"""The error boundary every route sits behind: a handler's ``EngineError`` becomes an error
+response in the shape of the route's protocol (OpenAI's by default; Ollama's and Anthropic's
+routes pass their own), and anything unexpected is logged and answered as an internal error, so
+that one bad request never takes the engine down."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from engine.errors import EngineError
+from engine.host.guards import HostConfig, error_response
+from engine.host.state import HostState
+
+log = logging.getLogger("cove.host")
+
+Handler = Callable[[Request, HostState, HostConfig], Awaitable[Response]]
+# An error in a protocol's shape: the error, and the seconds a busy engine asks to wait.
+ErrorShape = Callable[[EngineError, int], Response]
+
+INTERNAL = "The engine hit an internal error; see its log."
+
+
+def endpoint(
+    state: HostState, config: HostConfig, handler: Handler, shape: ErrorShape = error_response
+) -> Callable[[Request], Awaitable[Response]]:
+    async def run(request: Request) -> Response:
+        try:
+            return await handler(request, state, config)
+        except EngineError as exc:
+            return shape(exc, config.retry_after_s)
+        except Exception:  # the process boundary: log it, answer in the protocol's shape, stay up
+            log.exception("unexpected error in %s", request.url.path)
+            return shape(EngineError(INTERNAL), config.retry_after_s)
+
+    return run
