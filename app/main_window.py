@@ -33,7 +33,7 @@ from app.engine_service import STARTER, EngineService
 from app.hardware_view import HardwareProbe, HardwareView
 from app.mcp_service import ENABLED_SETTING, McpService
 from app.models_view import IMPORTED_SETTING, ModelsView
-from app.remote.choice import read_choice
+from app.remote.choice import EngineChoice, read_choice, save_choice
 from app.remote.engine_mode import EngineMode
 from app.settings_panel import SettingsPanel
 from app.sidebar import Sidebar
@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from engine.client.local import LocalEngine
     from engine.client.protocol import EngineStatus
     from engine.planner.plan import Plan
+    from engine.remote.remote_engine import RemoteEngine
     from engine.store import Conversation, Store
 
 DEFAULT_SIZE = (1240, 780)
@@ -129,7 +130,9 @@ class MainWindow(QMainWindow):
         self.controller.tools = self.mcp.request
         self.controller.answer_call = self.mcp.broker.answer
         self.mcp.statuses_changed.connect(self._mcp_statuses)
-        self.engine_mode = EngineMode(self)  # this computer's engine or another's
+        # This computer's engine or another's: it says what to show, the window shows it.
+        self.engine_mode = EngineMode(self.engine, self, save=self._save_engine_choice)
+        self._connect_engine_mode()
         pages = (self.chat_page, self.models_view, self.hardware_view, self.welcome)
         for page in (*pages, self.documents_view):
             self.pages.addWidget(page)
@@ -196,6 +199,41 @@ class MainWindow(QMainWindow):
         store = self.controller.store
         if store is not None:
             self.controller.io.submit(lambda: store.set_setting(LIMIT_SETTING, limit))
+
+    def _connect_engine_mode(self) -> None:
+        mode = self.engine_mode
+        mode.engine_text_changed.connect(self.status.set_engine_text)
+        mode.notified.connect(self.status.notify)
+        mode.remote_shown.connect(self._show_remote)
+        mode.models_tab_shown.connect(self._show_remote_models)
+        mode.models_tab_hidden.connect(self._hide_remote_models)
+
+    def _show_remote(self, remote: RemoteEngine | None) -> None:
+        note = remote.note if remote is not None else None
+        self.status.set_remote(remote.where if remote else None, remote.security if remote else "")
+        self.models_view.set_remote(note)
+        self.settings_panel.set_remote(note)
+        self.view.set_engine_place(remote.where if remote is not None else None)
+        self.forget_document_encoder()
+
+    def _show_remote_models(self, tab: QWidget, title: str) -> None:
+        tabs = self.models_view.tabs
+        index = tabs.indexOf(tab)
+        if index < 0:
+            tabs.insertTab(0, tab, title)
+        else:
+            tabs.setTabText(index, title)
+        tabs.setCurrentWidget(tab)
+
+    def _hide_remote_models(self, tab: QWidget) -> None:
+        index = self.models_view.tabs.indexOf(tab)
+        if index >= 0:
+            self.models_view.tabs.removeTab(index)
+
+    def _save_engine_choice(self, choice: EngineChoice) -> None:
+        store = self.controller.store
+        if store is not None:
+            self.controller.io.submit(lambda: save_choice(store, choice))
 
     def open_engine_settings(self) -> EngineDialog:
         from app.remote.engine_dialog import EngineDialog

@@ -9,25 +9,40 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 
 from app.engine_service import STARTER
-from app.remote.choice import EngineChoice, save_choice
+from app.remote.choice import EngineChoice
 from app.remote.lan_share import LanShare
 from app.remote.models_tab import RemoteModelsTab
 from engine.remote.certificate import short
 
 if TYPE_CHECKING:
-    from app.main_window import MainWindow
+    from app.engine_service import EngineService
     from engine.client.protocol import EngineStatus
     from engine.remote.remote_engine import RemoteEngine
 
 
 class EngineMode(QObject):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        self.engine = window.engine
+    """The engine the window uses, as chosen: it tells the window what to show through signals
+    and saves the choice through the ``save`` it is handed; it never reaches into the window."""
+
+    engine_text_changed = Signal(str)  # what the status bar says of the engine while it starts
+    notified = Signal(str)  # a message for the person
+    remote_shown = Signal(object)  # RemoteEngine | None: the engine in use is another computer's
+    models_tab_shown = Signal(object, str)  # the tab of another computer's models and its title
+    models_tab_hidden = Signal(object)
+
+    def __init__(
+        self,
+        engine: EngineService,
+        parent: QObject | None = None,
+        *,
+        save: Callable[[EngineChoice], None] | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.engine = engine
+        self._save_choice = save
         self.choice = EngineChoice()  # as saved
         self.local_model = STARTER  # what this computer's engine loads when it is chosen again
         self._pending: EngineChoice | None = None  # asked for, saved once connected
@@ -44,11 +59,11 @@ class EngineMode(QObject):
         if choice.remote:
             from engine.remote.remote_engine import where
 
-            self.window.status.set_engine_text(f"Connecting to {where(choice.url)}…")
+            self.engine_text_changed.emit(f"Connecting to {where(choice.url)}…")
             self._pending = choice
             self.engine.use_remote(choice.url, choice.api_key, choice.model, at_start=True)
         else:
-            self.window.status.set_engine_text("Starting the engine…")
+            self.engine_text_changed.emit("Starting the engine…")
             self.engine.start(model=self.local_model)
 
     # -- the person's choice ---------------------------------------------------------------------
@@ -65,7 +80,7 @@ class EngineMode(QObject):
         self.choice = dataclasses.replace(self.choice, remote=False)
         self._save(self.choice)
         if self.engine.remote is not None or self.engine.engine is None:
-            self.window.status.set_engine_text("Starting the engine…")
+            self.engine_text_changed.emit("Starting the engine…")
             self.engine.use_local(self.local_model)
 
     def presented_fingerprint(
@@ -85,7 +100,7 @@ class EngineMode(QObject):
             self._save(self.choice)
         trusted = remote.trusted
         if trusted is not None and trusted.first_use:
-            self.window.status.notify(
+            self.notified.emit(
                 f"First connection to {remote.where}: its certificate "
                 f"{short(trusted.fingerprint)}… is pinned. Check the whole fingerprint "
                 "(menu › Engine…) against that computer's."
@@ -100,29 +115,13 @@ class EngineMode(QObject):
             self._save(self.choice)
 
     def _remote_changed(self, remote: RemoteEngine | None) -> None:
-        window = self.window
-        note = remote.note if remote is not None else None
-        window.status.set_remote(
-            remote.where if remote else None, remote.security if remote else ""
-        )
-        window.models_view.set_remote(note)
-        window.settings_panel.set_remote(note)
-        window.view.set_engine_place(remote.where if remote is not None else None)
-        window.forget_document_encoder()
-        tabs = window.models_view.tabs
-        index = tabs.indexOf(self.models_tab)
+        self.remote_shown.emit(remote)
         if remote is None:
-            if index >= 0:
-                tabs.removeTab(index)
+            self.models_tab_hidden.emit(self.models_tab)
             return
         self.models_tab.show_models(remote.note, self.engine.remote_models, self.engine.model)
-        if index < 0:
-            tabs.insertTab(0, self.models_tab, f"On {remote.where}")
-        else:
-            tabs.setTabText(index, f"On {remote.where}")
-        tabs.setCurrentWidget(self.models_tab)
+        self.models_tab_shown.emit(self.models_tab, f"On {remote.where}")
 
     def _save(self, choice: EngineChoice) -> None:
-        store = self.window.controller.store
-        if store is not None:
-            self.window.controller.io.submit(lambda: save_choice(store, choice))
+        if self._save_choice is not None:
+            self._save_choice(choice)
