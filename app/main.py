@@ -92,13 +92,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = build_gui_parser().parse_args(args)
     # Before Qt loads its platform plugin: where the desktop lacks a library the plugin needs,
     # Qt aborts naming one of them at best; this names them all, with the packages to install.
-    from app.platform_check import problem
+    from app.shell.platform_check import problem
 
     lacking = problem()
     if lacking:
         print(lacking, file=sys.stderr)
         return 1
-    from app.application import run_gui
+    from app.shell.application import run_gui
 
     return run_gui(options)
 

@@ -201,10 +201,10 @@ def ui_stall_while_indexing(pdf: Path, encoder: Any) -> dict[str, float]:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.documents_view import DocumentsView
-    from app.stall_meter import StallMeter
-    from app.theme import ThemeManager
-    from app.workers import install_invoker
+    from app.common.theme import ThemeManager
+    from app.common.workers import install_invoker
+    from app.documents.view import DocumentsView
+    from app.shell.stall_meter import StallMeter
     from engine.documents.index_db import IndexDB
     from tests.documents.corpus.build import build_corpus
 

@@ -74,9 +74,9 @@ def coalesce(tokens: Sequence[str], per_update: int) -> list[str]:
 def app_and_theme() -> tuple[Any, Any]:
     from PySide6.QtWidgets import QApplication
 
-    from app.qt_compat import keep_none_alive
-    from app.theme import ThemeManager
-    from app.workers import install_invoker
+    from app.common.qt_compat import keep_none_alive
+    from app.common.theme import ThemeManager
+    from app.common.workers import install_invoker
 
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
@@ -88,8 +88,8 @@ def app_and_theme() -> tuple[Any, Any]:
 def bench_update_cost(app: Any, theme: Any, tokens: int = TOKENS) -> dict[str, Any]:
     from PySide6.QtCore import QCoreApplication, QEvent
 
-    from app.chat_view import ChatView
-    from app.message_document import warm_up
+    from app.chat.message.document import warm_up
+    from app.chat.view import ChatView
 
     warm_up()
     view = ChatView(theme.colors)
@@ -161,8 +161,8 @@ def fake_chat(tokens: Sequence[str], rate: float) -> Any:
 def bench_streaming(app: Any, theme: Any, rate: float) -> dict[str, Any]:
     from PySide6.QtCore import QEventLoop, QTimer
 
-    from app.main_window import MainWindow
-    from app.stall_meter import StallMeter
+    from app.shell.main_window import MainWindow
+    from app.shell.stall_meter import StallMeter
 
     with tempfile.TemporaryDirectory(prefix="cove-bench-") as data:
         os.environ["COVE_DATA_DIR"] = data
@@ -205,8 +205,8 @@ def bench_open_long_chat(app: Any, theme: Any, messages: int = 200) -> dict[str,
     """At start-up (the window reopens the last chat) and later, switching to it from another."""
     from PySide6.QtCore import QEventLoop, QTimer
 
-    from app.main_window import MainWindow
-    from app.stall_meter import StallMeter
+    from app.shell.main_window import MainWindow
+    from app.shell.stall_meter import StallMeter
     from engine.store import Store
 
     reply = "".join(synthetic_tokens(300))

@@ -32,7 +32,7 @@ from engine.documents.answerable import judge  # noqa: E402
 from engine.documents.embeddings import EmbeddingModel  # noqa: E402
 from engine.types import GenerationParams  # noqa: E402
 
-TOP_K = 5  # as the window asks (app/document_answers.py)
+TOP_K = 5  # as the window asks (app/chat/document_answers.py)
 
 
 def reply(client: Any, messages: Any, max_tokens: int) -> str:

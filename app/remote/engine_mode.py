@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from app.engine_service import STARTER
+from app.common.engine_service import STARTER
 from app.remote.choice import EngineChoice
 from app.remote.lan_share import LanShare
 from app.remote.models_tab import RemoteModelsTab
 from engine.remote.certificate import short
 
 if TYPE_CHECKING:
-    from app.engine_service import EngineService
+    from app.common.engine_service import EngineService
     from engine.client.protocol import EngineStatus
     from engine.remote.remote_engine import RemoteEngine
 

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 if TYPE_CHECKING:
-    from app.engine_service import EngineService
+    from app.common.engine_service import EngineService
     from app.remote.lan_share import LanShare
 
 

@@ -17,9 +17,9 @@ lacking=$(for plugin in "$qt"/plugins/platforms/libq{xcb,wayland}.so "$qt"/plugi
   "$qt"/plugins/wayland-*/*.so; do ldd "$plugin"; done | awk '/=> not found/ { print $1 }' | sort -u)
 if [[ -n $lacking ]]; then
   # shellcheck disable=SC2086 # one library a word
-  debian=$("$python" -m app.platform_check --packages debian $lacking | tr '\n' ' ')
+  debian=$("$python" -m app.shell.platform_check --packages debian $lacking | tr '\n' ' ')
   # shellcheck disable=SC2086
-  fedora=$("$python" -m app.platform_check --packages fedora $lacking | tr '\n' ' ')
+  fedora=$("$python" -m app.shell.platform_check --packages fedora $lacking | tr '\n' ' ')
   if command -v apt-get >/dev/null && [[ $(id -u) == 0 ]]; then
     echo "build: installing what Qt's display plugins need here: $debian"
     # shellcheck disable=SC2086

@@ -17,8 +17,8 @@ import pytest
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
-    from app.main_window import MainWindow
-    from app.theme import ThemeManager
+    from app.common.theme import ThemeManager
+    from app.shell.main_window import MainWindow
     from engine.client.local import LocalEngine
     from engine.hardware.report import HardwareReport
     from engine.store import ChatSettings
@@ -32,7 +32,8 @@ QUICK_MS = 30_000
 @pytest.fixture(scope="package", autouse=True)
 def automatic_gc_after_the_window_tests() -> Iterator[None]:
     """The window's tests run with the window's garbage collection (on the UI thread's timer,
-    app/workers.py); the tests after them, which run no Qt event loop, get Python's own back."""
+    app/common/workers.py); the tests after them, which run no Qt event loop, get Python's own
+    back."""
     yield
     gc.enable()
 
@@ -66,8 +67,8 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def theme(qapp: Any) -> ThemeManager:
-    from app.theme import ThemeManager
-    from app.workers import install_invoker
+    from app.common.theme import ThemeManager
+    from app.common.workers import install_invoker
 
     install_invoker()
     return ThemeManager(qapp, "light")
@@ -107,7 +108,7 @@ def make_window(
     """A shown, started main window; ``with_engine`` adopts the shared host and waits for it."""
 
     def make(*, with_engine: bool = True, welcomed: bool = True) -> MainWindow:
-        from app.main_window import MainWindow
+        from app.shell.main_window import MainWindow
         from engine.store import Store
 
         if welcomed:
@@ -155,8 +156,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 @pytest.fixture(scope="session", autouse=True)
 def _sound_qt_binding() -> None:
-    """The app guards against PySide6 6.12.0's None leak at start-up (app.qt_compat); so must
+    """The app guards against PySide6 6.12.0's None leak at start-up (app.common.qt_compat); so must
     a test session that drives its widgets."""
-    from app.qt_compat import keep_none_alive
+    from app.common.qt_compat import keep_none_alive
 
     keep_none_alive()

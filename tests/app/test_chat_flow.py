@@ -20,7 +20,7 @@ from tests.app.conftest import (
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
-    from app.main_window import MainWindow
+    from app.shell.main_window import MainWindow
 
 pytestmark = pytest.mark.slow
 

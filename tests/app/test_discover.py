@@ -27,9 +27,9 @@ from tests.engine.test_catalog_pull import hub as catalog_hub  # noqa: F401  (fi
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
-    from app.discover import DiscoverView
-    from app.download_controller import DownloadController
-    from app.theme import ThemeManager
+    from app.common.theme import ThemeManager
+    from app.models.discover import DiscoverView
+    from app.models.download_controller import DownloadController
 
 WAIT_MS = 60_000  # a guard against a hang, not a measurement
 FILES = {"Q4_K_M": "tiny-chat-Q4_K_M.gguf", "Q8_0": "tiny-chat-Q8_0.gguf"}
@@ -47,7 +47,7 @@ def view(
     data_dir: Path,
     catalog_hub: FakeHub,  # noqa: F811
 ) -> Iterator[DiscoverView]:
-    from app.download_controller import DownloadController
+    from app.models.download_controller import DownloadController
 
     config = HubConfig(endpoint=catalog_hub.endpoint, read_timeout_s=5.0, connect_timeout_s=2)
     yield from _shown(qtbot, DownloadController(make_manager(catalog_hub)), config, catalog(),
@@ -58,7 +58,7 @@ def _shown(
     qtbot: QtBot, controller: DownloadController, config: HubConfig, listed: Catalog, data: Path
 ) -> Iterator[DiscoverView]:
     """The Discover view over ``listed``, shown at a laptop's size; closed after the test."""
-    from app.discover import DiscoverView
+    from app.models.discover import DiscoverView
 
     widget = DiscoverView(
         controller,
@@ -122,7 +122,7 @@ def test_download_buttons_install_the_build_and_the_card_says_installed(
 def test_chat_with_it_on_a_folder_build_opens_the_folder(
     qtbot: QtBot, view: DiscoverView, data_dir: Path
 ) -> None:
-    from app.downloads_view import DownloadsView
+    from app.models.downloads import DownloadsView
 
     downloads = DownloadsView(view.downloads)
     qtbot.addWidget(downloads)
@@ -192,8 +192,8 @@ def test_a_hub_that_cannot_be_reached_is_said_and_the_catalog_stays(
 def vision_view(
     qtbot: QtBot, theme: ThemeManager, data_dir: Path, tmp_path: Path
 ) -> Iterator[DiscoverView]:
-    from app.discover import DiscoverView
-    from app.download_controller import DownloadController
+    from app.models.discover import DiscoverView
+    from app.models.download_controller import DownloadController
     from tests.engine.test_catalog_pull_vision import MODEL, PROJECTOR, REPO, catalog_entry
     from tests.engine.vision_files import write_projector, write_text_model
 
@@ -246,7 +246,7 @@ MENU_SPEED = re.compile(r" · about \d+(\.\d)? tok/s$")
 @pytest.fixture
 def catalog_view(qtbot: QtBot, theme: ThemeManager, data_dir: Path) -> Iterator[DiscoverView]:
     """The real catalog, its sizes the catalog's estimates (no hub is asked)."""
-    from app.download_controller import DownloadController
+    from app.models.download_controller import DownloadController
 
     controller = DownloadController()  # its manager is made on a first download: none here
     config = HubConfig(endpoint="http://127.0.0.1:9", connect_timeout_s=1)

@@ -21,7 +21,7 @@ from tests.documents.harbour import harbour_folder
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
-    from app.main_window import MainWindow
+    from app.shell.main_window import MainWindow
 
 pytestmark = pytest.mark.slow
 

@@ -17,8 +17,8 @@ from tests.documents.corpus.build import build_corpus
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
-    from app.documents_view import DocumentsView
-    from app.theme import ThemeManager
+    from app.common.theme import ThemeManager
+    from app.documents.view import DocumentsView
 
 WAIT_MS = 120_000  # a guard against a hang, not a measurement
 
@@ -33,7 +33,7 @@ def encoder(shared_models: Path) -> Iterator[EmbeddingModel]:
 def view(
     qtbot: QtBot, theme: ThemeManager, tmp_path: Path, encoder: EmbeddingModel
 ) -> Iterator[DocumentsView]:
-    from app.documents_view import DocumentsView
+    from app.documents.view import DocumentsView
 
     widget = DocumentsView(IndexDB(tmp_path / "documents.sqlite3"), lambda: encoder)
     qtbot.addWidget(widget)

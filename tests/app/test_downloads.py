@@ -22,8 +22,8 @@ from tests.engine.fake_hub import FakeHub, random_bytes
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
-    from app.models_view import ModelsView
-    from app.theme import ThemeManager
+    from app.common.theme import ThemeManager
+    from app.models.view import ModelsView
 
 REPO = "acme/tiny-GGUF"
 FILE = "tiny.Q4_K_M.gguf"
@@ -60,8 +60,8 @@ def no_engine(model_id: str, done: Callable[[Any], None], failed: Callable[[Any]
 
 @pytest.fixture
 def view(qtbot: QtBot, theme: ThemeManager, data_dir: Path, hub: FakeHub) -> Iterator[ModelsView]:
-    from app.download_controller import DownloadController
-    from app.models_view import ModelsView
+    from app.models.download_controller import DownloadController
+    from app.models.view import ModelsView
 
     models_folder().mkdir(parents=True)
     widget = ModelsView(theme.colors, no_engine, DownloadController(make_manager(hub)))
@@ -259,7 +259,7 @@ def test_a_partial_download_is_listed_and_discarded(
 def test_progress_is_coalesced_but_every_change_of_status_goes_through(
     qtbot: QtBot, theme: ThemeManager
 ) -> None:
-    from app.download_controller import DownloadController
+    from app.models.download_controller import DownloadController
     from engine.hub.download import DownloadProgress
 
     controller = DownloadController(interval_s=3600.0)
@@ -304,7 +304,7 @@ def test_the_installed_tab_shows_each_models_speed_predicted_then_measured(
     then as measured. The plans come from the planner the engine host runs, here in-process."""
     from PySide6.QtGui import QColor
 
-    from app.models_view import SPEED_COLUMN
+    from app.models.view import SPEED_COLUMN
     from engine.backends.loader import plan_model
     from engine.formats.gguf import read_gguf
     from engine.library.names import starter_path

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from app.generation import GenerationRequest, GenerationWorker, ReplyOutcome
+from app.chat.generation import GenerationRequest, GenerationWorker, ReplyOutcome
 from engine.errors import EngineBusy, GenerationError
 from engine.store import Store
 from engine.types import ChatMessage, Chunk, GenerationParams
@@ -67,8 +67,8 @@ def test_the_history_carries_each_message_s_images_or_leaves_them_out(
 
     from PIL import Image
 
-    from app.generation import history_for
-    from app.model_images import ModelImages
+    from app.chat.generation import history_for
+    from app.chat.model_images import ModelImages
     from engine.images import read_image
     from engine.store import NewImage
 

@@ -23,8 +23,8 @@ from tests.app.conftest import QUICK_MS, REPLY_TIMEOUT_MS, WindowFactory, stored
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
-    from app.composer import Composer
-    from app.main_window import MainWindow
+    from app.chat.composer import Composer
+    from app.shell.main_window import MainWindow
     from engine.types import ChatMessage
 
 
@@ -49,7 +49,7 @@ def photo_bytes(size: tuple[int, int] = (300, 200)) -> bytes:
 
 @pytest.fixture
 def composer(qtbot: QtBot, theme: Any) -> Iterator[Composer]:
-    from app.composer import Composer
+    from app.chat.composer import Composer
 
     widget = Composer()
     qtbot.addWidget(widget)
@@ -165,7 +165,7 @@ def test_a_file_that_is_not_an_image_is_refused_with_its_reason(
 def test_a_message_takes_up_to_eight_images(
     qtbot: QtBot, composer: Composer, tmp_path: Path
 ) -> None:
-    from app.image_attachments import MAX_IMAGES
+    from app.chat.attachments import MAX_IMAGES
 
     paths = [chart(tmp_path / f"page{i}.png", (120, 80)) for i in range(MAX_IMAGES + 2)]
     composer.add_files(paths)
@@ -292,7 +292,7 @@ def test_images_go_to_the_engine_are_kept_and_go_with_the_chat(
         opened.append(url)
         return True
 
-    monkeypatch.setattr("app.message_images._open_url", open_url)
+    monkeypatch.setattr("app.chat.message.images._open_url", open_url)
     QTest.mouseClick(shown.images.thumbs[0], Qt.MouseButton.LeftButton)
     assert [u.toLocalFile() for u in opened] == [str(stored.images[0].path)]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from app.markdown_stream import (
+from app.chat.message.markdown_stream import (
     MAX_OPEN_LINES,
     BlockSplitter,
     CodeEnded,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.open_source import viewer_command
+from app.common.open_source import viewer_command
 
 
 def on_path(name: str) -> str | None:

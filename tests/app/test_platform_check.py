@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from app import platform_check
 from app.main import main
-from app.platform_check import Lack, check, message, platform_candidates, problem
+from app.shell import platform_check
+from app.shell.platform_check import Lack, check, message, platform_candidates, problem
 
 LDD_LACKING = """\
 \tlinux-vdso.so.1 (0x00007ffc2b1f2000)
@@ -155,7 +155,7 @@ def test_cove_says_what_to_install_instead_of_qts_abort(tmp_path: Path) -> None:
 def test_the_build_asks_for_packages_by_library() -> None:
     out = subprocess.run(
         [
-            *(sys.executable, "-m", "app.platform_check", "--packages", "debian"),
+            *(sys.executable, "-m", "app.shell.platform_check", "--packages", "debian"),
             *("libxcb-cursor.so.0", "libxcb-keysyms.so.1", "libxcb-xkb.so.1", "libxcb-shm.so.0"),
         ],
         capture_output=True,

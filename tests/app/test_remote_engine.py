@@ -25,8 +25,8 @@ from tests.remote_process import CoveProcess, free_port
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
-    from app.main_window import MainWindow
     from app.remote.engine_dialog import EngineDialog
+    from app.shell.main_window import MainWindow
 
 pytestmark = pytest.mark.slow
 
@@ -93,8 +93,8 @@ def ask(qtbot: QtBot, window: MainWindow, text: str) -> Any:
 def test_the_window_chats_through_another_cove_over_https(
     qtbot: QtBot, make_window: WindowFactory, serve: Serve, theme: Any
 ) -> None:
-    from app.main_window import MainWindow
     from app.remote.choice import KEY_SECRET, URL_SETTING
+    from app.shell.main_window import MainWindow
     from engine.errors import EngineAuthError
     from engine.remote.keychain import load_secret, secrets_path
     from engine.store import Store

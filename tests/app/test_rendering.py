@@ -9,9 +9,9 @@ import pytest
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QTextBrowser
 
-from app import message_document
-from app.message_widget import MessageWidget
-from app.theme import DARK, LIGHT
+from app.chat.message import document as message_document
+from app.chat.message.widget import MessageWidget
+from app.common.theme import DARK, LIGHT
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
@@ -128,7 +128,7 @@ def test_unsafe_markdown_is_inert(qtbot: QtBot) -> None:
 
 
 def test_the_qt_binding_does_not_leak_none_after_the_guard() -> None:
-    from app.qt_compat import keep_none_alive, none_leak_per_call
+    from app.common.qt_compat import keep_none_alive, none_leak_per_call
 
     keep_none_alive()
     before = sys.getrefcount(None)

@@ -23,7 +23,7 @@ from tests.conftest import SHARED_MODELS
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
-    from app.main_window import MainWindow
+    from app.shell.main_window import MainWindow
     from engine.hardware.report import HardwareReport
 
 pytestmark = pytest.mark.slow
@@ -456,7 +456,7 @@ def test_settings_engine_with_another_computer(
     connection. The connection is staged (no desk.local here); the window is the real one."""
     from PySide6.QtGui import QColor, QPainter
 
-    from app.engine_service import RemoteTarget
+    from app.common.engine_service import RemoteTarget
     from app.remote.choice import EngineChoice
     from engine.client.http_client import EngineClient
     from engine.client.protocol import EngineStatus

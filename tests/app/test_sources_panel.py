@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.sources_panel import SourcesPanel
-from app.theme import LIGHT
+from app.chat.message.sources import SourcesPanel
+from app.common.theme import LIGHT
 from engine.documents.answer import NOT_FOUND
 
 if TYPE_CHECKING:

@@ -27,9 +27,9 @@ from tests.mcp_servers import CRASHES, NOTES, entry
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
-    from app.main_window import MainWindow
-    from app.message_widget import MessageWidget
-    from app.tool_call_card import ToolCallCard
+    from app.chat.message.tool_call_card import ToolCallCard
+    from app.chat.message.widget import MessageWidget
+    from app.shell.main_window import MainWindow
     from engine.client.local import LocalEngine
 
 pytestmark = pytest.mark.slow
@@ -148,7 +148,7 @@ def test_consent_deny_then_allow_once(
     assert card.result.text() == call["result"]
 
     # Reopened, the reply shows its calls again, and the next turn sees them.
-    from app.generation import history_for
+    from app.chat.generation import history_for
     from tests.app.conftest import stored_messages
 
     conversation = outcome.conversation_id
@@ -215,7 +215,7 @@ def test_settings_report_each_server(
 
 
 def test_a_result_is_shown_as_text(qtbot: QtBot, theme: Any) -> None:
-    from app.tool_call_card import ToolCallCard
+    from app.chat.message.tool_call_card import ToolCallCard
 
     markup = '<b>Quarterly report</b><img src="http://127.0.0.1:9/x.png"><script>x()</script>'
     card = ToolCallCard(

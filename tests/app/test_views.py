@@ -25,7 +25,7 @@ from tests.app.conftest import (
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
-    from app.main_window import MainWindow
+    from app.shell.main_window import MainWindow
 
 
 def seed_history() -> list[int]:
@@ -151,7 +151,7 @@ def test_settings_per_conversation_are_saved(
 
 
 def test_theme_follows_the_choice_and_text_scales(qtbot: QtBot, make_window: WindowFactory) -> None:
-    from app.theme import DARK, LIGHT
+    from app.common.theme import DARK, LIGHT
 
     seed_history()
     window = make_window(with_engine=False)
@@ -318,7 +318,7 @@ def test_context_meter_warns_and_says_what_was_dropped(
 
 
 def test_a_long_conversation_opens_at_its_end(qtbot: QtBot, make_window: WindowFactory) -> None:
-    from app.chat_view import SHOWN_AT_ONCE
+    from app.chat.view import SHOWN_AT_ONCE
     from engine.store import Store
 
     with Store() as store:
@@ -344,7 +344,7 @@ def test_a_long_conversation_opens_at_its_end(qtbot: QtBot, make_window: WindowF
 
 
 def test_composer_keys(qtbot: QtBot) -> None:
-    from app.composer import Composer
+    from app.chat.composer import Composer
 
     composer = Composer()
     qtbot.addWidget(composer)
@@ -373,8 +373,8 @@ def test_composer_keys(qtbot: QtBot) -> None:
 def test_the_system_theme_is_followed(qapp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The OS changing its colour scheme re-themes the window, unless the user chose one. (The
     offscreen platform has no colour scheme of its own, so the OS side is stood in for.)"""
-    import app.theme as theme_module
-    from app.theme import DARK, LIGHT, ThemeManager
+    import app.common.theme as theme_module
+    from app.common.theme import DARK, LIGHT, ThemeManager
 
     system = {"scheme": "light"}
     monkeypatch.setattr(theme_module, "system_scheme", lambda: system["scheme"])

@@ -1,0 +1,333 @@
+"""Where the user writes: Enter sends, Shift+Enter starts a new line, Esc stops a reply.
+
+Images come in by the attach button, a drop or a paste (app/chat/attachments.py) and wait as
+thumbnails above the text until the message is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, Qt, Signal
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFocusEvent, QKeyEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+)
+
+from app.chat.attachments import (
+    FILE_FILTER,
+    MAX_IMAGES,
+    Attachment,
+    ImageSource,
+    carries_images,
+    read_source,
+    sources_from_mime,
+)
+from app.chat.image_strip import ImageStrip
+from app.common.workers import WorkerPool
+
+MAX_LINES = 8
+NO_DOCUMENTS = "No documents"
+
+
+class ComposerEdit(QPlainTextEdit):
+    submitted = Signal()
+    stop_requested = Signal()
+    focus_changed = Signal(bool)
+    images_given = Signal(object)  # QMimeData with images, pasted or dropped on the text
+
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        return carries_images(source) or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        # Paste and drop both land here: images go to the composer's strip, text into the text.
+        if carries_images(source):
+            self.images_given.emit(source)
+            return
+        super().insertFromMimeData(source)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                self.insertPlainText("\n")
+            else:
+                self.submitted.emit()
+            return
+        if event.key() == Qt.Key.Key_Escape:
+            self.stop_requested.emit()
+            return
+        super().keyPressEvent(event)
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        self.focus_changed.emit(True)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        super().focusOutEvent(event)
+        self.focus_changed.emit(False)
+
+
+class Composer(QFrame):
+    """Emits ``send_requested`` with the text; the owner clears it (``take_text``, and
+    ``take_images`` for the attached images) once the message is accepted, so nothing typed or
+    attached is lost when it cannot be sent yet."""
+
+    send_requested = Signal(str)
+    stop_requested = Signal()
+    collection_changed = Signal(str)  # the collection to answer from; "" for none
+    images_changed = Signal()  # an image was attached or removed
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("Composer")
+        self.setAcceptDrops(True)
+        self._generating = False
+        self.attachments: list[Attachment] = []
+        self._reading = 0  # images being read
+        self._send_when_read = False
+        self.pool = WorkerPool("images", 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 8, 8)
+        layout.setSpacing(4)
+        self.strip = ImageStrip()
+        self.strip.remove_requested.connect(self.remove_image)
+        layout.addWidget(self.strip)
+        self.image_error = QLabel("")
+        self.image_error.setObjectName("ImageError")
+        self.image_error.setWordWrap(True)
+        self.image_error.setVisible(False)
+        layout.addWidget(self.image_error)
+        row = QHBoxLayout()
+        row.setSpacing(8)
+        self.attach_button = QToolButton()
+        self.attach_button.setObjectName("AttachButton")
+        self.attach_button.setText("+")
+        self.attach_button.setToolTip(
+            f"Attach images (up to {MAX_IMAGES}); you can also drop or paste them here"
+        )
+        self.attach_button.setAccessibleName("Attach images")
+        self.attach_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.attach_button.clicked.connect(self.choose_images)
+        self.edit = ComposerEdit()
+        self.edit.setFrameShape(QFrame.Shape.NoFrame)
+        self.edit.setPlaceholderText("Message Cove  (Enter to send, Shift+Enter for a new line)")
+        self.edit.setTabChangesFocus(True)
+        self.edit.setStyleSheet("QPlainTextEdit { background: transparent; }")
+        self.edit.document().contentsChanged.connect(self._fit_height)
+        self.edit.submitted.connect(self._submit)
+        self.edit.stop_requested.connect(self.stop_requested)
+        self.edit.focus_changed.connect(self._focus_changed)
+        self.edit.images_given.connect(self.add_from_mime)
+        self.button = QPushButton("Send")
+        self.button.setObjectName("Primary")
+        self.button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.button.clicked.connect(self._button_clicked)
+        row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
+        row.addWidget(self.edit, 1)
+        row.addWidget(self.button, 0, Qt.AlignmentFlag.AlignBottom)
+        layout.addLayout(row)
+        under = QHBoxLayout()
+        under.setSpacing(6)
+        self.documents_label = QLabel("Answer from")
+        self.documents_label.setProperty("muted", True)
+        self.documents = QComboBox()
+        self.documents.setObjectName("DocumentsChoice")
+        self.documents.setToolTip(
+            "Answer from a document collection: the reply cites its passages by file and page"
+        )
+        self.documents.addItem(NO_DOCUMENTS, "")
+        self.documents.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.documents.currentIndexChanged.connect(
+            lambda _i: self.collection_changed.emit(self.collection)
+        )
+        self.hint = QLabel("")
+        self.hint.setProperty("muted", True)
+        self.hint.setWordWrap(True)
+        self.hint.setVisible(False)
+        under.addWidget(self.documents_label)
+        under.addWidget(self.documents)
+        under.addWidget(self.hint, 1)
+        under.addStretch(0)
+        layout.addLayout(under)
+        self.set_collections([])
+        self._fit_height()
+
+    @property
+    def text(self) -> str:
+        return self.edit.toPlainText()
+
+    def set_text(self, text: str) -> None:
+        self.edit.setPlainText(text)
+
+    def take_text(self) -> str:
+        text = self.edit.toPlainText()
+        self.edit.clear()
+        return text
+
+    def set_generating(self, generating: bool) -> None:
+        self._generating = generating
+        self.button.setText("Stop" if generating else "Send")
+        self.button.setToolTip("Stop the reply (Esc)" if generating else "Send (Enter)")
+
+    @property
+    def collection(self) -> str:
+        """The collection chosen to answer from, or "" for none."""
+        return str(self.documents.currentData() or "")
+
+    def set_collections(self, names: list[str]) -> None:
+        """The collections there are to answer from; the choice stays while it exists."""
+        chosen = self.collection
+        self.documents.blockSignals(True)
+        self.documents.clear()
+        self.documents.addItem(NO_DOCUMENTS, "")
+        for name in names:
+            self.documents.addItem(name, name)
+        index = self.documents.findData(chosen) if chosen in names else 0
+        self.documents.setCurrentIndex(max(index, 0))
+        self.documents.blockSignals(False)
+        shown = bool(names)
+        self.documents.setVisible(shown)
+        self.documents_label.setVisible(shown)
+        if self.collection != chosen:
+            self.collection_changed.emit(self.collection)
+
+    def choose_collection(self, name: str) -> None:
+        index = self.documents.findData(name)
+        if index >= 0:
+            self.documents.setCurrentIndex(index)
+
+    def set_hint(self, text: str) -> None:
+        self.hint.setText(text)
+        self.hint.setVisible(bool(text))
+
+    def focus(self) -> None:
+        self.edit.setFocus()
+
+    # -- images ----------------------------------------------------------------------------------
+
+    @property
+    def reading(self) -> bool:
+        """Whether images given are still being read (they join the strip when read)."""
+        return self._reading > 0
+
+    def choose_images(self) -> None:
+        paths, _filter = QFileDialog.getOpenFileNames(
+            self, "Attach images", str(Path.home()), f"{FILE_FILTER};;All files (*)"
+        )
+        self.add_files([Path(p) for p in paths])
+
+    def add_files(self, paths: Sequence[Path]) -> None:
+        self._add([ImageSource(p.name, path=p) for p in paths])
+
+    def add_image_bytes(self, data: bytes, name: str) -> None:
+        self._add([ImageSource(name, data=data)])
+
+    def add_from_mime(self, mime: QMimeData) -> None:
+        """A drop or a paste: its image files, or the image it holds."""
+        self._add(sources_from_mime(mime))
+
+    def _add(self, sources: Sequence[ImageSource]) -> None:
+        room = MAX_IMAGES - len(self.attachments) - self._reading
+        if not sources:
+            return
+        errors: list[str] = []
+        if len(sources) > room:
+            left = len(sources) - max(room, 0)
+            errors.append(
+                f"A message takes up to {MAX_IMAGES} images: "
+                f"{left} {'was' if left == 1 else 'were'} not attached."
+            )
+            sources = sources[: max(room, 0)]
+        self._show_errors(errors)
+        for source in sources:
+            self._reading += 1
+            self.pool.submit(partial(read_source, source), self._read, self._read_failed)
+
+    def _read(self, attachment: Attachment) -> None:
+        self._reading -= 1
+        self.attachments.append(attachment)
+        self.strip.set_attachments(self.attachments)
+        self.images_changed.emit()
+        self._after_read()
+
+    def _read_failed(self, exc: BaseException) -> None:
+        self._reading -= 1
+        self._show_errors([str(exc)], keep=True)
+        self._after_read()
+
+    def _after_read(self) -> None:
+        if self._reading == 0 and self._send_when_read:
+            self._send_when_read = False
+            self._submit()
+
+    def _show_errors(self, errors: list[str], keep: bool = False) -> None:
+        if keep and self.image_error.isVisible():
+            errors = [self.image_error.text(), *errors]
+        self.image_error.setText("\n".join(e.strip() for e in errors if e.strip()))
+        self.image_error.setVisible(bool(self.image_error.text()))
+
+    def remove_image(self, index: int) -> None:
+        if 0 <= index < len(self.attachments):
+            del self.attachments[index]
+            self.strip.set_attachments(self.attachments)
+            self._show_errors([])
+            self.images_changed.emit()
+
+    def take_images(self) -> list[Attachment]:
+        taken, self.attachments = self.attachments, []
+        self.strip.set_attachments([])
+        self._show_errors([])
+        self.images_changed.emit()
+        return taken
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if carries_images(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        if carries_images(event.mimeData()):
+            self.add_from_mime(event.mimeData())
+            event.acceptProposedAction()
+        else:
+            super().dropEvent(event)
+
+    def _submit(self) -> None:
+        if self.reading:  # Enter right after a paste: send once the image is read
+            self._send_when_read = True
+            return
+        if self.text.strip() or self.attachments:
+            self.send_requested.emit(self.text)
+
+    def _button_clicked(self) -> None:
+        if self._generating:
+            self.stop_requested.emit()
+        else:
+            self._submit()
+
+    def _fit_height(self) -> None:
+        metrics = self.edit.fontMetrics()
+        lines = max(1, min(MAX_LINES, self.edit.document().lineCount()))
+        # Wrapped lines count too once the document is laid out.
+        layout_height = self.edit.document().size().height()
+        line_height = metrics.lineSpacing()
+        if layout_height > 0:
+            lines = max(lines, min(MAX_LINES, round(layout_height)))
+        height = lines * line_height + 2 * int(self.edit.document().documentMargin()) + 4
+        self.edit.setFixedHeight(max(line_height * 2, height))
+
+    def _focus_changed(self, focused: bool) -> None:
+        self.setProperty("focused", focused)
+        self.style().unpolish(self)
+        self.style().polish(self)

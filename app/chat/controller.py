@@ -1,0 +1,589 @@
+"""What happens when the user sends, stops, regenerates, edits, deletes and switches chats.
+
+The controller holds the conversation on screen and the one reply being written (there is at most
+one: replies are serialised). The chat history is read and written off the UI thread: UI-initiated
+reads and writes go through one single-thread pool (so they apply in order), and a reply's turn is
+written by its GenerationWorker.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
+
+from app.chat.attachments import Attachment
+from app.chat.composer import Composer
+from app.chat.generation import (
+    DocumentsRequest,
+    GenerationRequest,
+    GenerationWorker,
+    Mode,
+    NewConversation,
+    ReplyOutcome,
+)
+from app.chat.message.images import ImageRef
+from app.chat.message.widget import MessageWidget
+from app.chat.model_images import ModelImages
+from app.chat.view import ChatView
+from app.common.engine_service import EngineService
+from app.common.workers import WorkerPool
+from engine.images import no_vision_message
+from engine.store.types import ReplyMeta
+from engine.types import GenerationParams
+
+if TYPE_CHECKING:
+    from app.common.mcp_service import ToolsRequest
+    from engine.mcp_servers.consent import Decision
+    from engine.store import ChatSettings, Conversation, Message, SearchHit, Store
+
+log = logging.getLogger(__name__)
+
+TITLE_CHARS = 48
+CHARS_PER_TOKEN = 4.0  # before the engine has counted anything for this conversation
+TOKENS_PER_MESSAGE = 6  # the chat template's role markers around each message
+WARN_AT = 0.8
+
+
+@dataclass
+class ActiveReply:
+    request: GenerationRequest
+    conversation_id: int | None
+    view_token: int  # which opening of the chat view the reply was started from
+    reply_id: int | None = None
+    parts: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def title_from(text: str) -> str:
+    line = " ".join(text.strip().split())
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+class ChatController(QObject):
+    store_opened = Signal()
+    store_failed = Signal(str)
+    conversations_listed = Signal(list)
+    search_found = Signal(list)
+    conversation_opened = Signal(object)  # Conversation | None (a new, unsaved chat)
+    generating_changed = Signal(bool)
+    reply_started = Signal()
+    reply_finished = Signal(object)  # ReplyOutcome
+    context_changed = Signal(int, int, str)  # (tokens used, limit or 0, message)
+    notice = Signal(str)
+    # The loaded model cannot see the images attached or in the chat: what to tell the user
+    # ("" when nothing needs saying).
+    vision_notice = Signal(str)
+
+    def __init__(self, view: ChatView, composer: Composer, engine: EngineService) -> None:
+        super().__init__()
+        self.view = view
+        self.composer = composer
+        self.engine = engine
+        self.io = WorkerPool("store", 1)
+        self.store: Store | None = None
+        self.current: Conversation | None = None
+        self.draft_system_prompt = ""
+        self.draft_settings: ChatSettings | None = None
+        self.active: ActiveReply | None = None
+        self._opening = 0
+        self.worker: GenerationWorker | None = None
+        # Makes the request that answers from a collection (set by the window).
+        self.documents: Callable[[str], DocumentsRequest] | None = None
+        # The MCP servers' tools for a reply, and where the consent prompt's answers go (set by
+        # the window).
+        self.tools: Callable[[threading.Event], ToolsRequest | None] | None = None
+        self.answer_call: Callable[[str, Decision], bool] | None = None
+        self._consent_wired: set[int] = set()
+        self._tokens_per_char: float | None = None
+        self.model_images = ModelImages()  # earlier images, prepared once for the next turns
+        self._refused: str = ""  # the engine's last "cannot see images", until the model changes
+        view.edit_submitted.connect(self.edit_and_resend)
+        view.regenerate_requested.connect(self.regenerate)
+        view.delete_requested.connect(self.delete_message)
+        composer.send_requested.connect(self.send)
+        composer.stop_requested.connect(self.stop)
+        composer.images_changed.connect(self.check_vision)
+
+    # -- the chat history ------------------------------------------------------------------------
+
+    def open_store(self) -> None:
+        def job() -> tuple[Store, list[Conversation], int | None]:
+            from engine.store import Store
+
+            store = Store()
+            recovered = store.recover_interrupted()
+            if recovered:
+                log.info("marked %d reply(ies) interrupted after an unclean exit", recovered)
+            last = store.get_setting("last_conversation")
+            return store, store.list_conversations(), last if isinstance(last, int) else None
+
+        def done(result: tuple[Store, list[Conversation], int | None]) -> None:
+            self.store, conversations, last = result
+            self.store_opened.emit()
+            self.conversations_listed.emit(conversations)
+            ids = {c.id for c in conversations}
+            if last in ids:
+                self.open_conversation(last)
+            elif conversations:
+                self.open_conversation(conversations[0].id)
+
+        self.io.submit(job, done, lambda exc: self.store_failed.emit(str(exc)))
+
+    def close(self) -> None:
+        """At exit: stop the reply (its text so far is saved) and close the history."""
+        if self.active is not None:
+            self.active.request.cancel.set()
+        self.engine.model_pool.wait(10_000)
+        self.io.wait(5_000)
+        if self.store is not None:
+            self.store.close()
+
+    def _io(self, fn: Any, done: Any = None) -> None:
+        """Run ``fn(store)`` off the UI thread; errors become a notice."""
+        store = self.store
+        if store is None:
+            self.notice.emit("The chat history is still opening; try again in a moment.")
+            return
+        self.io.submit(lambda: fn(store), done, lambda exc: self.notice.emit(str(exc)))
+
+    def refresh_list(self) -> None:
+        self._io(lambda s: s.list_conversations(), self.conversations_listed.emit)
+
+    def search(self, query: str) -> None:
+        if not query:
+            self.refresh_list()
+            return
+
+        def found(hits: list[SearchHit]) -> None:
+            self.search_found.emit(hits)
+
+        self._io(lambda s: s.search(query), found)
+
+    # -- conversations ---------------------------------------------------------------------------
+
+    def new_chat(self) -> None:
+        self._opening += 1
+        self.current = None
+        self.draft_system_prompt = ""
+        self.draft_settings = None
+        self.view.clear()
+        self.conversation_opened.emit(None)
+        self._update_context()
+        self.check_vision()
+        self.composer.focus()
+
+    def open_conversation(self, conv_id: int, message_id: int | None = None) -> None:
+        if self.current is not None and self.current.id == conv_id and message_id is None:
+            return
+        self._opening += 1
+        token = self._opening
+
+        def job(store: Store) -> tuple[Conversation | None, list[Message]]:
+            store.set_setting("last_conversation", conv_id)
+            return store.get_conversation(conv_id), store.messages(conv_id)
+
+        def done(result: tuple[Conversation | None, list[Message]]) -> None:
+            if token != self._opening:
+                return  # the user opened another one meanwhile
+            conversation, messages = result
+            if conversation is None:
+                self.notice.emit("That conversation was deleted.")
+                self.refresh_list()
+                return
+            self.current = conversation
+            self.view.set_messages(messages, self._live_text, focus=message_id)
+            self.view.set_busy(self.active is not None)
+            self.conversation_opened.emit(conversation)
+            self._update_context()
+            self.check_vision()
+
+        self._io(job, done)
+
+    def _live_text(self, message_id: int) -> str | None:
+        active = self.active
+        if active is not None and active.reply_id == message_id:
+            return active.text
+        return None
+
+    def rename(self, conv_id: int, title: str) -> None:
+        def done(conversation: Conversation) -> None:
+            if self.current is not None and self.current.id == conv_id:
+                self.current = conversation
+            self.refresh_list()
+
+        self._io(lambda s: s.rename_conversation(conv_id, title), done)
+
+    def delete_conversation(self, conv_id: int) -> None:
+        if self.active is not None and self.active.conversation_id == conv_id:
+            self.active.request.cancel.set()
+        if self.current is not None and self.current.id == conv_id:
+            self.new_chat()
+        self._io(lambda s: s.delete_conversation(conv_id), lambda _r: self.refresh_list())
+        # The model's state of the conversation, kept on disk to reopen it fast, goes with it.
+        self.engine.forget_state(str(conv_id))
+
+    def export(self, conv_id: int, fmt: str, path: Path) -> None:
+        """JSON embeds the chat's images; Markdown links copies of them in a folder beside it."""
+
+        def job(store: Store) -> Path:
+            if fmt == "json":
+                text = json.dumps(store.export_json(conv_id), indent=2, ensure_ascii=False)
+            else:
+                text = store.export_markdown(conv_id, images_folder(path))
+            path.write_text(text, encoding="utf-8")
+            return path
+
+        self._io(job, lambda p: self.notice.emit(f"Exported to {p}"))
+
+    def set_system_prompt(self, text: str) -> None:
+        if self.current is None:
+            self.draft_system_prompt = text
+            return
+        conv_id = self.current.id
+        self.current = replace(self.current, system_prompt=text)
+        self._io(lambda s: s.set_system_prompt(conv_id, text))
+
+    def set_settings(self, settings: ChatSettings) -> None:
+        if self.current is None:
+            self.draft_settings = settings
+            return
+        conv_id = self.current.id
+        self.current = replace(self.current, settings=settings)
+        self._io(lambda s: s.set_settings(conv_id, settings))
+
+    def settings(self) -> ChatSettings:
+        from engine.store import ChatSettings
+
+        if self.current is not None:
+            return self.current.settings
+        return self.draft_settings or ChatSettings()
+
+    def system_prompt(self) -> str:
+        return self.current.system_prompt if self.current is not None else self.draft_system_prompt
+
+    # -- replies ---------------------------------------------------------------------------------
+
+    @property
+    def generating(self) -> bool:
+        return self.active is not None
+
+    def send(self, text: str) -> bool:
+        """Send what the composer holds (text, images or both). False (and the text and images
+        stay) when it cannot go yet."""
+        text = text.strip()
+        attached = list(self.composer.attachments)
+        if not text and not attached:
+            return False
+        if self.store is None:
+            self.notice.emit("The chat history is still opening; try again in a moment.")
+            return False
+        if self.active is not None:
+            self.notice.emit("Cove is still answering. Stop the reply (Esc) or wait for it.")
+            return False
+        blind = self._blind_model()
+        if attached and blind:
+            # Never sent without them, never dropped: they wait while the user picks a model.
+            self.vision_notice.emit(no_vision_message(blind))
+            return False
+        self.composer.take_text()
+        self.composer.take_images()
+        new = None
+        if self.current is None:
+            title = title_from(text) if text else title_from(attached[0].name)
+            new = NewConversation(title, self.draft_system_prompt, self.draft_settings)
+        widget = self.view.add_message("user")
+        widget.set_text(text)
+        widget.set_images([_ref(a) for a in attached])
+        self._start("send", text=text, new=new, images=tuple((a.name, a.image) for a in attached))
+        return True
+
+    def regenerate(self, widget: MessageWidget) -> None:
+        if self.active is not None or widget.message_id is None or self.current is None:
+            return
+        self.view.remove(self.view.widgets_from(widget))
+        self._start("regenerate", message_id=widget.message_id)
+
+    def edit_and_resend(self, widget: MessageWidget, text: str) -> None:
+        if self.active is not None or widget.message_id is None or self.current is None:
+            return
+        widget.set_text(text)
+        self.view.remove(self.view.widgets_from(widget)[1:])
+        self._start("edit", text=text, message_id=widget.message_id)
+
+    def delete_message(self, widget: MessageWidget) -> None:
+        if self.active is not None or widget.message_id is None:
+            return
+        message_id = widget.message_id
+        self.view.remove([widget])
+        self._io(lambda s: s.delete_message(message_id), lambda _r: self._update_context())
+
+    def stop(self) -> None:
+        if self.active is not None:
+            self.active.request.cancel.set()
+
+    def _params(self) -> GenerationParams:
+        return self.settings().to_params()
+
+    def _start(
+        self,
+        mode: Mode,
+        *,
+        text: str = "",
+        message_id: int | None = None,
+        new: NewConversation | None = None,
+        images: tuple[tuple[str, Any], ...] = (),
+    ) -> None:
+        assert self.store is not None
+        status = self.engine.status
+        collection = self.composer.collection
+        documents = (
+            self.documents(collection) if collection and self.documents is not None else None
+        )
+        cancel = threading.Event()
+        tools = self.tools(cancel) if self.tools is not None and documents is None else None
+        request = GenerationRequest(
+            cancel=cancel,
+            tools=tools,
+            conversation_id=self.current.id if self.current is not None else None,
+            mode=mode,
+            params=self._params(),
+            system_prompt=self.system_prompt(),
+            text=text,
+            message_id=message_id,
+            model_name=status.model if status is not None else None,
+            new_conversation=new,
+            documents=documents,
+            images=images,
+            see_images=not self._blind_model(),
+        )
+        self.active = ActiveReply(request, request.conversation_id, self._opening)
+        reply = self.view.add_message("assistant")
+        reply.start_stream()
+        if self.engine.loading:
+            reply.set_waiting_text("Waiting for the model to finish loading…")
+        elif self.engine.engine is None:
+            reply.set_waiting_text("Waiting for the engine to start…")
+        elif documents is not None:
+            reply.set_waiting_text(f"Searching {collection}…")
+        else:
+            reply.set_waiting_text("Thinking…")
+        self.view.update_regenerate()
+        self.view.scroll_to_bottom()
+        worker = GenerationWorker(self.store, self.engine.chat_fn, request, self.model_images)
+        worker.signals.conversation_created.connect(self._conversation_created)
+        worker.signals.turn_saved.connect(self._turn_saved)
+        worker.signals.chunk_received.connect(self._chunk_received)
+        worker.signals.call_changed.connect(self._call_changed)
+        worker.signals.reasoning_received.connect(self._reasoning_received)
+        worker.signals.reply_finished.connect(self._reply_finished)
+        worker.signals.engine_crashed.connect(self.engine.report_crash)
+        self.worker = worker  # its signals object must outlive the run
+        self.view.set_busy(True)
+        self.composer.set_generating(True)
+        self.generating_changed.emit(True)
+        self.engine.run(worker)
+
+    def _on_screen(self, conversation_id: int | None) -> bool:
+        if conversation_id is None:
+            return False
+        return self.current is not None and self.current.id == conversation_id
+
+    def _conversation_created(self, conversation: Conversation) -> None:
+        active = self.active
+        if active is not None:
+            active.conversation_id = conversation.id
+        if self.current is None and active is not None and active.view_token == self._opening:
+            self.current = conversation
+            self.conversation_opened.emit(conversation)
+        self.refresh_list()
+
+    def _turn_saved(self, user: Message | None, reply: Message) -> None:
+        active = self.active
+        if active is None:
+            return
+        active.reply_id = reply.id
+        if not self._on_screen(reply.conversation_id):
+            return
+        pending = [w for w in self.view.messages if w.message_id is None]
+        for widget in pending:
+            if widget.role == "assistant":
+                widget.set_message_id(reply.id)
+            elif user is not None:
+                widget.set_message_id(user.id)
+                widget.set_image_paths([image.path for image in user.images])
+        if self.view.message_widget(reply.id) is None:
+            return
+        self.reply_started.emit()
+
+    def _chunk_received(self, reply_id: int, text: str) -> None:
+        active = self.active
+        if active is None:
+            return
+        if active.reply_id is None:
+            active.reply_id = reply_id
+        active.parts.append(text)
+        if self._on_screen(active.conversation_id):
+            widget = self.view.message_widget(reply_id)
+            if widget is not None:
+                widget.append(text)
+
+    def _reasoning_received(self, reply_id: int, text: str) -> None:
+        active = self.active
+        if active is None or not self._on_screen(active.conversation_id):
+            return
+        widget = self.view.message_widget(reply_id)
+        if widget is not None:
+            widget.append_reasoning(text)
+
+    def _call_changed(self, reply_id: int, call: dict[str, Any]) -> None:
+        active = self.active
+        if active is None or not self._on_screen(active.conversation_id):
+            return
+        widget = self.view.message_widget(reply_id)
+        if widget is None:
+            return
+        if reply_id not in self._consent_wired:
+            self._consent_wired.add(reply_id)
+            widget.call_decided.connect(self._call_decided)
+        widget.show_call(call)
+        if call.get("state") == "asking":
+            self.view.scroll_to_bottom()
+
+    def _call_decided(self, call_id: str, decision: str) -> None:
+        if self.answer_call is None or decision not in ("once", "always", "deny"):
+            return
+        if not self.answer_call(call_id, decision):  # type: ignore[arg-type]
+            self.notice.emit("That tool call is no longer waiting for an answer.")
+
+    def _reply_finished(self, outcome: ReplyOutcome) -> None:
+        self.active = None
+        self.view.set_busy(False)
+        self.composer.set_generating(False)
+        self.generating_changed.emit(False)
+        message = outcome.message
+        if self._on_screen(outcome.conversation_id):
+            widget = self.view.message_widget(message.id) if message is not None else None
+            if widget is None:
+                pending = [w for w in self.view.messages if w.status == "streaming"]
+                widget = pending[-1] if pending else None
+            if widget is not None:
+                if message is not None:
+                    if widget.message_id is None:
+                        widget.set_message_id(message.id)
+                    if message.content != widget.text:  # the history is the reference
+                        if message.content.startswith(widget.text):
+                            widget.append(message.content[len(widget.text) :])
+                        else:
+                            widget.set_text(message.content)
+                    widget.finish(message.status, message.meta)
+                else:
+                    widget.finish("error", {"error": outcome.error or "The reply failed."})
+            self.view.update_regenerate()
+            self._update_context()
+        final = outcome.final
+        stats = final.stats if final is not None else None
+        if stats is not None and stats.prompt_tokens and outcome.prompt_chars:
+            self._tokens_per_char = stats.prompt_tokens / max(1, outcome.prompt_chars)
+        if outcome.error and not outcome.crashed:
+            self.notice.emit(outcome.error)
+            if refused_images(outcome):  # the engine knew better than the status
+                self._refused = outcome.error
+                self.vision_notice.emit(outcome.error)
+        self.engine.refresh_status()
+        self.refresh_list()
+        self.reply_finished.emit(outcome)
+
+    # -- images the model cannot see -------------------------------------------------------------
+
+    def _blind_model(self) -> str | None:
+        """The loaded model's name when it is known not to see images; None when it sees them
+        or nothing is loaded yet (then the engine is the judge)."""
+        status = self.engine.status
+        if status is None or not status.model or status.vision:
+            return None
+        return status.model
+
+    def check_vision(self) -> None:
+        """Say so when the loaded model cannot see the images attached, or the chat's images."""
+        blind = self._blind_model()
+        if blind is None:
+            self._refused = ""
+            self.vision_notice.emit("")
+        elif self.composer.attachments:
+            self.vision_notice.emit(no_vision_message(blind))
+        elif self.view.has_images():
+            self.vision_notice.emit(
+                f"{blind} cannot see images, so this chat's images are left out of its replies. "
+                "Load a vision model (Gemma 3, Qwen2.5-VL, SmolVLM) to ask about them."
+            )
+        else:
+            self.vision_notice.emit(self._refused if self._refused else "")
+
+    # -- context meter ---------------------------------------------------------------------------
+
+    def _update_context(self) -> None:
+        """Tokens the conversation uses against the loaded context: exact after a reply (the
+        engine counted the prompt and the reply), estimated from characters before."""
+        status = self.engine.status
+        limit = int(status.n_ctx) if status is not None and status.n_ctx else 0
+        items = self.view.history()  # (role, text, meta), including messages not yet shown
+        used = 0
+        exact_from = -1
+        for i in range(len(items) - 1, -1, -1):
+            stats = ReplyMeta.of(items[i][2]).stats
+            if stats is not None and stats.prompt_tokens:
+                used = stats.prompt_tokens + stats.completion_tokens
+                exact_from = i
+                break
+        rate = self._tokens_per_char or 1 / CHARS_PER_TOKEN
+        if exact_from < 0:
+            used = round(len(self.system_prompt()) * rate) + (
+                TOKENS_PER_MESSAGE if self.system_prompt() else 0
+            )
+        for _role, text, _meta in items[exact_from + 1 :]:
+            used += round(len(text) * rate) + TOKENS_PER_MESSAGE
+        truncation = (ReplyMeta.of(items[-1][2]).truncation or "") if items else ""
+        if truncation:
+            message = truncation
+        elif limit and used >= limit * WARN_AT:
+            message = (
+                f"The conversation fills {used / limit:.0%} of the {limit}-token context: the "
+                "oldest messages will be left out soon (the system prompt is kept). Start a new "
+                "chat, or load the model with a larger context."
+            )
+        else:
+            message = ""
+        self.context_changed.emit(used, limit, message)
+
+    def refresh_context(self) -> None:
+        self._update_context()
+        self.check_vision()
+
+
+def refused_images(outcome: ReplyOutcome) -> bool:
+    """Whether the engine refused the reply because its model cannot see images: a refused
+    request (engine.images.require_vision), known by its code."""
+    from engine.errors import VisionUnavailable
+
+    return outcome.code == VisionUnavailable.code
+
+
+def images_folder(markdown: Path) -> Path:
+    """Where a Markdown export's images go: a folder beside it, named after it."""
+    return markdown.with_name(f"{markdown.stem}_images")
+
+
+def _ref(attachment: Attachment) -> ImageRef:
+    width, height = attachment.image.original
+    image = attachment.image
+    return ImageRef(attachment.name, width, height, image.mime, data=image.encoded)

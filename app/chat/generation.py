@@ -1,0 +1,442 @@
+"""One reply, made off the UI thread: save the turn, stream the engine's answer, save as it goes.
+
+The worker owns the whole turn so that the UI thread never waits on the disk or the engine: it
+writes the user's message (or the edit), adds the reply as ``streaming``, reads the engine's
+stream, emits the text coalesced about every 30 ms, saves what it has every half second, and
+finishes the reply with its outcome. If the app dies mid-reply the saved text is there on restart
+(``Store.recover_interrupted`` marks it interrupted); if the engine dies, the reply is finished as
+interrupted and ``engine_crashed`` carries the host's last words.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from PySide6.QtCore import QObject, QRunnable, Signal
+
+from engine.errors import EngineBusy, EngineCrashed, EngineError, EngineUnreachable
+from engine.types import ChatMessage, Chunk, GenerationParams
+
+if TYPE_CHECKING:
+    from app.chat.model_images import ModelImages
+    from app.common.mcp_service import ToolsRequest
+    from engine.documents.answer import Grounding
+    from engine.mcp_servers.turn import CallRecord
+    from engine.store import ChatSettings, Message, Store, StoredImage
+    from engine.types import ImageInput
+
+log = logging.getLogger(__name__)
+
+EMIT_INTERVAL_S = 0.03
+SAVE_INTERVAL_S = 0.5
+BUSY_RETRY_S = 10.0
+BUSY_RETRY_DELAY_S = 0.1
+
+Mode = Literal["send", "regenerate", "edit"]
+ChatFn = Callable[[Sequence[ChatMessage], GenerationParams, threading.Event], Iterator[Chunk]]
+# Turns a question into a prompt grounded in a collection's passages; runs on the worker thread.
+GroundFn = Callable[[str], "Grounding"]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentsRequest:
+    """Answer from a collection: the reply's prompt is the question with the collection's best
+    passages as numbered sources, and the reply keeps them to show under the answer."""
+
+    collection: str
+    ground: GroundFn
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationRequest:
+    conversation_id: int | None  # None: a new conversation, created with ``new_conversation``
+    mode: Mode
+    params: GenerationParams
+    system_prompt: str = ""
+    text: str = ""  # the new user message (send) or the edited text (edit)
+    message_id: int | None = None  # edit: the user message; regenerate: the reply to replace
+    model_name: str | None = None
+    new_conversation: NewConversation | None = None
+    documents: DocumentsRequest | None = None
+    cancel: threading.Event = field(default_factory=threading.Event)
+    tools: ToolsRequest | None = None  # MCP servers' tools, asked about call by call
+    # The new message's images (send), each with its name, read and checked by the composer.
+    images: tuple[tuple[str, ImageInput], ...] = ()
+    # Whether the model can see images; when it cannot, the history's earlier images are left
+    # out (the window says so) rather than refused by the engine turn after turn.
+    see_images: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class NewConversation:
+    title: str
+    system_prompt: str
+    settings: ChatSettings | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyOutcome:
+    conversation_id: int | None
+    message: Message | None  # the reply as stored (None if its conversation was deleted)
+    final: Chunk | None  # the terminal chunk (None when the engine crashed or failed)
+    error: str | None = None
+    crashed: bool = False
+    prompt_chars: int = 0
+    code: str | None = None  # the engine's error code, when it refused or failed the reply
+
+
+class GenerationSignals(QObject):
+    conversation_created = Signal(object)  # Conversation
+    # (user message or None, the reply being written)
+    turn_saved = Signal(object, object)
+    # (reply id, new text)
+    chunk_received = Signal(int, str)
+    # (reply id, the call as stored in the reply's meta) at each change of a tool call's state
+    call_changed = Signal(int, object)
+    # (reply id, more of a reasoning model's thinking)
+    reasoning_received = Signal(int, str)
+    reply_finished = Signal(object)  # ReplyOutcome
+    engine_crashed = Signal(str)
+
+
+def history_for(
+    messages: Sequence[Message],
+    system_prompt: str,
+    images: Callable[[StoredImage], ImageInput | None] | None = None,
+) -> tuple[list[ChatMessage], int]:
+    """What the engine sees: the system prompt, then each turn with text or images. Interrupted
+    replies count (their words were shown to the user); failed ones and empty ones do not. A
+    reply that called tools is preceded by its calls and their results, as the model saw them.
+    A user's images go with their message when ``images`` prepares them (None: left out)."""
+    out: list[ChatMessage] = []
+    if system_prompt.strip():
+        out.append(ChatMessage("system", system_prompt))
+    for m in messages:
+        if m.role == "system" or m.status == "error":
+            continue
+        prepared: tuple[ImageInput, ...] = ()
+        if images is not None and m.images:
+            prepared = tuple(i for i in map(images, m.images) if i is not None)
+        if not m.content.strip() and not prepared:
+            continue
+        if m.role == "assistant":
+            out.extend(call_messages(m.meta.get("tool_calls")))
+        out.append(ChatMessage(m.role, m.content, images=prepared))
+    return out, sum(len(m.content) for m in out)
+
+
+def call_record(record: CallRecord, offered: str) -> dict[str, Any]:
+    """A tool call as a reply's meta keeps it (and the window shows it)."""
+    return {
+        "id": record.id,
+        "server": record.server,
+        "tool": record.tool,
+        "offered": offered,
+        "arguments": record.arguments,
+        "state": record.state,
+        "result": record.result,
+    }
+
+
+def call_messages(stored: object) -> list[ChatMessage]:
+    """A reply's finished calls as the turns the model saw: its calls, then their results."""
+    if not isinstance(stored, list):
+        return []
+    from engine.tools import ToolCall
+
+    out: list[ChatMessage] = []
+    for item in stored:
+        if not isinstance(item, dict) or item.get("state") not in ("done", "failed", "denied"):
+            continue
+        arguments = item.get("arguments")
+        call = ToolCall(
+            str(item.get("offered") or item.get("tool")),
+            arguments if isinstance(arguments, dict) else {},
+            id=str(item.get("id")),
+        )
+        out.append(ChatMessage("assistant", "", tool_calls=(call,)))
+        out.append(ChatMessage("tool", str(item.get("result", "")), tool_call_id=call.id))
+    return out
+
+
+def _question(history: Sequence[Message]) -> str:
+    """The question a documents reply answers: the last user message."""
+    for m in reversed(history):
+        if m.role == "user":
+            return m.content
+    return ""
+
+
+class GenerationWorker(QRunnable):
+    def __init__(
+        self,
+        store: Store,
+        chat: Callable[[], ChatFn],
+        request: GenerationRequest,
+        images: ModelImages | None = None,
+    ) -> None:
+        super().__init__()
+        self.images = images
+        self.signals = GenerationSignals()
+        self.store = store
+        self.conversation_id = request.conversation_id
+        self._chat = chat  # looked up when the job runs: the engine may restart in between
+        self.request = request
+        self.calls: dict[str, dict[str, Any]] = {}  # the reply's tool calls, by id
+        self.reasoning: list[str] = []  # a reasoning model's thinking, kept apart from the reply
+
+    def run(self) -> None:
+        req = self.request
+        reply: Message | None = None
+        parts: list[str] = []
+        prompt_chars = 0
+        try:
+            self.conversation_id = self._conversation()
+            user, history = self._save_turn()
+            messages, prompt_chars = history_for(history, req.system_prompt, self._image_loader())
+            meta: dict[str, Any] = {"model": req.model_name} if req.model_name else {}
+            grounding = None
+            if req.documents is not None:
+                grounding = req.documents.ground(_question(history))
+                meta.update(grounding.meta(req.documents.collection))
+                if grounding.messages is not None:
+                    messages = grounding.messages
+                    prompt_chars = sum(len(m.content) for m in messages)
+            reply = self.store.add_message(
+                self.conversation_id, "assistant", "", status="streaming", meta=meta
+            )
+            self.signals.turn_saved.emit(user, reply)
+            if grounding is not None and grounding.messages is None:
+                final = self._not_found(reply.id, parts)
+            else:
+                final = self._stream(reply.id, messages, parts)
+        except EngineCrashed as exc:
+            self._finish(reply, parts, None, str(exc), crashed=True, prompt_chars=prompt_chars)
+            self.signals.engine_crashed.emit(str(exc))
+            return
+        except EngineError as exc:
+            error = str(exc)
+            if parts and isinstance(exc, EngineUnreachable):  # another computer's, mid-reply
+                error += " The reply so far is kept."
+            self._finish(reply, parts, None, error, prompt_chars=prompt_chars, code=exc.code)
+            return
+        except Exception as exc:  # a worker boundary: the reply is saved and the error shown
+            log.exception("generation failed")
+            self._finish(reply, parts, None, f"{type(exc).__name__}: {exc}", prompt_chars=0)
+            return
+        self._finish(reply, parts, final, final.error, prompt_chars=prompt_chars, code=final.code)
+
+    def _conversation(self) -> int:
+        req = self.request
+        if req.conversation_id is not None:
+            return req.conversation_id
+        new = req.new_conversation or NewConversation("New chat", "", None)
+        conversation = self.store.create_conversation(
+            title=new.title,
+            system_prompt=new.system_prompt,
+            settings=new.settings,
+            model=req.model_name,
+        )
+        self.signals.conversation_created.emit(conversation)
+        return conversation.id
+
+    def _save_turn(self) -> tuple[Message | None, list[Message]]:
+        req, store, conv_id = self.request, self.store, self.conversation_id
+        assert conv_id is not None
+        user: Message | None = None
+        if req.mode == "send":
+            from engine.store import NewImage
+
+            sent = [NewImage.of(image, name) for name, image in req.images]
+            if self.images is not None:
+                for new, (_name, image) in zip(sent, req.images, strict=True):
+                    self.images.remember(new.sha256, image)  # read once, by the composer
+            user = store.add_message(conv_id, "user", req.text, images=sent)
+        elif req.mode == "edit":
+            assert req.message_id is not None
+            edited = store.edit_message(req.message_id, req.text)
+            store.delete_messages_from(conv_id, edited.position + 1)
+            user = edited
+        elif req.mode == "regenerate":
+            assert req.message_id is not None
+            old = store.get_message(req.message_id)
+            if old is not None:
+                store.delete_messages_from(conv_id, old.position)
+        return user, store.messages(conv_id)
+
+    def _image_loader(self) -> Callable[[StoredImage], ImageInput | None] | None:
+        if not self.request.see_images:
+            return None
+        kept = self.images
+        if kept is None:
+            from app.chat.model_images import ModelImages
+
+            kept = self.images = ModelImages()
+        store = self.store
+        return lambda stored: kept.load(store, stored)
+
+    def _not_found(self, reply_id: int, parts: list[str]) -> Chunk:
+        from engine.documents.answer import NOT_FOUND
+
+        parts.append(NOT_FOUND)
+        self.signals.chunk_received.emit(reply_id, NOT_FOUND)
+        return Chunk(finish_reason="stop")
+
+    def _stream(self, reply_id: int, messages: list[ChatMessage], parts: list[str]) -> Chunk:
+        deadline = time.monotonic() + BUSY_RETRY_S
+        while True:
+            final = self._stream_once(reply_id, messages, parts)
+            # A reply stopped a moment ago may still be finishing in the engine (it stops within
+            # a token of the disconnect); a request that arrives meanwhile is refused at once.
+            # Ask again shortly rather than fail the user's message.
+            busy = final.finish_reason == "error" and final.code == EngineBusy.code
+            if not busy or parts or time.monotonic() > deadline or self.request.cancel.is_set():
+                return final
+            time.sleep(BUSY_RETRY_DELAY_S)
+
+    def _stream_once(self, reply_id: int, messages: list[ChatMessage], parts: list[str]) -> Chunk:
+        req = self.request
+        if req.cancel.is_set():
+            return Chunk(finish_reason="cancelled")
+        pending: list[str] = []
+        last_emit = last_save = time.monotonic()
+        final: Chunk | None = None
+        chunks = (
+            self._chat()(messages, self._params(), req.cancel)
+            if req.tools is None
+            else self._tool_turn(reply_id, messages)
+        )
+        try:
+            for chunk in chunks:
+                if chunk.reasoning:
+                    self.reasoning.append(chunk.reasoning)
+                    self.signals.reasoning_received.emit(reply_id, chunk.reasoning)
+                if chunk.is_terminal:
+                    final = chunk
+                    break
+                if not chunk.text:
+                    continue
+                parts.append(chunk.text)
+                pending.append(chunk.text)
+                now = time.monotonic()
+                if now - last_emit >= EMIT_INTERVAL_S:
+                    self.signals.chunk_received.emit(reply_id, "".join(pending))
+                    pending.clear()
+                    last_emit = now
+                if now - last_save >= SAVE_INTERVAL_S:
+                    self.store.update_message_content(reply_id, "".join(parts))
+                    last_save = now
+        finally:
+            # Also when the engine died mid-stream: the window shows every word that is saved.
+            if pending:
+                self.signals.chunk_received.emit(reply_id, "".join(pending))
+        if final is None:
+            final = Chunk(finish_reason="cancelled" if req.cancel.is_set() else "error")
+        return final
+
+    def _params(self) -> GenerationParams:
+        """The request's settings, naming the conversation: the engine keeps its saved state
+        under that name, so that deleting the conversation deletes the state too."""
+        params = self.request.params
+        if self.conversation_id is None:
+            return params
+        return dataclasses.replace(params, conversation=str(self.conversation_id))
+
+    def _tool_turn(self, reply_id: int, messages: list[ChatMessage]) -> Iterator[Chunk]:
+        """The turn through engine.mcp_servers.turn, as a stream of its text: each call's
+        states go out as ``call_changed`` and into the reply's meta."""
+        import queue
+
+        from engine.mcp_servers.turn import run_turn
+
+        req, chat = self.request, self._chat()
+        assert req.tools is not None
+        tools = req.tools
+        offered = {(t.server, t.name): t.offered for t in tools.source.tools()}
+        texts: queue.SimpleQueue[Chunk | BaseException] = queue.SimpleQueue()
+
+        def on_call(record: CallRecord) -> None:
+            stored = call_record(record, offered.get((record.server, record.tool), record.tool))
+            self.calls[record.id] = stored
+            self.signals.call_changed.emit(reply_id, stored)
+
+        def turn() -> None:
+            try:
+                result = run_turn(
+                    lambda m, p: chat(m, p, req.cancel),
+                    messages,
+                    self._params(),
+                    tools.source,
+                    tools.consent,
+                    tools.ask,
+                    on_text=lambda text: texts.put(Chunk(text=text)),
+                    on_call=on_call,
+                    on_reasoning=lambda text: texts.put(Chunk(reasoning=text)),
+                    cancel=req.cancel,
+                )
+                texts.put(result.final)
+            except BaseException as exc:  # raised again in the worker, which reports it
+                texts.put(exc)
+
+        runner = threading.Thread(target=turn, name="cove-tool-turn", daemon=True)
+        runner.start()
+        while True:
+            item = texts.get()
+            if isinstance(item, BaseException):
+                runner.join()
+                raise item
+            yield item
+            if item.is_terminal:
+                runner.join()
+                return
+
+    def _finish(
+        self,
+        reply: Message | None,
+        parts: list[str],
+        final: Chunk | None,
+        error: str | None,
+        *,
+        crashed: bool = False,
+        prompt_chars: int,
+        code: str | None = None,
+    ) -> None:
+        from engine.store import reply_meta, reply_status
+
+        stored: Message | None = None
+        text = "".join(parts)
+        try:
+            if reply is not None:
+                meta: dict[str, Any] = dict(reply.meta)
+                if self.calls:
+                    meta["tool_calls"] = list(self.calls.values())
+                if self.reasoning:
+                    meta["reasoning"] = "".join(self.reasoning)
+                if final is not None:
+                    meta.update(reply_meta(final))
+                    status = reply_status(final.finish_reason)
+                else:
+                    meta["error"] = error or "unknown error"
+                    meta["finish_reason"] = "crashed" if crashed else "error"
+                    status = "interrupted" if crashed or text else "error"
+                stored = self.store.finish_message(reply.id, text, status, meta)
+        except Exception as exc:  # the store failing must still end the turn in the UI
+            log.exception("could not save the reply")
+            error = error or f"Could not save the reply: {exc}"
+        self.signals.reply_finished.emit(
+            ReplyOutcome(
+                conversation_id=self.conversation_id,
+                message=stored,
+                final=final,
+                error=error,
+                crashed=crashed,
+                prompt_chars=prompt_chars,
+                code=code,
+            )
+        )

@@ -1,0 +1,505 @@
+"""One message in the chat: who said it, the rendered text, and what can be done with it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal
+from PySide6.QtGui import (
+    QDesktopServices,
+    QGuiApplication,
+    QKeyEvent,
+    QResizeEvent,
+    QTextDocument,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.chat.message.document import MessageRenderer, copy_index
+from app.chat.message.images import ImageRef, MessageImages
+from app.chat.message.reasoning import ReasoningPanel
+from app.chat.message.sources import SourcesPanel
+from app.chat.message.tool_call_card import ToolCallCard
+from app.common.open_source import open_source
+from app.common.theme import Colors
+from engine.store.types import ReplyMeta
+
+STATUS_BADGES = {
+    "interrupted": ("Interrupted", "Badge"),
+    "error": ("Failed", "ErrorBadge"),
+    "streaming": ("", "Badge"),
+}
+
+
+class MessageBody(QTextBrowser):
+    """A read-only rich-text view exactly as tall as its text (the chat scrolls, not the body)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setOpenLinks(False)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.TextSelectableByKeyboard
+            | Qt.TextInteractionFlag.LinksAccessibleByMouse
+        )
+        self.viewport().setAutoFillBackground(False)
+        self.setStyleSheet("QTextBrowser { background: transparent; }")
+        self.document().documentLayout().documentSizeChanged.connect(self._fit_height)
+        self.setFixedHeight(self._wanted_height())
+
+    def _wanted_height(self) -> int:
+        return max(1, math.ceil(self.document().size().height()) + 2 * self.frameWidth())
+
+    def _fit_height(self, *_args: Any) -> None:
+        wanted = self._wanted_height()
+        if wanted != self.height():
+            self.setFixedHeight(wanted)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_height()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        event.ignore()  # let the chat scroll
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self._wanted_height())
+
+
+class MessageWidget(QFrame):
+    """A user message (in a bubble) or a reply (full width), with its actions."""
+
+    copy_done = Signal(str)
+    edit_submitted = Signal(object, str)  # (MessageWidget, new text)
+    regenerate_requested = Signal(object)
+    delete_requested = Signal(object)
+    call_decided = Signal(str, str)  # (tool call id, decision): the consent prompt's answer
+
+    def __init__(
+        self,
+        role: str,
+        colors: Colors,
+        *,
+        message_id: int | None = None,
+        status: str = "complete",
+        label: str | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.role = role
+        self.message_id = message_id
+        self.status = status
+        self.colors = colors
+        self.meta: dict[str, Any] = {}
+        self._busy = False
+
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 6, 0, 6)
+        outer.setSpacing(2)
+
+        header = QHBoxLayout()
+        header.setSpacing(6)
+        outer.addLayout(header)  # first, so that its widgets have a parent before any is shown
+        self.role_label = QLabel(label or ("You" if role == "user" else "Cove"))
+        self.role_label.setObjectName("RoleLabel")
+        self.badge = QLabel()
+        self.badge.setVisible(False)
+        header.addWidget(self.role_label)
+        header.addWidget(self.badge)
+        header.addStretch(1)
+        self.copy_button = self._action("Copy", "Copy this message as Markdown")
+        self.edit_button = self._action("Edit", "Edit this message and send it again")
+        self.regenerate_button = self._action("Regenerate", "Write this reply again")
+        self.delete_button = self._action("Delete", "Delete this message")
+        for button in (
+            self.copy_button,
+            self.edit_button,
+            self.regenerate_button,
+            self.delete_button,
+        ):
+            header.addWidget(button)
+        self.edit_button.setVisible(role == "user")
+        self.regenerate_button.setVisible(False)
+        self.copy_button.clicked.connect(self.copy_message)
+        self.edit_button.clicked.connect(self.start_editing)
+        self.regenerate_button.clicked.connect(lambda: self.regenerate_requested.emit(self))
+        self.delete_button.clicked.connect(lambda: self.delete_requested.emit(self))
+
+        # The text: one or more MessageBody documents in a column (see MessageRenderer).
+        self.text_box = QWidget()
+        self.text_layout = QVBoxLayout(self.text_box)
+        self.text_layout.setContentsMargins(0, 0, 0, 0)
+        self.text_layout.setSpacing(0)
+        self.bodies: list[MessageBody] = []
+        self.body = self._new_body()
+        self.renderer = self._new_renderer()
+        self.waiting = QLabel("Waiting for the model…")
+        self.waiting.setProperty("muted", True)
+        self.waiting.setVisible(False)
+
+        if role == "user":
+            bubble = QFrame()
+            bubble.setObjectName("UserBubble")
+            inner = QVBoxLayout(bubble)
+            inner.setContentsMargins(12, 8, 12, 8)
+            inner.addWidget(self.text_box)
+            self.bubble: QFrame | None = bubble
+            outer.addWidget(bubble)
+        else:
+            self.bubble = None
+            outer.addWidget(self.waiting)
+            outer.addWidget(self.text_box)
+
+        self._outer = outer
+        self.images: MessageImages | None = None  # built for a user's message with images
+        self._editor: QPlainTextEdit | None = None  # built on first edit: most never are
+        self.edit_bar: QWidget | None = None
+
+        self.sources_panel: SourcesPanel | None = None  # built for replies from documents
+        self.call_cards: dict[str, ToolCallCard] = {}  # built for replies that called tools
+        self.reasoning: ReasoningPanel | None = None  # built for a reasoning model's replies
+        self.footer = QLabel()
+        self.footer.setProperty("muted", True)
+        self.footer.setWordWrap(True)
+        self.footer.setVisible(False)
+        outer.addWidget(self.footer)
+        self.notice = QLabel()
+        self.notice.setObjectName("NoticeText")
+        self.notice.setWordWrap(True)
+        self.notice_frame = QFrame()
+        self.notice_frame.setObjectName("Notice")
+        notice_layout = QVBoxLayout(self.notice_frame)
+        notice_layout.setContentsMargins(10, 6, 10, 6)
+        notice_layout.addWidget(self.notice)
+        self.notice_frame.setVisible(False)
+        outer.addWidget(self.notice_frame)
+        self._show_status()
+        self._update_actions()
+
+    def _action(self, text: str, tip: str) -> QToolButton:
+        button = QToolButton()
+        button.setObjectName("MessageAction")
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setCursor(Qt.CursorShape.PointingHandCursor)
+        button.setAutoRaise(True)
+        return button
+
+    # -- content -------------------------------------------------------------------------------
+
+    @property
+    def text(self) -> str:
+        return self.renderer.source
+
+    def set_text(self, text: str) -> None:
+        """Show a complete message."""
+        self._reset_renderer()
+        self.renderer.set_text(text)
+        self.waiting.setVisible(False)
+        self._show_text_box()
+
+    def load_text(self, text: str) -> None:
+        """Show a complete message in steps: call ``load_step`` until it returns True."""
+        self._reset_renderer()
+        self.renderer.begin_text(text)
+        self.waiting.setVisible(False)
+        self._show_text_box()
+
+    def load_step(self, deadline: float | None) -> bool:
+        return self.renderer.render_some(deadline)
+
+    def start_stream(self, text: str = "") -> None:
+        """Become the reply being written; ``text`` is what arrived before this widget existed."""
+        self._reset_renderer()
+        self.status = "streaming"
+        self.waiting.setVisible(not text)
+        if text:
+            self.renderer.append(text)
+        self._show_status()
+        self._update_actions()
+
+    def append(self, text: str) -> None:
+        if self.waiting.isVisible():
+            self.waiting.setVisible(False)
+        self.renderer.append(text)
+
+    def finish(self, status: str, meta: dict[str, Any] | None = None) -> None:
+        if not self.renderer.finished:
+            self.renderer.finish()
+        self.status = status
+        self.meta = dict(meta or {})
+        self.waiting.setVisible(False)
+        self._show_status()
+        self._show_sources()
+        for call in self.meta.get("tool_calls") or ():
+            if isinstance(call, dict):
+                self.show_call(call)
+        thought = self.meta.get("reasoning")
+        if isinstance(thought, str) and thought.strip():
+            self._reasoning_panel().set_text(thought)
+        elif self.reasoning is not None:
+            self.reasoning.set_text(self.reasoning.text)
+        self._update_actions()
+
+    def append_reasoning(self, text: str) -> None:
+        """More of the model's thinking, as it streams (the answer follows it)."""
+        if self.waiting.isVisible():
+            self.waiting.setVisible(False)
+        self._reasoning_panel().append(text)
+
+    def _reasoning_panel(self) -> ReasoningPanel:
+        if self.reasoning is None:
+            self.reasoning = ReasoningPanel()
+            self._outer.insertWidget(self._outer.indexOf(self.text_box) + 1, self.reasoning)
+            self.reasoning.setVisible(True)  # now, not at the layout's next pass
+        return self.reasoning
+
+    def show_call(self, call: dict[str, Any]) -> None:
+        """Show a tool call of this reply (or its new state), above the reply's text."""
+        call_id = str(call.get("id", ""))
+        card = self.call_cards.get(call_id)
+        if card is not None:
+            card.update_call(call)
+            return
+        card = ToolCallCard(call)
+        card.decided.connect(self.call_decided.emit)
+        self.call_cards[call_id] = card
+        self._outer.insertWidget(self._outer.indexOf(self.text_box), card)
+        card.setVisible(True)
+        if self.waiting.isVisible() and call.get("state") == "asking":
+            self.waiting.setVisible(False)
+
+    def _show_sources(self) -> None:
+        if self.role != "assistant" or "documents" not in self.meta:
+            if self.sources_panel is not None:
+                self.sources_panel.setVisible(False)
+            return
+        if self.sources_panel is None:
+            self.sources_panel = SourcesPanel(self.colors)
+            self.sources_panel.open_requested.connect(open_source)
+            self._outer.insertWidget(self._outer.indexOf(self.footer), self.sources_panel)
+        self.sources_panel.show_sources(self.meta, self.text)
+
+    def set_images(self, refs: Sequence[ImageRef]) -> None:
+        """Show the message's images above its text (a user's message)."""
+        if self.images is not None:
+            self.images.setParent(None)
+            self.images.deleteLater()
+            self.images = None
+        if not refs:
+            return
+        self.images = MessageImages(refs)
+        holder = self.text_box.parentWidget()
+        layout = holder.layout() if holder is not None else None
+        if isinstance(layout, QVBoxLayout) and layout is not self._outer:
+            layout.insertWidget(layout.indexOf(self.text_box), self.images)
+        else:
+            self._outer.insertWidget(self._outer.indexOf(self.text_box), self.images)
+        self.images.setVisible(True)
+        self._show_text_box()
+
+    def _show_text_box(self) -> None:
+        # A message of images alone has no empty line under them.
+        self.text_box.setVisible(self.images is None or bool(self.text.strip()))
+
+    def set_image_paths(self, paths: Sequence[Path]) -> None:
+        if self.images is not None:
+            self.images.set_paths(paths)
+
+    def set_waiting_text(self, text: str) -> None:
+        self.waiting.setText(text)
+
+    def set_colors(self, colors: Colors) -> None:
+        self.colors = colors
+        text, finished = self.text, self.renderer.finished
+        self._reset_renderer()
+        if finished:
+            self.renderer.set_text(text)
+        else:
+            self.renderer.append(text)
+        if self.sources_panel is not None:
+            self.sources_panel.colors = colors
+            self._show_sources()
+
+    def _new_body(self) -> MessageBody:
+        body = MessageBody()
+        body.anchorClicked.connect(self._anchor_clicked)
+        self.text_layout.addWidget(body)
+        self.bodies.append(body)
+        return body
+
+    def _next_document(self) -> QTextDocument:
+        return self._new_body().document()
+
+    def _new_renderer(self) -> MessageRenderer:
+        return MessageRenderer(self.body.document(), self.colors, self._next_document)
+
+    def _reset_renderer(self) -> None:
+        for body in self.bodies[1:]:
+            body.setParent(None)
+            body.deleteLater()
+        self.bodies = [self.body]
+        self.body.document().clear()
+        self.renderer = self._new_renderer()
+
+    def to_html(self) -> str:
+        """The rendered text of every document, for comparing renderings."""
+        return "".join(body.toHtml() for body in self.bodies)
+
+    # -- status, actions -----------------------------------------------------------------------
+
+    def set_busy(self, busy: bool) -> None:
+        """While any reply is being written, actions that change the conversation wait."""
+        self._busy = busy
+        self._update_actions()
+
+    def set_can_regenerate(self, can: bool) -> None:
+        self.regenerate_button.setVisible(can and self.role == "assistant")
+
+    def set_message_id(self, message_id: int) -> None:
+        self.message_id = message_id
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        saved = self.message_id is not None
+        streaming = self.status == "streaming"
+        self.copy_button.setEnabled(not streaming)
+        for button in (self.edit_button, self.regenerate_button, self.delete_button):
+            button.setEnabled(saved and not streaming and not self._busy)
+
+    def _show_status(self) -> None:
+        meta = ReplyMeta.of(self.meta)
+        badge = None
+        if self.status in ("interrupted", "error"):
+            badge = STATUS_BADGES[self.status]
+            if self.status == "interrupted" and meta.finish_reason == "cancelled":
+                badge = ("Stopped", "Badge")
+        if badge and badge[0]:
+            self.badge.setText(badge[0])
+            self.badge.setObjectName(badge[1])
+            self.badge.style().unpolish(self.badge)
+            self.badge.style().polish(self.badge)
+            self.badge.setVisible(True)
+        else:
+            self.badge.setVisible(False)
+        stats = meta.stats
+        parts: list[str] = []
+        if stats and stats.completion_tokens:
+            parts.append(f"{stats.completion_tokens} tokens")
+            if stats.decode_tokens_per_s:
+                parts.append(f"{stats.decode_tokens_per_s:.1f} tokens/s")
+            if stats.ttft_s:
+                parts.append(f"first token {stats.ttft_s:.2f} s")
+        self.footer.setText(" · ".join(parts))
+        self.footer.setVisible(bool(parts) and self.role == "assistant")
+        notices: list[str] = []
+        if meta.truncation:
+            notices.append(meta.truncation)
+        if self.status in ("interrupted", "error") and meta.error:
+            notices.append(_first_line(meta.error))
+        if meta.finish_reason == "length":
+            notices.append("The reply reached its length limit (max tokens in the chat settings).")
+        self.notice.setText("\n".join(notices))
+        self.notice_frame.setVisible(bool(notices))
+
+    # -- copying, editing ----------------------------------------------------------------------
+
+    def copy_message(self) -> None:
+        QGuiApplication.clipboard().setText(self.text)
+        self.copy_done.emit("Message copied")
+
+    def _anchor_clicked(self, url: QUrl) -> None:
+        index = copy_index(url.toString())
+        if index is not None and index < len(self.renderer.code_blocks):
+            QGuiApplication.clipboard().setText(self.renderer.code_blocks[index])
+            self.copy_done.emit("Code copied")
+        elif url.scheme() in ("http", "https", "mailto"):
+            QDesktopServices.openUrl(url)
+
+    @property
+    def editor(self) -> QPlainTextEdit:
+        if self._editor is None:
+            self._build_editor()
+        assert self._editor is not None
+        return self._editor
+
+    def _build_editor(self) -> None:
+        editor = QPlainTextEdit()
+        editor.installEventFilter(self)
+        bar = QWidget()
+        edit_row = QHBoxLayout(bar)
+        edit_row.setContentsMargins(0, 4, 0, 0)
+        edit_row.addStretch(1)
+        cancel = QPushButton("Cancel")
+        cancel.setObjectName("Secondary")
+        send = QPushButton("Save && send")
+        send.setObjectName("Primary")
+        cancel.clicked.connect(self.stop_editing)
+        send.clicked.connect(self._submit_edit)
+        edit_row.addWidget(cancel)
+        edit_row.addWidget(send)
+        index = self._outer.indexOf(self.footer)
+        self._outer.insertWidget(index, editor)
+        self._outer.insertWidget(index + 1, bar)
+        self._editor, self.edit_bar = editor, bar
+
+    def start_editing(self) -> None:
+        self.editor.setPlainText(self.text)
+        self.editor.setMinimumHeight(min(240, max(80, self.text_box.height() + 24)))
+        (self.bubble or self.text_box).setVisible(False)
+        self.editor.setVisible(True)
+        assert self.edit_bar is not None
+        self.edit_bar.setVisible(True)
+        self.editor.setFocus()
+
+    def stop_editing(self) -> None:
+        if self._editor is None or self.edit_bar is None:
+            return
+        self._editor.setVisible(False)
+        self.edit_bar.setVisible(False)
+        (self.bubble or self.text_box).setVisible(True)
+
+    @property
+    def editing(self) -> bool:
+        return self._editor is not None and self._editor.isVisible()
+
+    def _submit_edit(self) -> None:
+        text = self.editor.toPlainText().strip()
+        if not text and self.images is None:
+            return
+        self.stop_editing()
+        self.edit_submitted.emit(self, text)
+
+    def eventFilter(self, watched: Any, event: QEvent) -> bool:
+        if watched is self._editor and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            if event.key() == Qt.Key.Key_Escape:
+                self.stop_editing()
+                return True
+            enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            if enter and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                self._submit_edit()
+                return True
+        return super().eventFilter(watched, event)
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else text

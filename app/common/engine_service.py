@@ -1,0 +1,527 @@
+"""The window's engine: this computer's host (started, loaded, watched and restarted off the UI
+thread) or another computer's engine (connected to; its models are used by name).
+
+All requests that use the model (start, load, connect, chat, restart) go through one single-thread
+pool, so they run one at a time in the order asked: a message sent while the model is still loading
+simply waits its turn. Quick questions (status, plans) use a second pool and never wait behind a
+reply. With another computer's engine, documents are still embedded here, by a host of this
+computer's started for that alone: passages and questions never leave the machine to be searched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, QRunnable, QTimer, Signal
+
+from app.common.workers import WorkerPool, post_to_ui
+from engine.errors import EngineError, LoadCancelled, ModelNotFound
+from engine.types import ChatMessage, Chunk, GenerationParams
+
+if TYPE_CHECKING:
+    from engine.client.http_client import EngineClient
+    from engine.client.local import LocalEngine
+    from engine.client.protocol import EngineStatus
+    from engine.planner.plan import Plan
+    from engine.remote.remote_engine import RemoteEngine
+
+log = logging.getLogger(__name__)
+
+
+def _log_failure(exc: BaseException) -> None:
+    log.warning("saved conversation state: %s", exc)
+
+
+WATCH_INTERVAL_MS = 1500
+STARTER = "starter"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RemoteTarget:
+    """Another computer's engine, as the person gave it."""
+
+    url: str
+    api_key: str | None
+    model: str | None = None  # the model chosen there (None: the first it lists)
+
+
+class EngineService(QObject):
+    started = Signal()
+    start_failed = Signal(str)
+    load_started = Signal(str)
+    load_progressed = Signal(float)
+    loaded = Signal(object)  # EngineStatus
+    load_failed = Signal(str, bool)  # (message, cancelled)
+    status_changed = Signal(object)  # EngineStatus
+    crashed = Signal(str, list)  # (what happened, the host's last log lines)
+    restarted = Signal()
+    # The engine in use became another computer's (RemoteEngine) or this computer's again (None).
+    remote_changed = Signal(object)
+    remote_connected = Signal(object)  # RemoteEngine: connected (a first use shows its pin)
+    remote_failed = Signal(object)  # EngineError or ValueError: not connected; nothing changed
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.engine: LocalEngine | RemoteEngine | None = None
+        self.remote: RemoteEngine | None = None  # the engine, when it is another computer's
+        self.remote_target: RemoteTarget | None = None  # what to connect (again) to
+        self.remote_models: list[str] = []
+        # This computer's host for document embeddings while the chat engine is another's.
+        self._embedder: LocalEngine | None = None
+        self._embedder_lock = threading.Lock()
+        self.status: EngineStatus | None = None
+        self.model: str | None = None  # what was asked to be loaded
+        self.loading = False
+        self.restarting = False
+        self._crash_reported = False  # a crash is being (or was) reported: the watchdog waits
+        self._reported_crash = False  # the banner was told
+        self._load_cancel = threading.Event()
+        self._stopping = False
+        self._owned = True
+        self.model_pool = WorkerPool("engine", 1)
+        self.control_pool = WorkerPool("engine-control", 2)
+        self._watch = QTimer(self)
+        self._watch.setInterval(WATCH_INTERVAL_MS)
+        self._watch.timeout.connect(self._check_alive)
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self, model: str | None = STARTER, ctx: int | None = None) -> None:
+        """Start the host, then load ``model``; the window is usable meanwhile."""
+        self._owned = True
+        if model is not None:
+            self._begin_load(model)
+
+        def job() -> LocalEngine:
+            from engine.client.local import LocalEngine
+
+            engine = LocalEngine.start()
+            post_to_ui(lambda: self._engine_up(engine))
+            if model is not None:
+                self._load_in_worker(engine, model, ctx)
+            return engine
+
+        self.model_pool.submit(job, on_error=self._start_error)
+
+    def adopt(self, engine: LocalEngine, model: str | None = STARTER) -> None:
+        """Use a host that is already running (tests share one); it is not stopped at exit
+        unless ``owned``. Loads ``model`` if the host has none."""
+        self._owned = False
+        self.model = model
+        self._engine_up(engine)
+
+        def job() -> None:
+            status = engine.client.status()
+            if status.model is None and model is not None:
+                post_to_ui(lambda: self._begin_load(model))
+                self._load_in_worker(engine, model, None)
+            else:
+                post_to_ui(lambda: self._loaded(status))
+
+        self.model_pool.submit(job, on_error=self._load_error)
+
+    def _engine_up(self, engine: LocalEngine) -> None:
+        if self._stopping:
+            return
+        self.engine = engine
+        self._crash_reported = self._reported_crash = False
+        self._watch.start()
+        self.started.emit()
+
+    def _start_error(self, exc: BaseException) -> None:
+        self.loading = False
+        message = str(exc) if isinstance(exc, EngineError) else f"{type(exc).__name__}: {exc}"
+        self.start_failed.emit(f"The engine could not start. {message}")
+
+    def shutdown(self) -> None:
+        """Stop the host (at exit). Cancels a load in progress."""
+        self._stopping = True
+        self._watch.stop()
+        self._load_cancel.set()
+        engine, self.engine = self.engine, None
+        self.remote = None
+        if engine is not None and self._owned:
+            engine.stop()
+            engine.client.close()
+        self._stop_embedder()
+
+    # -- another computer's engine -------------------------------------------------------------
+
+    def use_remote(
+        self,
+        url: str,
+        api_key: str | None,
+        model: str | None = None,
+        *,
+        trust_fingerprint: str | None = None,
+        at_start: bool = False,
+    ) -> None:
+        """Use the engine at ``url``: connect (checking its pinned certificate), ask for its
+        models, and only then stop this computer's host; a failure changes nothing
+        (``remote_failed``; at start, ``start_failed`` too). ``trust_fingerprint``: the changed
+        certificate the person chose to trust."""
+        target = RemoteTarget(url, api_key, model)
+        if at_start:  # what a restart connects to, should this first try fail
+            self.remote_target = target
+
+        def job() -> tuple[RemoteEngine, list[str], EngineStatus]:
+            from engine.remote.remote_engine import RemoteEngine
+
+            remote = RemoteEngine.connect(url, api_key, expect_fingerprint=trust_fingerprint)
+            try:
+                models = remote.chat_models()
+                chosen = model if model in models else (models[0] if models else None)
+                if chosen is None:
+                    raise ModelNotFound(
+                        f"The engine at {remote.where} has no chat model. Load one on that "
+                        "computer, then connect again."
+                    )
+                return remote, models, remote.status(chosen)
+            except BaseException:
+                remote.stop()
+                raise
+
+        def failed(exc: BaseException) -> None:
+            if self.restarting:
+                self.restarting = False
+                self._crash_reported = self._reported_crash = False
+                self.report_crash(f"Could not connect to the engine at {url}. {_message(exc)}")
+            elif at_start:
+                self.start_failed.emit(f"Could not connect to the engine at {url}. {_message(exc)}")
+            self.remote_failed.emit(exc)
+
+        self.model_pool.submit(job, lambda up: self._remote_up(target, *up), failed)
+
+    def _remote_up(
+        self, target: RemoteTarget, remote: RemoteEngine, models: list[str], status: EngineStatus
+    ) -> None:
+        if self._stopping:
+            remote.stop()
+            return
+        old, owned = self.engine, self._owned
+        self._watch.stop()  # nothing of this computer's to watch
+        self.engine, self.remote, self._owned = remote, remote, True
+        self.remote_target = dataclasses.replace(target, model=status.model)
+        self.remote_models = models
+        self.model = status.model
+        self._crash_reported = self._reported_crash = False
+        if old is not None and old is not remote:
+            self._retire(old, owned)
+        self.remote_changed.emit(remote)
+        self.started.emit()
+        self._loaded(status)
+        self.remote_connected.emit(remote)
+        if self.restarting:
+            self.restarting = False
+            self.restarted.emit()
+
+    def use_local(self, model: str | None = STARTER) -> None:
+        """Back to this computer's engine host: the other computer's is let go and a host starts
+        with ``model``."""
+        remote, self.remote = self.remote, None
+        self.remote_target = None
+        self.remote_models = []
+        if remote is not None:
+            self.engine = None
+            remote.stop()
+        self.control_pool.submit(
+            self._stop_embedder, None, lambda exc: log.warning("stopping the embedder: %s", exc)
+        )
+        self.remote_changed.emit(None)
+        if self.engine is None:
+            self.start(model=model)
+
+    def _retire(self, old: LocalEngine | RemoteEngine, owned: bool) -> None:
+        """Let go of the engine that was in use (off the UI thread: a host takes a moment)."""
+
+        def job() -> None:
+            if owned:
+                old.stop()
+                old.client.close()
+
+        self.control_pool.submit(job, None, lambda exc: log.warning("stopping the engine: %s", exc))
+
+    def local_embedder(self) -> EngineClient:
+        """This computer's engine for document embeddings (blocking: call it on a worker thread):
+        the engine in use when it is this computer's, else a host of its own, started for that
+        alone. Questions and passages are never embedded on another computer."""
+        with self._embedder_lock:
+            engine = self.engine
+            if self.remote is None and engine is not None:
+                return engine.client
+            if self._embedder is None or not self._embedder.alive():
+                from engine.client.local import LocalEngine
+
+                self._embedder = LocalEngine.start()
+            return self._embedder.client
+
+    def _stop_embedder(self) -> None:
+        with self._embedder_lock:
+            embedder, self._embedder = self._embedder, None
+        if embedder is not None:
+            embedder.stop()
+            embedder.client.close()
+
+    # -- loading -------------------------------------------------------------------------------
+
+    def load(self, model: str, ctx: int | None = None) -> None:
+        remote = self.remote
+        if remote is not None:
+            self._choose_remote_model(remote, model)
+            return
+        self._begin_load(model)
+
+        def job() -> None:
+            engine = self.engine
+            if engine is None:
+                raise EngineError("The engine is not running; restart it first.")
+            self._load_in_worker(engine, model, ctx)
+
+        self.model_pool.submit(job, on_error=self._load_error)
+
+    def cancel_load(self) -> None:
+        self._load_cancel.set()
+
+    def _choose_remote_model(self, remote: RemoteEngine, model: str) -> None:
+        """Another computer's model is used by name from the next reply on; nothing loads."""
+        if model not in self.remote_models:
+            self.load_failed.emit(
+                f"{remote.note} Choose one of its models, or use this computer's engine "
+                "(menu › Engine…) to load this one.",
+                False,
+            )
+            return
+
+        def done(status: EngineStatus) -> None:
+            if self.remote is remote:
+                self.model = model
+                if self.remote_target is not None:
+                    self.remote_target = dataclasses.replace(self.remote_target, model=model)
+                self._loaded(status)
+
+        self.model_pool.submit(lambda: remote.status(model), done, self._load_error)
+
+    def _begin_load(self, model: str) -> None:
+        self._load_cancel = threading.Event()
+        self.loading = True
+        self.model = model
+        self.load_started.emit(model)
+
+    def _load_in_worker(
+        self, engine: LocalEngine | RemoteEngine, model: str, ctx: int | None
+    ) -> None:
+        cancel = self._load_cancel
+
+        def progress(fraction: float) -> None:
+            post_to_ui(lambda: self.load_progressed.emit(fraction))
+
+        try:
+            status = engine.client.load(model, ctx=ctx, progress=progress, cancel=cancel)
+        except BaseException as exc:
+            error = exc
+            post_to_ui(lambda: self._load_error(error))
+            return
+        post_to_ui(lambda: self._loaded(status))
+
+    def _loaded(self, status: EngineStatus) -> None:
+        self.loading = False
+        self.status = status
+        self.loaded.emit(status)
+        self.status_changed.emit(status)
+
+    def _load_error(self, exc: BaseException) -> None:
+        self.loading = False
+        cancelled = isinstance(exc, LoadCancelled)
+        message = str(exc) if isinstance(exc, EngineError) else f"{type(exc).__name__}: {exc}"
+        self.load_failed.emit(message, cancelled)
+
+    # -- questions -----------------------------------------------------------------------------
+
+    def refresh_status(self) -> None:
+        engine = self.engine
+        if engine is None:
+            return
+
+        def done(status: EngineStatus) -> None:
+            if self.engine is engine:
+                self.status = status
+                self.status_changed.emit(status)
+
+        remote, model = self.remote, self.model
+        ask = (lambda: remote.status(model)) if remote is not None and model else None
+        self.control_pool.submit(ask or engine.client.status, done, lambda _exc: None)
+
+    def plan(
+        self,
+        model: str,
+        on_done: Callable[[Plan], None],
+        on_error: Callable[[BaseException], None],
+    ) -> None:
+        engine = self.engine
+        if engine is None:
+            on_error(EngineError("The engine is not running."))
+            return
+        if self.remote is not None:
+            on_error(EngineError(self.remote.note))
+            return
+        self.control_pool.submit(lambda: engine.client.plan(model), on_done, on_error)
+
+    # -- conversations' saved state -------------------------------------------------------------
+
+    def saved_state(
+        self, on_done: Callable[[dict[str, Any]], None], on_error: Callable[[BaseException], None]
+    ) -> None:
+        """How much conversation state the engine keeps on disk, and its limit."""
+        engine = self.engine
+        if engine is None:
+            on_error(EngineError("The engine is not running."))
+            return
+        if self.remote is not None:
+            on_error(EngineError(self.remote.note))
+            return
+        self.control_pool.submit(engine.client.saved_state, on_done, on_error)
+
+    def set_state_limit(self, limit_bytes: int) -> None:
+        engine = self.engine
+        if engine is not None and self.remote is None:
+            self.control_pool.submit(
+                lambda: engine.client.set_state_limit(limit_bytes), None, _log_failure
+            )
+
+    def forget_state(
+        self, conversation: str | None, on_done: Callable[[Any], None] | None = None
+    ) -> None:
+        """Delete a conversation's saved state (all of it, when None): through the engine, which
+        first finishes its writes; from the folder itself when no engine runs."""
+        engine = None if self.remote is not None else self.engine
+
+        def job() -> int:
+            if engine is not None:
+                with contextlib.suppress(EngineError):
+                    return engine.client.forget_state(conversation)
+            from engine.generation.state_cache import StateCache
+            from engine.paths import state_dir
+
+            return StateCache(state_dir()).forget(conversation)
+
+        self.control_pool.submit(job, on_done, _log_failure)
+
+    # -- replies -------------------------------------------------------------------------------
+
+    def chat_fn(
+        self,
+    ) -> Callable[[Sequence[ChatMessage], GenerationParams, threading.Event], Iterator[Chunk]]:
+        """For a worker: the current client's chat (looked up when the reply starts)."""
+        engine = self.engine
+        if engine is None:
+            raise EngineError(
+                "The engine is not running. Use Restart engine, then send the message again."
+            )
+        client = engine.client
+        # Another computer's model is asked for by name. Its saved state is not named after this
+        # window's conversations: other people's windows number theirs the same way.
+        model = self.model if self.remote is not None else None
+
+        def chat(
+            messages: Sequence[ChatMessage], params: GenerationParams, cancel: threading.Event
+        ) -> Iterator[Chunk]:
+            if model is not None:
+                params = dataclasses.replace(params, conversation=None)
+            return client.chat(messages, params, cancel=cancel, model=model)
+
+        return chat
+
+    def run(self, runnable: QRunnable) -> None:
+        """Queue work that uses the model behind any load or reply in progress."""
+        self.model_pool.start_runnable(runnable)
+
+    # -- crashes -------------------------------------------------------------------------------
+
+    def report_crash(self, message: str) -> None:
+        """A reply found the host dead (or the watchdog did). Reported once per crash."""
+        if self._reported_crash or self._stopping:
+            return
+        self._reported_crash = True
+        self._crash_reported = True
+        engine = self.engine
+
+        def tail() -> list[str]:  # reads the log file: not on the UI thread
+            lines = engine.log_tail(40) if engine is not None else []
+            return [line for line in lines if not line.startswith("---")]
+
+        self.control_pool.submit(
+            tail,
+            lambda lines: self.crashed.emit(message, lines),
+            lambda _exc: self.crashed.emit(message, []),
+        )
+
+    def _check_alive(self) -> None:
+        engine = self.engine
+        if engine is None or self.restarting or self._crash_reported:
+            return
+        if not engine.alive():
+            # Asking the dead host anything makes the client describe how it died (its exit
+            # code or signal, and its last log lines).
+            def ask() -> None:
+                engine.client.status()
+
+            def died(exc: BaseException) -> None:
+                self.report_crash(
+                    str(exc)
+                    if isinstance(exc, EngineError) and str(exc)
+                    else "The engine stopped unexpectedly. Restart it to continue."
+                )
+
+            self._crash_reported = True  # until the description arrives
+            self.control_pool.submit(ask, lambda _r: self._reset_crash(), died)
+
+    def _reset_crash(self) -> None:
+        self._crash_reported = False
+
+    def restart(self) -> None:
+        """A fresh host with the same model; what was typed and received stays where it is."""
+        if self.restarting:
+            return
+        self.restarting = True
+        target = self.remote_target
+        if target is not None:  # connect again
+            self.use_remote(target.url, target.api_key, target.model)
+            return
+        engine = self.engine
+        model = self.model or STARTER
+
+        def job() -> LocalEngine | RemoteEngine:
+            from engine.client.local import LocalEngine
+
+            if engine is None:
+                fresh = LocalEngine.start()
+                fresh.client.load(model)
+                return fresh
+            engine.restart()
+            if engine.client.last_load is None:
+                engine.client.load(model)
+            return engine
+
+        def done(fresh: LocalEngine | RemoteEngine) -> None:
+            self.restarting = False
+            self.engine = fresh
+            self._crash_reported = self._reported_crash = False
+            self._watch.start()
+            self.restarted.emit()
+            self.refresh_status()
+
+        def failed(exc: BaseException) -> None:
+            self.restarting = False
+            self._crash_reported = self._reported_crash = False
+            self.report_crash(f"The engine could not be restarted: {exc}")
+
+        self.model_pool.submit(job, done, failed)
+
+
+def _message(exc: BaseException) -> str:
+    return str(exc) if isinstance(exc, EngineError | ValueError) else f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,506 @@
+"""Documents: collections of the user's files, each file's state (indexed, needs OCR, skipped and
+why), adding files and folders with progress, time left and cancel, and asking a collection.
+
+Indexing runs on a worker thread in the window's process (reading and chunking need no runtime);
+vectors come from the engine host's embedding model through its API. Until the host has one,
+files are indexed for keyword search and their vectors are added later, where indexing stopped.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.common.open_source import open_source
+from app.common.page_header import page_header
+from app.common.workers import WorkerPool
+from engine.documents.encoder import Encoder
+from engine.documents.index_db import Collection, FileRecord, IndexDB
+from engine.documents.indexer import FileOutcome, Indexer, IndexProgress
+from engine.documents.ocr import ocr_installed
+from engine.documents.retrieve import Retriever, Source
+from engine.documents.watch import FolderWatcher
+from engine.paths import shown
+
+STATUS_WORDS = {
+    "indexed": "Indexed",
+    "pending": "Waiting",
+    "needs_ocr": "Needs OCR",
+    "skipped": "Skipped",
+}
+COLUMNS = ("File", "State", "Passages", "Pages")
+
+# Gives the encoder to index and ask with, or None (keyword search only); may block: it is
+# called on a worker thread.
+EncoderSource = Callable[[], Encoder | None]
+
+
+class _Relay(QObject):
+    progressed = Signal(object)  # IndexProgress, from the indexing thread
+    folders_changed = Signal(object, object)  # (changed, gone) paths, from the watcher's thread
+
+
+class DocumentsView(QWidget):
+    indexing_finished = Signal(list)  # list[FileOutcome]
+    answered = Signal(list)  # list[Source]
+    back_requested = Signal()
+    collections_changed = Signal(list)  # list[str], the collections' names
+    folders_updated = Signal(str, list)  # a collection brought up to date: (name, outcomes)
+
+    def __init__(self, db: IndexDB | None = None, encoder: EncoderSource = lambda: None) -> None:
+        super().__init__()
+        self.db = db or IndexDB()
+        self._encoder = encoder
+        self.pool = WorkerPool("documents", 1)
+        # Asking has its own worker, so that a question asked while indexing runs is answered
+        # from what is indexed so far (and says so) rather than after it.
+        self.ask_pool = WorkerPool("documents-ask", 1)
+        self._cancel: threading.Event | None = None
+        self._indexing: str | None = None  # the collection files are being added to
+        self._relay = _Relay()
+        self._relay.progressed.connect(self._show_progress, Qt.ConnectionType.QueuedConnection)
+        self._relay.folders_changed.connect(
+            self._folders_changed, Qt.ConnectionType.QueuedConnection
+        )
+        self._watcher: FolderWatcher | None = None
+        self._updating = 0  # watched-folder updates queued or running
+        self.collection: Collection | None = None
+        self.records: list[FileRecord] = []
+        self._shown_sources: list[Source] = []
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(28, 20, 28, 20)
+        layout.setSpacing(10)
+        layout.addLayout(page_header("Documents", self.back_requested))
+
+        body = QHBoxLayout()
+        left = QVBoxLayout()
+        self.collections = QListWidget()
+        self.collections.setMaximumWidth(220)
+        self.new_button = QPushButton("New collection…")
+        self.new_button.setObjectName("Secondary")
+        self.watch_line = QLabel("")
+        self.watch_line.setObjectName("Muted")
+        self.watch_line.setWordWrap(True)
+        left.addWidget(QLabel("Collections"))
+        left.addWidget(self.collections, 1)
+        left.addWidget(self.watch_line)
+        left.addWidget(self.new_button)
+        body.addLayout(left)
+
+        right = QVBoxLayout()
+        actions = QHBoxLayout()
+        self.add_files_button = QPushButton("Add files…")
+        self.add_folder_button = QPushButton("Add folder…")
+        self.remove_button = QPushButton("Remove")
+        for button in (self.add_files_button, self.add_folder_button, self.remove_button):
+            button.setObjectName("Secondary")
+            actions.addWidget(button)
+        actions.addStretch(1)
+        self.ocr_box = QCheckBox("Read scanned pages (OCR)")
+        self.ocr_box.setToolTip(
+            "Read PDF pages that are pictures of text (scans) by OCR. Slower: seconds a page. "
+            "Add the files again to read their scanned pages."
+        )
+        if not ocr_installed():
+            self.ocr_box.setEnabled(False)
+            self.ocr_box.setToolTip("Needs Cove's OCR extra: pip install 'cove[ocr]'")
+        actions.addWidget(self.ocr_box)
+        right.addLayout(actions)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        head = self.table.horizontalHeader()
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        head.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        progress_row = QHBoxLayout()
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(8)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("Secondary")
+        progress_row.addWidget(self.progress, 1)
+        progress_row.addWidget(self.cancel_button)
+        right.addLayout(progress_row)
+        self.status = QLabel("")
+        self.status.setObjectName("Muted")
+        self.status.setWordWrap(True)
+        right.addWidget(self.status)
+        ask = QWidget()
+        ask_layout = QVBoxLayout(ask)
+        ask_layout.setContentsMargins(0, 8, 0, 0)
+        self.question = QLineEdit()
+        self.question.setPlaceholderText("Ask this collection… (Enter)")
+        ask_layout.addWidget(self.question)
+        self.sources = QTextBrowser()
+        self.sources.setOpenLinks(False)
+        self.sources.anchorClicked.connect(self._open_source)
+        self.sources.setPlaceholderText("The passages that answer it, with file and page.")
+        ask_layout.addWidget(self.sources, 1)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(ask)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)
+        right.insertWidget(1, split, 1)
+        body.addLayout(right, 1)
+        layout.addLayout(body, 1)
+
+        self.new_button.clicked.connect(self._new_collection)
+        self.collections.currentTextChanged.connect(self.select)
+        self.add_files_button.clicked.connect(self._add_files)
+        self.add_folder_button.clicked.connect(self._add_folder)
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.question.returnPressed.connect(lambda: self.ask(self.question.text()))
+        self._show_busy(False)
+        self.refresh()
+
+    # -- watched folders ---------------------------------------------------------------------
+
+    def start_watching(self) -> None:
+        """Follow the collections' folders: catch up now with what changed while Cove was
+        closed, then keep up as files change."""
+        if self._watcher is not None:
+            return
+        self._watcher = FolderWatcher(self._relay.folders_changed.emit)
+        self._update_watched()
+        for collection in self.db.collections():
+            self._queue_update(collection.name, None)
+
+    def stop_watching(self) -> None:
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            watcher.close()
+
+    def _update_watched(self) -> None:
+        """Watch every collection's folders (on the documents worker: watching a large tree
+        takes a while)."""
+        watcher = self._watcher
+        if watcher is None:
+            return
+
+        def job() -> None:
+            folders = {
+                Path(source)
+                for collection in self.db.collections()
+                for source in self.db.sources(collection)
+                if Path(source).is_dir()
+            }
+            watcher.set_folders(folders)
+
+        self.pool.submit(job, lambda _none: self._show_watching())
+
+    def _show_watching(self) -> None:
+        count = len(self._watcher.folders) if self._watcher is not None else 0
+        folders = f"{count} folder{'s' * (count != 1)}"
+        if not count:
+            self.watch_line.setText("")
+        elif self._updating:
+            self.watch_line.setText(f"Watching {folders} · updating…")
+        else:
+            self.watch_line.setText(f"Watching {folders} · up to date")
+
+    def _folders_changed(self, changed: frozenset[Path], gone: frozenset[Path]) -> None:
+        for collection in self.db.collections():
+            roots = [Path(s) for s in self.db.sources(collection)]
+            mine = {p for p in changed | gone if any(r == p or r in p.parents for r in roots)}
+            if mine:
+                self._queue_update(
+                    collection.name, (frozenset(changed & mine), frozenset(gone & mine))
+                )
+
+    def _queue_update(
+        self, name: str, batch: tuple[frozenset[Path], frozenset[Path]] | None
+    ) -> None:
+        """Bring collection ``name`` up to date (a batch of changes, or a catch-up) on the
+        documents worker: after any indexing the user started, never beside it."""
+        self._updating += 1
+        self._show_watching()
+
+        def job() -> list[FileOutcome]:
+            collection = self.db.collection(name)
+            if collection is None:
+                return []
+            encoder = self._encoder() if collection.encoder is not None else None
+            indexer = Indexer(self.db, collection, encoder)
+            return indexer.refresh() if batch is None else indexer.update(*batch)
+
+        def done(outcomes: list[FileOutcome]) -> None:
+            self._updating -= 1
+            self._show_watching()
+            if outcomes and self.collection is not None and self.collection.name == name:
+                self._show_files()
+            self.folders_updated.emit(name, outcomes)
+
+        def failed(exc: BaseException) -> None:
+            self._updating -= 1
+            self._show_watching()
+            self.status.setText(f"Could not update {name}: {exc}")
+
+        self.pool.submit(job, done, failed)
+
+    # -- collections ---------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        names = [c.name for c in self.db.collections()]
+        self.collections_changed.emit(names)
+        current = self.collection.name if self.collection else None
+        self.collections.blockSignals(True)
+        self.collections.clear()
+        self.collections.addItems(names)
+        self.collections.blockSignals(False)
+        if current in names:
+            self.collections.setCurrentRow(names.index(current))
+        elif names:
+            self.collections.setCurrentRow(0)
+        self.select(self.collections.currentItem().text() if self.collections.currentItem() else "")
+
+    def new_collection(self, name: str) -> None:
+        name = name.strip()
+        if not name:
+            return
+        self.collection = self.db.collection(name, create=True)
+        self.refresh()
+
+    def select(self, name: str) -> None:
+        self.collection = self.db.collection(name) if name else None
+        enabled = self.collection is not None
+        for widget in (self.add_files_button, self.add_folder_button, self.question):
+            widget.setEnabled(enabled)
+        self._show_files()
+
+    def _show_files(self) -> None:
+        self.records = self.db.files(self.collection) if self.collection else []
+        sources = self.db.sources(self.collection) if self.collection else []
+        self.table.setRowCount(len(self.records))
+        for row, record in enumerate(self.records):
+            state = STATUS_WORDS.get(record.status, record.status)
+            if record.reason:
+                state = f"{state}: {record.reason}"
+            cells = (
+                _display_path(record.path, sources),
+                state,
+                str(record.chunks) if record.chunks else "",
+                str(record.pages) if record.pages else "",
+            )
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(record.path if column == 0 else text)
+                self.table.setItem(row, column, item)
+        if self.collection is None:
+            self.status.setText("Make a collection, then add files or folders to it.")
+        elif not self.records:
+            self.status.setText("Add files or folders: PDF, Word, Markdown, HTML and text.")
+
+    # -- indexing ------------------------------------------------------------------------------
+
+    def add_paths(self, paths: list[Path]) -> None:
+        if self.collection is None or not paths or self._cancel is not None:
+            return
+        collection, cancel = self.collection, threading.Event()
+        self._cancel = cancel
+        self._indexing = collection.name
+        self._show_busy(True)
+        self.status.setText(f"Reading {len(paths)} item(s)…")
+
+        ocr = self.ocr_box.isChecked()
+
+        def job() -> list[FileOutcome]:
+            encoder = self._encoder()
+            indexer = Indexer(
+                self.db,
+                collection,
+                encoder,
+                progress=self._relay.progressed.emit,
+                cancel=cancel,
+                ocr=ocr,
+            )
+            return indexer.add(paths)
+
+        self.pool.submit(job, self._indexed, self._failed)
+
+    def indexing(self, name: str) -> bool:
+        """Whether files are being added to collection ``name`` now (from any thread)."""
+        return self._indexing == name
+
+    def cancel(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+            self.status.setText("Stopping… what was read is kept; adding the same files resumes.")
+
+    def remove_selected(self) -> None:
+        if self.collection is None:
+            return
+        rows = sorted({i.row() for i in self.table.selectedIndexes()})
+        for row in rows:
+            self.db.remove_source(self.collection, self.records[row].path)
+        self._update_watched()
+        self._show_files()
+
+    def _indexed(self, outcomes: list[FileOutcome]) -> None:
+        self._cancel = self._indexing = None
+        self._update_watched()  # a folder added is watched from now on
+        if self.collection is not None:  # indexing may have set its encoder
+            self.collection = self.db.collection(self.collection.name)
+        self._show_busy(False)
+        counts: dict[str, int] = {}
+        for outcome in outcomes:
+            counts[outcome.outcome] = counts.get(outcome.outcome, 0) + 1
+        self.status.setText(
+            ", ".join(f"{n} {STATUS_WORDS.get(kind, kind).lower()}" for kind, n in counts.items())
+            or "Nothing to add."
+        )
+        self._show_files()
+        self.indexing_finished.emit(outcomes)
+
+    def _failed(self, exc: BaseException) -> None:
+        self._cancel = self._indexing = None
+        self._show_busy(False)
+        self.status.setText(str(exc))
+        self._show_files()
+        self.indexing_finished.emit([])
+
+    def _show_progress(self, progress: IndexProgress) -> None:
+        if progress.phase == "reading" and progress.files_total:
+            self.progress.setRange(0, progress.files_total)
+            self.progress.setValue(progress.files_done)
+            name = Path(progress.current).name if progress.current else ""
+            rate = f" ({progress.rate:.0f} pages a second)" if progress.rate else ""
+            self.status.setText(
+                f"Reading {progress.files_done + 1} of {progress.files_total}: {name}{rate}"
+            )
+        elif progress.phase == "embedding" and progress.chunks_total:
+            self.progress.setRange(0, progress.chunks_total)
+            self.progress.setValue(progress.chunks_embedded)
+            left = f", about {progress.eta_s:.0f} s left" if progress.eta_s else ""
+            rate = f" ({progress.rate:.0f} a second)" if progress.rate else ""
+            self.status.setText(
+                f"Indexing meaning: {progress.chunks_embedded} of {progress.chunks_total} "
+                f"passages{rate}{left}"
+            )
+
+    def _show_busy(self, busy: bool) -> None:
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        self.progress.setRange(0, 0)
+
+    # -- asking --------------------------------------------------------------------------------
+
+    def ask(self, question: str) -> None:
+        if self.collection is None or not question.strip():
+            return
+        collection = self.collection
+        indexing = self._indexing == collection.name or self._updating > 0
+
+        def job() -> tuple[list[Source], bool, bool]:
+            encoder = self._encoder()
+            sources = Retriever(self.db, collection, encoder).search(question, 5)
+            pending = self.db.count_unembedded(collection) if encoder is not None else 0
+            partial = indexing or pending > 0
+            return sources, partial, encoder is None
+
+        def failed(exc: BaseException) -> None:
+            self.sources.setHtml(f"<p>{_escape(str(exc))}</p>")
+            self.answered.emit([])
+
+        self.ask_pool.submit(job, lambda found: self._show_sources(*found), failed)
+
+    def _show_sources(
+        self, sources: list[Source], partial: bool = False, keywords_only: bool = False
+    ) -> None:
+        notes = []
+        if partial:
+            notes.append(
+                "The collection is still being indexed: these are from what is read so far."
+            )
+        if keywords_only:
+            notes.append(
+                "Searching by keywords only: no embedding model yet (get all-MiniLM-L6-v2 "
+                "under Models to search by meaning)."
+            )
+        items = [f"<p><i>{_escape(n)}</i></p>" for n in notes]
+        if not sources:
+            items.append("<p>Nothing in this collection matches.</p>")
+        self._shown_sources = sources
+        for n, source in enumerate(sources, 1):
+            where = Path(source.path).name + (f", page {source.page}" if source.page else "")
+            heading = f" — {source.heading}" if source.heading else ""
+            excerpt = " ".join(source.text.split())[:220]
+            items.append(
+                f"<p><b>[{n}]</b> <a href='source:{n}'>{_escape(where)}</a>{_escape(heading)}<br>"
+                f"<span>{_escape(excerpt)}</span></p>"
+            )
+        self.sources.setHtml("".join(items))
+        self.answered.emit(sources)
+
+    def _open_source(self, link: QUrl) -> None:
+        text = link.toString()
+        if text.startswith("source:"):
+            n = int(text.removeprefix("source:"))
+            if 1 <= n <= len(self._shown_sources):
+                source = self._shown_sources[n - 1]
+                open_source(source.path, source.page)
+            return
+        QDesktopServices.openUrl(link)
+
+    # -- dialogs -------------------------------------------------------------------------------
+
+    def _new_collection(self) -> None:
+        name, ok = QInputDialog.getText(self, "New collection", "Name:")
+        if ok:
+            self.new_collection(name)
+
+    def _add_files(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(
+            self,
+            "Add files",
+            str(Path.home()),
+            "Documents (*.pdf *.docx *.md *.markdown *.txt *.html *.htm);;All files (*)",
+        )
+        self.add_paths([Path(p) for p in paths])
+
+    def _add_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder", str(Path.home()))
+        if folder:
+            self.add_paths([Path(folder)])
+
+
+def _display_path(path: str, sources: list[str]) -> str:
+    """A file as the user added it: relative to the folder it came with, else in full."""
+    for source in sources:
+        if path != source and path.startswith(source.rstrip("/") + "/"):
+            return f"{Path(source).name}/{path[len(source.rstrip('/')) + 1 :]}"
+    return shown(path)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,311 @@
+"""Hardware: what the probe found (CPU, RAM, GPUs, NPUs, runtimes) and which device Cove chose, and
+why.
+
+The engine host does the probing: it loads native runtimes to ask them what they support, and the
+window never loads a runtime (nor can a crashing driver take it down).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QProcess, Qt, Signal
+from PySide6.QtWidgets import QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from shiboken6 import isValid
+
+from app.common.engine_service import EngineService
+from app.common.page_header import page_header
+from app.common.theme import Colors
+from app.common.verdicts import verdict_from_plan
+from engine.hardware.report import HardwareReport
+from engine.launch import module_command
+from engine.units import format_bytes
+
+if TYPE_CHECKING:
+    from engine.client.protocol import EngineStatus
+
+PROBE_TIMEOUT_MS = 60_000
+
+
+class HardwareProbe(QObject):
+    """Asks the engine host for its hardware report (once, and again on ``refresh``). If the host
+    cannot start, the probe runs as ``cove probe --json`` in a process of its own instead."""
+
+    probed = Signal(object)  # HardwareReport
+    probe_failed = Signal(str)
+
+    def __init__(self, engine: EngineService, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.engine = engine
+        self.report: HardwareReport | None = None
+        self.error: str | None = None
+        self._busy = False
+        self._process: QProcess | None = None
+        self._host_failed = False
+        engine.start_failed.connect(self._host_down)
+
+    @property
+    def running(self) -> bool:
+        return self._busy
+
+    def refresh(self) -> None:
+        if self._busy:
+            return
+        self._busy = True
+        if self.engine.engine is not None:
+            self._ask_host()
+        elif self._host_failed:
+            self._run_process()
+        else:
+            self.engine.started.connect(self._ask_host, Qt.ConnectionType.SingleShotConnection)
+
+    def _host_down(self, _message: str) -> None:
+        self._host_failed = True
+        if self._busy and self._process is None:
+            self._run_process()
+
+    def _ask_host(self) -> None:
+        engine = self.engine.engine
+        if engine is None or self.engine.remote is not None:  # this computer's, not the other's
+            self._run_process()
+            return
+        self.engine.control_pool.submit(
+            engine.client.hardware, self._got, lambda exc: self._failed_with(str(exc))
+        )
+
+    def _got(self, report: HardwareReport) -> None:
+        self._busy = False
+        self.report, self.error = report, None
+        self.probed.emit(report)
+
+    def _failed_with(self, message: str) -> None:
+        self._busy = False
+        self.error = message
+        self.probe_failed.emit(message)
+
+    def _run_process(self) -> None:
+        process = QProcess(self)
+        program, *arguments = module_command("engine.cli")
+        process.setProgram(program)
+        process.setArguments([*arguments, "probe", "--json"])
+        process.finished.connect(lambda code, _status: self._finished(process, code))
+        process.errorOccurred.connect(lambda _err: self._process_failed(process))
+        self._process = process
+        process.start()
+
+    def _finished(self, process: QProcess, code: int) -> None:
+        # A probe still running when the window closes finishes while Qt deletes it.
+        if self._process is not process or not isValid(process) or not isValid(self):
+            return
+        self._process = None
+        out = bytes(process.readAllStandardOutput().data()).decode("utf-8", "replace")
+        err = bytes(process.readAllStandardError().data()).decode("utf-8", "replace")
+        process.deleteLater()
+        try:
+            report = HardwareReport.from_dict(json.loads(out)) if code == 0 else None
+        except (ValueError, KeyError, TypeError):
+            report = None
+        if report is None:
+            self._failed_with(err.strip() or f"the hardware probe exited with code {code}")
+            return
+        self._got(report)
+
+    def _process_failed(self, process: QProcess) -> None:
+        if self._process is not process or not isValid(process) or not isValid(self):
+            return
+        if process.state() != QProcess.ProcessState.NotRunning:
+            return
+        self._process = None
+        process.deleteLater()
+        self._failed_with(process.errorString())
+
+
+def _row(label: str, value: str) -> str:
+    return f"<tr><td style='padding:2px 16px 2px 0'><b>{label}</b></td><td>{value}</td></tr>"
+
+
+def speculation_text(status: EngineStatus) -> str:
+    """What speculative decoding does for the loaded model here."""
+    if status.exact_tokens:
+        guesses = (
+            "Guessed tokens are checked in batches for the first "
+            f"{status.exact_tokens:,} tokens of a conversation, where this build computes a "
+            "batch exactly as single tokens (replies are unchanged)."
+        )
+    else:
+        guesses = (
+            "Guessed tokens are not checked in batches by default: this build computes a batch "
+            "slightly differently from single tokens, which could change a word."
+        )
+    draft = (
+        f" {status.draft} drafts for it."
+        if status.draft
+        else " No draft model (cove plan lists the catalog's drafts for a model)."
+    )
+    return f"Speculative decoding: {guesses}{draft}"
+
+
+def report_html(report: HardwareReport, status: EngineStatus | None, colors: Colors) -> str:
+    """The probe's report as a page: found, not found, and the choice with its reasons."""
+    esc = html.escape
+    cpu, mem, ort, llama = report.cpu, report.memory, report.ort, report.llama_cpp
+    muted = f"color:{colors.muted}"
+    out = ["<h3>What Cove chose</h3>"]
+    if status is not None and status.model:
+        plan = status.plan
+        threads = f", {plan.threads} threads" if plan is not None and plan.threads else ""
+        out.append(
+            f"<p><b>{esc(status.model)}</b> runs on <b>{esc(str(status.device))}</b> "
+            f"with {esc(str(status.backend))}, context {status.n_ctx or 0:,} tokens{threads}.</p>"
+        )
+        if plan is not None:
+            verdict = verdict_from_plan(plan)
+            why = "".join(f"<li>{esc(d)}</li>" for d in verdict.details)
+            out.append(f"<p>Why: {esc(verdict.text)}.</p><ul>{why}</ul>")
+        out.append(f"<p>{esc(speculation_text(status))}</p>")
+    out.append(
+        f"<p>For GGUF models the best device here is: <b>{esc(report.best_device())}</b>.</p>"
+    )
+    out.append("<h3>This computer</h3><table>")
+    out.append(_row("System", esc(f"{report.os} ({cpu.arch})")))
+    out.append(_row("CPU", esc(cpu.model)))
+    out.append(_row("Cores", f"{cpu.physical_cores} physical, {cpu.logical_cores} logical"))
+    out.append(_row("SIMD", esc(" ".join(cpu.features) or "none detected")))
+    out.append(
+        _row(
+            "Memory",
+            f"{format_bytes(mem.total_bytes)} total, {format_bytes(mem.available_bytes)} available",
+        )
+    )
+    if report.gpus:
+        for gpu in report.gpus:
+            memory = (
+                f"{format_bytes(gpu.total_bytes)} unified, "
+                f"~{format_bytes(gpu.budget_bytes)} usable by the GPU"
+                if gpu.unified_memory
+                else f"{format_bytes(gpu.free_bytes)} free of {format_bytes(gpu.total_bytes)}"
+            )
+            out.append(_row(f"GPU {gpu.index}", esc(f"{gpu.name} ({gpu.api})")))
+            out.append(_row("", esc(memory)))
+    else:
+        out.append(_row("GPU", f"<span style='{muted}'>none found</span>"))
+    npus = ort.npus()
+    out.append(
+        _row(
+            "NPU",
+            esc(", ".join(npus)) if npus else f"<span style='{muted}'>none found</span>",
+        )
+    )
+    out.append("</table><h3>Runtimes</h3><table>")
+    if llama.available:
+        offload = "GPU offload" if llama.supports_gpu_offload else "CPU only"
+        devices = ", ".join(llama.devices) or "unknown"
+        out.append(_row("llama.cpp", esc(f"{llama.version} ({offload}; devices: {devices})")))
+    else:
+        out.append(_row("llama.cpp", esc(f"unavailable: {llama.reason or ''}")))
+    if ort.available:
+        out.append(_row("ONNX Runtime", esc(f"{ort.version}: {ort.describe()}")))
+    else:
+        out.append(_row("ONNX Runtime", esc(f"unavailable: {ort.reason or ''}")))
+    out.append(_row("Core ML", esc(report.coreml.reason)))
+    out.append("</table>")
+    out.append(_measured_html(report, colors))
+    if report.absent:
+        items = "".join(f"<li><b>{esc(a.what)}</b>: {esc(a.reason)}</li>" for a in report.absent)
+        out.append(f"<h3>Not found</h3><ul style='{muted}'>{items}</ul>")
+    return "".join(out)
+
+
+def _measured_html(report: HardwareReport, colors: Colors) -> str:
+    """The ways models were measured to run here (cove tune), fastest first at the default
+    context, with the one in use marked."""
+    from engine.planner.plan import DEFAULT_CONTEXT
+    from engine.tuning.store import TuningStore, machine_key
+
+    esc = html.escape
+    store = TuningStore()
+    measured = store.measured(machine_key(report))
+    if not measured:
+        return (
+            f"<h3>Measured</h3><p style='color:{colors.muted}'>No model has been measured here "
+            "yet. A model that can run more than one way (flash attention on or off, GPU or CPU, "
+            "its GGUF or ONNX build) is measured when it is first loaded.</p>"
+        )
+    chosen = set(store.overrides().values())
+    out = [f"<h3>Measured (a turn at a {DEFAULT_CONTEXT:,}-token context)</h3>"]
+    for model, ways in sorted(measured.items()):
+        ways.sort(key=lambda m: m.turn_s(DEFAULT_CONTEXT))
+        out.append(f"<p><b>{esc(model)}</b></p><ul>")
+        for n, m in enumerate(ways):
+            low, high = m.spread(DEFAULT_CONTEXT)
+            mark = (
+                " (your choice)" if m.config.label in chosen else (" (fastest)" if n == 0 else "")
+            )
+            out.append(
+                f"<li>{esc(m.config.label)}{esc(mark)}: prompt {m.prefill_tokens_per_s:.0f} "
+                f"tokens/s, replies {m.near_tokens_per_s:.0f} tokens/s at the start, "
+                f"{1 / m.decode_s(DEFAULT_CONTEXT / 2):.0f} halfway; a turn "
+                f"{m.turn_s(DEFAULT_CONTEXT):.2f} s ({low:.2f}–{high:.2f} s over {m.runs} runs)"
+                "</li>"
+            )
+        out.append("</ul>")
+        if any(m.provisional for m in ways):
+            out.append(
+                f"<p style='color:{colors.muted}'>Measured while other programs kept the "
+                "processor busy: measured again when the machine is quiet.</p>"
+            )
+    out.append(
+        f"<p style='color:{colors.muted}'>To choose another way for a model: cove tune MODEL "
+        "--use WAY.</p>"
+    )
+    return "".join(out)
+
+
+class HardwareView(QWidget):
+    back_requested = Signal()
+
+    def __init__(self, probe: HardwareProbe, colors: Colors) -> None:
+        super().__init__()
+        self.probe = probe
+        self.colors = colors
+        self.status: EngineStatus | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(28, 20, 28, 20)
+        header = page_header("Hardware", self.back_requested)
+        self.refresh_button = QPushButton("Check again")
+        self.refresh_button.setObjectName("Secondary")
+        self.refresh_button.clicked.connect(self.refresh)
+        header.addWidget(self.refresh_button)
+        layout.addLayout(header)
+        self.page = QTextBrowser()
+        self.page.setOpenLinks(False)
+        self.page.setFrameShape(QTextBrowser.Shape.NoFrame)
+        layout.addWidget(self.page, 1)
+        probe.probed.connect(lambda _r: self.show_report())
+        probe.probe_failed.connect(lambda _e: self.show_report())
+        self.show_report()
+
+    def refresh(self) -> None:
+        self.probe.refresh()
+        self.show_report()
+
+    def set_status(self, status: EngineStatus | None) -> None:
+        self.status = status
+        self.show_report()
+
+    def set_colors(self, colors: Colors) -> None:
+        self.colors = colors
+        self.show_report()
+
+    def show_report(self) -> None:
+        if self.probe.report is not None:
+            self.page.setHtml(report_html(self.probe.report, self.status, self.colors))
+        elif self.probe.error is not None:
+            self.page.setHtml(
+                f"<p>The hardware probe failed: {html.escape(self.probe.error)}</p>"
+                "<p>Cove still runs on the CPU.</p>"
+            )
+        else:
+            self.page.setHtml(f"<p style='color:{self.colors.muted}'>Looking…</p>")

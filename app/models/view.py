@@ -1,0 +1,662 @@
+"""Models: what is installed, whether each fits on this machine (before loading) and how fast it
+replies here (measured once it has run here, predicted before), and loading."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QColor, QDesktopServices
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.common.page_header import page_header
+from app.common.theme import Colors
+from app.common.verdicts import Verdict, verdict_from_error, verdict_from_plan
+from app.common.workers import WorkerPool
+from app.models.download_controller import DownloadController
+from app.models.downloads import DownloadsView
+from engine.hardware.report import HardwareReport
+from engine.hub.requests import resume_request
+from engine.library import ModelEntry, scan_models
+from engine.library.catalog import Catalog, CatalogError, load_catalog
+from engine.library.in_use import processes_using
+from engine.library.installed import Removed, remove_model
+from engine.library.partial import PartialDownload, list_partials, remove_partial
+from engine.library.projectors import projector_of
+from engine.paths import models_dir, shown
+from engine.planner.plan import Plan
+from engine.speed.store import DEFAULT_COMFORTABLE_TPS
+from engine.units import format_bytes
+
+if TYPE_CHECKING:
+    from engine.speed.installed import ModelSpeed
+
+log = logging.getLogger(__name__)
+
+IMPORTED_SETTING = "imported_models"  # the paths the user imported, as a saved setting
+COLUMNS = ("Model", "Format", "Size", "On this computer", "Speed here")
+VERDICT_COLUMN, SPEED_COLUMN = 3, 4
+LEVEL_COLORS = {"ok": "ok", "warn": "warning_text", "bad": "error_text", "unknown": "muted"}
+
+# (model id, on_done(plan), on_error(exception))
+PlanFn = Callable[[str, Callable[[Plan], None], Callable[[BaseException], None]], None]
+
+
+class ModelsView(QWidget):
+    load_requested = Signal(str)
+    imported_changed = Signal(list)  # the imported paths, to be saved
+    back_requested = Signal()
+    models_listed = Signal()
+    model_deleted = Signal(object)  # engine.library.installed.Removed
+    delete_failed = Signal(str)  # the model's id; the reason is in the details line
+    verdicts_ready = Signal()
+    speeds_ready = Signal()  # every planned model's speed is shown (or known to be unknown)
+    discover_shown = Signal()  # the Discover tab came into view
+
+    def __init__(
+        self,
+        colors: Colors,
+        plan: PlanFn,
+        downloads: DownloadController | None = None,
+        *,
+        in_use: Callable[[Path], list[int]] = processes_using,
+    ) -> None:
+        super().__init__()
+        self.colors = colors
+        self._plan = plan
+        self.downloads = downloads or DownloadController()
+        self._in_use = in_use  # which processes have a model file open (refuses a delete)
+        self.partial_list: list[PartialDownload] = []
+        # asks the user to confirm a delete: (title, question) -> yes
+        self.confirm: Callable[[str, str], bool] = self._ask
+        # asks how to import a model: "copy", "link" (use it where it is) or None (cancelled)
+        self.choose_import_mode: Callable[[Path], str | None] = self._ask_import_mode
+        self.pool = WorkerPool("models", 1)
+        self.entries: list[ModelEntry] = []
+        self.verdicts: dict[str, Verdict] = {}
+        self.plans: dict[str, Plan] = {}
+        self.speeds: dict[str, ModelSpeed] = {}
+        self._speeds_pending: set[str] = set()
+        self.report: HardwareReport | None = None  # with its speed profile: speeds are shown
+        self.comfortable_tps = DEFAULT_COMFORTABLE_TPS  # slower speeds are shown as a warning
+        self.imported: list[str] = []
+        self.loaded_id: str | None = None  # the id the engine was asked to load
+        # Why nothing loads here: another computer's engine is in use (None: this computer's).
+        self.remote_note: str | None = None
+        self._scan_token = 0
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(28, 20, 28, 20)
+        layout.setSpacing(10)
+        header = page_header("Models", self.back_requested)
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.setObjectName("Secondary")
+        self.refresh_button.clicked.connect(self.refresh)
+        self.import_button = QPushButton("Import file…")
+        self.import_button.setObjectName("Secondary")
+        self.import_button.clicked.connect(self._import_dialog)
+        self.folder_button = QPushButton("Open models folder")
+        self.folder_button.setObjectName("Secondary")
+        self.folder_button.clicked.connect(self._open_folder)
+        for button in (self.refresh_button, self.import_button, self.folder_button):
+            header.addWidget(button)
+        layout.addLayout(header)
+        # The Discover tab (the catalog) is built elsewhere and added with set_discover_tab().
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.installed_tab = QWidget()
+        self.downloads_view = DownloadsView(self.downloads)
+        self.tabs.addTab(self.installed_tab, "Installed")
+        self.tabs.addTab(self.downloads_view, "Downloads")
+        layout.addWidget(self.tabs, 1)
+        self._build_installed(QVBoxLayout(self.installed_tab))
+
+        self.downloads.download_added.connect(lambda _d: self._update_downloads_tab())
+        self.downloads.download_progressed.connect(lambda _d, _p: self._update_downloads_tab())
+        self.downloads.download_finished.connect(lambda _d, _p: self.refresh())
+        self.downloads_view.chat_requested.connect(self._chat_with)
+
+    def set_discover_tab(self, widget: QWidget) -> None:
+        """The place for the catalog: a Discover tab before Installed."""
+        self.tabs.insertTab(0, widget, "Discover")
+        self.tabs.setCurrentIndex(self.tabs.indexOf(self.installed_tab))
+        self.tabs.currentChanged.connect(
+            lambda i: self.discover_shown.emit() if self.tabs.widget(i) is widget else None
+        )
+
+    def _build_installed(self, layout: QVBoxLayout) -> None:
+        layout.setContentsMargins(0, 12, 0, 0)
+        layout.setSpacing(10)
+        intro = QLabel(
+            "Cove checks each model against the memory that is free right now, before loading "
+            f"it. Put GGUF files or ONNX model folders in {shown(models_dir())} or import them."
+        )
+        intro.setWordWrap(True)
+        intro.setProperty("muted", True)
+        layout.addWidget(intro)
+
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setShowGrid(False)
+        self.table.setWordWrap(False)
+        head = self.table.horizontalHeader()
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col in (1, 2):
+            head.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        head.setSectionResizeMode(VERDICT_COLUMN, QHeaderView.ResizeMode.Stretch)
+        head.setSectionResizeMode(SPEED_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.itemSelectionChanged.connect(self._show_details)
+        self.table.itemDoubleClicked.connect(lambda _item: self._load_selected())
+        layout.addWidget(self.table, 1)
+
+        self.details = QLabel("")
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.details)
+        # What the last delete or discard did, or why it did not (stays when the selection moves).
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        self.message.setVisible(False)
+        layout.addWidget(self.message)
+        actions = QHBoxLayout()
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setVisible(False)
+        self.cancel_button = QPushButton("Cancel loading")
+        self.cancel_button.setObjectName("Secondary")
+        self.cancel_button.setVisible(False)
+        self.delete_button = QPushButton("Delete…")
+        self.delete_button.setObjectName("Secondary")
+        self.delete_button.setEnabled(False)
+        self.delete_button.clicked.connect(self.delete_selected)
+        self.load_button = QPushButton("Load")
+        self.load_button.setObjectName("Primary")
+        self.load_button.setEnabled(False)
+        self.load_button.clicked.connect(self._load_selected)
+        actions.addWidget(self.progress, 1)
+        actions.addWidget(self.cancel_button)
+        actions.addStretch(0)
+        actions.addWidget(self.delete_button)
+        actions.addWidget(self.load_button)
+        layout.addLayout(actions)
+
+        self.partials_title = QLabel("<b>Unfinished downloads</b>")
+        self.partials = QTableWidget(0, 3)
+        self.partials.setHorizontalHeaderLabels(("Download", "Fetched", ""))
+        self.partials.verticalHeader().setVisible(False)
+        self.partials.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.partials.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.partials.setShowGrid(False)
+        phead = self.partials.horizontalHeader()
+        phead.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col in (1, 2):
+            phead.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        for widget in (self.partials_title, self.partials):
+            widget.setVisible(False)
+            layout.addWidget(widget)
+
+    # -- listing -------------------------------------------------------------------------------
+
+    def set_imported(self, paths: Sequence[str]) -> None:
+        self.imported = list(paths)
+
+    def refresh(self) -> None:
+        """Scan the disk off the UI thread, then ask the engine for a plan per model."""
+        self._scan_token += 1
+        token = self._scan_token
+        imported = list(self.imported)
+        self.pool.submit(
+            lambda: (scan_models(imported=imported), list_partials(models_dir())),
+            lambda found: self._listed(token, *found),
+            lambda exc: self.details.setText(f"Could not list the models: {exc}"),
+        )
+
+    def _listed(
+        self, token: int, entries: list[ModelEntry], partials: list[PartialDownload]
+    ) -> None:
+        if token != self._scan_token:
+            return
+        self._show_partials(partials)
+        self.entries = entries
+        self.verdicts = {}
+        self.plans, self.speeds, self._speeds_pending = {}, {}, set()
+        self.table.setRowCount(len(entries))
+        for row, entry in enumerate(entries):
+            name = entry.name
+            if entry.id == self.loaded_id:
+                name += "  ● loaded"
+            kind = f"{entry.kind} {entry.quantization}".strip() + (
+                " · Vision" if entry.vision else ""
+            )
+            cells = (name, kind, format_bytes(entry.size_bytes), "Checking…", "")
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(where(entry) if col == 0 else text)
+                self.table.setItem(row, col, item)
+        if entries and not self.table.selectedItems():
+            self.table.selectRow(0)
+        self.models_listed.emit()
+        self._request_plans(token)
+
+    def _request_plans(self, token: int) -> None:
+        if self.remote_note is not None:  # nothing is planned for this computer meanwhile
+            unplanned = Verdict(
+                "Not checked: another computer's engine is in use", "unknown", (self.remote_note,)
+            )
+            for entry in self.entries:
+                self._set_verdict(token, entry.id, unplanned)
+            return
+        for entry in self.entries:
+            model_id = entry.id
+
+            def done(plan: Plan, model_id: str = model_id) -> None:
+                if token == self._scan_token:
+                    self.plans[model_id] = plan
+                self._request_speed(token, model_id)
+                self._set_verdict(token, model_id, verdict_from_plan(plan))
+
+            def failed(exc: BaseException, model_id: str = model_id) -> None:
+                self._set_verdict(token, model_id, verdict_from_error(str(exc)))
+
+            self._plan(model_id, done, failed)
+
+    def _set_verdict(self, token: int, model_id: str, verdict: Verdict) -> None:
+        if token != self._scan_token:
+            return
+        self.verdicts[model_id] = verdict
+        for row, entry in enumerate(self.entries):
+            if entry.id == model_id:
+                item = QTableWidgetItem(verdict.text)
+                item.setToolTip("\n".join(verdict.details) or verdict.text)
+                color = getattr(self.colors, LEVEL_COLORS[verdict.level])
+                item.setForeground(QColor(color))
+                self.table.setItem(row, VERDICT_COLUMN, item)
+        self._show_details()
+        if len(self.verdicts) == len(self.entries):
+            self.verdicts_ready.emit()
+            self._speeds_done()
+
+    # -- speeds --------------------------------------------------------------------------------
+
+    def set_report(self, report: HardwareReport) -> None:
+        """This computer, as the engine's probe saw it: with a speed profile, each planned model's
+        speed follows."""
+        self.report = report
+        for model_id in list(self.plans):
+            self._request_speed(self._scan_token, model_id)
+
+    def set_comfortable(self, tps: float) -> None:
+        """The reply speed the user asked for (Discover's setting): slower ones are marked."""
+        self.comfortable_tps = tps
+        self._color_speeds()
+
+    def _request_speed(self, token: int, model_id: str) -> None:
+        """Measured here once it has run here, else predicted from its header and plan: a small
+        read of the file, so on the pool, never on the UI thread."""
+        from engine.speed.installed import model_speed
+
+        report, plan = self.report, self.plans.get(model_id)
+        entry = next((e for e in self.entries if e.id == model_id), None)
+        if token != self._scan_token or report is None or report.speed is None:
+            return
+        if plan is None or entry is None:
+            return
+        self._speeds_pending.add(model_id)
+        path = entry.path
+        self.pool.submit(
+            lambda: model_speed(path, report, plan),
+            lambda speed: self._set_speed(token, model_id, speed),
+            lambda exc: self._speed_failed(token, model_id, exc),
+        )
+
+    def _speed_failed(self, token: int, model_id: str, exc: BaseException) -> None:
+        # A speed is a nicety beside the verdict: the cell stays empty and the reason is logged.
+        log.warning("no speed for %s: %s", model_id, exc)
+        self._set_speed(token, model_id, None)
+
+    def _set_speed(self, token: int, model_id: str, speed: ModelSpeed | None) -> None:
+        if token != self._scan_token:
+            return
+        self._speeds_pending.discard(model_id)
+        if speed is not None:
+            self.speeds[model_id] = speed
+        else:
+            self.speeds.pop(model_id, None)
+        for row, entry in enumerate(self.entries):
+            if entry.id == model_id:
+                item = QTableWidgetItem(speed.words if speed is not None else "")
+                item.setToolTip(_speed_tip(speed) if speed is not None else "")
+                self.table.setItem(row, SPEED_COLUMN, item)
+        self._color_speeds()
+        self._show_details()
+        self._speeds_done()
+
+    def _speeds_done(self) -> None:
+        """Every model has its verdict and every speed asked for has come."""
+        if self.report is None or self.report.speed is None or self._speeds_pending:
+            return
+        if len(self.verdicts) == len(self.entries):
+            self.speeds_ready.emit()
+
+    def _color_speeds(self) -> None:
+        for row, entry in enumerate(self.entries):
+            speed = self.speeds.get(entry.id)
+            item = self.table.item(row, SPEED_COLUMN)
+            if speed is not None and item is not None:
+                slow = speed.decode_tps < self.comfortable_tps
+                item.setForeground(QColor(self.colors.warning_text if slow else self.colors.text))
+
+    def set_colors(self, colors: Colors) -> None:
+        self.colors = colors
+        for row, entry in enumerate(self.entries):
+            verdict = self.verdicts.get(entry.id)
+            item = self.table.item(row, VERDICT_COLUMN)
+            if verdict is not None and item is not None:
+                item.setForeground(QColor(getattr(colors, LEVEL_COLORS[verdict.level])))
+        self._color_speeds()
+
+    def selected(self) -> ModelEntry | None:
+        rows = {index.row() for index in self.table.selectedIndexes()}
+        if len(rows) != 1:
+            return None
+        row = rows.pop()
+        return self.entries[row] if row < len(self.entries) else None
+
+    def _show_details(self) -> None:
+        entry = self.selected()
+        if entry is None:
+            self.details.setText("")
+            self.load_button.setEnabled(False)
+            self.delete_button.setEnabled(False)
+            return
+        verdict = self.verdicts.get(entry.id)
+        kind = f"{entry.kind} {entry.quantization}".strip()
+        lines = [f"<b>{entry.name}</b> — {kind}, {format_bytes(entry.size_bytes)}"]
+        lines.append(f"<span style='color:{self.colors.muted}'>{where(entry)}</span>")
+        if entry.tensor_types:
+            mix = f"Tensor types: {entry.tensor_types}"
+            lines.append(f"<span style='color:{self.colors.muted}'>{mix}</span>")
+        if entry.projector is not None:
+            vision = f"Vision: reads images with {entry.projector.name}, beside it"
+            lines.append(f"<span style='color:{self.colors.muted}'>{vision}</span>")
+        speed = self.speeds.get(entry.id)
+        if verdict is not None:
+            lines.append(verdict.text)
+            if speed is not None:
+                lines.append(f"Replies at {speed.words}")
+            lines += [
+                f"<span style='color:{self.colors.muted}'>{d}</span>" for d in verdict.details
+            ]
+        self.details.setText("<br>".join(lines))
+        self.delete_button.setEnabled(entry.source == "folder")
+        self.delete_button.setToolTip(
+            "" if entry.source == "folder" else "Cove deletes only the models in its models folder."
+        )
+        self.load_button.setEnabled(verdict is not None and verdict.level != "bad")
+        if self.remote_note is not None:
+            self.load_button.setEnabled(False)
+            self.load_button.setToolTip(self.remote_note)
+        elif verdict is not None and verdict.level == "bad":
+            self.load_button.setToolTip("This model does not fit in the memory that is free.")
+        else:
+            self.load_button.setToolTip("")
+
+    # -- loading -------------------------------------------------------------------------------
+
+    def _load_selected(self) -> None:
+        entry = self.selected()
+        if entry is not None and self.load_button.isEnabled():
+            self.load_requested.emit(entry.id)
+
+    def set_remote(self, note: str | None) -> None:
+        """Another computer's engine is in use: the models here are neither planned nor loaded
+        (``note`` says why); None: this computer's again."""
+        self.remote_note = note
+        self.refresh()
+
+    def show_loading(self, loading: bool) -> None:
+        self.progress.setVisible(loading)
+        self.cancel_button.setVisible(loading)
+        self.load_button.setEnabled(
+            not loading and self.selected() is not None and self.remote_note is None
+        )
+        if loading:
+            self.progress.setValue(0)
+
+    def set_progress(self, fraction: float) -> None:
+        self.progress.setValue(round(max(0.0, min(1.0, fraction)) * 1000))
+
+    def set_loaded(self, model_id: str | None) -> None:
+        self.loaded_id = model_id
+        for row, entry in enumerate(self.entries):
+            item = self.table.item(row, 0)
+            if item is not None:
+                loaded = model_id is not None and entry.id == model_id
+                item.setText(entry.name + ("  ● loaded" if loaded else ""))
+
+    def _chat_with(self, model_id: str) -> None:
+        """A finished download: load it as the Load button does, then go to the chat."""
+        self.load_requested.emit(model_id)
+        self.back_requested.emit()
+
+    # -- deleting ------------------------------------------------------------------------------
+
+    def delete_selected(self) -> None:
+        """Delete the selected model from the models folder, after asking; never the loaded one."""
+        entry = self.selected()
+        if entry is None:
+            return
+        if entry.id == self.loaded_id:
+            self.say(
+                f"{entry.name} is the model loaded in the chat, so it cannot be deleted. Load "
+                "another model first, then delete this one."
+            )
+            self.delete_failed.emit(entry.id)
+            return
+        question = (
+            f"Delete {entry.name} ({format_bytes(entry.size_bytes)}) from {where(entry)}? "
+            "Downloading it again fetches the whole file."
+        )
+        if entry.projector is not None:
+            question += " Its vision projector goes with it unless another model uses it."
+        if not self.confirm("Delete model", question):
+            return
+        in_use = self._in_use
+        self.pool.submit(
+            lambda: remove_model(entry.id, models_dir(), in_use=in_use),
+            lambda removed: self._deleted(entry, removed),
+            lambda exc: self._delete_failed(entry, exc),
+        )
+
+    def _deleted(self, entry: ModelEntry, removed: Removed) -> None:
+        what = f"{entry.name} and its vision projector" if removed.projector else entry.name
+        self.say(f"Deleted {what}: {format_bytes(removed.freed_bytes)} freed.")
+        self.model_deleted.emit(removed)
+        self.refresh()
+
+    def _delete_failed(self, entry: ModelEntry, exc: BaseException) -> None:
+        self.say(f"{entry.name} was not deleted. {exc}")
+        self.delete_failed.emit(entry.id)
+
+    def say(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setVisible(bool(text))
+
+    def _ask(self, title: str, question: str) -> bool:
+        answer = QMessageBox.question(self, title, question)
+        return answer == QMessageBox.StandardButton.Yes
+
+    # -- partial downloads ---------------------------------------------------------------------
+
+    def _show_partials(self, partials: list[PartialDownload]) -> None:
+        """Partial files that no download in the queue is working on, with a Discard each."""
+        active = self.downloads.active_names()
+        self.partial_list = [p for p in partials if f"{p.repo}/{p.file}" not in active]
+        self.partials.setRowCount(0)  # drops the old rows' buttons
+        self.partials.setRowCount(len(self.partial_list))
+        for row, partial in enumerate(self.partial_list):
+            name = QTableWidgetItem(f"{partial.repo}/{partial.file}")
+            name.setToolTip(shown(partial.target.parent))
+            self.partials.setItem(row, 0, name)
+            fetched = format_bytes(partial.downloaded_bytes)
+            if partial.total_bytes:
+                fetched += f" of {format_bytes(partial.total_bytes)}"
+            fetched += f" · {format_bytes(partial.disk_bytes)} on disk"
+            self.partials.setItem(row, 1, QTableWidgetItem(fetched))
+            buttons = QWidget()
+            box = QHBoxLayout(buttons)
+            box.setContentsMargins(4, 0, 4, 0)
+            resume = QPushButton("Resume")
+            resume.setObjectName("Secondary")
+            resume.clicked.connect(lambda _c=False, p=partial: self._resume_partial(p))
+            discard = QPushButton("Discard")
+            discard.setObjectName("Secondary")
+            discard.clicked.connect(lambda _c=False, p=partial: self.discard_partial(p))
+            box.addWidget(resume)
+            box.addWidget(discard)
+            self.partials.setCellWidget(row, 2, buttons)
+        self.partials.resizeRowsToContents()
+        rows = max(1, min(3, len(self.partial_list)))
+        height = self.partials.horizontalHeader().height() + rows * self.partials.rowHeight(0)
+        self.partials.setFixedHeight(height + 4)
+        for widget in (self.partials_title, self.partials):
+            widget.setVisible(bool(self.partial_list))
+
+    def discard_partial(self, partial: PartialDownload) -> None:
+        name = f"{partial.repo}/{partial.file}"
+        self.pool.submit(
+            lambda: remove_partial(partial.target),
+            lambda freed: self._discarded(name, freed),
+            lambda exc: self.say(f"Could not discard {name}: {exc}"),
+        )
+
+    def _discarded(self, name: str, freed: int) -> None:
+        self.say(f"Discarded the partial download of {name}: {format_bytes(freed)} freed.")
+        self.refresh()
+
+    def _resume_partial(self, partial: PartialDownload) -> None:
+        try:
+            self.downloads.add(resume_request(partial.repo, partial.file, _catalog()))
+        except ValueError as exc:
+            self.say(str(exc))
+            return
+        self.tabs.setCurrentWidget(self.downloads_view)
+        self.refresh()
+
+    def _update_downloads_tab(self) -> None:
+        live = len(self.downloads.active_names())
+        index = self.tabs.indexOf(self.downloads_view)
+        self.tabs.setTabText(index, f"Downloads ({live})" if live else "Downloads")
+
+    # -- importing -----------------------------------------------------------------------------
+
+    def import_paths(self, paths: Sequence[str]) -> None:
+        """Register model files or folders where they are (nothing is copied); a vision
+        projector beside a GGUF is used where it is too, and said."""
+        added = [p for p in paths if p and p not in self.imported]
+        if not added:
+            return
+        self.imported += added
+        self.imported_changed.emit(list(self.imported))
+        projectors = [(Path(p), projector_of(Path(p))) for p in added if p.endswith(".gguf")]
+        said = [f"{m.name} reads images with {v.name}, beside it." for m, v in projectors if v]
+        if said:
+            self.say(" ".join(said))
+        self.refresh()
+
+    def _import_dialog(self) -> None:
+        path, _filter = QFileDialog.getOpenFileName(
+            self,
+            "Import a model",
+            str(Path.home()),
+            "GGUF models (*.gguf);;ONNX model config (genai_config.json)",
+        )
+        if path:
+            chosen = Path(path)
+            model = chosen.parent if chosen.name == "genai_config.json" else chosen
+            mode = self.choose_import_mode(model)
+            if mode == "copy":
+                self.import_copy(model)
+            elif mode == "link":
+                self.import_paths([str(model)])
+
+    def import_copy(self, source: Path) -> None:
+        """Copy a model (and a vision projector beside it) into the models folder, in the
+        background; the list follows."""
+        from engine.library.importing import Imported, import_model
+
+        self.say(f"Copying {source.name} into the models folder…")
+
+        def done(imported: Imported) -> None:
+            where = shown(imported.path.parent)
+            if imported.projector is not None:
+                name = imported.projector.name
+                self.say(f"Imported {source.name} with its vision projector {name}: in {where}.")
+            else:
+                self.say(f"Imported {source.name}: a copy is in {where}.")
+            self.refresh()
+
+        self.pool.submit(lambda: import_model(source), done, lambda exc: self.say(str(exc)))
+
+    def _ask_import_mode(self, model: Path) -> str | None:
+        box = QMessageBox(self)
+        box.setWindowTitle("Import a model")
+        box.setText(f"Import {model.name}?")
+        box.setInformativeText(
+            "A copy in Cove's models folder keeps working if the original moves; using it where "
+            "it is takes no extra space."
+        )
+        copy = box.addButton("Copy into models folder", QMessageBox.ButtonRole.AcceptRole)
+        link = box.addButton("Use where it is", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        clicked = box.clickedButton()
+        return "copy" if clicked is copy else "link" if clicked is link else None
+
+    def _open_folder(self) -> None:
+        folder = models_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+
+def _catalog() -> Catalog | None:
+    try:
+        return load_catalog()
+    except CatalogError:
+        return None
+
+
+def _speed_tip(speed: ModelSpeed) -> str:
+    prompt = f"Reads prompts at about {speed.prompt_tps:.0f} tokens/s."
+    if speed.measured:
+        return f"Measured on this computer, in its latest run. {prompt}"
+    basis = speed.prediction.basis if speed.prediction is not None else "predicted"
+    return f"{basis[:1].upper()}{basis[1:]}. {prompt}"
+
+
+def where(entry: ModelEntry) -> str:
+    """Where a model lives, as the user knows it: the starter ships inside Cove."""
+    if entry.source == "starter":
+        return f"Built into Cove ({entry.path.name})"
+    return shown(entry.path)

@@ -1,0 +1,102 @@
+"""Start the desktop window.
+
+The window paints first; the chat history opens and the engine starts (and loads its model) only
+after that, in the background, so the time to a usable window does not depend on the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ICON = Path(__file__).resolve().parents[1] / "assets" / "icons" / "cove.svg"
+
+
+def process_start_time() -> float:
+    """When this process started, on the ``time.time()`` clock, for "process start to first
+    paint". On Linux from the kernel's start tick (10 ms resolution): psutil's create_time adds
+    the boot time, which the kernel reports in whole seconds."""
+    if sys.platform.startswith("linux"):
+        try:
+            stat = Path("/proc/self/stat").read_text()
+            start_ticks = int(stat.rsplit(")", 1)[1].split()[19])
+            age = time.clock_gettime(time.CLOCK_BOOTTIME) - start_ticks / os.sysconf("SC_CLK_TCK")
+            return time.time() - age
+        except (OSError, ValueError, IndexError):
+            pass
+    import psutil
+
+    return float(psutil.Process().create_time())
+
+
+def run_gui(options: argparse.Namespace) -> int:
+    started = process_start_time()
+    temp_data: str | None = None
+    if options.self_test and not os.environ.get("COVE_DATA_DIR"):
+        # A smoke test must not write into the user's chat history.
+        temp_data = tempfile.mkdtemp(prefix="cove-self-test-")
+        os.environ["COVE_DATA_DIR"] = temp_data
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return _run(options, started)
+    finally:
+        if temp_data is not None:
+            shutil.rmtree(temp_data, ignore_errors=True)
+
+
+def _run(options: argparse.Namespace, started: float) -> int:
+    from PySide6.QtGui import QGuiApplication, QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from app.common.qt_compat import keep_none_alive
+    from app.common.theme import ThemeManager
+    from app.common.workers import install_invoker
+    from app.shell.main_window import MainWindow
+
+    keep_none_alive()
+
+    QGuiApplication.setApplicationName("Cove")
+    QGuiApplication.setDesktopFileName("cove")
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    if ICON.is_file():
+        app.setWindowIcon(QIcon(str(ICON)))
+    install_invoker()
+    theme = ThemeManager(app, options.theme or "system")
+    window = MainWindow(theme, model=options.model)
+    if options.theme:
+        window.requested_theme = options.theme
+
+    if options.exit_after_paint:
+
+        def report(_painted: float) -> None:
+            shown = time.time() - started
+            print(json.dumps({"ok": True, "window_shown_s": round(shown, 3)}), flush=True)
+            window.close()
+            app.exit(0)
+
+        window.first_painted.connect(report)
+    else:
+        window.first_painted.connect(lambda _t: window.start())
+
+    if options.self_test:
+        from app.shell.self_test import SelfTest
+
+        test = SelfTest(
+            app,
+            window,
+            prompt=options.prompt,
+            screenshot=options.screenshot,
+            timeout_s=options.timeout,
+            process_start=started,
+        )
+        test.start()
+    window.show()
+    return int(app.exec())

@@ -1,0 +1,639 @@
+"""The main window: conversations on the left, the chat in the middle, status along the bottom."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.chat.composer import Composer
+from app.chat.controller import ChatController
+from app.chat.document_answers import DocumentAnswers
+from app.chat.page import ChatPage
+from app.chat.settings import SettingsPanel
+from app.chat.state_dialog import LIMIT_SETTING, stored_limit
+from app.chat.view import ChatView
+from app.common.engine_service import STARTER, EngineService
+from app.common.mcp_service import ENABLED_SETTING, McpService
+from app.common.theme import ThemeManager
+from app.common.verdicts import verdict_from_error, verdict_from_plan
+from app.common.workers import WorkerPool
+from app.documents.view import DocumentsView
+from app.hardware.view import HardwareProbe, HardwareView
+from app.models.discover import DiscoverView
+from app.models.download_controller import DownloadController
+from app.models.view import IMPORTED_SETTING, ModelsView
+from app.remote.choice import EngineChoice, read_choice, save_choice
+from app.remote.engine_mode import EngineMode
+from app.shell.banner import EngineBanner
+from app.shell.sidebar import Sidebar
+from app.shell.status_bar import StatusBar
+from app.shell.warm_up import WarmUp
+from app.shell.welcome import WelcomeView
+from engine.documents.encoder import Encoder, default_encoder_folder
+from engine.documents.host_encoder import HostEncoder
+from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
+
+if TYPE_CHECKING:
+    from app.chat.state_dialog import SavedStateDialog
+    from app.mcp.dialog import McpServersDialog
+    from app.remote.engine_dialog import EngineDialog
+    from engine.client.local import LocalEngine
+    from engine.client.protocol import EngineStatus
+    from engine.planner.plan import Plan
+    from engine.remote.remote_engine import RemoteEngine
+    from engine.store import Conversation, Store
+
+DEFAULT_SIZE = (1240, 780)
+MIN_SIZE = (820, 520)
+
+
+class MainWindow(QMainWindow):
+    first_painted = Signal(float)  # time.perf_counter() of the first paint
+
+    def __init__(
+        self,
+        theme: ThemeManager,
+        *,
+        model: str | None = None,
+        engine: LocalEngine | None = None,
+    ) -> None:
+        super().__init__()
+        self.setWindowTitle("Cove")
+        self.resize(*DEFAULT_SIZE)
+        self.setMinimumSize(*MIN_SIZE)
+        self.theme = theme
+        self.requested_model = model
+        self.state_limit = DEFAULT_LIMIT_BYTES  # conversations' saved state on disk, in bytes
+        self.requested_theme: str | None = None  # --theme wins over the saved preference
+        self.shared_engine = engine  # a host started elsewhere (tests); not stopped at exit
+        self.start_engine = True
+        self._painted = False
+        self._closing = False
+        colors = theme.colors
+
+        self.engine = EngineService(self)
+        self.background = WorkerPool("background", 1)
+        self.probe = HardwareProbe(self.engine, self)
+        self.sidebar = Sidebar()
+        self.view = ChatView(colors)
+        self.composer = Composer()
+        self.controller = ChatController(self.view, self.composer, self.engine)
+        self.settings_panel = SettingsPanel()
+        self.settings_panel.setVisible(False)
+        self.banner = EngineBanner()
+        self.status = StatusBar()
+        self.setStatusBar(self.status)
+        # Downloads run in this process, beside the engine host: a host crash never stops them.
+        self.downloads = DownloadController()
+        self.models_view = ModelsView(colors, self.engine.plan, self.downloads)
+        self.discover = DiscoverView(self.downloads)
+        self.models_view.set_discover_tab(self.discover)
+        self.models_view.set_comfortable(self.discover.comfortable_tps)
+        self.hardware_view = HardwareView(self.probe, colors)
+        self.welcome = WelcomeView()
+
+        self.pages = QStackedWidget()
+        self.chat_page = ChatPage(self.view, self.composer, self.settings_panel, self._build_menu())
+        # The page's widgets that the window is asked about (the chat settings toggle, the notice).
+        self.settings_button = self.chat_page.settings_button
+        self.context_notice = self.chat_page.context_notice
+        self._documents_encoder: Encoder | None = None
+        # The library's embedding model (tests give their own).
+        self.encoder_folder: Callable[[], Path | None] = default_encoder_folder
+        self.documents_view = DocumentsView(encoder=self._document_encoder)
+        self.composer.set_collections([c.name for c in self.documents_view.db.collections()])
+        self.documents_view.collections_changed.connect(self.composer.set_collections)
+        self.document_answers = DocumentAnswers(
+            self.documents_view.db,
+            self._document_encoder,
+            lambda: self.engine.status.n_ctx if self.engine.status is not None else None,
+            self.documents_view.indexing,
+        )
+        self.controller.documents = self.document_answers.request
+        # MCP servers' tools: connected in this process (the engine host only runs the model).
+        self.mcp = McpService(self)
+        self.controller.tools = self.mcp.request
+        self.controller.answer_call = self.mcp.broker.answer
+        self.mcp.statuses_changed.connect(self._mcp_statuses)
+        # This computer's engine or another's: it says what to show, the window shows it.
+        self.engine_mode = EngineMode(self.engine, self, save=self._save_engine_choice)
+        self._connect_engine_mode()
+        pages = (self.chat_page, self.models_view, self.hardware_view, self.welcome)
+        for page in (*pages, self.documents_view):
+            self.pages.addWidget(page)
+        right = QWidget()
+        right.setObjectName("ChatSurface")
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.setSpacing(0)
+        right_layout.addWidget(self.banner)
+        right_layout.addWidget(self.pages, 1)
+        splitter = QSplitter()
+        splitter.setChildrenCollapsible(False)
+        splitter.addWidget(self.sidebar)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([260, DEFAULT_SIZE[0] - 260])
+        splitter.setHandleWidth(1)
+        self.setCentralWidget(splitter)
+        self._connect()
+        self._shortcuts()
+        self.sidebar.installEventFilter(self)
+
+    # -- layout --------------------------------------------------------------------------------
+
+    def _build_menu(self) -> QMenu:
+        menu = QMenu(self)
+        menu.addAction("Export chat as Markdown…", lambda: self._export_current("markdown"))
+        menu.addAction("Export chat as JSON…", lambda: self._export_current("json"))
+        menu.addAction("Rename chat", self._rename_current)
+        menu.addAction("Delete chat…", self._delete_current)
+        menu.addSeparator()
+        theme_menu = menu.addMenu("Theme")
+        group = QActionGroup(self)
+        self.theme_actions: dict[str, QAction] = {}
+        for key, label in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")):
+            action = theme_menu.addAction(label)
+            action.setCheckable(True)
+            action.setChecked(key == self.theme.preference)
+            action.triggered.connect(lambda _c=False, k=key: self.set_theme(k))
+            group.addAction(action)
+            self.theme_actions[key] = action
+        menu.addAction("Larger text", self.theme.zoom_in)
+        menu.addAction("Smaller text", self.theme.zoom_out)
+        menu.addAction("Default text size", self.theme.zoom_reset)
+        menu.addSeparator()
+        menu.addAction("Models", lambda: self.show_page("models"))
+        menu.addAction("Hardware", lambda: self.show_page("hardware"))
+        menu.addAction("Welcome", lambda: self.show_page("welcome"))
+        menu.addAction("Engine…", self.open_engine_settings)
+        menu.addAction("MCP servers…", self.open_mcp_servers)
+        menu.addAction("Saved conversation state…", self.open_saved_state)
+        return menu
+
+    def open_saved_state(self) -> SavedStateDialog:
+        from app.chat.state_dialog import SavedStateDialog
+
+        dialog = SavedStateDialog(self.engine, self.state_limit, self)
+        dialog.limit_changed.connect(self._save_state_limit)
+        dialog.open()
+        return dialog
+
+    def _save_state_limit(self, limit: int) -> None:
+        self.state_limit = limit
+        store = self.controller.store
+        if store is not None:
+            self.controller.io.submit(lambda: store.set_setting(LIMIT_SETTING, limit))
+
+    def _connect_engine_mode(self) -> None:
+        mode = self.engine_mode
+        mode.engine_text_changed.connect(self.status.set_engine_text)
+        mode.notified.connect(self.status.notify)
+        mode.remote_shown.connect(self._show_remote)
+        mode.models_tab_shown.connect(self._show_remote_models)
+        mode.models_tab_hidden.connect(self._hide_remote_models)
+
+    def _show_remote(self, remote: RemoteEngine | None) -> None:
+        note = remote.note if remote is not None else None
+        self.status.set_remote(remote.where if remote else None, remote.security if remote else "")
+        self.models_view.set_remote(note)
+        self.settings_panel.set_remote(note)
+        self.view.set_engine_place(remote.where if remote is not None else None)
+        self.forget_document_encoder()
+
+    def _show_remote_models(self, tab: QWidget, title: str) -> None:
+        tabs = self.models_view.tabs
+        index = tabs.indexOf(tab)
+        if index < 0:
+            tabs.insertTab(0, tab, title)
+        else:
+            tabs.setTabText(index, title)
+        tabs.setCurrentWidget(tab)
+
+    def _hide_remote_models(self, tab: QWidget) -> None:
+        index = self.models_view.tabs.indexOf(tab)
+        if index >= 0:
+            self.models_view.tabs.removeTab(index)
+
+    def _save_engine_choice(self, choice: EngineChoice) -> None:
+        store = self.controller.store
+        if store is not None:
+            self.controller.io.submit(lambda: save_choice(store, choice))
+
+    def open_engine_settings(self) -> EngineDialog:
+        from app.remote.engine_dialog import EngineDialog
+
+        dialog = EngineDialog(self.engine_mode, self)
+        dialog.open()
+        return dialog
+
+    def open_mcp_servers(self) -> McpServersDialog:
+        from app.mcp.dialog import McpServersDialog
+
+        dialog = McpServersDialog(self.mcp, self.theme.colors, self)
+        dialog.enabled.toggled.connect(self._save_mcp_enabled)
+        dialog.open()
+        return dialog
+
+    def _mcp_statuses(self, statuses: list[Any]) -> None:
+        """A server that failed is said at once (each on its own); the others' tools work."""
+        failed = [s for s in statuses if s.state == "failed"]
+        if failed:
+            names = ", ".join(s.name for s in failed)
+            self.status.notify(
+                f"MCP server{'s' if len(failed) > 1 else ''} {names} could not start: "
+                "see menu › MCP servers…"
+            )
+        elif self.mcp.error:
+            self.status.notify(f"The MCP server list could not be read: {self.mcp.error}")
+
+    def _save_mcp_enabled(self, on: bool) -> None:
+        store = self.controller.store
+        if store is not None:
+            self.controller.io.submit(lambda: store.set_setting(ENABLED_SETTING, on))
+
+    def _shortcuts(self) -> None:
+        def bind(keys: str | QKeySequence.StandardKey, slot: Any) -> QShortcut:
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+            shortcut.activated.connect(slot)
+            return shortcut
+
+        bind("Ctrl+N", self.new_chat)
+        bind(QKeySequence.StandardKey.ZoomIn, self.theme.zoom_in)
+        bind("Ctrl+=", self.theme.zoom_in)
+        bind(QKeySequence.StandardKey.ZoomOut, self.theme.zoom_out)
+        bind("Ctrl+0", self.theme.zoom_reset)
+        bind("Ctrl+F", lambda: self.sidebar.search.setFocus())
+        # Esc stops a reply from anywhere in the window, but only while there is one: otherwise
+        # it belongs to the focused widget (cancelling an edit, closing a menu).
+        stop = bind("Escape", self.controller.stop)
+        stop.setEnabled(False)
+        self.controller.generating_changed.connect(stop.setEnabled)
+
+    # -- wiring --------------------------------------------------------------------------------
+
+    def _connect(self) -> None:
+        c, e, s = self.controller, self.engine, self.sidebar
+        c.store_opened.connect(self._store_opened)
+        c.store_failed.connect(lambda msg: self.banner.show_crash(msg, [], "No chat history"))
+        c.conversations_listed.connect(self._conversations_listed)
+        c.search_found.connect(s.set_search_results)
+        c.conversation_opened.connect(self._conversation_opened)
+        c.reply_finished.connect(self._reply_finished)
+        c.context_changed.connect(self._context_changed)
+        c.vision_notice.connect(self.chat_page.show_vision_notice)
+        self.chat_page.vision_models_requested.connect(self.show_vision_models)
+        c.notice.connect(self.status.notify)
+        s.new_chat_requested.connect(self.new_chat)
+        s.conversation_selected.connect(self._select_conversation)
+        s.rename_requested.connect(c.rename)
+        s.delete_requested.connect(self._confirm_delete)
+        s.export_requested.connect(self._export)
+        s.search_changed.connect(c.search)
+        s.view_requested.connect(self.show_page)
+        self.view.copy_done.connect(self.status.notify)
+        self.settings_panel.system_prompt_changed.connect(c.set_system_prompt)
+        self.settings_panel.settings_changed.connect(c.set_settings)
+        self.settings_panel.reload_requested.connect(
+            lambda ctx: e.load(e.model or STARTER, ctx=ctx)
+        )
+        e.load_started.connect(self._load_started)
+        e.load_progressed.connect(self._load_progressed)
+        e.loaded.connect(self._loaded)
+        e.load_failed.connect(self._load_failed)
+        e.status_changed.connect(self._status_changed)
+        e.crashed.connect(self._crashed)
+        e.restarted.connect(self._restarted)
+        e.start_failed.connect(lambda msg: self.banner.show_crash(msg, [], "Cove's engine"))
+        self.banner.restart_requested.connect(e.restart)
+        self.status.cancel_load_requested.connect(e.cancel_load)
+        self.status.model_clicked.connect(lambda: self.show_page("models"))
+        self.models_view.cancel_button.clicked.connect(e.cancel_load)
+        self.models_view.load_requested.connect(lambda model: e.load(model))
+        self.models_view.back_requested.connect(lambda: self.show_page("chat"))
+        self.models_view.imported_changed.connect(self._save_imported)
+        self.hardware_view.back_requested.connect(lambda: self.show_page("chat"))
+        self.documents_view.back_requested.connect(lambda: self.show_page("chat"))
+        self.welcome.start_requested.connect(self._welcome_done)
+        self.probe.probed.connect(self.welcome.set_report)
+        self.probe.probed.connect(self.discover.set_report)
+        self.probe.probed.connect(self.models_view.set_report)
+        self.discover.comfortable_changed.connect(self.models_view.set_comfortable)
+        self.models_view.discover_shown.connect(self._discover_shown)
+        self.downloads.download_finished.connect(lambda _d, _p: self.discover.refresh_installed())
+        self.probe.probe_failed.connect(self.welcome.set_probe_error)
+        self.theme.theme_changed.connect(self._theme_changed)
+        self.theme.font_scale_changed.connect(self._font_scale_changed)
+
+    # -- start, stop ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """After the window is shown: open the history, then start the engine. Nothing here
+        blocks; the window is usable while both happen."""
+        self.status.set_engine_text("Opening the chat history…")
+        WarmUp(self.background, lambda: self.theme.colors, self).start()
+        self.controller.open_store()
+        self.documents_view.start_watching()
+        self.mcp.start()  # an empty list starts nothing
+
+    def _store_opened(self) -> None:
+        store = self.controller.store
+        assert store is not None
+
+        def settings(s: Store) -> dict[str, Any]:
+            return {
+                "theme": s.get_setting("theme"),
+                "font_scale": s.get_setting("font_scale"),
+                "welcomed": s.get_setting("welcomed", False),
+                "model": s.get_setting("model"),
+                "imported": s.get_setting(IMPORTED_SETTING, []),
+                "mcp": s.get_setting(ENABLED_SETTING, True),
+                "state_limit": s.get_setting(LIMIT_SETTING),
+                "engine": read_choice(s),
+            }
+
+        self.controller.io.submit(lambda: settings(store), self._apply_settings)
+
+    def _apply_settings(self, values: dict[str, Any]) -> None:
+        if self.requested_theme is None and values["theme"] in ("system", "light", "dark"):
+            self.set_theme(values["theme"], save=False)
+        if isinstance(values["font_scale"], int | float):
+            self.theme.set_font_scale(float(values["font_scale"]))
+        self.mcp.enabled = values["mcp"] is not False
+        imported = values["imported"] if isinstance(values["imported"], list) else []
+        self.models_view.set_imported([str(p) for p in imported])
+        model = str(self.requested_model or values["model"] or STARTER)
+        self.state_limit = stored_limit(values["state_limit"])
+        if self.state_limit != DEFAULT_LIMIT_BYTES:
+            self.engine.started.connect(
+                lambda: self.engine.set_state_limit(self.state_limit),
+                Qt.ConnectionType.SingleShotConnection,
+            )
+        self.engine_mode.choice, self.engine_mode.local_model = values["engine"], model
+        if self.shared_engine is not None:
+            self.engine.adopt(self.shared_engine, model)
+        elif self.start_engine:
+            self.engine_mode.start()
+        else:
+            self.status.set_engine_text("No engine")
+        if not values["welcomed"]:
+            self.show_page("welcome")
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._closing:
+            self._closing = True
+            self.settings_panel.flush()
+            self.hide()
+            self.engine.cancel_load()  # before waiting for the model's queue to drain
+            self.documents_view.stop_watching()
+            self.controller.close()
+            self.downloads.close()  # pauses them; the next start resumes from the partial files
+            self.mcp.close()  # ends the servers' processes
+            self.engine_mode.share.stop()  # other computers' use of this engine ends with it
+            self.engine.shutdown()
+            pools = [self.background, self.models_view.pool, self.discover.pool]
+            pools += [self.documents_view.pool, self.documents_view.ask_pool, self.composer.pool]
+            for pool in (*pools, self.engine.control_pool):
+                pool.wait(5_000)
+        event.accept()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if not self._painted and event.type() == QEvent.Type.Paint:
+            self._painted = True
+            painted = time.perf_counter()
+            QTimer.singleShot(0, lambda: self.first_painted.emit(painted))
+        return super().eventFilter(watched, event)
+
+    # -- pages ---------------------------------------------------------------------------------
+
+    def _document_encoder(self) -> Encoder | None:
+        """The library's embedding model, run by this computer's engine host (called on a worker
+        thread); None until both exist: files are then indexed for keywords, and their vectors
+        added the next time. With another computer's engine, a host of this computer's embeds:
+        documents and questions are searched here, and only the grounded prompt goes there."""
+        encoder = self._documents_encoder
+        if encoder is not None:
+            return encoder
+        folder = self.encoder_folder()
+        if folder is None or self.engine.engine is None:
+            return None
+        encoder = HostEncoder(self.engine.local_embedder(), folder)
+        self._documents_encoder = encoder
+        return encoder
+
+    def forget_document_encoder(self) -> None:
+        """The engine that embeds changed (another computer's engine, or this one's again)."""
+        self._documents_encoder = None
+
+    def _discover_shown(self) -> None:
+        """The user is browsing the catalog: ask the hub for its sizes (once per run) and the
+        engine for this computer's hardware, for the recommendations."""
+        if self.probe.report is None:
+            self.probe.refresh()
+        if not self.discover.asked_hub:
+            self.discover.refresh_from_hub()
+
+    def show_page(self, name: str) -> None:
+        page = {
+            "chat": self.chat_page,
+            "models": self.models_view,
+            "hardware": self.hardware_view,
+            "welcome": self.welcome,
+            "documents": self.documents_view,
+        }[name]
+        if name == "models" and (not self.models_view.entries or self.engine.engine):
+            self.models_view.refresh()
+        if name in ("hardware", "welcome", "models") and self.probe.report is None:
+            self.probe.refresh()
+        if name == "welcome":
+            self._check_starter()
+        self.pages.setCurrentWidget(page)
+        if name == "chat":
+            self.composer.focus()
+
+    def show_vision_models(self) -> None:
+        """Models › Discover, filtered to the models that see images."""
+        self.show_page("models")
+        self.models_view.tabs.setCurrentWidget(self.discover)
+        self.discover.search.setText("vision")
+
+    def _welcome_done(self) -> None:
+        self.show_page("chat")
+        self._save_setting("welcomed", True)
+
+    def _check_starter(self) -> None:
+        def done(plan: Plan) -> None:
+            verdict = verdict_from_plan(plan)
+            self.welcome.set_starter(f"The starter model, SmolLM2 135M: {verdict.text}.")
+
+        def failed(exc: BaseException) -> None:
+            self.welcome.set_starter(verdict_from_error(str(exc)).text)
+
+        if self.engine.engine is None:
+            self.welcome.set_starter(
+                "The starter model, SmolLM2 135M, is loading in the background."
+            )
+            self.engine.started.connect(self._check_starter, Qt.ConnectionType.SingleShotConnection)
+            return
+        self.engine.plan(STARTER, done, failed)
+
+    # -- conversations -------------------------------------------------------------------------
+
+    def new_chat(self) -> None:
+        self.settings_panel.flush()
+        self.controller.new_chat()
+        self.show_page("chat")
+
+    def _select_conversation(self, conv_id: int, message_id: int | None) -> None:
+        self.settings_panel.flush()
+        self.controller.open_conversation(conv_id, message_id)
+        self.show_page("chat")
+
+    def _conversations_listed(self, conversations: list[Conversation]) -> None:
+        if self.sidebar.query:
+            self.controller.search(self.sidebar.query)
+        else:
+            self.sidebar.set_conversations(conversations)
+        current = self.controller.current
+        self.sidebar.set_current(current.id if current is not None else None)
+
+    def _conversation_opened(self, conversation: Conversation | None) -> None:
+        self.sidebar.set_current(conversation.id if conversation is not None else None)
+        self.chat_page.set_title(conversation.title if conversation is not None else "New chat")
+        self.settings_panel.show_settings(
+            self.controller.system_prompt(), self.controller.settings()
+        )
+
+    def _confirm_delete(self, conv_id: int) -> None:
+        answer = QMessageBox.question(
+            self,
+            "Delete chat",
+            "Delete this conversation and all its messages? This cannot be undone.",
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.controller.delete_conversation(conv_id)
+
+    def _delete_current(self) -> None:
+        if self.controller.current is not None:
+            self._confirm_delete(self.controller.current.id)
+
+    def _rename_current(self) -> None:
+        if self.controller.current is not None:
+            self.sidebar.begin_rename(self.controller.current.id)
+
+    def _export_current(self, fmt: str) -> None:
+        if self.controller.current is not None:
+            self._export(self.controller.current.id, fmt)
+        else:
+            self.status.notify("Nothing to export yet: send a message first.")
+
+    def _export(self, conv_id: int, fmt: str) -> None:
+        suffix = "json" if fmt == "json" else "md"
+        path, _filter = QFileDialog.getSaveFileName(
+            self, "Export chat", str(Path.home() / f"cove-chat-{conv_id}.{suffix}")
+        )
+        if path:
+            self.controller.export(conv_id, fmt, Path(path))
+
+    # -- replies, context ----------------------------------------------------------------------
+
+    def _reply_finished(self, outcome: Any) -> None:
+        final = outcome.final
+        if final is not None:
+            self.status.set_stats(final.stats)
+
+    def _context_changed(self, used: int, limit: int, message: str) -> None:
+        self.status.set_context(used, limit, message)
+        self.chat_page.show_context_notice(message)
+
+    # -- engine --------------------------------------------------------------------------------
+
+    def _load_started(self, model: str) -> None:
+        name = "the starter model" if model == STARTER else Path(model).name
+        self.status.show_loading(name)
+        self.models_view.show_loading(True)
+        self.composer.set_hint(
+            "The model is loading. You can write now; the reply starts once it is ready."
+        )
+
+    def _load_progressed(self, fraction: float) -> None:
+        self.status.set_load_progress(fraction)
+        self.models_view.set_progress(fraction)
+
+    def _loaded(self, status: EngineStatus) -> None:
+        self.status.hide_loading()
+        self.models_view.show_loading(False)
+        self.models_view.set_loaded(self.engine.model)
+        self.composer.set_hint("")
+        self.view.assistant_label = status.model or "Cove"
+        if self.engine.model and self.engine.remote is None:  # another computer's: EngineMode
+            self._save_setting("model", self.engine.model)
+
+    def _load_failed(self, message: str, cancelled: bool) -> None:
+        self.status.hide_loading()
+        self.models_view.show_loading(False)
+        self.composer.set_hint("")
+        self.status.notify("Loading cancelled." if cancelled else message)
+        if not cancelled:
+            self.models_view.details.setText(message)
+        self.engine.refresh_status()
+
+    def _status_changed(self, status: EngineStatus) -> None:
+        self.status.set_status(status)
+        self.settings_panel.set_loaded_context(status.n_ctx)
+        # What runs on another computer is not this computer's hardware's doing.
+        self.hardware_view.set_status(status if self.engine.remote is None else None)
+        self.controller.refresh_context()
+
+    def _crashed(self, message: str, log_lines: list[str]) -> None:
+        self.banner.show_crash(message, log_lines)
+        self.status.set_engine_text("Engine stopped")
+        self.status.hide_loading()
+
+    def _restarted(self) -> None:
+        self.banner.setVisible(False)
+        self.status.notify("The engine was restarted.")
+
+    # -- appearance, settings ------------------------------------------------------------------
+
+    def set_theme(self, preference: str, *, save: bool = True) -> None:
+        if preference not in ("system", "light", "dark"):
+            return
+        self.theme.set_preference(preference)  # type: ignore[arg-type]
+        if preference in self.theme_actions:
+            self.theme_actions[preference].setChecked(True)
+        if save:
+            self._save_setting("theme", preference)
+
+    def _theme_changed(self, _scheme: str) -> None:
+        colors = self.theme.colors
+        self.view.set_colors(colors)
+        self.models_view.set_colors(colors)
+        self.hardware_view.set_colors(colors)
+
+    def _font_scale_changed(self, scale: float) -> None:
+        self._save_setting("font_scale", scale)
+
+    def _save_setting(self, key: str, value: Any) -> None:
+        store = self.controller.store
+        if store is not None:
+            self.controller.io.submit(lambda: store.set_setting(key, value))
+
+    def _save_imported(self, paths: list[str]) -> None:
+        self._save_setting(IMPORTED_SETTING, paths)
