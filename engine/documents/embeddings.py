@@ -10,15 +10,22 @@ onnxruntime, tokenizers and numpy are imported inside functions: importing ``eng
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from engine.errors import BackendUnavailable, GenerationError, ModelLoadError
-from engine.native.ort import import_onnxruntime
+from engine.documents.onnx_session import (
+    batch_feed,
+    input_types,
+    load_tokenizers,
+    open_session,
+    pad_id,
+    physical_cores,
+    read_json,
+)
+from engine.errors import GenerationError, ModelLoadError
 
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
@@ -33,9 +40,6 @@ MAX_TOKENS_CAP = 512
 # Attention memory grows with rows x heads x length^2: at 512 tokens a batch of 8 rows needs
 # ~100 MB for one layer's scores, so batches are capped by padded tokens as well as by rows.
 _TOKENS_PER_BATCH = 4096
-_FEEDABLE_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-_ONNX_INT_TYPES = {"tensor(int64)": "int64", "tensor(int32)": "int32"}
-_CPU_PROVIDER = "CPUExecutionProvider"
 
 Pooling = Literal["mean", "cls"]
 
@@ -61,8 +65,8 @@ def is_embedding_folder(path: Path) -> bool:
 
 def read_config(folder: Path) -> EmbeddingConfig:
     """Read and check the folder's JSON settings; raise ``ModelLoadError`` on anything unusable."""
-    tokenizer_config = _read_json(folder / TOKENIZER_CONFIG_FILE)
-    pooling_config = _read_json(folder / POOLING_CONFIG_FILE)
+    tokenizer_config = read_json(folder / TOKENIZER_CONFIG_FILE)
+    pooling_config = read_json(folder / POOLING_CONFIG_FILE)
 
     declared = tokenizer_config.get("model_max_length", MAX_TOKENS_CAP)
     if not isinstance(declared, int | float) or declared < 2:
@@ -112,9 +116,7 @@ class EmbeddingModel:
         self._session: Any = session
         self._tokenizer: Any = tokenizer  # truncating, for embedding
         self._counter: Any = counter  # never truncates, for count_tokens
-        self._inputs: dict[str, str] = {}
-        for arg in session.get_inputs():
-            self._inputs[arg.name] = _ONNX_INT_TYPES[arg.type]
+        self._inputs = input_types(session)
         output = _token_output(session)
         self._output_name: str = output.name
         last = output.shape[-1] if output.shape else None
@@ -144,12 +146,15 @@ class EmbeddingModel:
         if threads is not None and threads < 1:
             raise ValueError("threads must be at least 1")
         config = read_config(folder)
-        tokenizer, counter = _load_tokenizers(folder / TOKENIZER_FILE, config.max_tokens)
-        pad_id = _pad_id(tokenizer, config.pad_token)
+        tokenizer, counter = load_tokenizers(folder / TOKENIZER_FILE, config.max_tokens)
+        pad = pad_id(tokenizer, config.pad_token)
         # Padding is done per batch in embed(); the tokenizer only truncates.
         tokenizer.no_padding()
-        session = _load_session(folder / MODEL_FILE, threads or _physical_cores())
-        model = cls(folder, config, session, tokenizer, counter, pad_id)
+        path = folder / MODEL_FILE
+        named, kind = str(path), "sentence embedding model"
+        session = open_session(path, threads or physical_cores(), named=named, kind=kind)
+        _token_output(session, path)
+        model = cls(folder, config, session, tokenizer, counter, pad)
         if model._dimensions is None:
             model._dimensions = len(model.embed([""])[0])
         return model
@@ -239,19 +244,7 @@ class EmbeddingModel:
             )
 
     def _run(self, encodings: list[Any], np: Any) -> Any:
-        length = max(1, max(len(e.ids) for e in encodings))
-        ids = np.full((len(encodings), length), self._pad_id, dtype=np.int64)
-        mask = np.zeros((len(encodings), length), dtype=np.int64)
-        types = np.zeros((len(encodings), length), dtype=np.int64)
-        for row, encoding in enumerate(encodings):
-            n = len(encoding.ids)
-            ids[row, :n] = encoding.ids
-            mask[row, :n] = encoding.attention_mask
-            types[row, :n] = encoding.type_ids
-        arrays = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
-        feed = {
-            name: arrays[name].astype(dtype, copy=False) for name, dtype in self._inputs.items()
-        }
+        feed, mask = batch_feed(encodings, self._pad_id, self._inputs, np)
         try:
             (hidden,) = self._session.run([self._output_name], feed)
         except Exception as exc:  # native boundary: ONNX Runtime raises its own exception types
@@ -271,87 +264,6 @@ class EmbeddingModel:
         return pooled / np.maximum(norms, 1e-12)
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelLoadError(
-            f"Cannot read {path} ({exc}). The file is damaged; download the model again."
-        ) from exc
-    if not isinstance(data, dict):
-        raise ModelLoadError(f"{path} is not a settings object. Download the model again.")
-    return data
-
-
-def _physical_cores() -> int:
-    import psutil
-
-    return psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
-
-
-def _load_tokenizers(path: Path, max_tokens: int) -> tuple[Any, Any]:
-    try:
-        from tokenizers import Tokenizer
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise BackendUnavailable(
-            f"The tokenizers package is not installed ({exc}). Reinstall Cove's dependencies."
-        ) from exc
-    try:
-        text = path.read_text(encoding="utf-8")
-        tokenizer = Tokenizer.from_str(text)
-        counter = Tokenizer.from_str(text)
-    except Exception as exc:  # the Rust parser raises plain Exception with a serde message
-        raise ModelLoadError(
-            f"The tokenizer {path} cannot be read ({exc}). Download the model again."
-        ) from exc
-    tokenizer.enable_truncation(max_length=max_tokens)
-    counter.no_padding()
-    counter.no_truncation()
-    return tokenizer, counter
-
-
-def _load_session(path: Path, threads: int) -> Any:
-    try:
-        ort = import_onnxruntime()
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise BackendUnavailable(
-            f"onnxruntime is not installed ({exc}). Reinstall Cove's dependencies."
-        ) from exc
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3  # errors only: warnings about unused initialisers are noise
-    # Other providers (CoreML, DirectML, QNN ...) may be present; this small encoder runs on the
-    # CPU so that it never competes with the chat model for an accelerator's memory.
-    if _CPU_PROVIDER not in ort.get_available_providers():  # pragma: no cover - broken install
-        raise BackendUnavailable(
-            "This onnxruntime build has no CPU execution provider. Reinstall onnxruntime."
-        )
-    try:
-        session = ort.InferenceSession(str(path), sess_options=options, providers=[_CPU_PROVIDER])
-    except Exception as exc:  # native boundary: InvalidProtobuf, Fail, InvalidGraph ...
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ModelLoadError(
-            f"ONNX Runtime cannot load {path} ({reason}). The file is damaged or not an ONNX "
-            "model; download the model again."
-        ) from exc
-    inputs = session.get_inputs()
-    unknown = [arg.name for arg in inputs if arg.name not in _FEEDABLE_INPUTS]
-    if unknown or not any(arg.name == "input_ids" for arg in inputs):
-        raise ModelLoadError(
-            f"{path} expects inputs {[arg.name for arg in inputs]}; Cove feeds input_ids, "
-            "attention_mask and token_type_ids. Choose a BERT-style sentence embedding model."
-        )
-    wrong = [arg.name for arg in inputs if arg.type not in _ONNX_INT_TYPES]
-    if wrong:
-        raise ModelLoadError(
-            f"{path} expects non-integer token inputs ({', '.join(wrong)}). Choose a BERT-style "
-            "sentence embedding model."
-        )
-    _token_output(session, path)
-    return session
-
-
 def _token_output(session: Any, path: Path | None = None) -> Any:
     """The output to pool: ``last_hidden_state`` by name, else the first 3-D (or 2-D) output."""
     outputs = session.get_outputs()
@@ -367,14 +279,3 @@ def _token_output(session: Any, path: Path | None = None) -> Any:
         f"{path or 'The model'} has no token-embedding output (outputs: "
         f"{[arg.name for arg in outputs]}). Choose a sentence embedding model."
     )
-
-
-def _pad_id(tokenizer: Any, pad_token: str | None) -> int:
-    padding = tokenizer.padding
-    if padding and isinstance(padding.get("pad_id"), int):
-        return int(padding["pad_id"])
-    if pad_token is not None:
-        found = tokenizer.token_to_id(pad_token)
-        if found is not None:
-            return int(found)
-    return 0

@@ -10,7 +10,8 @@ column is "relevant") and ``tokenizer.json`` for the ``tokenizers`` package, wit
 installs as such a folder (``cove pull ms-marco-minilm-l6-v2``). Reranking changes only the
 order of what retrieval found, never the index, so a collection can be asked with or without it.
 
-onnxruntime, tokenizers and numpy are imported inside functions: importing ``engine`` stays fast.
+It runs on the same ONNX session set-up as the sentence encoder (``onnx_session``); onnxruntime,
+tokenizers and numpy are imported inside functions: importing ``engine`` stays fast.
 """
 
 from __future__ import annotations
@@ -19,6 +20,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from engine.documents.onnx_session import (
+    batch_feed,
+    input_types,
+    load_tokenizers,
+    open_session,
+    pad_id,
+    physical_cores,
+    read_json,
+)
 from engine.errors import GenerationError, ModelLoadError
 
 MODEL_FILE = "model.onnx"
@@ -26,8 +36,6 @@ TOKENIZER_FILE = "tokenizer.json"
 TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
 MAX_TOKENS = 512  # BERT-style cross-encoders have 512 learned positions
 BATCH = 16
-_INT_TYPES = {"tensor(int64)": "int64", "tensor(int32)": "int32"}
-_FEEDABLE = ("input_ids", "attention_mask", "token_type_ids")
 
 
 def is_reranker_folder(path: Path) -> bool:
@@ -46,52 +54,41 @@ class CrossEncoder:
     """One loaded cross-encoder on ONNX Runtime's CPU provider (it runs beside the chat model
     without competing for an accelerator's memory)."""
 
-    def __init__(self, folder: Path, session: Any, tokenizer: Any) -> None:
+    def __init__(self, folder: Path, session: Any, tokenizer: Any, pad: int = 0) -> None:
         self._folder = folder
         self._session: Any = session
         self._tokenizer: Any = tokenizer
-        self._inputs = {arg.name: _INT_TYPES[arg.type] for arg in session.get_inputs()}
+        self._pad = pad  # the tokenizer's pad id
+        self._inputs = input_types(session)
         self._output: str = session.get_outputs()[0].name
 
     @classmethod
     def load(cls, folder: Path, *, threads: int | None = None) -> CrossEncoder:
-        from engine.documents.embeddings import _load_tokenizers, _physical_cores, _read_json
-        from engine.native.ort import import_onnxruntime
-
         folder = Path(folder)
         if not is_reranker_folder(folder):
             raise ModelLoadError(
                 f"{folder} is not a reranker folder: it needs {MODEL_FILE} and "
                 f"{TOKENIZER_FILE}, and no pooling settings (that is an embedding model)."
             )
-        limit = MAX_TOKENS
+        limit, pad_token = MAX_TOKENS, None
         if (folder / TOKENIZER_CONFIG_FILE).is_file():
-            declared = _read_json(folder / TOKENIZER_CONFIG_FILE).get("model_max_length")
+            settings = read_json(folder / TOKENIZER_CONFIG_FILE)
+            declared = settings.get("model_max_length")
             if isinstance(declared, int | float) and 2 <= declared < MAX_TOKENS:
                 limit = int(declared)
-        tokenizer, _counter = _load_tokenizers(folder / TOKENIZER_FILE, limit)
+            pad_token = (
+                settings.get("pad_token") if isinstance(settings.get("pad_token"), str) else None
+            )
+        tokenizer, _counter = load_tokenizers(folder / TOKENIZER_FILE, limit)
+        pad = pad_id(tokenizer, pad_token)
         tokenizer.no_padding()
-        ort = import_onnxruntime()
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or _physical_cores()
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        try:
-            session = ort.InferenceSession(
-                str(folder / MODEL_FILE), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:  # native boundary: ONNX Runtime raises its own types
-            raise ModelLoadError(
-                f"ONNX Runtime cannot load the reranker {folder} ({exc}). Download it again."
-            ) from exc
-        names = [arg.name for arg in session.get_inputs()]
-        wrong = [arg.name for arg in session.get_inputs() if arg.type not in _INT_TYPES]
-        if "input_ids" not in names or any(n not in _FEEDABLE for n in names) or wrong:
-            raise ModelLoadError(
-                f"The reranker {folder} expects inputs {names}; Cove feeds a BERT-style "
-                "cross-encoder input_ids, attention_mask and token_type_ids."
-            )
-        return cls(folder, session, tokenizer)
+        session = open_session(
+            folder / MODEL_FILE,
+            threads or physical_cores(),
+            named=f"the reranker {folder}",
+            kind="cross-encoder",
+        )
+        return cls(folder, session, tokenizer, pad)
 
     @property
     def name(self) -> str:
@@ -109,14 +106,7 @@ class CrossEncoder:
         scores: list[float] = []
         for start in range(0, len(encodings), BATCH):
             part = encodings[start : start + BATCH]
-            length = max(1, max(len(e.ids) for e in part))
-            arrays = {name: np.zeros((len(part), length), dtype=np.int64) for name in _FEEDABLE}
-            for row, e in enumerate(part):
-                n = len(e.ids)
-                arrays["input_ids"][row, :n] = e.ids
-                arrays["attention_mask"][row, :n] = e.attention_mask
-                arrays["token_type_ids"][row, :n] = e.type_ids
-            feed = {n: arrays[n].astype(t, copy=False) for n, t in self._inputs.items()}
+            feed, _mask = batch_feed(part, self._pad, self._inputs, np)
             try:
                 (logits,) = self._session.run([self._output], feed)
             except Exception as exc:  # native boundary
