@@ -362,14 +362,23 @@ class EngineService(QObject):
         on_done: Callable[[Plan], None],
         on_error: Callable[[BaseException], None],
     ) -> None:
-        engine = self.engine
-        if engine is None:
+        engine = self._local_engine(on_error)
+        if engine is not None:
+            self.control_pool.submit(lambda: engine.client.plan(model), on_done, on_error)
+
+    def _local_engine(
+        self, on_error: Callable[[BaseException], None]
+    ) -> LocalEngine | RemoteEngine | None:
+        """This computer's running engine host, for what only it can do (plans, saved state);
+        None, with the reason given to ``on_error``, when none runs or another computer's is in
+        use."""
+        if self.engine is None:
             on_error(EngineError("The engine is not running."))
-            return
+            return None
         if self.remote is not None:
             on_error(EngineError(self.remote.note))
-            return
-        self.control_pool.submit(lambda: engine.client.plan(model), on_done, on_error)
+            return None
+        return self.engine
 
     # -- conversations' saved state -------------------------------------------------------------
 
@@ -377,14 +386,9 @@ class EngineService(QObject):
         self, on_done: Callable[[dict[str, Any]], None], on_error: Callable[[BaseException], None]
     ) -> None:
         """How much conversation state the engine keeps on disk, and its limit."""
-        engine = self.engine
-        if engine is None:
-            on_error(EngineError("The engine is not running."))
-            return
-        if self.remote is not None:
-            on_error(EngineError(self.remote.note))
-            return
-        self.control_pool.submit(engine.client.saved_state, on_done, on_error)
+        engine = self._local_engine(on_error)
+        if engine is not None:
+            self.control_pool.submit(engine.client.saved_state, on_done, on_error)
 
     def set_state_limit(self, limit_bytes: int) -> None:
         engine = self.engine
