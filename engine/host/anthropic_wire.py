@@ -18,7 +18,7 @@ from engine.errors import (
     InvalidRequest,
     ModelNotFound,
 )
-from engine.host import wire
+from engine.host.params import parse_params
 from engine.host.tool_wire import check_schema
 from engine.images import read_base64
 from engine.tools import Tool, ToolCall, ToolChoice
@@ -80,7 +80,7 @@ def parse_messages(body: object, *, counting: bool = False) -> MessagesRequest:
                 sampling[name] = body[name]
         if body.get("stop_sequences") is not None:
             sampling["stop"] = body["stop_sequences"]
-    params = wire.parse_params(sampling)
+    params = parse_params(sampling)
     offered = tools if choice.mode != "none" else ()
     required = call_schema(tools, choice)
     params = replace(

@@ -14,7 +14,7 @@ from typing import Any
 from engine.errors import InvalidRequest
 
 __all__ = ["InvalidRequest", "OllamaRequest"]
-from engine.host import wire
+from engine.host.params import parse_params
 from engine.host.tool_wire import check_schema, parse_tools
 from engine.images import read_base64
 from engine.tools import Tool, ToolCall
@@ -155,7 +155,7 @@ def _params(data: Mapping[str, Any]) -> GenerationParams:
         if name == "repeat_last_n":
             continue  # applied below: GenerationParams takes it directly
         fields[target] = value
-    params = wire.parse_params(fields)
+    params = parse_params(fields)
     last_n = options.get("repeat_last_n")
     if isinstance(last_n, int) and not isinstance(last_n, bool):
         params = replace(params, repeat_last_n=last_n)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.errors import InvalidRequest
-from engine.host import wire
+from engine.host.params import parse_params
 from engine.host.tool_wire import parse_tool_choice, parse_tools, reply_schema
 from engine.tools import Tool, ToolCall, ToolChoice
 from engine.tools.constrain import call_schema, grammar_for
@@ -75,7 +75,7 @@ def parse(body: object) -> ResponsesRequest:
         sampling["max_tokens"] = body["max_output_tokens"]
     top = body.get("top_logprobs")
     params = replace(
-        wire.parse_params(sampling),
+        parse_params(sampling),
         tools=tools if choice.mode != "none" else (),
         grammar=grammar_for(shape) if shape is not None else None,
     )

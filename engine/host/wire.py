@@ -20,6 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 from engine.client.protocol import completion_extras
 from engine.errors import InvalidRequest
+from engine.host.params import SAMPLING_FIELDS, flag, is_int, is_number, parse_params
 from engine.host.tool_wire import parse_tool_choice, parse_tools, reply_schema
 from engine.images import read_data_url, read_image_file
 from engine.tools import Tool, ToolCall, ToolChoice
@@ -31,30 +32,14 @@ from engine.types import (
     GenerationParams,
     ImageInput,
     Role,
-    Speculation,
     TokenLogprob,
 )
 
-MAX_STOP = 8
-MAX_STOP_CHARS = 256
 MAX_MESSAGES = 4096
 MAX_IMAGES = 16  # in one message
 MAX_EMBED_INPUTS = 2048
 ROLES: frozenset[str] = frozenset(get_args(Role))
 
-_SAMPLING = {
-    "temperature",
-    "top_p",
-    "top_k",
-    "min_p",
-    "repeat_penalty",
-    "max_tokens",
-    "max_completion_tokens",
-    "stop",
-    "seed",
-    "speculation",
-    "cove_conversation",
-}
 _COMMON = {"model", "stream", "stream_options", "n", "user", "presence_penalty"}
 _COMMON |= {"frequency_penalty", "logprobs", "response_format"}
 CHAT_FIELDS = frozenset(
@@ -65,10 +50,10 @@ CHAT_FIELDS = frozenset(
         "parallel_tool_calls",
         "top_logprobs",
         *_COMMON,
-        *_SAMPLING,
+        *SAMPLING_FIELDS,
     }
 )
-COMPLETION_FIELDS = frozenset({"prompt", "echo", *_COMMON, *_SAMPLING})
+COMPLETION_FIELDS = frozenset({"prompt", "echo", *_COMMON, *SAMPLING_FIELDS})
 EMBEDDING_FIELDS = frozenset({"model", "input", "encoding_format", "user", "dimensions"})
 
 
@@ -121,7 +106,7 @@ def parse_chat(body: object, local_files: bool = False) -> ChatRequest:
     shape = required if required is not None else schema
     offered = tools if choice.mode != "none" else ()
     params = replace(
-        _params(data),
+        parse_params(data),
         tools=offered,
         grammar=grammar_for(shape) if shape is not None else None,
         logprobs=_chat_logprobs(data),
@@ -142,7 +127,7 @@ def parse_completion(body: object) -> CompletionRequest:
     if data.get("echo") not in (None, False):
         raise InvalidRequest("'echo' is not supported.")
     stream, include_usage = _stream_flags(data)
-    params = replace(_params(data), logprobs=_completion_logprobs(data))
+    params = replace(parse_params(data), logprobs=_completion_logprobs(data))
     return CompletionRequest(_model(data), prompt, params, stream, include_usage)
 
 
@@ -172,9 +157,9 @@ def parse_embeddings(body: object) -> EmbeddingRequest:
 def parse_load(body: object) -> tuple[str, int | None, bool]:
     data = _object(body, frozenset({"model", "ctx", "stream"}))
     ctx = data.get("ctx")
-    if ctx is not None and (not _is_int(ctx) or not 256 <= ctx <= 1 << 22):
+    if ctx is not None and (not is_int(ctx) or not 256 <= ctx <= 1 << 22):
         raise InvalidRequest("'ctx' must be an integer between 256 and 4194304.")
-    return _model(data), ctx, _bool(data, "stream", False)
+    return _model(data), ctx, flag(data, "stream", False)
 
 
 # -- responses ---------------------------------------------------------------------------------
@@ -464,19 +449,19 @@ def _image_part(raw: object, where: str, local_files: bool) -> ImageInput:
 
 
 def _stream_flags(data: Mapping[str, Any]) -> tuple[bool, bool]:
-    stream = _bool(data, "stream", False)
+    stream = flag(data, "stream", False)
     opts = data.get("stream_options")
     include_usage = False
     if opts is not None:
         if not isinstance(opts, dict) or set(opts) - {"include_usage"}:
             raise InvalidRequest("'stream_options' may only hold 'include_usage'.")
-        include_usage = _bool(opts, "include_usage", False)
+        include_usage = flag(opts, "include_usage", False)
     n = data.get("n", 1)
     if n != 1 or isinstance(n, bool):
         raise InvalidRequest("'n' must be 1: one choice per request.")
     for name in ("presence_penalty", "frequency_penalty"):
         value = data.get(name)
-        if value is not None and (not _is_number(value) or not -2.0 <= value <= 2.0):
+        if value is not None and (not is_number(value) or not -2.0 <= value <= 2.0):
             raise InvalidRequest(f"'{name}' must be a number between -2 and 2.")
     user = data.get("user")
     if user is not None and not isinstance(user, str):
@@ -486,9 +471,9 @@ def _stream_flags(data: Mapping[str, Any]) -> tuple[bool, bool]:
 
 def _chat_logprobs(data: Mapping[str, Any]) -> int | None:
     """Chat: ``logprobs: true`` asks for them, ``top_logprobs`` (0-20) for alternatives."""
-    wanted = _bool(data, "logprobs", False)
+    wanted = flag(data, "logprobs", False)
     top = data.get("top_logprobs")
-    if top is not None and (not _is_int(top) or not 0 <= top <= TOP_LOGPROBS_MAX):
+    if top is not None and (not is_int(top) or not 0 <= top <= TOP_LOGPROBS_MAX):
         raise InvalidRequest(f"'top_logprobs' must be an integer from 0 to {TOP_LOGPROBS_MAX}.")
     if top is not None and not wanted:
         raise InvalidRequest("'top_logprobs' needs 'logprobs': true.")
@@ -500,7 +485,7 @@ def _completion_logprobs(data: Mapping[str, Any]) -> int | None:
     value = data.get("logprobs")
     if value is None:
         return None
-    if not _is_int(value) or not 0 <= value <= TOP_LOGPROBS_MAX:
+    if not is_int(value) or not 0 <= value <= TOP_LOGPROBS_MAX:
         raise InvalidRequest(f"'logprobs' must be an integer from 0 to {TOP_LOGPROBS_MAX}.")
     return int(value)
 
@@ -533,68 +518,3 @@ def completion_logprobs(tokens: Sequence[TokenLogprob], offset: int = 0) -> dict
         "top_logprobs": [{text: lp for text, lp, _raw in t.top} for t in tokens],
         "text_offset": offsets,
     }
-
-
-def _params(data: Mapping[str, Any]) -> GenerationParams:
-    kwargs: dict[str, Any] = {"max_tokens": None}
-    for name in ("temperature", "top_p", "min_p", "repeat_penalty"):
-        if data.get(name) is not None:
-            if not _is_number(data[name]):
-                raise InvalidRequest(f"'{name}' must be a number.")
-            kwargs[name] = float(data[name])
-    for name, target in (
-        ("top_k", "top_k"),
-        ("seed", "seed"),
-        ("max_tokens", "max_tokens"),
-        ("max_completion_tokens", "max_tokens"),
-    ):
-        if data.get(name) is not None:
-            if not _is_int(data[name]):
-                raise InvalidRequest(f"'{name}' must be an integer.")
-            kwargs[target] = data[name]
-    stop = data.get("stop")
-    if stop is not None:
-        stops = [stop] if isinstance(stop, str) else stop
-        if not isinstance(stops, list) or not all(isinstance(s, str) and s for s in stops):
-            raise InvalidRequest("'stop' must be a non-empty string or a list of them.")
-        if len(stops) > MAX_STOP or any(len(s) > MAX_STOP_CHARS for s in stops):
-            raise InvalidRequest(
-                f"'stop' allows at most {MAX_STOP} strings of {MAX_STOP_CHARS} characters."
-            )
-        kwargs["stop"] = tuple(stops)
-    speculation = data.get("speculation")
-    if speculation is not None:
-        if speculation not in get_args(Speculation):
-            raise InvalidRequest('\'speculation\' must be "auto", "on" or "off".')
-        kwargs["speculation"] = speculation
-    conversation = data.get("cove_conversation")
-    if conversation is not None:
-        if not isinstance(conversation, str) or not 0 < len(conversation) <= 200:
-            raise InvalidRequest("'cove_conversation' must be a short string.")
-        kwargs["conversation"] = conversation
-    try:
-        return GenerationParams(**kwargs)
-    except ValueError as exc:
-        raise InvalidRequest(f"Invalid sampling parameter: {exc}.") from None
-
-
-def _bool(data: Mapping[str, Any], name: str, default: bool) -> bool:
-    value = data.get(name, default)
-    if value is None:
-        return default
-    if not isinstance(value, bool):
-        raise InvalidRequest(f"'{name}' must be true or false.")
-    return value
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and value == value
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def parse_params(data: Mapping[str, Any]) -> GenerationParams:
-    """Sampling and stopping fields, as every protocol's route reads them."""
-    return _params(data)

@@ -12,6 +12,7 @@ import pytest
 from engine.client import protocol
 from engine.errors import InvalidRequest
 from engine.host import wire
+from engine.host.params import parse_params
 from engine.types import Chunk, GenerationStats, Truncation
 
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
@@ -181,10 +182,10 @@ def test_embeddings_base64_is_little_endian_float32() -> None:
 
 
 def test_speculation_and_conversation_fields_are_read_and_checked() -> None:
-    params = wire.parse_params({"speculation": "on", "cove_conversation": "chat-7"})
+    params = parse_params({"speculation": "on", "cove_conversation": "chat-7"})
     assert params.speculation == "on" and params.conversation == "chat-7"
-    assert wire.parse_params({}).speculation == "auto"
+    assert parse_params({}).speculation == "auto"
     with pytest.raises(InvalidRequest, match="speculation"):
-        wire.parse_params({"speculation": "fast"})
+        parse_params({"speculation": "fast"})
     with pytest.raises(InvalidRequest, match="cove_conversation"):
-        wire.parse_params({"cove_conversation": 7})
+        parse_params({"cove_conversation": 7})

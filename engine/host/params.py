@@ -1,0 +1,91 @@
+"""The sampling-parameter rules every protocol borrows: which fields are sampling and stopping
+fields, how each is checked, and the ``GenerationParams`` they make. The OpenAI routes read them
+straight from the body; the Responses, Anthropic and Ollama routes map their own names onto them
+first."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, get_args
+
+from engine.errors import InvalidRequest
+from engine.types import GenerationParams, Speculation
+
+MAX_STOP = 8
+MAX_STOP_CHARS = 256
+
+SAMPLING_FIELDS = {
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "repeat_penalty",
+    "max_tokens",
+    "max_completion_tokens",
+    "stop",
+    "seed",
+    "speculation",
+    "cove_conversation",
+}
+
+
+def parse_params(data: Mapping[str, Any]) -> GenerationParams:
+    """Sampling and stopping fields, as every protocol's route reads them: each checked, and
+    said in the request's own words when it is wrong."""
+    kwargs: dict[str, Any] = {"max_tokens": None}
+    for name in ("temperature", "top_p", "min_p", "repeat_penalty"):
+        if data.get(name) is not None:
+            if not is_number(data[name]):
+                raise InvalidRequest(f"'{name}' must be a number.")
+            kwargs[name] = float(data[name])
+    for name, target in (
+        ("top_k", "top_k"),
+        ("seed", "seed"),
+        ("max_tokens", "max_tokens"),
+        ("max_completion_tokens", "max_tokens"),
+    ):
+        if data.get(name) is not None:
+            if not is_int(data[name]):
+                raise InvalidRequest(f"'{name}' must be an integer.")
+            kwargs[target] = data[name]
+    stop = data.get("stop")
+    if stop is not None:
+        stops = [stop] if isinstance(stop, str) else stop
+        if not isinstance(stops, list) or not all(isinstance(s, str) and s for s in stops):
+            raise InvalidRequest("'stop' must be a non-empty string or a list of them.")
+        if len(stops) > MAX_STOP or any(len(s) > MAX_STOP_CHARS for s in stops):
+            raise InvalidRequest(
+                f"'stop' allows at most {MAX_STOP} strings of {MAX_STOP_CHARS} characters."
+            )
+        kwargs["stop"] = tuple(stops)
+    speculation = data.get("speculation")
+    if speculation is not None:
+        if speculation not in get_args(Speculation):
+            raise InvalidRequest('\'speculation\' must be "auto", "on" or "off".')
+        kwargs["speculation"] = speculation
+    conversation = data.get("cove_conversation")
+    if conversation is not None:
+        if not isinstance(conversation, str) or not 0 < len(conversation) <= 200:
+            raise InvalidRequest("'cove_conversation' must be a short string.")
+        kwargs["conversation"] = conversation
+    try:
+        return GenerationParams(**kwargs)
+    except ValueError as exc:
+        raise InvalidRequest(f"Invalid sampling parameter: {exc}.") from None
+
+
+def flag(data: Mapping[str, Any], name: str, default: bool) -> bool:
+    value = data.get(name, default)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise InvalidRequest(f"'{name}' must be true or false.")
+    return value
+
+
+def is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value
+
+
+def is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
