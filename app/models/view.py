@@ -12,7 +12,6 @@ from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -32,6 +31,8 @@ from app.common.verdicts import Verdict, verdict_from_error, verdict_from_plan
 from app.common.workers import WorkerPool
 from app.models.download_controller import DownloadController
 from app.models.downloads import DownloadsView
+from app.models.importing import ask_import_mode, choose_model_file
+from app.models.partials import PartialDownloadsTable
 from engine.hardware.report import HardwareReport
 from engine.hub.requests import resume_request
 from engine.library import ModelEntry, scan_models
@@ -83,7 +84,6 @@ class ModelsView(QWidget):
         self._plan = plan
         self.downloads = downloads or DownloadController()
         self._in_use = in_use  # which processes have a model file open (refuses a delete)
-        self.partial_list: list[PartialDownload] = []
         # asks the user to confirm a delete: (title, question) -> yes
         self.confirm: Callable[[str, str], bool] = self._ask
         # asks how to import a model: "copy", "link" (use it where it is) or None (cancelled)
@@ -202,16 +202,9 @@ class ModelsView(QWidget):
         layout.addLayout(actions)
 
         self.partials_title = QLabel("<b>Unfinished downloads</b>")
-        self.partials = QTableWidget(0, 3)
-        self.partials.setHorizontalHeaderLabels(("Download", "Fetched", ""))
-        self.partials.verticalHeader().setVisible(False)
-        self.partials.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.partials.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.partials.setShowGrid(False)
-        phead = self.partials.horizontalHeader()
-        phead.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for col in (1, 2):
-            phead.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.partials = PartialDownloadsTable()
+        self.partials.resume_requested.connect(self._resume_partial)
+        self.partials.discard_requested.connect(self.discard_partial)
         for widget in (self.partials_title, self.partials):
             widget.setVisible(False)
             layout.addWidget(widget)
@@ -511,37 +504,13 @@ class ModelsView(QWidget):
 
     def _show_partials(self, partials: list[PartialDownload]) -> None:
         """Partial files that no download in the queue is working on, with a Discard each."""
-        active = self.downloads.active_names()
-        self.partial_list = [p for p in partials if f"{p.repo}/{p.file}" not in active]
-        self.partials.setRowCount(0)  # drops the old rows' buttons
-        self.partials.setRowCount(len(self.partial_list))
-        for row, partial in enumerate(self.partial_list):
-            name = QTableWidgetItem(f"{partial.repo}/{partial.file}")
-            name.setToolTip(shown(partial.target.parent))
-            self.partials.setItem(row, 0, name)
-            fetched = format_bytes(partial.downloaded_bytes)
-            if partial.total_bytes:
-                fetched += f" of {format_bytes(partial.total_bytes)}"
-            fetched += f" · {format_bytes(partial.disk_bytes)} on disk"
-            self.partials.setItem(row, 1, QTableWidgetItem(fetched))
-            buttons = QWidget()
-            box = QHBoxLayout(buttons)
-            box.setContentsMargins(4, 0, 4, 0)
-            resume = QPushButton("Resume")
-            resume.setObjectName("Secondary")
-            resume.clicked.connect(lambda _c=False, p=partial: self._resume_partial(p))
-            discard = QPushButton("Discard")
-            discard.setObjectName("Secondary")
-            discard.clicked.connect(lambda _c=False, p=partial: self.discard_partial(p))
-            box.addWidget(resume)
-            box.addWidget(discard)
-            self.partials.setCellWidget(row, 2, buttons)
-        self.partials.resizeRowsToContents()
-        rows = max(1, min(3, len(self.partial_list)))
-        height = self.partials.horizontalHeader().height() + rows * self.partials.rowHeight(0)
-        self.partials.setFixedHeight(height + 4)
+        self.partials.show_partials(partials, set(self.downloads.active_names()))
         for widget in (self.partials_title, self.partials):
             widget.setVisible(bool(self.partial_list))
+
+    @property
+    def partial_list(self) -> list[PartialDownload]:
+        return self.partials.shown_partials
 
     def discard_partial(self, partial: PartialDownload) -> None:
         name = f"{partial.repo}/{partial.file}"
@@ -586,15 +555,8 @@ class ModelsView(QWidget):
         self.refresh()
 
     def _import_dialog(self) -> None:
-        path, _filter = QFileDialog.getOpenFileName(
-            self,
-            "Import a model",
-            str(Path.home()),
-            "GGUF models (*.gguf);;ONNX model config (genai_config.json)",
-        )
-        if path:
-            chosen = Path(path)
-            model = chosen.parent if chosen.name == "genai_config.json" else chosen
+        model = choose_model_file(self)
+        if model is not None:
             mode = self.choose_import_mode(model)
             if mode == "copy":
                 self.import_copy(model)
@@ -620,19 +582,7 @@ class ModelsView(QWidget):
         self.pool.submit(lambda: import_model(source), done, lambda exc: self.say(str(exc)))
 
     def _ask_import_mode(self, model: Path) -> str | None:
-        box = QMessageBox(self)
-        box.setWindowTitle("Import a model")
-        box.setText(f"Import {model.name}?")
-        box.setInformativeText(
-            "A copy in Cove's models folder keeps working if the original moves; using it where "
-            "it is takes no extra space."
-        )
-        copy = box.addButton("Copy into models folder", QMessageBox.ButtonRole.AcceptRole)
-        link = box.addButton("Use where it is", QMessageBox.ButtonRole.AcceptRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.exec()
-        clicked = box.clickedButton()
-        return "copy" if clicked is copy else "link" if clicked is link else None
+        return ask_import_mode(self, model)
 
     def _open_folder(self) -> None:
         folder = models_dir()

@@ -10,10 +10,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFileDialog,
     QMainWindow,
     QMenu,
-    QMessageBox,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -27,6 +25,7 @@ from app.chat.page import ChatPage
 from app.chat.settings import SettingsPanel
 from app.chat.state_dialog import LIMIT_SETTING, stored_limit
 from app.chat.view import ChatView
+from app.common.document_encoder import DocumentEncoder
 from app.common.engine_service import STARTER, EngineService
 from app.common.mcp_service import ENABLED_SETTING, McpService
 from app.common.theme import ThemeManager
@@ -40,12 +39,12 @@ from app.models.view import IMPORTED_SETTING, ModelsView
 from app.remote.choice import EngineChoice, read_choice, save_choice
 from app.remote.engine_mode import EngineMode
 from app.shell.banner import EngineBanner
+from app.shell.conversations import ConversationList
 from app.shell.sidebar import Sidebar
 from app.shell.status_bar import StatusBar
 from app.shell.warm_up import WarmUp
 from app.shell.welcome import WelcomeView
-from engine.documents.encoder import Encoder, default_encoder_folder
-from engine.documents.host_encoder import HostEncoder
+from engine.documents.encoder import default_encoder_folder
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
 
 if TYPE_CHECKING:
@@ -56,7 +55,7 @@ if TYPE_CHECKING:
     from engine.client.protocol import EngineStatus
     from engine.planner.plan import Plan
     from engine.remote.remote_engine import RemoteEngine
-    from engine.store import Conversation, Store
+    from engine.store import Store
 
 DEFAULT_SIZE = (1240, 780)
 MIN_SIZE = (820, 520)
@@ -112,15 +111,15 @@ class MainWindow(QMainWindow):
         # The page's widgets that the window is asked about (the chat settings toggle, the notice).
         self.settings_button = self.chat_page.settings_button
         self.context_notice = self.chat_page.context_notice
-        self._documents_encoder: Encoder | None = None
         # The library's embedding model (tests give their own).
         self.encoder_folder: Callable[[], Path | None] = default_encoder_folder
-        self.documents_view = DocumentsView(encoder=self._document_encoder)
+        self.document_encoder = DocumentEncoder(self.engine, lambda: self.encoder_folder())
+        self.documents_view = DocumentsView(encoder=self.document_encoder)
         self.composer.set_collections([c.name for c in self.documents_view.db.collections()])
         self.documents_view.collections_changed.connect(self.composer.set_collections)
         self.document_answers = DocumentAnswers(
             self.documents_view.db,
-            self._document_encoder,
+            self.document_encoder,
             lambda: self.engine.status.n_ctx if self.engine.status is not None else None,
             self.documents_view.indexing,
         )
@@ -133,6 +132,15 @@ class MainWindow(QMainWindow):
         # This computer's engine or another's: it says what to show, the window shows it.
         self.engine_mode = EngineMode(self.engine, self, save=self._save_engine_choice)
         self._connect_engine_mode()
+        self.conversations = ConversationList(
+            self,
+            self.sidebar,
+            self.controller,
+            self.chat_page,
+            self.settings_panel,
+            show_chat=lambda: self.show_page("chat"),
+            notify=self.status.notify,
+        )
         pages = (self.chat_page, self.models_view, self.hardware_view, self.welcome)
         for page in (*pages, self.documents_view):
             self.pages.addWidget(page)
@@ -161,8 +169,8 @@ class MainWindow(QMainWindow):
         menu = QMenu(self)
         menu.addAction("Export chat as Markdown…", lambda: self._export_current("markdown"))
         menu.addAction("Export chat as JSON…", lambda: self._export_current("json"))
-        menu.addAction("Rename chat", self._rename_current)
-        menu.addAction("Delete chat…", self._delete_current)
+        menu.addAction("Rename chat", lambda: self.conversations.rename_current())
+        menu.addAction("Delete chat…", lambda: self.conversations.delete_current())
         menu.addSeparator()
         theme_menu = menu.addMenu("Theme")
         group = QActionGroup(self)
@@ -214,7 +222,7 @@ class MainWindow(QMainWindow):
         self.models_view.set_remote(note)
         self.settings_panel.set_remote(note)
         self.view.set_engine_place(remote.where if remote is not None else None)
-        self.forget_document_encoder()
+        self.document_encoder.forget()
 
     def _show_remote_models(self, tab: QWidget, title: str) -> None:
         tabs = self.models_view.tabs
@@ -292,20 +300,11 @@ class MainWindow(QMainWindow):
         c, e, s = self.controller, self.engine, self.sidebar
         c.store_opened.connect(self._store_opened)
         c.store_failed.connect(lambda msg: self.banner.show_crash(msg, [], "No chat history"))
-        c.conversations_listed.connect(self._conversations_listed)
-        c.search_found.connect(s.set_search_results)
-        c.conversation_opened.connect(self._conversation_opened)
         c.reply_finished.connect(self._reply_finished)
         c.context_changed.connect(self._context_changed)
         c.vision_notice.connect(self.chat_page.show_vision_notice)
         self.chat_page.vision_models_requested.connect(self.show_vision_models)
         c.notice.connect(self.status.notify)
-        s.new_chat_requested.connect(self.new_chat)
-        s.conversation_selected.connect(self._select_conversation)
-        s.rename_requested.connect(c.rename)
-        s.delete_requested.connect(self._confirm_delete)
-        s.export_requested.connect(self._export)
-        s.search_changed.connect(c.search)
         s.view_requested.connect(self.show_page)
         self.view.copy_done.connect(self.status.notify)
         self.settings_panel.system_prompt_changed.connect(c.set_system_prompt)
@@ -422,25 +421,6 @@ class MainWindow(QMainWindow):
 
     # -- pages ---------------------------------------------------------------------------------
 
-    def _document_encoder(self) -> Encoder | None:
-        """The library's embedding model, run by this computer's engine host (called on a worker
-        thread); None until both exist: files are then indexed for keywords, and their vectors
-        added the next time. With another computer's engine, a host of this computer's embeds:
-        documents and questions are searched here, and only the grounded prompt goes there."""
-        encoder = self._documents_encoder
-        if encoder is not None:
-            return encoder
-        folder = self.encoder_folder()
-        if folder is None or self.engine.engine is None:
-            return None
-        encoder = HostEncoder(self.engine.local_embedder(), folder)
-        self._documents_encoder = encoder
-        return encoder
-
-    def forget_document_encoder(self) -> None:
-        """The engine that embeds changed (another computer's engine, or this one's again)."""
-        self._documents_encoder = None
-
     def _discover_shown(self) -> None:
         """The user is browsing the catalog: ask the hub for its sizes (once per run) and the
         engine for this computer's hardware, for the recommendations."""
@@ -496,60 +476,10 @@ class MainWindow(QMainWindow):
     # -- conversations -------------------------------------------------------------------------
 
     def new_chat(self) -> None:
-        self.settings_panel.flush()
-        self.controller.new_chat()
-        self.show_page("chat")
-
-    def _select_conversation(self, conv_id: int, message_id: int | None) -> None:
-        self.settings_panel.flush()
-        self.controller.open_conversation(conv_id, message_id)
-        self.show_page("chat")
-
-    def _conversations_listed(self, conversations: list[Conversation]) -> None:
-        if self.sidebar.query:
-            self.controller.search(self.sidebar.query)
-        else:
-            self.sidebar.set_conversations(conversations)
-        current = self.controller.current
-        self.sidebar.set_current(current.id if current is not None else None)
-
-    def _conversation_opened(self, conversation: Conversation | None) -> None:
-        self.sidebar.set_current(conversation.id if conversation is not None else None)
-        self.chat_page.set_title(conversation.title if conversation is not None else "New chat")
-        self.settings_panel.show_settings(
-            self.controller.system_prompt(), self.controller.settings()
-        )
-
-    def _confirm_delete(self, conv_id: int) -> None:
-        answer = QMessageBox.question(
-            self,
-            "Delete chat",
-            "Delete this conversation and all its messages? This cannot be undone.",
-        )
-        if answer == QMessageBox.StandardButton.Yes:
-            self.controller.delete_conversation(conv_id)
-
-    def _delete_current(self) -> None:
-        if self.controller.current is not None:
-            self._confirm_delete(self.controller.current.id)
-
-    def _rename_current(self) -> None:
-        if self.controller.current is not None:
-            self.sidebar.begin_rename(self.controller.current.id)
+        self.conversations.new_chat()
 
     def _export_current(self, fmt: str) -> None:
-        if self.controller.current is not None:
-            self._export(self.controller.current.id, fmt)
-        else:
-            self.status.notify("Nothing to export yet: send a message first.")
-
-    def _export(self, conv_id: int, fmt: str) -> None:
-        suffix = "json" if fmt == "json" else "md"
-        path, _filter = QFileDialog.getSaveFileName(
-            self, "Export chat", str(Path.home() / f"cove-chat-{conv_id}.{suffix}")
-        )
-        if path:
-            self.controller.export(conv_id, fmt, Path(path))
+        self.conversations.export_current(fmt)
 
     # -- replies, context ----------------------------------------------------------------------
 
