@@ -17,6 +17,9 @@ from types import TracebackType
 from typing import Any, Literal
 
 from engine.documents.onnx_session import (
+    MODEL_FILE,
+    TOKENIZER_CONFIG_FILE,
+    TOKENIZER_FILE,
     batch_feed,
     input_types,
     load_tokenizers,
@@ -27,9 +30,6 @@ from engine.documents.onnx_session import (
 )
 from engine.errors import GenerationError, ModelLoadError
 
-MODEL_FILE = "model.onnx"
-TOKENIZER_FILE = "tokenizer.json"
-TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
 POOLING_CONFIG_FILE = "pooling_config.json"
 REQUIRED_FILES = (MODEL_FILE, TOKENIZER_FILE, TOKENIZER_CONFIG_FILE, POOLING_CONFIG_FILE)
 # A chat model exported for onnxruntime-genai also has model.onnx and tokenizer.json.

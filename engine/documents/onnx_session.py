@@ -16,6 +16,10 @@ from typing import Any
 from engine.errors import BackendUnavailable, ModelLoadError
 from engine.native.ort import import_onnxruntime
 
+# The files of an encoder or reranker folder, as the library installs them.
+MODEL_FILE = "model.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
 FEEDABLE_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 INT_TYPES = {"tensor(int64)": "int64", "tensor(int32)": "int32"}
 CPU_PROVIDER = "CPUExecutionProvider"

@@ -20,20 +20,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.documents.onnx_session import (
-    batch_feed,
-    input_types,
-    load_tokenizers,
-    open_session,
-    pad_id,
-    physical_cores,
-    read_json,
-)
+from engine.documents import onnx_session as encoders
+from engine.documents.onnx_session import MODEL_FILE, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE
 from engine.errors import GenerationError, ModelLoadError
 
-MODEL_FILE = "model.onnx"
-TOKENIZER_FILE = "tokenizer.json"
-TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
 MAX_TOKENS = 512  # BERT-style cross-encoders have 512 learned positions
 BATCH = 16
 
@@ -59,7 +49,7 @@ class CrossEncoder:
         self._session: Any = session
         self._tokenizer: Any = tokenizer
         self._pad = pad  # the tokenizer's pad id
-        self._inputs = input_types(session)
+        self._inputs = encoders.input_types(session)
         self._output: str = session.get_outputs()[0].name
 
     @classmethod
@@ -72,19 +62,19 @@ class CrossEncoder:
             )
         limit, pad_token = MAX_TOKENS, None
         if (folder / TOKENIZER_CONFIG_FILE).is_file():
-            settings = read_json(folder / TOKENIZER_CONFIG_FILE)
+            settings = encoders.read_json(folder / TOKENIZER_CONFIG_FILE)
             declared = settings.get("model_max_length")
             if isinstance(declared, int | float) and 2 <= declared < MAX_TOKENS:
                 limit = int(declared)
             pad_token = (
                 settings.get("pad_token") if isinstance(settings.get("pad_token"), str) else None
             )
-        tokenizer, _counter = load_tokenizers(folder / TOKENIZER_FILE, limit)
-        pad = pad_id(tokenizer, pad_token)
+        tokenizer, _counter = encoders.load_tokenizers(folder / TOKENIZER_FILE, limit)
+        pad = encoders.pad_id(tokenizer, pad_token)
         tokenizer.no_padding()
-        session = open_session(
+        session = encoders.open_session(
             folder / MODEL_FILE,
-            threads or physical_cores(),
+            threads or encoders.physical_cores(),
             named=f"the reranker {folder}",
             kind="cross-encoder",
         )
@@ -106,7 +96,7 @@ class CrossEncoder:
         scores: list[float] = []
         for start in range(0, len(encodings), BATCH):
             part = encodings[start : start + BATCH]
-            feed, _mask = batch_feed(part, self._pad, self._inputs, np)
+            feed, _mask = encoders.batch_feed(part, self._pad, self._inputs, np)
             try:
                 (logits,) = self._session.run([self._output], feed)
             except Exception as exc:  # native boundary

@@ -13,7 +13,6 @@ the finish reason and the stats.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import logging
 import threading
 import time
@@ -34,14 +33,8 @@ from engine.errors import (
 from engine.generation.clock import StatsClock
 from engine.generation.context import fit_prompt, prompt_overflow
 from engine.generation.reasoning import OPEN, opens_thinking
-from engine.generation.speculation import (
-    MAX_DRAFT,
-    PRIOR_HIT,
-    Drafter,
-    DraftPolicy,
-    PromptLookup,
-    Shadow,
-)
+from engine.generation.sampling import token_logprob
+from engine.generation.speculation import Drafter, DraftPolicy, ReplyGuesses
 from engine.generation.state_cache import MIN_GAIN as MIN_STATE_GAIN
 from engine.generation.state_cache import MIN_TOKENS as MIN_STATE_TOKENS
 from engine.generation.state_cache import StateCache
@@ -508,14 +501,12 @@ class GenerationLoop(ABC):
         top = params.logprobs
         scored: list[TokenLogprob] = []  # the tokens of text not yet sent
         verifier = self._verifier(source, params)
-        lookup = PromptLookup(history) if verifier is not None else None
-        # Images stand in the history as runs of negative ids, which no model can be fed as a
-        # guess: guesses stop before them, and a draft model (which would read the whole
-        # history) sits such a conversation out.
-        pictured = any(t < 0 for t in history)
-        policy = self._draft_policy
-        policy.hit = PRIOR_HIT
-        shadow = Shadow()
+        model_guess = self._model_guess if self._drafter is not None else None
+        guesses = (
+            ReplyGuesses(history, self._draft_policy, self._model_policy, model_guess)
+            if verifier is not None
+            else None
+        )
         # Tokens already sampled, with their logits when asked; those before the last are
         # guesses the model agreed with, already in the cache (``ahead`` of plain decoding).
         ready: deque[tuple[int, Any]] = deque()
@@ -550,37 +541,24 @@ class GenerationLoop(ABC):
                 break
             if ahead:  # a guess the model agreed with: already evaluated
                 ahead -= 1
-                if lookup is not None:
-                    lookup.append(token)
+                if guesses is not None:
+                    guesses.agreed(token)
                 continue
             draft: list[int] = []
-            used = policy
-            if lookup is not None:  # set exactly when there is a verifier
-                lookup.append(token)
-                shadow.produced(token, policy)
+            used = self._draft_policy
+            if guesses is not None:  # set exactly when there is a verifier
                 room = self._n_ctx - len(self._cached) - 2
                 if params.speculation == "auto":
                     room = min(room, self.exact_cells - len(self._cached) - 1)
                 if limit is not None:
                     room = min(room, limit - generated - 1)
-                guess = lookup.propose(MAX_DRAFT) if room > 0 and not shadow.active else []
-                if pictured:
-                    guess = list(itertools.takewhile(lambda t: t >= 0, guess))
-                draft = guess[: policy.length(min(room, len(guess)))]
-                if guess and not draft:
-                    shadow.start(guess)
-                drafting = self._drafter is not None and not pictured
-                if not draft and not guess and drafting and room > 0:
-                    draft = self._model_guess(lookup.tokens, room, cancel)
-                    used = self._model_policy
+                draft, used = guesses.after(token, room, cancel)
             began = time.perf_counter()
             if not draft:
                 if not source.accept(token, cancel):
                     return "cancelled", False
-                if lookup is not None:  # a single step, the unit both policies measure in
-                    elapsed = time.perf_counter() - began
-                    policy.timed_step(elapsed)
-                    self._model_policy.timed_step(elapsed)
+                if guesses is not None:  # a single step, the unit both policies measure in
+                    guesses.timed_step(time.perf_counter() - began)
                 self._cached.append(token)
                 continue
             assert verifier is not None
@@ -649,29 +627,6 @@ def _model_policy() -> DraftPolicy:
     """A draft model's policy before it has measured anything: a guess costs a fifth of a
     step."""
     return DraftPolicy(guess_cost=0.2)
-
-
-def token_logprob(
-    logits: Any, token: int, top: int, token_bytes: Callable[[int], bytes]
-) -> TokenLogprob:
-    """``token``'s log-probability under the softmax of ``logits`` (the model's distribution
-    before penalties, temperature and truncation), with the ``top`` most likely tokens."""
-    import numpy as np
-
-    row = np.asarray(logits, dtype=np.float64).reshape(-1)
-    peak = row.max()
-    log_total = peak + np.log(np.exp(row - peak).sum())
-
-    def entry(t: int) -> tuple[str, float, tuple[int, ...]]:
-        raw = token_bytes(t)
-        return raw.decode("utf-8", "replace"), float(row[t] - log_total), tuple(raw)
-
-    best: list[int] = []
-    if top > 0:
-        picked = np.argpartition(-row, min(top, row.size - 1))[:top]
-        best = [int(t) for t in picked[np.argsort(-row[picked], kind="stable")]]
-    text, logprob, raw = entry(token)
-    return TokenLogprob(text, logprob, raw, tuple(entry(t) for t in best))
 
 
 class _Prompt(Protocol):

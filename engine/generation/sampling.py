@@ -1,14 +1,15 @@
 """Choosing the next token from logits, for runtimes that give logits and no sampler of their own
 (Core ML): repetition penalty over the last N tokens, temperature, top-k, top-p and min-p, in
-llama.cpp's order, greedy at temperature 0, reproducible with a seed.
+llama.cpp's order, greedy at temperature 0, reproducible with a seed. And, for every runtime, a
+token's log-probability with the most likely alternatives (``logprobs``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.types import GenerationParams
+from engine.types import GenerationParams, TokenLogprob
 
 
 class LogitSampler:
@@ -47,3 +48,26 @@ class LogitSampler:
             order, probs = order[keep], probs[keep]
         probs = probs / probs.sum()
         return int(order[self._rng.choice(len(order), p=probs)])
+
+
+def token_logprob(
+    logits: Any, token: int, top: int, token_bytes: Callable[[int], bytes]
+) -> TokenLogprob:
+    """``token``'s log-probability under the softmax of ``logits`` (the model's distribution
+    before penalties, temperature and truncation), with the ``top`` most likely tokens."""
+    import numpy as np
+
+    row = np.asarray(logits, dtype=np.float64).reshape(-1)
+    peak = row.max()
+    log_total = peak + np.log(np.exp(row - peak).sum())
+
+    def entry(t: int) -> tuple[str, float, tuple[int, ...]]:
+        raw = token_bytes(t)
+        return raw.decode("utf-8", "replace"), float(row[t] - log_total), tuple(raw)
+
+    best: list[int] = []
+    if top > 0:
+        picked = np.argpartition(-row, min(top, row.size - 1))[:top]
+        best = [int(t) for t in picked[np.argsort(-row[picked], kind="stable")]]
+    text, logprob, raw = entry(token)
+    return TokenLogprob(text, logprob, raw, tuple(entry(t) for t in best))

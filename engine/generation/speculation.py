@@ -18,8 +18,9 @@ the tokens plain decoding produces), and drafts only the length that is expected
 
 from __future__ import annotations
 
+import itertools
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 MIN_NGRAM = 2
@@ -164,6 +165,60 @@ class Shadow:
             return
         policy.guessed(self._hits, missed=True)
         self._guess.clear()
+
+
+# A draft model's guess: (the conversation so far, how many tokens at most, cancel) -> tokens.
+ModelGuess = Callable[[list[int], int, threading.Event], list[int]]
+
+
+class ReplyGuesses:
+    """One reply's speculation: after each token, what to check in the next batch (the
+    conversation's own continuation, as long as ``policy`` expects it to pay; else a draft
+    model's guess, where there is one), and what each step and batch cost."""
+
+    def __init__(
+        self,
+        history: Sequence[int],
+        policy: DraftPolicy,
+        model_policy: DraftPolicy,
+        model_guess: ModelGuess | None = None,
+    ) -> None:
+        self.lookup = PromptLookup(history)
+        # Images stand in the history as runs of negative ids, which no model can be fed as a
+        # guess: guesses stop before them, and a draft model (which would read the whole
+        # history) sits such a conversation out.
+        self.pictured = any(t < 0 for t in history)
+        self.policy = policy
+        policy.hit = PRIOR_HIT
+        self.model_policy = model_policy
+        self.model_guess = None if self.pictured else model_guess
+        self.shadow = Shadow()
+
+    def agreed(self, token: int) -> None:
+        """``token`` was a guess the model agreed with: already evaluated."""
+        self.lookup.append(token)
+
+    def after(
+        self, token: int, room: int, cancel: threading.Event
+    ) -> tuple[list[int], DraftPolicy]:
+        """The guesses to check with ``token`` (at most ``room``), and the policy that measures
+        them; no guesses where none is expected to pay."""
+        self.lookup.append(token)
+        self.shadow.produced(token, self.policy)
+        guess = self.lookup.propose(MAX_DRAFT) if room > 0 and not self.shadow.active else []
+        if self.pictured:
+            guess = list(itertools.takewhile(lambda t: t >= 0, guess))
+        draft = guess[: self.policy.length(min(room, len(guess)))]
+        if guess and not draft:
+            self.shadow.start(guess)
+        if not draft and not guess and self.model_guess is not None and room > 0:
+            return self.model_guess(self.lookup.tokens, room, cancel), self.model_policy
+        return draft, self.policy
+
+    def timed_step(self, seconds: float) -> None:
+        """A plain step took ``seconds``: the unit both policies measure batches in."""
+        self.policy.timed_step(seconds)
+        self.model_policy.timed_step(seconds)
 
 
 def _ema(old: float, new: float) -> float:
