@@ -9,7 +9,8 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine.backends.llama_cpp import LlamaCppModel, _last_logits
+from engine.backends.llama_cpp import LlamaCppModel
+from engine.backends.llama_sampling import last_logits
 from engine.planner.plan import Plan
 from engine.types import GenerationParams
 
@@ -36,7 +37,7 @@ class DraftModel:
             return []
         out: list[int] = []
         for i in range(k):
-            token = int(_last_logits(m).argmax())
+            token = int(last_logits(m).argmax())
             out.append(token)
             if i == k - 1 or len(m._cached) + 2 > m.n_ctx:
                 break

@@ -12,17 +12,19 @@ import codecs
 import contextlib
 import ctypes
 import threading
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from engine.backends.base import LoadProgress
+
+# Named as a private part of the backend, so that a test can put the native chain in its place.
+from engine.backends.llama_sampling import Argmax as _Argmax
+from engine.backends.llama_sampling import NativeSampler, last_logits, logits_at, make_chain
 from engine.backends.vision import Vision
 from engine.errors import (
     BackendUnavailable,
     EngineError,
-    InvalidRequest,
     LoadCancelled,
     ModelLoadError,
 )
@@ -338,7 +340,7 @@ class LlamaCppModel(GenerationLoop):
             return
         chain = self._make_sampler(params)
         try:
-            yield _LlamaSampler(self, chain)
+            yield NativeSampler(self, chain)
         finally:
             self._lib.llama_sampler_free(chain)
 
@@ -422,7 +424,7 @@ class LlamaCppModel(GenerationLoop):
             return None
         drawn: list[tuple[int, Any]] = []
         for i in range(len(draft) + 1):
-            logits = _logits_at(self, i).copy() if want_logits else None
+            logits = logits_at(self, i).copy() if want_logits else None
             sampled = pick(i)
             drawn.append((sampled, logits))
             if i == len(draft) or sampled != draft[i]:
@@ -481,11 +483,11 @@ class LlamaCppModel(GenerationLoop):
             for t in tail:
                 self._decode([t], never)
                 self._cached.append(t)
-                steps.append(_last_logits(self).copy())
+                steps.append(last_logits(self).copy())
             self._lib.llama_memory_seq_rm(self._mem, 0, len(head), -1)
             del self._cached[len(head) :]
             self._decode(tail, never, logits_all=True)
-            return all(np.array_equal(_logits_at(self, i), row) for i, row in enumerate(steps))
+            return all(np.array_equal(logits_at(self, i), row) for i, row in enumerate(steps))
         except EngineError:
             return False
         finally:
@@ -499,34 +501,7 @@ class LlamaCppModel(GenerationLoop):
         return self._n_ctx if p.repeat_last_n < 0 else p.repeat_last_n
 
     def _make_sampler(self, p: GenerationParams) -> Any:
-        lib = self._lib
-        chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
-        add = lib.llama_sampler_chain_add
-        window = self._penalty_window(p)
-        if window > 0:
-            n_vocab = lib.llama_vocab_n_tokens(self._vocab)
-            penalties = lib.llama_sampler_init_penalties(n_vocab, window, p.repeat_penalty, 0, 0)
-            add(chain, penalties)
-        if p.grammar is not None:
-            # Every token that would leave the grammar is masked before the choice.
-            grammar = lib.llama_sampler_init_grammar(self._vocab, p.grammar.encode(), b"root")
-            if not grammar:
-                lib.llama_sampler_free(chain)
-                raise InvalidRequest("The grammar for this request could not be parsed.")
-            add(chain, grammar)
-        if p.temperature <= 0.0:
-            add(chain, lib.llama_sampler_init_greedy())
-            return chain
-        if p.top_k > 0:
-            add(chain, lib.llama_sampler_init_top_k(p.top_k))
-        if p.top_p < 1.0:
-            add(chain, lib.llama_sampler_init_top_p(p.top_p, 1))
-        if p.min_p > 0.0:
-            add(chain, lib.llama_sampler_init_min_p(p.min_p, 1))
-        add(chain, lib.llama_sampler_init_temp(p.temperature))
-        seed = lib.LLAMA_DEFAULT_SEED if p.seed is None else p.seed & 0xFFFFFFFF
-        add(chain, lib.llama_sampler_init_dist(seed))
-        return chain
+        return make_chain(self._lib, self._vocab, p, self._penalty_window(p))
 
     def _piece(self, token: int) -> bytes:
         piece = self._pieces.get(token)
@@ -558,97 +533,6 @@ class LlamaCppModel(GenerationLoop):
             if len(ids) == 1:
                 found.add(ids[0])
         return frozenset(found)
-
-
-class _LlamaSampler:
-    """llama.cpp's native sampler chain: sampling reads the context's last logits in place."""
-
-    def __init__(self, model: LlamaCppModel, chain: Any) -> None:
-        self._sample = model._lib.llama_sampler_sample
-        self._model = model
-        self._ctx = model._ctx
-        self._chain = chain
-        self._decode = model._decode
-
-    def sample(self) -> int:
-        return self._pick(-1)
-
-    def _pick(self, index: int) -> int:
-        return int(self._sample(self._chain, self._ctx, index))
-
-    def logits(self) -> Any:
-        return _last_logits(self._model)
-
-    def accept(self, token: int, cancel: threading.Event) -> bool:
-        return self._decode([token], cancel)
-
-    def verify(
-        self, token: int, draft: list[int], cancel: threading.Event, want_logits: bool
-    ) -> list[tuple[int, Any]] | None:
-        return self._model._check_draft(token, draft, cancel, want_logits, self._pick)
-
-
-class _Argmax:
-    """Greedy decoding, with llama.cpp's repetition penalty applied to the tokens generated so far
-    (a logit above 0 divided by the penalty, one at or below 0 multiplied by it), read from the
-    logits in place. Picks exactly what the native greedy chain picks; a test holds it to that."""
-
-    def __init__(self, model: LlamaCppModel, penalty: float, window: int) -> None:
-        import numpy as np
-
-        self._np = np
-        lib = model._lib
-        self._get = lib.llama_get_logits_ith
-        self._ctx = model._ctx
-        self._n_vocab = int(lib.llama_vocab_n_tokens(model._vocab))
-        self._model = model
-        self._decode = model._decode
-        self._penalty = np.float32(penalty)
-        self._recent: deque[int] = deque(maxlen=max(window, 1))
-        self._window = window
-
-    def logits(self) -> Any:
-        return self._np.ctypeslib.as_array(self._get(self._ctx, -1), shape=(self._n_vocab,))
-
-    def sample(self) -> int:
-        return self._pick(-1)
-
-    def verify(
-        self, token: int, draft: list[int], cancel: threading.Event, want_logits: bool
-    ) -> list[tuple[int, Any]] | None:
-        return self._model._check_draft(token, draft, cancel, want_logits, self._pick)
-
-    def _pick(self, index: int) -> int:
-        logits = self._np.ctypeslib.as_array(self._get(self._ctx, index), shape=(self._n_vocab,))
-        if self._window and self._recent:
-            seen = self._np.fromiter(set(self._recent), dtype=self._np.int64)
-            values = logits[seen]
-            logits = logits.copy()
-            # float32 throughout, as llama.cpp computes it, so that ties break the same way.
-            penalty = self._penalty
-            logits[seen] = self._np.where(values > 0, values / penalty, values * penalty)
-        token = int(logits.argmax())
-        if self._window:
-            self._recent.append(token)
-        return token
-
-    def accept(self, token: int, cancel: threading.Event) -> bool:
-        return self._decode([token], cancel)
-
-
-def _last_logits(model: LlamaCppModel) -> Any:
-    """The context's logits for its last evaluated position, in place (valid until the next
-    decode)."""
-    return _logits_at(model, -1)
-
-
-def _logits_at(model: LlamaCppModel, index: int) -> Any:
-    """The logits of the last batch's position ``index`` (-1: its last), in place."""
-    import numpy as np
-
-    lib = model._lib
-    n_vocab = int(lib.llama_vocab_n_tokens(model._vocab))
-    return np.ctypeslib.as_array(lib.llama_get_logits_ith(model._ctx, index), shape=(n_vocab,))
 
 
 class _ByteDecoder:

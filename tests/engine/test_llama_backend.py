@@ -165,6 +165,7 @@ def test_greedy_in_place_picks_what_the_native_chain_picks(
     starter: Path, monkeypatch: pytest.MonkeyPatch, penalty: float, window: int
 ) -> None:
     from engine.backends import llama_cpp
+    from engine.backends.llama_sampling import NativeSampler
 
     msgs = [ChatMessage("user", "Write a long story about the sea, and say 'sea' often.")]
     params = GenerationParams(
@@ -174,7 +175,7 @@ def test_greedy_in_place_picks_what_the_native_chain_picks(
         fast, _ = collect(model.chat(msgs, params))
 
         def native(m: LlamaCppModel, _penalty: float, _window: int) -> object:
-            return llama_cpp._LlamaSampler(m, m._make_sampler(params))
+            return NativeSampler(m, m._make_sampler(params))
 
         monkeypatch.setattr(llama_cpp, "_Argmax", native)
         model.reset()

@@ -1,0 +1,145 @@
+"""Choosing each token of a llama.cpp model's reply, reading the context's logits in place: the
+native sampler chain (penalties, grammar, top-k, top-p, min-p, temperature, a seeded draw), and
+a greedy choice in numpy with llama.cpp's repetition penalty, which picks what the native greedy
+chain picks. Both check a batch of guessed tokens through the model (``verify``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from typing import Any
+
+from engine.errors import InvalidRequest
+from engine.types import GenerationParams
+
+
+def make_chain(lib: Any, vocab: Any, p: GenerationParams, window: int) -> Any:
+    """llama.cpp's native sampler chain for ``p``: the repetition penalty over the last ``window``
+    tokens, a grammar where the request has one, then greedy, or top-k, top-p, min-p, temperature
+    and a seeded draw, in llama.cpp's order."""
+    chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
+    add = lib.llama_sampler_chain_add
+    if window > 0:
+        n_vocab = lib.llama_vocab_n_tokens(vocab)
+        penalties = lib.llama_sampler_init_penalties(n_vocab, window, p.repeat_penalty, 0, 0)
+        add(chain, penalties)
+    if p.grammar is not None:
+        # Every token that would leave the grammar is masked before the choice.
+        grammar = lib.llama_sampler_init_grammar(vocab, p.grammar.encode(), b"root")
+        if not grammar:
+            lib.llama_sampler_free(chain)
+            raise InvalidRequest("The grammar for this request could not be parsed.")
+        add(chain, grammar)
+    if p.temperature <= 0.0:
+        add(chain, lib.llama_sampler_init_greedy())
+        return chain
+    if p.top_k > 0:
+        add(chain, lib.llama_sampler_init_top_k(p.top_k))
+    if p.top_p < 1.0:
+        add(chain, lib.llama_sampler_init_top_p(p.top_p, 1))
+    if p.min_p > 0.0:
+        add(chain, lib.llama_sampler_init_min_p(p.min_p, 1))
+    add(chain, lib.llama_sampler_init_temp(p.temperature))
+    seed = lib.LLAMA_DEFAULT_SEED if p.seed is None else p.seed & 0xFFFFFFFF
+    add(chain, lib.llama_sampler_init_dist(seed))
+    return chain
+
+
+class NativeSampler:
+    """llama.cpp's native sampler chain: sampling reads the context's last logits in place."""
+
+    def __init__(self, model: Any, chain: Any) -> None:
+        self._sample = model._lib.llama_sampler_sample
+        self._model = model
+        self._ctx = model._ctx
+        self._chain = chain
+        self._decode = model._decode
+
+    def sample(self) -> int:
+        return self._pick(-1)
+
+    def _pick(self, index: int) -> int:
+        return int(self._sample(self._chain, self._ctx, index))
+
+    def logits(self) -> Any:
+        return last_logits(self._model)
+
+    def accept(self, token: int, cancel: threading.Event) -> bool:
+        accepted: bool = self._decode([token], cancel)
+        return accepted
+
+    def verify(
+        self, token: int, draft: list[int], cancel: threading.Event, want_logits: bool
+    ) -> list[tuple[int, Any]] | None:
+        drawn: list[tuple[int, Any]] | None = self._model._check_draft(
+            token, draft, cancel, want_logits, self._pick
+        )
+        return drawn
+
+
+class Argmax:
+    """Greedy decoding, with llama.cpp's repetition penalty applied to the tokens generated so far
+    (a logit above 0 divided by the penalty, one at or below 0 multiplied by it), read from the
+    logits in place. Picks exactly what the native greedy chain picks; a test holds it to that."""
+
+    def __init__(self, model: Any, penalty: float, window: int) -> None:
+        import numpy as np
+
+        self._np = np
+        lib = model._lib
+        self._get = lib.llama_get_logits_ith
+        self._ctx = model._ctx
+        self._n_vocab = int(lib.llama_vocab_n_tokens(model._vocab))
+        self._model = model
+        self._decode = model._decode
+        self._penalty = np.float32(penalty)
+        self._recent: deque[int] = deque(maxlen=max(window, 1))
+        self._window = window
+
+    def logits(self) -> Any:
+        return self._np.ctypeslib.as_array(self._get(self._ctx, -1), shape=(self._n_vocab,))
+
+    def sample(self) -> int:
+        return self._pick(-1)
+
+    def verify(
+        self, token: int, draft: list[int], cancel: threading.Event, want_logits: bool
+    ) -> list[tuple[int, Any]] | None:
+        drawn: list[tuple[int, Any]] | None = self._model._check_draft(
+            token, draft, cancel, want_logits, self._pick
+        )
+        return drawn
+
+    def _pick(self, index: int) -> int:
+        logits = self._np.ctypeslib.as_array(self._get(self._ctx, index), shape=(self._n_vocab,))
+        if self._window and self._recent:
+            seen = self._np.fromiter(set(self._recent), dtype=self._np.int64)
+            values = logits[seen]
+            logits = logits.copy()
+            # float32 throughout, as llama.cpp computes it, so that ties break the same way.
+            penalty = self._penalty
+            logits[seen] = self._np.where(values > 0, values / penalty, values * penalty)
+        token = int(logits.argmax())
+        if self._window:
+            self._recent.append(token)
+        return token
+
+    def accept(self, token: int, cancel: threading.Event) -> bool:
+        accepted: bool = self._decode([token], cancel)
+        return accepted
+
+
+def last_logits(model: Any) -> Any:
+    """The context's logits for its last evaluated position, in place (valid until the next
+    decode)."""
+    return logits_at(model, -1)
+
+
+def logits_at(model: Any, index: int) -> Any:
+    """The logits of the last batch's position ``index`` (-1: its last), in place."""
+    import numpy as np
+
+    lib = model._lib
+    n_vocab = int(lib.llama_vocab_n_tokens(model._vocab))
+    return np.ctypeslib.as_array(lib.llama_get_logits_ith(model._ctx, index), shape=(n_vocab,))
