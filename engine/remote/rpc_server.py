@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from engine.launch import die_with_parent
 from engine.native.rpc import start_server
 
 
@@ -17,6 +18,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args(argv)
+    # ggml's RPC has no authentication: it must never go on serving once cove worker is gone.
+    die_with_parent()
     start_server(f"127.0.0.1:{args.port}", max(1, args.threads))
     return 1  # it returns only when it could not start
 

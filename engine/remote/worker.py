@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import psutil
 
-from engine.launch import module_command
+from engine.launch import child_env, module_command
 from engine.remote.certificate import Identity, identity
 from engine.remote.keys import ensure_key, matches
 from engine.remote.ratelimit import RateLimit
@@ -67,7 +67,7 @@ class RpcChild:
         self.port = _free_loopback_port()
         args = [*module_command("engine.remote.rpc_server"), "--port", str(self.port)]
         args += ["--threads", str(self.threads)]
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env = child_env(dict(os.environ, PYTHONUNBUFFERED="1"))
         self.proc = subprocess.Popen(
             args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=None, env=env
         )

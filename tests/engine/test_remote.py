@@ -8,10 +8,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import signal
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import psutil
 import pytest
 
 from engine.errors import CertificateChanged, EngineAuthError
@@ -181,6 +184,25 @@ def test_worker_prints_its_key_and_fingerprint_first_and_checks_the_key(
     without_key = workers[0][1].split("=")[0]
     text = run_cove(env, "plan", "starter", "--worker", without_key, timeout=120)
     assert "Layers split by free memory" in text.stdout, text.stderr
+
+
+def test_a_killed_worker_takes_its_rpc_server_with_it(
+    workers: list[tuple[CoveProcess, str]],
+) -> None:
+    """``cove worker`` ended as a user or the system ends it (SIGKILL of that one process, not
+    its group): llama.cpp's RPC server, which answers anyone on its loopback port, ends with it."""
+    proc, _spec = workers[0]
+    worker = psutil.Process(proc.proc.pid)
+    (rpc,) = worker.children()
+    ports = [c.laddr.port for c in rpc.net_connections("inet") if c.status == psutil.CONN_LISTEN]
+    assert ports
+    os.kill(worker.pid, signal.SIGKILL)
+    proc.proc.wait(30)
+    gone, alive = psutil.wait_procs([rpc], timeout=30)  # returns as soon as it has ended
+    assert gone and not alive
+    for port in ports:
+        with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), 2):
+            pass
 
 
 def test_split_model_gives_the_unsplit_text_and_survives_a_lost_worker(
