@@ -205,6 +205,34 @@ def test_a_killed_worker_takes_its_rpc_server_with_it(
             pass
 
 
+def test_a_killed_split_server_takes_its_engine_host_with_it(
+    tmp_path: Path, workers: list[tuple[CoveProcess, str]], client_data: Path
+) -> None:
+    """``cove serve --worker`` runs the model in an engine host child: SIGKILL of the serve
+    process alone ends the host too (it watches its parent), and nothing is left listening."""
+    port = free_port()
+    serve = CoveProcess(tmp_path / "split", "serve", "--model", "starter", "--ctx", "1024",
+                        "--port", str(port), "--worker", workers[0][1])  # fmt: skip
+    try:
+        serve.wait_for("serving on http://")
+        serve.wait_for("Layers split by free memory")
+        front = psutil.Process(serve.proc.pid)
+        (host,) = [p for p in front.children() if "engine.host" in " ".join(p.cmdline())]
+        listening = [
+            c.laddr.port for c in host.net_connections("inet") if c.status == psutil.CONN_LISTEN
+        ]
+        assert listening
+        os.kill(front.pid, signal.SIGKILL)
+        serve.proc.wait(30)
+        gone, alive = psutil.wait_procs([host], timeout=60)  # returns as soon as it has ended
+        assert gone and not alive
+        for held in (port, *listening):
+            with pytest.raises(OSError), socket.create_connection(("127.0.0.1", held), 2):
+                pass
+    finally:
+        serve.stop()
+
+
 def test_split_model_gives_the_unsplit_text_and_survives_a_lost_worker(
     tmp_path: Path, workers: list[tuple[CoveProcess, str]], client_data: Path, starter: Path
 ) -> None:
