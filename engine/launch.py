@@ -8,10 +8,11 @@ import contextlib
 import ctypes
 import logging
 import os
+import shutil
 import signal
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 RUN_MODULE = "--run-module"
 # The process that started this one, for a child that must end with it (``die_with_parent``).
@@ -80,3 +81,41 @@ def die_with_parent(on_orphaned: Callable[[], None] | None = None) -> None:
 
     # Checked after the signal is set: a parent lost before that is seen at once.
     threading.Thread(target=watch, name="cove-parent-watch", daemon=True).start()
+
+
+def guarded_command(command: str, args: Sequence[str]) -> tuple[str, list[str]]:
+    """Someone else's program (an MCP server over stdio) started so that it ends with this
+    process, however this one ends: on Linux through this module as a launcher, which sets the
+    kernel's parent-death signal, checks that its parent is still this process, then becomes the
+    program (the setting holds across exec). Elsewhere the program runs as it is: a stdio server
+    sees its input close when this process ends."""
+    if not sys.platform.startswith("linux") or shutil.which(command) is None:
+        # A program that is not there fails to start as itself, with the usual message.
+        return command, list(args)
+    program, *launcher = module_command("engine.launch")
+    return program, [*launcher, str(os.getpid()), "--", command, *args]
+
+
+def _run_guarded(argv: Sequence[str]) -> int:
+    """``python -m engine.launch PARENT_PID -- COMMAND [ARG ...]`` (``guarded_command``)."""
+    if len(argv) < 3 or argv[1] != "--" or not argv[0].isdigit():
+        print("usage: python -m engine.launch PARENT_PID -- COMMAND [ARG ...]", file=sys.stderr)
+        return 2
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+        print(
+            f"cannot watch the parent process: {os.strerror(ctypes.get_errno())}", file=sys.stderr
+        )
+        return 1
+    if os.getppid() != int(argv[0]):
+        return 1  # the process that started this one ended before the signal was set
+    try:
+        os.execvp(argv[2], list(argv[2:]))
+    except OSError as exc:
+        print(f"cannot start {argv[2]}: {exc}", file=sys.stderr)
+        return 127
+    return 0  # not reached: exec replaces this process
+
+
+if __name__ == "__main__":
+    sys.exit(_run_guarded(sys.argv[1:]))

@@ -250,9 +250,13 @@ def _transport(config: ServerConfig, errlog: TextIO) -> Any:
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
 
+        from engine.launch import guarded_command
+
+        # The server ends with this process, a kill -9 of it included.
+        command, args = guarded_command(config.command, config.args)
         params = StdioServerParameters(
-            command=config.command,
-            args=list(config.args),
+            command=command,
+            args=args,
             env=dict(config.env) or None,
             cwd=config.cwd,
         )

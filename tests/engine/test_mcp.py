@@ -6,7 +6,9 @@ remembered per server and tool, and the chat loop's decisions around the calls."
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -14,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from engine.errors import McpConfigError
@@ -23,7 +26,7 @@ from engine.mcp_servers.hub import McpHub, ServerTool, result_text
 from engine.mcp_servers.turn import DENIED, WRAP_UP, CallRecord, run_turn
 from engine.tools import ToolCall
 from engine.types import ChatMessage, Chunk, GenerationParams
-from tests.mcp_servers import CRASHES, NOTES, entry
+from tests.mcp_servers import CRASHES, LINGERS, NOTES, entry
 
 TIME_SERVER = shutil.which("mcp-server-time")
 
@@ -346,3 +349,33 @@ def test_cove_mcp_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     path.write_text('{"mcpServers": {"x": {}}}')
     assert main(["mcp", "list", "--config", str(path)]) == 1
     assert "server 'x' needs exactly one of" in capsys.readouterr().err
+
+
+def test_a_killed_cove_chat_takes_its_stdio_servers_with_it(tmp_path: Path) -> None:
+    """``cove chat --mcp`` ended with SIGKILL (no close, no cleanup): the MCP servers it started
+    over stdio end with it, as the person who stopped it expects, also one that would go on
+    running after its input closed."""
+    servers = tmp_path / "mcp.json"
+    servers.write_text(json.dumps({"mcpServers": {"lingers": entry(LINGERS)}}))
+    env = {**os.environ, "COVE_DATA_DIR": str(tmp_path / "data")}
+    chat = subprocess.Popen(
+        [sys.executable, "-m", "engine.cli", "chat", "--model", "starter", "--mcp", str(servers),
+         "--yes"],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+    )  # fmt: skip
+    try:
+        assert chat.stderr is not None
+        for raw in chat.stderr:  # until the server is connected (or the chat ends)
+            if b"[lingers: ready" in raw:
+                break
+        (server,) = [
+            p for p in psutil.Process(chat.pid).children() if str(LINGERS) in " ".join(p.cmdline())
+        ]
+        os.kill(chat.pid, signal.SIGKILL)
+        chat.wait(30)
+        gone, alive = psutil.wait_procs([server], timeout=60)  # returns as soon as it has ended
+        assert gone and not alive
+    finally:
+        if chat.poll() is None:
+            chat.kill()
+            chat.wait(30)

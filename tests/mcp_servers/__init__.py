@@ -10,6 +10,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 NOTES = HERE / "notes.py"
 CRASHES = HERE / "crashes.py"
+LINGERS = HERE / "lingers.py"
 
 
 def entry(script: Path, *args: str) -> dict[str, Any]:
