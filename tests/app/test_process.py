@@ -3,9 +3,11 @@ mid-reply."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -117,3 +119,47 @@ def test_the_app_dies_mid_reply_and_the_reply_is_kept(
     assert user.text.startswith("Write a long story")
     assert reply.status == "interrupted" and reply.text.startswith(saved)
     assert reply.badge.text() == "Interrupted" and not reply.badge.isHidden()
+
+
+def test_a_killed_window_takes_its_engine_host_with_it(qtbot: QtBot, tmp_path: Path) -> None:
+    """The window ended with SIGKILL of its own process (not its group, as the system or a task
+    manager ends it): the engine host it started ends too, and nothing is left listening."""
+    import psutil
+
+    proc = subprocess.Popen(
+        cove("--self-test", "--prompt", "Write a long story about a lighthouse keeper."),
+        cwd=ROOT,
+        env=env_for(tmp_path / "data"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    hosts: list[psutil.Process] = []
+    ports: list[int] = []
+    try:
+
+        def serving() -> None:
+            assert proc.poll() is None, "the app exited before it could be killed"
+            children = psutil.Process(proc.pid).children()
+            found = [p for p in children if "engine.host" in " ".join(p.cmdline())]
+            listening = [
+                c.laddr.port
+                for p in found
+                for c in p.net_connections("inet")
+                if c.status == psutil.CONN_LISTEN
+            ]
+            assert found and listening
+            hosts[:], ports[:] = found, listening
+
+        qtbot.waitUntil(serving, timeout=REPLY_TIMEOUT_MS)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+        gone, alive = psutil.wait_procs(hosts, timeout=60)  # returns as soon as they have ended
+        assert gone and not alive
+        for port in ports:
+            with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), 2):
+                pass
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(30)

@@ -5,11 +5,14 @@ the reply with an error naming it, and the server stays up and loads the model a
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import signal
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +26,7 @@ from engine.remote.pins import forget, pinned, trust
 from engine.remote.tunnel import WorkerAddress, worker_info
 from engine.types import ChatMessage, GenerationParams
 from tests.cove_process import run_cove
-from tests.remote_process import CoveProcess, free_port
+from tests.remote_process import ROOT, CoveProcess, free_port
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -233,6 +236,42 @@ def test_a_killed_split_server_takes_its_engine_host_with_it(
         serve.stop()
 
 
+# The window's "Let other computers use this engine": cove serve --lan, told to end with it, as
+# app/remote/lan_share.py starts it; this stand-in window waits until it is killed.
+_WINDOW = """
+import os, subprocess, sys, time
+subprocess.Popen([sys.executable, "-m", "engine.cli", "serve", "--lan", "--model", "starter",
+                  "--ctx", "1024", "--port", sys.argv[1], "--host", "127.0.0.1",
+                  "--exit-with-parent", str(os.getpid())])
+time.sleep(300)
+"""
+
+
+def test_a_killed_window_takes_its_lan_share_with_it(tmp_path: Path) -> None:
+    port = free_port()
+    env = dict(os.environ, COVE_DATA_DIR=str(tmp_path / "data"), PYTHONUNBUFFERED="1")
+    window = subprocess.Popen(
+        [sys.executable, "-c", _WINDOW, str(port)], cwd=ROOT, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert window.stdout is not None
+        for raw in window.stdout:  # until the share serves (or the stand-in ends)
+            if b"serving on" in raw:
+                break
+        (serve,) = psutil.Process(window.pid).children()
+        os.kill(window.pid, signal.SIGKILL)
+        window.wait(30)
+        gone, alive = psutil.wait_procs([serve], timeout=60)  # returns as soon as it has ended
+        assert gone and not alive
+        with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), 2):
+            pass
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(window.pid, signal.SIGKILL)
+        window.wait(30)
+
+
 def test_split_model_gives_the_unsplit_text_and_survives_a_lost_worker(
     tmp_path: Path, workers: list[tuple[CoveProcess, str]], client_data: Path, starter: Path
 ) -> None:
@@ -274,7 +313,9 @@ def test_split_model_gives_the_unsplit_text_and_survives_a_lost_worker(
         first = next(stream)
         assert first.text
         lost_proc, lost_spec = workers[1]
-        lost_proc.kill()
+        # As a user or the system ends it: that one process (its RPC server goes with it).
+        os.kill(lost_proc.proc.pid, signal.SIGKILL)
+        lost_proc.proc.wait(30)
         chunks = list(stream)
         final = chunks[-1]
         assert final.finish_reason == "error"
