@@ -272,6 +272,36 @@ def test_a_killed_window_takes_its_lan_share_with_it(tmp_path: Path) -> None:
         window.wait(30)
 
 
+def test_a_worker_s_rpc_server_lost_mid_reply_is_reported_as_the_worker_lost(
+    tmp_path: Path, workers: list[tuple[CoveProcess, str]], client_data: Path
+) -> None:
+    """However a worker is lost, the reply says the same: here only its RPC server dies (the
+    worker process lives on and starts another); the reply so far, then the error naming it."""
+    port = free_port()
+    serve = CoveProcess(tmp_path / "split", "serve", "--model", "starter", "--ctx", "1024",
+                        "--api-key", "cove-test-key", "--port", str(port),
+                        "--worker", workers[0][1])  # fmt: skip
+    try:
+        serve.wait_for("serving on http://")
+        serve.wait_for("Layers split by free memory")
+        client = connect(f"http://127.0.0.1:{port}/v1", "cove-test-key").client
+        stream = client.chat(
+            [ChatMessage("user", "Tell me a very long story about a dragon.")],
+            GenerationParams(temperature=0.0, max_tokens=4000, speculation="off"),
+        )
+        assert next(stream).text
+        (rpc,) = psutil.Process(workers[0][0].proc.pid).children()
+        rpc.kill()
+        final = list(stream)[-1]
+        address = workers[0][1].split("=")[0]
+        assert final.finish_reason == "error" and final.error is not None
+        assert address in final.error and "mid-reply" in final.error
+        serve.wait_for("loading it again when every worker answers")
+        client.close()
+    finally:
+        serve.stop()
+
+
 def test_split_model_gives_the_unsplit_text_and_survives_a_lost_worker(
     tmp_path: Path, workers: list[tuple[CoveProcess, str]], client_data: Path, starter: Path
 ) -> None:
