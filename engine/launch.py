@@ -47,18 +47,28 @@ def child_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     return {**(os.environ if env is None else env), PARENT_ENV: str(os.getpid())}
 
 
-def die_with_parent(on_orphaned: Callable[[], None] | None = None) -> None:
+def die_with_parent() -> None:
     """In a process Cove started with ``child_env``: end when the process that started it ends,
-    however it ends (a kill -9, a closed terminal, a crash), calling ``on_orphaned`` first (to stop
-    listening). A thread checks the parent's process id every ``PARENT_POLL_S``, on every system
-    and also while the main thread is held in native code (llama.cpp's RPC server); on Linux the
-    kernel's signal of the loss (``PR_SET_PDEATHSIG``) wakes it at once where the main thread runs
-    Python. The variable is taken out of this process's environment, so that its own children
-    (which watch it, not its parent) do not inherit it."""
+    however it ends (a kill -9, a closed terminal, a crash). The variable is taken out of this
+    process's environment, so that its own children (which watch it, not its parent) do not
+    inherit it."""
     raw = os.environ.pop(PARENT_ENV, "")
-    if not raw.isdigit():
-        return
-    parent = int(raw)
+    if raw.isdigit():
+        watch_parent(int(raw), _end_orphaned)
+
+
+def _end_orphaned() -> None:
+    logging.getLogger("cove").warning("the process that started this one is gone; ending")
+    os._exit(1)
+
+
+def watch_parent(parent: int, on_orphaned: Callable[[], None]) -> None:
+    """Call ``on_orphaned`` once, when ``parent`` is no longer this process's parent (it ended,
+    however it ended). A thread checks every ``PARENT_POLL_S``, on every system and also while
+    the main thread is held in native code (llama.cpp's RPC server); on Linux the kernel's signal
+    of the loss (``PR_SET_PDEATHSIG``) wakes it at once where the main thread runs Python."""
+    import psutil
+
     wake = threading.Event()
     if sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread():
         # The signal also comes when the thread that started this process ends while its
@@ -70,14 +80,12 @@ def die_with_parent(on_orphaned: Callable[[], None] | None = None) -> None:
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGUSR1, 0, 0, 0)
 
     def watch() -> None:
-        while os.getppid() == parent:
+        # Windows keeps a dead parent's id as the parent's: its existence is checked too.
+        while os.getppid() == parent and psutil.pid_exists(parent):
             wake.wait(PARENT_POLL_S)
             wake.clear()
-        logging.getLogger("cove").warning("the process that started this one is gone; ending")
-        if on_orphaned is not None:
-            with contextlib.suppress(Exception):
-                on_orphaned()
-        os._exit(1)
+        with contextlib.suppress(Exception):
+            on_orphaned()
 
     # Checked after the signal is set: a parent lost before that is seen at once.
     threading.Thread(target=watch, name="cove-parent-watch", daemon=True).start()

@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import socket
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -23,7 +22,7 @@ from engine.generation.state_cache import DEFAULT_LIMIT_BYTES, StateCache
 from engine.host.guards import DEFAULT_MAX_BODY, HostConfig
 from engine.host.routes import make_app
 from engine.host.state import STREAM_FLUSH_S, HostState
-from engine.launch import setup_logging
+from engine.launch import setup_logging, watch_parent
 from engine.paths import state_dir
 from engine.remote.certificate import Identity
 from engine.remote.ratelimit import RateLimit
@@ -221,19 +220,12 @@ def _on_started(server: object, callback: object) -> None:
 def _exit_with_parent(server: object, parent_pid: int) -> None:
     """A private host must not outlive the app that started it (a crash, a kill -9 of the app):
     once the parent is gone, stop serving and free the model."""
-    import threading
 
-    import psutil
+    def stop() -> None:
+        log.info("the app that started this engine is gone; stopping")
+        server.should_exit = True  # type: ignore[attr-defined]
 
-    def watch() -> None:
-        while not getattr(server, "should_exit", True):
-            if not psutil.pid_exists(parent_pid) or os.getppid() != parent_pid:
-                log.info("the app that started this engine is gone; stopping")
-                server.should_exit = True  # type: ignore[attr-defined]
-                return
-            time.sleep(1.0)
-
-    threading.Thread(target=watch, name="cove-parent-watch", daemon=True).start()
+    watch_parent(parent_pid, stop)
 
 
 def _url_host(host: str) -> str:
