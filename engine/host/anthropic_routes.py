@@ -18,7 +18,7 @@ from engine.client.protocol import error_class
 from engine.errors import EngineError, GenerationError
 from engine.generation.reasoning import split_thinking
 from engine.host import anthropic_wire as aw
-from engine.host.guards import HostConfig, error_status, read_json
+from engine.host.guards import HostConfig, busy_headers, error_status, read_json
 from engine.host.state import HostState
 from engine.host.streaming import collect, event_stream
 from engine.host.tool_stream import Held, hold_calls, split_calls
@@ -28,7 +28,7 @@ from engine.types import Chunk
 
 def anthropic_error(exc: EngineError, retry_after_s: int = 2) -> JSONResponse:
     status, _body = error_status(exc)
-    headers = {"Retry-After": str(retry_after_s)} if status == 429 else None
+    headers = busy_headers(status, retry_after_s)
     body = aw.error_body(str(exc), aw.error_kind(exc, status))
     return JSONResponse(body, status_code=status, headers=headers)
 

@@ -89,9 +89,14 @@ def error_status(exc: EngineError) -> tuple[int, dict[str, Any]]:
     return status, body
 
 
+def busy_headers(status: int, retry_after_s: int) -> dict[str, str] | None:
+    """A busy engine (429) says when to ask again, in every protocol's shape."""
+    return {"Retry-After": str(retry_after_s)} if status == 429 else None
+
+
 def error_response(exc: EngineError, retry_after_s: int = 2) -> JSONResponse:
     status, body = error_status(exc)
-    headers = {"Retry-After": str(retry_after_s)} if status == 429 else None
+    headers = busy_headers(status, retry_after_s)
     if status == 401:
         headers = {"WWW-Authenticate": "Bearer"}
     return JSONResponse(body, status_code=status, headers=headers)

@@ -23,7 +23,7 @@ import engine
 from engine.errors import EngineError, ModelInUse, ModelNotFound
 from engine.generation.reasoning import split_thinking
 from engine.host import ollama_wire as ow
-from engine.host.guards import HostConfig, error_status, read_json
+from engine.host.guards import HostConfig, busy_headers, error_status, read_json
 from engine.host.state import HostState, Resident
 from engine.host.streaming import EventStream, collect, event_stream
 from engine.host.tool_stream import Held, hold_calls, split_calls
@@ -36,7 +36,7 @@ log = logging.getLogger("cove.host")
 def ollama_error(exc: EngineError, retry_after_s: int = 2) -> JSONResponse:
     """An engine error in Ollama's shape (``{"error": message}``) with its HTTP status."""
     status, _body = error_status(exc)
-    headers = {"Retry-After": str(retry_after_s)} if status == 429 else None
+    headers = busy_headers(status, retry_after_s)
     return JSONResponse(ow.error(str(exc)), status_code=status, headers=headers)
 
 
