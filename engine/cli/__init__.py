@@ -319,28 +319,28 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _library(args: argparse.Namespace) -> int:
-    from engine.cli import library as commands
+    from engine.cli import library
 
     if args.command == "models":
-        return commands.models_command(args.json)
+        return library.models_command(args.json)
     if args.command == "rm":
-        return commands.rm_command(args.model, args.json)
+        return library.rm_command(args.model, args.json)
     if args.command == "search":
         from engine.cli.search import search_command
 
         return search_command(" ".join(args.query), args.json)
-    return commands.pull_command(args.model, args.quant, args.json)
+    return library.pull_command(args.model, args.quant, args.json)
 
 
 def _documents(args: argparse.Namespace) -> int:
-    from engine.cli import documents as commands
+    from engine.cli import documents
 
     if args.command == "index":
-        return commands.index_command(
+        return documents.index_command(
             args.paths, args.collection, args.embedding_model, args.json, ocr=args.ocr
         )
     if args.command == "ask":
-        return commands.ask_command(
+        return documents.ask_command(
             args.question,
             args.collection,
             top_k=args.top_k,
@@ -353,7 +353,7 @@ def _documents(args: argparse.Namespace) -> int:
         )
     if args.path and not args.remove:
         raise ValueError("--path needs --remove NAME")
-    return commands.collections_command(args.json, args.remove, args.path)
+    return documents.collections_command(args.json, args.remove, args.path)
 
 
 def _serve(args: argparse.Namespace) -> int:

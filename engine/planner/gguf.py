@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from engine.formats.gguf import GGUFFile
 from engine.formats.gguf.projector import ProjectorInfo
 from engine.planner.plan import (
+    CONTEXT_STEP,
     MIN_CONTEXT,
     SWA_FULL,
     Device,
@@ -31,8 +32,8 @@ from engine.units import format_bytes
 # Bytes per KV element by cache type: ggml's block sizes (q8_0: 34 bytes per 32 values, q4_0: 18
 # per 32), see ggml's type_traits table.
 KV_BYTES: dict[str, float] = {"f16": 2.0, "q8_0": 34 / 32, "q4_0": 18 / 32}
-# llama.cpp pads the KV cache to a multiple of 256 cells.
-KV_PAD = 256
+# llama.cpp pads the KV cache to a multiple of this many cells (the plans' context step).
+KV_PAD = CONTEXT_STEP
 # Process baseline measured for the engine (interpreter, llama.cpp, numpy, ONNX Runtime not loaded)
 # with a model of a 1,024-token vocabulary: see docs/MEMORY_PLANNER.md for the measurement.
 RUNTIME_BASE = 72 * MiB
