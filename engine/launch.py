@@ -8,10 +8,12 @@ import contextlib
 import ctypes
 import logging
 import os
+import select
 import shutil
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 
 RUN_MODULE = "--run-module"
@@ -69,11 +71,14 @@ def watch_parent(parent: int, on_orphaned: Callable[[], None]) -> None:
     of the loss (``PR_SET_PDEATHSIG``) wakes it at once where the main thread runs Python."""
     import psutil
 
-    wake = threading.Event()
+    wake: int | None = None  # the end of a pipe the signal writes to
     if sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread():
         # The signal also comes when the thread that started this process ends while its
-        # process lives on, so it only wakes the watch, which checks who the parent is.
-        signal.signal(signal.SIGUSR1, lambda *_: wake.set())
+        # process lives on, so it only wakes the watch, which checks who the parent is. Its
+        # handler takes no lock (it may land while the main thread holds one): it writes a byte.
+        wake, poke = os.pipe()
+        os.set_blocking(poke, False)
+        signal.signal(signal.SIGUSR1, lambda *_: _poke(poke))
         signal.siginterrupt(signal.SIGUSR1, False)  # a native call it lands in goes on
         with contextlib.suppress(OSError, AttributeError):
             libc = ctypes.CDLL(None, use_errno=True)
@@ -82,13 +87,20 @@ def watch_parent(parent: int, on_orphaned: Callable[[], None]) -> None:
     def watch() -> None:
         # Windows keeps a dead parent's id as the parent's: its existence is checked too.
         while os.getppid() == parent and psutil.pid_exists(parent):
-            wake.wait(PARENT_POLL_S)
-            wake.clear()
+            if wake is None:
+                time.sleep(PARENT_POLL_S)
+            elif select.select([wake], [], [], PARENT_POLL_S)[0]:
+                os.read(wake, 64)
         with contextlib.suppress(Exception):
             on_orphaned()
 
     # Checked after the signal is set: a parent lost before that is seen at once.
     threading.Thread(target=watch, name="cove-parent-watch", daemon=True).start()
+
+
+def _poke(fd: int) -> None:
+    with contextlib.suppress(OSError):  # full: the watch is awake already
+        os.write(fd, b"!")
 
 
 def guarded_command(command: str, args: Sequence[str]) -> tuple[str, list[str]]:

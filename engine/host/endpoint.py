@@ -5,8 +5,12 @@ that one bad request never takes the engine down."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import threading
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -14,6 +18,8 @@ from starlette.responses import Response
 from engine.errors import EngineError
 from engine.host.guards import HostConfig, error_response
 from engine.host.state import HostState
+
+T = TypeVar("T")
 
 log = logging.getLogger("cove.host")
 
@@ -37,3 +43,32 @@ def endpoint(
             return shape(EngineError(INTERNAL), config.retry_after_s)
 
     return run
+
+
+async def in_daemon_thread(work: Callable[[], T]) -> T:
+    """Run long work (a hardware measurement takes minutes the first time) in a thread the
+    process does not wait for when it ends: ``asyncio.to_thread``'s pool is joined when the
+    server stops, so a host told to stop would otherwise live on until the work is done."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if done.cancelled():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(result)  # type: ignore[arg-type]
+
+    def run() -> None:
+        result: T | None = None
+        error: BaseException | None = None
+        try:
+            result = work()
+        except BaseException as exc:  # handed to the awaiting request
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the server stopped meanwhile: nobody waits
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, name="cove-long-work", daemon=True).start()
+    return await done

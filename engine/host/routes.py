@@ -28,7 +28,7 @@ from engine.host import anthropic_routes as anthropic
 from engine.host import anthropic_wire, ollama_wire, wire
 from engine.host import ollama_routes as ollama
 from engine.host import responses_routes as responses
-from engine.host.endpoint import Handler, endpoint
+from engine.host.endpoint import Handler, endpoint, in_daemon_thread
 from engine.host.guards import (
     Guard,
     HostConfig,
@@ -283,7 +283,7 @@ async def _hardware(request: Request, state: HostState, config: HostConfig) -> R
         data["best_device"] = report.best_device()
         return data
 
-    return JSONResponse(await asyncio.to_thread(run))
+    return JSONResponse(await in_daemon_thread(run))
 
 
 async def _saved_state(request: Request, state: HostState, config: HostConfig) -> Response:

@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import socket
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -87,6 +88,8 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 OLLAMA_PORT = 11434
+# How long a host whose app is gone may take to stop before it ends without finishing.
+ORPHAN_GRACE_S = 20.0
 
 
 def serve(options: ServeOptions) -> int:
@@ -224,8 +227,21 @@ def _exit_with_parent(server: object, parent_pid: int) -> None:
     def stop() -> None:
         log.info("the app that started this engine is gone; stopping")
         server.should_exit = True  # type: ignore[attr-defined]
+        # Serving stops within uvicorn's graceful timeout; a model load or a state write that
+        # does not return in time is not waited for.
+        deadline = threading.Timer(ORPHAN_GRACE_S, _end_now)
+        deadline.daemon = True
+        deadline.start()
 
     watch_parent(parent_pid, stop)
+
+
+def _end_now() -> None:
+    log.warning(
+        "still not stopped %.0f s after the app that started it ended; ending now", ORPHAN_GRACE_S
+    )
+    logging.shutdown()
+    os._exit(1)
 
 
 def _url_host(host: str) -> str:
