@@ -220,6 +220,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="split the model's layers with the 'cove worker' on this machine (repeat for more); "
         "its key is kept after the first time",
     )
+    serve.add_argument(
+        "--alias",
+        action="append",
+        default=[],
+        metavar="PATTERN=MODEL",
+        help="answer requests naming PATTERN (a glob, e.g. 'claude-*') with MODEL; repeatable",
+    )
+    serve.add_argument(
+        "--any-model-name",
+        action="store_true",
+        help="answer a request naming any unknown model with the loaded model",
+    )
     serve.add_argument("--ctx", type=_positive, metavar="N", help="context length")
     serve.add_argument("--max-queue", type=_positive, default=8, metavar="N")
     serve.add_argument("--log-prompts", action="store_true", help="write prompts to the log")
@@ -357,6 +369,7 @@ def _documents(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from engine.host.model_names import NameRules, parse_alias
     from engine.host.server import ServeOptions, serve
 
     if args.model is not None:
@@ -378,6 +391,7 @@ def _serve(args: argparse.Namespace) -> int:
         state_cache_bytes=args.state_cache_mb * 2**20,
         draft=args.draft,
         parent_pid=args.exit_with_parent,
+        names=NameRules(tuple(parse_alias(a) for a in args.alias), args.any_model_name),
     )
     if args.lan:
         from engine.host.lan import lan_options

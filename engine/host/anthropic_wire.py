@@ -18,6 +18,7 @@ from engine.errors import (
     InvalidRequest,
     ModelNotFound,
 )
+from engine.host.leniency import ignore, unknown_fields
 from engine.host.params import parse_params
 from engine.host.tool_wire import check_schema
 from engine.images import read_base64
@@ -41,9 +42,20 @@ FIELDS = frozenset(
         "metadata",
         "thinking",
         "service_tier",
+        # Read and degraded as docs/ENGINE_API.md says: prompt caching is automatic (a shared
+        # prefix is reused whether marked or not); context editing and effort are hints.
+        "cache_control",
+        "context_management",
+        "output_config",
+        "container",
     }
 )
-COUNT_FIELDS = frozenset({"model", "messages", "system", "tools", "tool_choice", "thinking"})
+COUNT_FIELDS = frozenset({*FIELDS} - {"max_tokens", "stream"})
+MESSAGE_FIELDS = frozenset({"role", "content"})
+# Anthropic's own server-side tools (web search, code execution, ...) have a versioned type;
+# the client-side ones Cove runs through the model are custom tools.
+CLIENT_TOOL_TYPES = (None, "custom")
+TOOL_FIELDS = frozenset({"type", "name", "description", "input_schema", "cache_control"})
 _NAME = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 
 
@@ -60,15 +72,14 @@ class MessagesRequest:
 def parse_messages(body: object, *, counting: bool = False) -> MessagesRequest:
     if not isinstance(body, dict):
         raise InvalidRequest("The request body must be a JSON object.")
-    unknown = sorted(set(body) - (COUNT_FIELDS if counting else FIELDS))
-    if unknown:
-        raise InvalidRequest(f"'{unknown[0]}': Extra inputs are not permitted.")
+    unknown_fields(body, COUNT_FIELDS if counting else FIELDS)
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise InvalidRequest("model: Field required.")
+    _thinking(body.get("thinking"))
     messages = [*_system(body.get("system")), *_turns(body.get("messages"))]
-    tools = _tools(body.get("tools"))
-    choice = _choice(body.get("tool_choice"), tools)
+    tools, hosted = _tools(body.get("tools"))
+    choice = _choice(body.get("tool_choice"), tools, hosted)
     sampling: dict[str, Any] = {}
     if not counting:
         max_tokens = body.get("max_tokens")
@@ -90,6 +101,16 @@ def parse_messages(body: object, *, counting: bool = False) -> MessagesRequest:
     if not isinstance(stream, bool):
         raise InvalidRequest("stream: Input should be a valid boolean.")
     return MessagesRequest(model, tuple(messages), params, stream, offered, choice)
+
+
+def _thinking(raw: object) -> None:
+    """``thinking``: the model thinks as its chat template lets it (Cove has no budget to set);
+    a malformed value is still refused."""
+    if raw is None:
+        return
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    if kind not in ("enabled", "disabled", "adaptive"):
+        raise InvalidRequest("thinking.type: Input should be 'enabled', 'disabled' or 'adaptive'.")
 
 
 def _system(raw: object) -> list[ChatMessage]:
@@ -125,10 +146,18 @@ def _turns(raw: object) -> list[ChatMessage]:
     out: list[ChatMessage] = []
     for i, message in enumerate(raw):
         where = f"messages.{i}"
-        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+        if not isinstance(message, dict) or message.get("role") not in (
+            "user",
+            "assistant",
+            "system",
+        ):
             raise InvalidRequest(f"{where}.role: Input should be 'user' or 'assistant'.")
+        unknown_fields(message, MESSAGE_FIELDS, where)
         role = message["role"]
         content = message.get("content")
+        if role == "system":  # placed where the model's template can hold it (render_lenient)
+            out.append(ChatMessage("system", _text_blocks(content, f"{where}.content")))
+            continue
         if isinstance(content, str):
             out.append(ChatMessage(role, content))
             continue
@@ -185,20 +214,24 @@ def _image_block(block: dict[str, Any], at: str) -> ImageInput:
     return read_base64(source["data"], f"{at} (image)")
 
 
-def _tools(raw: object) -> tuple[Tool, ...]:
+def _tools(raw: object) -> tuple[tuple[Tool, ...], tuple[str, ...]]:
+    """The client's tools, and the names of Anthropic's server tools left out (Cove runs no
+    tool itself: a server tool is not offered to the model, and said so in ``cove-ignored``)."""
     if raw is None:
-        return ()
+        return (), ()
     if not isinstance(raw, list):
         raise InvalidRequest("tools: Input should be a list.")
     tools: list[Tool] = []
+    hosted: list[str] = []
     for i, item in enumerate(raw):
         where = f"tools.{i}"
         if not isinstance(item, dict):
             raise InvalidRequest(f"{where}: Input should be an object.")
-        if item.get("type") not in (None, "custom"):
-            raise InvalidRequest(
-                f"{where}.type: server tools ({item.get('type')}) are not offered."
-            )
+        if item.get("type") not in CLIENT_TOOL_TYPES:
+            hosted.append(str(item.get("name") or item.get("type")))
+            ignore(f"{where} (the server tool {item.get('type')!s}: Cove runs no tool itself)")
+            continue
+        unknown_fields(item, TOOL_FIELDS, where)
         name = item.get("name")
         if not isinstance(name, str) or not _NAME.match(name):
             raise InvalidRequest(f"{where}.name: 1-64 letters, digits, '_' or '-'.")
@@ -211,10 +244,10 @@ def _tools(raw: object) -> tuple[Tool, ...]:
             raise InvalidRequest(f"{where}.description: Input should be a string.")
         assert isinstance(schema, dict)
         tools.append(Tool(name, description, schema))
-    return tuple(tools)
+    return tuple(tools), tuple(hosted)
 
 
-def _choice(raw: object, tools: Sequence[Tool]) -> ToolChoice:
+def _choice(raw: object, tools: Sequence[Tool], hosted: Sequence[str] = ()) -> ToolChoice:
     if raw is None:
         return ToolChoice("auto")
     if not isinstance(raw, dict):
@@ -229,6 +262,11 @@ def _choice(raw: object, tools: Sequence[Tool]) -> ToolChoice:
         return ToolChoice("required", None, parallel)
     if kind == "tool":
         name = raw.get("name")
+        if name in hosted:
+            raise InvalidRequest(
+                f"tool_choice.name: {name!r} is a server tool, which Cove does not run; "
+                "offer it as a client tool (with an input_schema) or let the model choose."
+            )
         if not any(t.name == name for t in tools):
             raise InvalidRequest(f"tool_choice.name: {name!r} is not among 'tools'.")
         return ToolChoice("function", str(name), parallel)

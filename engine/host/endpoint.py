@@ -17,6 +17,7 @@ from starlette.responses import Response
 
 from engine.errors import EngineError
 from engine.host.guards import HostConfig, error_response
+from engine.host.leniency import HEADER, collecting, header_value
 from engine.host.state import HostState
 
 T = TypeVar("T")
@@ -34,6 +35,13 @@ def endpoint(
     state: HostState, config: HostConfig, handler: Handler, shape: ErrorShape = error_response
 ) -> Callable[[Request], Awaitable[Response]]:
     async def run(request: Request) -> Response:
+        with collecting() as ignored:
+            response = await answer(request)
+        if ignored:
+            response.headers[HEADER] = header_value(ignored)
+        return response
+
+    async def answer(request: Request) -> Response:
         try:
             return await handler(request, state, config)
         except EngineError as exc:

@@ -80,7 +80,7 @@ async def create(request: Request, state: HostState, config: HostConfig) -> Resp
         return split_thinking(resident.model.chat(messages, req.params, cancel))
 
     def finish(text: str, final: Chunk, calls: Any) -> dict[str, Any]:
-        output = rw.output_items(text, final.reasoning, calls, mid)
+        output = rw.output_items(text, final.reasoning, calls, mid, req.names)
         body = rw.response(rid, name, req, output, final, created)
         reply = ChatMessage("assistant", text, tool_calls=tuple(calls))
         STORE.put(rid, Kept(body, (*turns, reply)))
@@ -102,7 +102,7 @@ async def create(request: Request, state: HostState, config: HostConfig) -> Resp
             )
             yield seq.event("response.in_progress",
                             response=rw.response(rid, name, req, [], None, created))  # fmt: skip
-            out = _Output(seq, mid)
+            out = _Output(seq, mid, req.names)
             async for item in items:
                 if isinstance(item, str):
                     yield b": keep-alive\n\n"
@@ -150,8 +150,8 @@ class _Sequence:
 class _Output:
     """The streamed output items: the thinking (as a reasoning item), the message, the calls."""
 
-    def __init__(self, seq: _Sequence, mid: str) -> None:
-        self.seq, self.mid = seq, mid
+    def __init__(self, seq: _Sequence, mid: str, names: rw.ToolNames) -> None:
+        self.seq, self.mid, self.names = seq, mid, names
         self.index = -1
         self.text = ""
         self.thought = ""
@@ -217,13 +217,18 @@ class _Output:
     def close(self, calls: Any) -> list[bytes]:
         out = self._close()
         for call in calls:
-            item = rw.call_item(call)
-            out += self._item("call", {**item, "arguments": "", "status": "in_progress"})
-            args = item["arguments"]
-            out.append(self.seq.event("response.function_call_arguments.delta", item_id=item["id"],
+            item = rw.call_item(call, self.names)
+            field, kind = (
+                ("input", "custom_tool_call_input")
+                if item["type"] == "custom_tool_call"
+                else ("arguments", "function_call_arguments")
+            )
+            out += self._item("call", {**item, field: "", "status": "in_progress"})
+            args = item[field]
+            out.append(self.seq.event(f"response.{kind}.delta", item_id=item["id"],
                                       output_index=self.index, delta=args))  # fmt: skip
-            out.append(self.seq.event("response.function_call_arguments.done", item_id=item["id"],
-                                      output_index=self.index, arguments=args))  # fmt: skip
+            out.append(self.seq.event(f"response.{kind}.done", item_id=item["id"],
+                                      output_index=self.index, **{field: args}))  # fmt: skip
             out.append(self.seq.event("response.output_item.done", output_index=self.index,
                                       item=item))  # fmt: skip
             self.open = None

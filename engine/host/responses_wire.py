@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.errors import InvalidRequest
+from engine.host.leniency import ignore, unknown_fields
 from engine.host.params import parse_params
 from engine.host.tool_wire import parse_tool_choice, parse_tools, reply_schema
 from engine.tools import Tool, ToolCall, ToolChoice
@@ -24,8 +25,34 @@ FIELDS = frozenset(
         "model", "input", "instructions", "max_output_tokens", "temperature", "top_p", "tools",
         "tool_choice", "parallel_tool_calls", "text", "stream", "previous_response_id", "store",
         "metadata", "reasoning", "user", "truncation", "include", "top_logprobs",
+        # Read and degraded as docs/ENGINE_API.md says.
+        "client_metadata", "prompt_cache_key", "prompt_cache_retention", "service_tier",
+        "safety_identifier", "stream_options", "max_tool_calls",
     }
 )  # fmt: skip
+# OpenAI's hosted tools (run by OpenAI's servers, not the client): not offered to the model.
+CLIENT_TOOL_TYPES = ("function", "custom", "namespace")
+MAX_CONVERSATION_TAG = 200
+
+
+@dataclass(frozen=True, slots=True)
+class ToolNames:
+    """The model's names for the tools and the client's: (flat, namespace, name, custom)."""
+
+    entries: tuple[tuple[str, str | None, str, bool], ...] = ()
+
+    def flat(self, name: str, namespace: object = None) -> str:
+        for flat, space, own, _custom in self.entries:
+            if own == name and (namespace is None or namespace == space):
+                return flat
+        return name
+
+    def outward(self, call: ToolCall) -> tuple[str, str | None, bool]:
+        """A call's tool as the client named it: name, namespace, and whether it is custom."""
+        for flat, space, own, custom in self.entries:
+            if flat == call.name:
+                return own, space, custom
+        return call.name, None, False
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,25 +66,34 @@ class ResponsesRequest:
     choice: ToolChoice
     previous: str | None
     echo: dict[str, Any]  # request fields the response repeats
+    names: ToolNames = ToolNames()
+    hosted: tuple[str, ...] = ()  # hosted tool types left out
 
 
 def parse(body: object) -> ResponsesRequest:
     if not isinstance(body, dict):
         raise InvalidRequest("The request body must be a JSON object.")
-    unknown = sorted(set(body) - FIELDS)
-    if unknown:
-        raise InvalidRequest(f"Unknown parameter: '{unknown[0]}'.")
+    unknown_fields(body, FIELDS)
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise InvalidRequest("'model' is required.")
-    turns = _input(body.get("input"))
+    offered, hosted = _offered(body.get("tools"))
+    tools = parse_tools([entry.chat for entry in offered])
+    names = ToolNames(tuple((e.chat["function"]["name"], e.namespace, e.name, e.custom)
+                            for e in offered))  # fmt: skip
+    turns = _input(body.get("input"), names)
     instructions = body.get("instructions")
     if instructions is not None and not isinstance(instructions, str):
         raise InvalidRequest("'instructions' must be a string.")
-    tools = parse_tools([_function(t, i) for i, t in enumerate(body.get("tools") or [])])
     choice_raw = body.get("tool_choice")
-    if isinstance(choice_raw, dict) and choice_raw.get("type") == "function":
-        choice_raw = {"type": "function", "function": {"name": choice_raw.get("name")}}
+    if isinstance(choice_raw, dict) and choice_raw.get("type") in hosted:
+        raise InvalidRequest(
+            f"'tool_choice' asks for the hosted tool {choice_raw.get('type')!r}, which Cove does "
+            "not run; offer a function tool instead, or let the model choose."
+        )
+    if isinstance(choice_raw, dict) and choice_raw.get("type") in ("function", "custom"):
+        wanted = names.flat(str(choice_raw.get("name")), choice_raw.get("namespace"))
+        choice_raw = {"type": "function", "function": {"name": wanted}}
     choice = parse_tool_choice(
         {"tool_choice": choice_raw, "parallel_tool_calls": body.get("parallel_tool_calls", True)},
         tools,
@@ -89,6 +125,10 @@ def parse(body: object) -> ResponsesRequest:
     previous = body.get("previous_response_id")
     if previous is not None and not isinstance(previous, str):
         raise InvalidRequest("'previous_response_id' must be a string.")
+    cache_key = body.get("prompt_cache_key")
+    if isinstance(cache_key, str) and 0 < len(cache_key) <= MAX_CONVERSATION_TAG:
+        # The client's name for the session: its saved state is kept under it.
+        params = replace(params, conversation=params.conversation or cache_key)
     echo = {
         "instructions": instructions,
         "max_output_tokens": body.get("max_output_tokens"),
@@ -102,18 +142,86 @@ def parse(body: object) -> ResponsesRequest:
         "previous_response_id": previous,
     }
     return ResponsesRequest(model, tuple(turns), instructions, params, stream,
-                            params.tools, choice, previous, echo)  # fmt: skip
+                            params.tools, choice, previous, echo, names, hosted)  # fmt: skip
 
 
-def _function(raw: object, i: int) -> dict[str, Any]:
-    """A Responses tool (``{type: function, name, parameters}``) as chat completions write it."""
-    if not isinstance(raw, dict) or raw.get("type") != "function":
-        kind = raw.get("type") if isinstance(raw, dict) else None
-        raise InvalidRequest(f"tools[{i}]: only function tools are offered (not {kind!r}).")
-    function = {k: raw[k] for k in ("name", "description", "parameters", "strict") if k in raw}
-    if function.get("strict") is None:
-        function.pop("strict", None)
-    return {"type": "function", "function": function}
+@dataclass(frozen=True, slots=True)
+class _Offered:
+    chat: dict[str, Any]  # the tool as chat completions write it
+    name: str  # the client's name for it
+    namespace: str | None = None
+    custom: bool = False  # a free-form tool: its one argument is the text ``input``
+
+
+def _offered(raw: object) -> tuple[list[_Offered], tuple[str, ...]]:
+    """The tools the model is offered (namespaces flattened into their tools), and the types
+    of OpenAI's hosted tools left out."""
+    if raw is None:
+        return [], ()
+    if not isinstance(raw, list):
+        raise InvalidRequest("'tools' must be a list.")
+    offered: list[_Offered] = []
+    hosted: list[str] = []
+    for i, item in enumerate(raw):
+        kind = item.get("type") if isinstance(item, dict) else None
+        if not isinstance(item, dict) or not isinstance(kind, str):
+            raise InvalidRequest(f"tools[{i}] must be an object with a 'type'.")
+        if kind not in CLIENT_TOOL_TYPES:
+            hosted.append(kind)
+            ignore(f"tools[{i}] (the hosted tool {kind}: Cove runs no tool itself)")
+        elif kind == "namespace":
+            inner = item.get("tools")
+            if not isinstance(inner, list) or not isinstance(item.get("name"), str):
+                raise InvalidRequest(f"tools[{i}]: a namespace needs a 'name' and 'tools'.")
+            for j, tool in enumerate(inner):
+                offered.append(_tool(tool, f"tools[{i}].tools[{j}]", item["name"]))
+        else:
+            offered.append(_tool(item, f"tools[{i}]", None))
+    _flatten_names(offered)
+    return offered, tuple(hosted)
+
+
+def _tool(raw: object, where: str, namespace: str | None) -> _Offered:
+    """A function or custom tool, as chat completions write it."""
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    if not isinstance(raw, dict) or kind not in ("function", "custom"):
+        raise InvalidRequest(f"{where}: function and custom tools are offered (not {kind!r}).")
+    unknown_fields(raw, _TOOL_FIELDS, where)
+    name = raw.get("name")
+    if not isinstance(name, str):
+        raise InvalidRequest(f"{where}.name must be a string.")
+    if kind == "custom":
+        function: dict[str, Any] = {
+            "name": name,
+            "description": str(raw.get("description") or ""),
+            "parameters": _CUSTOM_INPUT,
+        }
+    else:
+        function = {k: raw[k] for k in ("name", "description", "parameters", "strict") if k in raw}
+        if function.get("strict") is None:
+            function.pop("strict", None)
+    return _Offered({"type": "function", "function": function}, name, namespace, kind == "custom")
+
+
+_TOOL_FIELDS = frozenset(
+    {"type", "name", "description", "parameters", "strict", "format", "defer_loading"}
+)
+_CUSTOM_INPUT = {
+    "type": "object",
+    "properties": {"input": {"type": "string", "description": "The tool's whole input."}},
+    "required": ["input"],
+}
+
+
+def _flatten_names(offered: list[_Offered]) -> None:
+    """The name each tool has for the model: its own, or ``namespace.name`` where two would
+    share one."""
+    counts: dict[str, int] = {}
+    for entry in offered:
+        counts[entry.name] = counts.get(entry.name, 0) + 1
+    for entry in offered:
+        if entry.namespace is not None and counts[entry.name] > 1:
+            entry.chat["function"]["name"] = f"{entry.namespace}.{entry.name}"
 
 
 def _format(raw: object) -> object:
@@ -126,7 +234,7 @@ def _format(raw: object) -> object:
     return {"type": "json_schema", "json_schema": spec}
 
 
-def _input(raw: object) -> list[ChatMessage]:
+def _input(raw: object, names: ToolNames) -> list[ChatMessage]:
     if isinstance(raw, str):
         return [ChatMessage("user", raw)]
     if not isinstance(raw, list) or not raw:
@@ -144,26 +252,36 @@ def _input(raw: object) -> list[ChatMessage]:
                 )
             out.append(ChatMessage("system" if role == "developer" else role,
                                    _content(item.get("content"), i)))  # fmt: skip
-        elif kind == "function_call":
-            try:
-                arguments = json.loads(item.get("arguments") or "{}")
-            except (TypeError, ValueError):
-                raise InvalidRequest(
-                    f"input[{i}].arguments must be a JSON object string."
-                ) from None
-            call = ToolCall(str(item.get("name")), arguments, id=str(item.get("call_id")))
+        elif kind in ("function_call", "custom_tool_call"):
+            name = names.flat(str(item.get("name")), item.get("namespace"))
+            if kind == "custom_tool_call":
+                arguments: object = {"input": str(item.get("input") or "")}
+            else:
+                try:
+                    arguments = json.loads(item.get("arguments") or "{}")
+                except (TypeError, ValueError):
+                    raise InvalidRequest(
+                        f"input[{i}].arguments must be a JSON object string."
+                    ) from None
+            if not isinstance(arguments, dict):
+                raise InvalidRequest(f"input[{i}].arguments must be a JSON object string.")
+            call = ToolCall(name, arguments, id=str(item.get("call_id")))
             if out and out[-1].role == "assistant" and out[-1].tool_calls and not out[-1].content:
                 last = out.pop()
                 out.append(replace(last, tool_calls=(*last.tool_calls, call)))
             else:
                 out.append(ChatMessage("assistant", "", tool_calls=(call,)))
-        elif kind == "function_call_output":
+        elif kind in ("function_call_output", "custom_tool_call_output"):
             output = item.get("output")
-            if not isinstance(output, str):
+            if isinstance(output, list):  # content parts (text, images): their text
+                output = _content(output, i)
+            elif not isinstance(output, str):
                 output = json.dumps(output)
             out.append(ChatMessage("tool", output, tool_call_id=str(item.get("call_id"))))
         elif kind == "reasoning":
             continue  # an earlier reply's thinking stays out of the prompt
+        elif kind in ("compaction", "item_reference"):
+            ignore(f"input[{i}] ({kind}: Cove keeps no items on the server)")
         else:
             raise InvalidRequest(f"input[{i}].type {kind!r} is not supported.")
     return out
@@ -191,14 +309,16 @@ def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex}"
 
 
-def output_items(text: str, reasoning: str, calls: Sequence[ToolCall], mid: str) -> list[Any]:
+def output_items(
+    text: str, reasoning: str, calls: Sequence[ToolCall], mid: str, names: ToolNames
+) -> list[Any]:
     items: list[dict[str, Any]] = []
     if reasoning:
         items.append({"type": "reasoning", "id": new_id("rs"),
                       "summary": [{"type": "summary_text", "text": reasoning}]})  # fmt: skip
     if text or not calls:
         items.append(message_item(mid, text, "completed"))
-    items.extend(call_item(c) for c in calls)
+    items.extend(call_item(c, names) for c in calls)
     return items
 
 
@@ -207,15 +327,30 @@ def message_item(mid: str, text: str, status: str) -> dict[str, Any]:
     return {"type": "message", "id": mid, "status": status, "role": "assistant", "content": content}
 
 
-def call_item(call: ToolCall) -> dict[str, Any]:
-    return {
+def call_item(call: ToolCall, names: ToolNames) -> dict[str, Any]:
+    """A call as the client named its tool: a ``custom_tool_call`` with its text ``input`` for
+    a custom tool, else a ``function_call`` (with its ``namespace`` where it has one)."""
+    name, namespace, custom = names.outward(call)
+    if custom:
+        return {
+            "type": "custom_tool_call",
+            "id": "ctc_" + call.id.removeprefix("call_"),
+            "call_id": call.id,
+            "name": name,
+            "input": str(call.arguments.get("input", "")),
+            "status": "completed",
+        }
+    item = {
         "type": "function_call",
         "id": "fc_" + call.id.removeprefix("call_"),
         "call_id": call.id,
-        "name": call.name,
+        "name": name,
         "arguments": call.arguments_json(),
         "status": "completed",
     }
+    if namespace is not None:
+        item["namespace"] = namespace
+    return item
 
 
 def response(rid: str, model: str, req: ResponsesRequest, output: list[Any],

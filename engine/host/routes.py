@@ -129,6 +129,8 @@ async def _models(request: Request, state: HostState, config: HostConfig) -> Res
     if state.chat is not None:
         created = int(state.chat.path.stat().st_mtime)
         data.append(_model_card(state.chat.id, "chat", created))
+    for pattern, target in state.names.aliases:  # what --alias answers, and with which model
+        data.append({**_model_card(pattern, "chat", wire.now()), "alias_of": target})
     if state.embedder is not None:
         data.append(_model_card(state.embedder.name, "embedding", wire.now()))
     return JSONResponse({"object": "list", "data": data})

@@ -13,7 +13,7 @@ import logging
 import os
 import socket
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from engine.client.protocol import READY_PREFIX
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES, StateCache
 from engine.host.guards import DEFAULT_MAX_BODY, HostConfig
+from engine.host.model_names import NameRules
 from engine.host.routes import make_app
 from engine.host.state import STREAM_FLUSH_S, HostState
 from engine.launch import setup_logging, watch_parent
@@ -62,6 +63,8 @@ class ServeOptions:
     advertise: bool = False  # announce the name and fingerprint on the LAN (mDNS)
     # cove workers that GGUF models are split with, reached through loopback tunnels.
     workers: tuple[WorkerShare, ...] = ()
+    # The model names clients send: --alias PATTERN=MODEL, --any-model-name.
+    names: NameRules = field(default_factory=NameRules)
 
 
 def is_loopback(host: str) -> bool:
@@ -105,6 +108,7 @@ def serve(options: ServeOptions) -> int:
         else None,
         draft=options.draft,
         workers=options.workers,
+        names=options.names,
     )
     sock = bind(options.host, options.port)
     sockets = [sock]

@@ -29,6 +29,7 @@ from engine.errors import (
 )
 from engine.generation.loop import GenerationLoop
 from engine.generation.state_cache import StateCache
+from engine.host.model_names import NameRules, installed_names, unknown_model
 from engine.types import Chunk, TokenLogprob
 
 if TYPE_CHECKING:
@@ -78,8 +79,11 @@ class HostState:
         states: StateCache | None = None,
         draft: str | None = None,
         workers: tuple[WorkerShare, ...] = (),
+        names: NameRules | None = None,
     ) -> None:
         self.max_queue = max_queue
+        # The model names clients send, mapped (--alias, --any-model-name).
+        self.names = names or NameRules()
         # ``cove worker`` machines reached through loopback tunnels: GGUF models are split
         # across this machine and them (engine/remote/split.py).
         self.workers = workers
@@ -137,12 +141,47 @@ class HostState:
                 "No chat model is loaded. Load one first (POST /cove/v1/load, or start the "
                 "server with --model)."
             )
-        if name not in chat.aliases:
+        if name in chat.aliases:
+            return chat
+        target = self.names.target(name)
+        if target is not None:
+            if target in chat.aliases or self._names_resident(target, chat):
+                return chat
+            raise ModelNotFound(
+                f"The model {name!r} is an alias of {target!r}, which is not loaded; this "
+                f"engine serves {chat.id!r}. Load it first (POST /cove/v1/load)."
+            )
+        if self._names_resident(name, chat):
+            chat.aliases = chat.aliases | {name}
+            return chat
+        if self.names.any_name:
+            return chat
+        if self._installed(name):
             raise ModelNotFound(
                 f"The model {name!r} is not loaded; this engine serves {chat.id!r}. "
                 "Load it first (POST /cove/v1/load)."
             )
-        return chat
+        raise ModelNotFound(unknown_model(name, chat.id, installed_names()))
+
+    @staticmethod
+    def _names_resident(name: str, chat: Resident) -> bool:
+        """Whether ``name`` (a path, a catalog id, a file's name) is the loaded model's."""
+        from engine.library.names import resolve_model
+
+        try:
+            return resolve_model(name).resolve() == chat.path
+        except (ModelNotFound, OSError):
+            return False
+
+    @staticmethod
+    def _installed(name: str) -> bool:
+        from engine.library.names import resolve_model
+
+        try:
+            resolve_model(name)
+        except (ModelNotFound, OSError):
+            return False
+        return True
 
     def load_chat(
         self, name: str, ctx: int | None, progress: Callable[[float], bool] | None = None

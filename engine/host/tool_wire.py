@@ -8,10 +8,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.errors import InvalidRequest
+from engine.host.leniency import ignore, unknown_fields
 from engine.tools import Tool, ToolChoice
 from engine.tools.constrain import ANY_JSON_OBJECT
 
 MAX_TOOLS = 128
+_FUNCTION_FIELDS = ("name", "description", "parameters", "strict")
 _NAME = re.compile(r"^[A-Za-z0-9_\-.]{1,64}$")
 
 
@@ -25,17 +27,16 @@ def parse_tools(raw: object) -> tuple[Tool, ...]:
     tools: list[Tool] = []
     for i, item in enumerate(raw):
         where = f"tools[{i}]"
-        if not isinstance(item, dict) or item.get("type") != "function":
+        if not isinstance(item, dict) or not isinstance(item.get("type"), str):
             raise InvalidRequest(f"{where}.type must be 'function'.")
-        extra = sorted(set(item) - {"type", "function"})
-        if extra:
-            raise InvalidRequest(f"{where} has an unsupported field {extra[0]!r}.")
+        if item["type"] != "function":
+            ignore(f"{where} (a {item['type']} tool: Cove offers function tools)")
+            continue
+        unknown_fields(item, ("type", "function"), where)
         function = item.get("function")
         if not isinstance(function, dict):
             raise InvalidRequest(f"{where}.function must be an object.")
-        extra = sorted(set(function) - {"name", "description", "parameters", "strict"})
-        if extra:
-            raise InvalidRequest(f"{where}.function has an unsupported field {extra[0]!r}.")
+        unknown_fields(function, _FUNCTION_FIELDS, f"{where}.function")
         name = function.get("name")
         if not isinstance(name, str) or not _NAME.match(name):
             raise InvalidRequest(

@@ -1,8 +1,9 @@
 """The OpenAI wire format: validate requests into engine values, and shape engine chunks into
 OpenAI responses. Pure functions, no I/O, so that both directions are tested without a server.
 
-Validation is strict: an unknown field, a wrong type or a value out of range is a 400 with a message
-that names the field, never a silent default.
+A field Cove does not know is ignored and named in the ``cove-ignored`` header
+(engine/host/leniency.py), as OpenAI's API and the other local engines accept fields newer than
+their clients; a known field of the wrong type or out of range is a 400 that names it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 from engine.client.protocol import completion_extras
 from engine.errors import InvalidRequest
+from engine.host.leniency import unknown_fields
 from engine.host.params import SAMPLING_FIELDS, flag, is_int, is_number, parse_params
 from engine.host.tool_wire import parse_tool_choice, parse_tools, reply_schema
 from engine.images import read_data_url, read_image_file
@@ -42,6 +44,9 @@ ROLES: frozenset[str] = frozenset(get_args(Role))
 
 _COMMON = {"model", "stream", "stream_options", "n", "user", "presence_penalty"}
 _COMMON |= {"frequency_penalty", "logprobs", "response_format"}
+# Read and degraded as docs/ENGINE_API.md says (nothing kept on a server, no tiers, no effort).
+_COMMON |= {"store", "metadata", "service_tier", "prediction", "reasoning_effort"}
+_COMMON |= {"safety_identifier", "prompt_cache_key", "prompt_cache_retention", "verbosity"}
 CHAT_FIELDS = frozenset(
     {
         "messages",
@@ -312,9 +317,7 @@ def now() -> int:
 def _object(body: object, allowed: frozenset[str]) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise InvalidRequest("The request body must be a JSON object.")
-    unknown = sorted(k for k in body if k not in allowed)
-    if unknown:
-        raise InvalidRequest(f"Unknown field {unknown[0]!r}.")
+    unknown_fields(body, allowed)
     return body
 
 
@@ -330,9 +333,7 @@ def _message(raw: object, i: int, local_files: bool = False) -> ChatMessage:
         raise InvalidRequest(f"messages[{i}] must be an object with 'role' and 'content'.")
     # reasoning_content: an earlier reply's thinking, which a template leaves out of the history.
     allowed = ("role", "content", "name", "tool_calls", "tool_call_id", "reasoning_content")
-    extra = sorted(k for k in raw if k not in allowed)
-    if extra:
-        raise InvalidRequest(f"messages[{i}] has an unsupported field {extra[0]!r}.")
+    unknown_fields(raw, allowed, f"messages[{i}]")
     role = raw.get("role")
     if role == "developer":
         role = "system"

@@ -46,6 +46,37 @@ def render(
     """The prompt text for ``messages`` (and the ``tools`` offered, through the template where it
     renders them, else engine.templates.tool_prompt's fallback); any failure of the template is a
     ``TemplateError``."""
+    try:
+        return _render(template, messages, add_generation_prompt, bos_token, eos_token, tools)
+    except TemplateError:
+        folded = fold_late_system(messages)
+        if folded is None:
+            raise
+    # The template refused a system message after the first turn (Claude Code sends them;
+    # many templates take one at the start only): the same instructions, where it takes them.
+    return _render(template, folded, add_generation_prompt, bos_token, eos_token, tools)
+
+
+def fold_late_system(messages: Sequence[ChatMessage]) -> list[ChatMessage] | None:
+    """``messages`` with every system message after the first turn joined to the leading one
+    (made if there is none); None when there is none to move."""
+    lead = 1 if messages and messages[0].role == "system" else 0
+    late = [m for m in messages[lead:] if m.role == "system"]
+    if not late:
+        return None
+    texts = [m.content for m in [*messages[:lead], *late] if m.content]
+    rest = [m for m in messages[lead:] if m.role != "system"]
+    return [ChatMessage("system", "\n\n".join(texts)), *rest]
+
+
+def _render(
+    template: ChatTemplate,
+    messages: Sequence[ChatMessage],
+    add_generation_prompt: bool,
+    bos_token: str,
+    eos_token: str,
+    tools: Sequence[Tool],
+) -> str:
     compiled = _compile(template.source)
     tooled = bool(tools) or any(m.role == "tool" or m.tool_calls for m in messages)
     native = tooled and renders_tools(template.source)
