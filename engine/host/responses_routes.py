@@ -134,8 +134,10 @@ async def fetch(request: Request, state: HostState, config: HostConfig) -> Respo
 
 
 class _Sequence:
+    """Events numbered from 0, as OpenAI numbers them."""
+
     def __init__(self) -> None:
-        self.n = 0
+        self.n = -1
 
     def event(self, kind: str, **data: Any) -> bytes:
         self.n += 1

@@ -89,8 +89,19 @@ class EmbeddingRequest:
     base64: bool
 
 
+# Fields whose meaning would change if they were ignored: refused, with what to send instead.
+REFUSED_CHAT_FIELDS = {
+    "functions": "'functions' is OpenAI's older form of 'tools'; send 'tools' instead.",
+    "function_call": "'function_call' is OpenAI's older form of 'tool_choice'; send that.",
+}
+
+
 def parse_chat(body: object, local_files: bool = False) -> ChatRequest:
     """``local_files``: ``file://`` image URLs are read (a caller on this computer's loopback)."""
+    if isinstance(body, dict):
+        for name, why in REFUSED_CHAT_FIELDS.items():
+            if body.get(name) is not None:
+                raise InvalidRequest(why)
     data = _object(body, CHAT_FIELDS)
     raw = data.get("messages")
     if not isinstance(raw, list) or not raw:

@@ -127,8 +127,10 @@ def test_embeddings_through_openai(oai: openai.OpenAI, host: LocalEngine) -> Non
 
 
 def test_openai_errors(oai: openai.OpenAI, host: LocalEngine, model_id: str) -> None:
-    with pytest.raises(openai.NotFoundError, match="not loaded"):
+    # A name no model here has: what is installed, and how to map the client's name.
+    with pytest.raises(openai.NotFoundError, match="not a model of this engine") as unknown:
         oai.chat.completions.create(model="gpt-5", messages=QUESTION)
+    assert "'starter'" in str(unknown.value) and "--alias" in str(unknown.value)
     with pytest.raises(openai.BadRequestError, match="temperature"):
         oai.chat.completions.create(
             model=model_id,

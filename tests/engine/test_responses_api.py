@@ -136,8 +136,13 @@ def test_errors(oai: openai.OpenAI, model_id: str) -> None:
         oai.responses.create(model=model_id, input="hi", previous_response_id="resp_unknown")
     with pytest.raises(openai.NotFoundError):
         oai.responses.retrieve("resp_unknown")
-    with pytest.raises(openai.BadRequestError, match="only function tools"):
-        oai.responses.create(model=model_id, input="hi", tools=[{"type": "web_search"}])
+    with pytest.raises(openai.BadRequestError, match="hosted tool 'web_search'"):
+        oai.responses.create(
+            model=model_id,
+            input="hi",
+            tools=[{"type": "web_search"}],
+            tool_choice={"type": "web_search"},  # type: ignore[arg-type,typeddict-item]
+        )
 
 
 def test_the_store_keeps_the_newest() -> None:

@@ -165,7 +165,7 @@ TOOL_JSON = [WEATHER.to_openai()]
     ("body", "field"),
     [
         (_chat(tools={"type": "function"}), "'tools'"),
-        (_chat(tools=[{"type": "retrieval"}]), "tools[0].type"),
+        (_chat(tools=[{"type": 5}]), "tools[0].type"),
         (
             _chat(tools=[{"type": "function", "function": {"name": "bad name!"}}]),
             "tools[0].function.name",

@@ -100,7 +100,7 @@ def test_content_parts_and_developer_role() -> None:
         (chat(response_format={"type": "xml"}), "response_format"),
         (chat(presence_penalty=5), "presence_penalty"),
         (chat(tools={}), "'tools' must be a list"),
-        (chat(functions=[]), "Unknown field 'functions'"),
+        (chat(functions=[]), "older form of 'tools'"),
     ],
 )
 def test_invalid_chat_requests_name_the_problem(body: object, needle: str) -> None:
