@@ -47,7 +47,7 @@ def shortened(value: Any) -> Any:
 
 
 def replayed(captured: dict[str, Any], model: str, stream: bool) -> dict[str, Any]:
-    body = shortened(captured["body"])
+    body: dict[str, Any] = shortened(captured["body"])
     body["model"] = model
     body["stream"] = stream
     if captured["path"].startswith("/v1/messages"):
@@ -229,14 +229,14 @@ def test_random_extra_fields_at_every_level_are_ignored(
 MALFORMED: list[tuple[str, dict[str, Any], str]] = [
     ("/v1/chat/completions", {"messages": "hi"}, "messages"),
     ("/v1/chat/completions", {"messages": [{"role": "user", "content": "hi"}],
-                              "temperature": "hot"}, "temperature"),  # fmt: skip
+                              "temperature": "hot"}, "temperature"),
     ("/v1/chat/completions", {"messages": [{"role": "wizard", "content": "hi"}]}, "role"),
     ("/v1/responses", {"input": 5}, "input"),
     ("/v1/responses", {"input": "hi", "tools": [{"type": "function", "name": 3}]}, "name"),
     ("/v1/messages", {"messages": [{"role": "user", "content": "hi"}]}, "max_tokens"),
     ("/v1/messages", {"max_tokens": 4, "messages": [{"role": "user", "content": "hi"}],
-                      "thinking": {"type": "sometimes"}}, "thinking"),  # fmt: skip
-]
+                      "thinking": {"type": "sometimes"}}, "thinking"),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("path", "body", "field"), MALFORMED)

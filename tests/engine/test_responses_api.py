@@ -137,11 +137,11 @@ def test_errors(oai: openai.OpenAI, model_id: str) -> None:
     with pytest.raises(openai.NotFoundError):
         oai.responses.retrieve("resp_unknown")
     with pytest.raises(openai.BadRequestError, match="hosted tool 'web_search'"):
-        oai.responses.create(
+        oai.responses.create(  # type: ignore[call-overload]
             model=model_id,
             input="hi",
             tools=[{"type": "web_search"}],
-            tool_choice={"type": "web_search"},  # type: ignore[arg-type,typeddict-item]
+            tool_choice={"type": "web_search"},
         )
 
 
