@@ -308,6 +308,8 @@ def usage(final: Chunk) -> dict[str, Any]:
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
+        # The prompt's tokens read from the KV cache of an earlier request (a shared prefix).
+        "prompt_tokens_details": {"cached_tokens": s.cached_tokens if s else 0},
         # OpenAI's fields for guessed tokens the model kept and threw away (its "predicted
         # outputs"), and Cove's own names for speculation.
         "completion_tokens_details": {
