@@ -113,12 +113,29 @@ def _thinking(raw: object) -> None:
         raise InvalidRequest("thinking.type: Input should be 'enabled', 'disabled' or 'adaptive'.")
 
 
+# Claude Code starts its system prompt with a line for Anthropic's billing that changes with every
+# session: left in, no two sessions would share a prompt prefix to reuse. It says nothing to the
+# model, so it is left out.
+BILLING_LINE = "x-anthropic-billing-header:"
+
+
 def _system(raw: object) -> list[ChatMessage]:
     if raw is None or raw == "":
         return []
     if isinstance(raw, str):
         return [ChatMessage("system", raw)]
+    if isinstance(raw, list):
+        raw = [b for b in raw if not _billing_line(b)]
     return [ChatMessage("system", _text_blocks(raw, "system"))]
+
+
+def _billing_line(block: object) -> bool:
+    return (
+        isinstance(block, dict)
+        and isinstance(block.get("text"), str)
+        and block["text"].startswith(BILLING_LINE)
+        and "\n" not in block["text"].strip()
+    )
 
 
 def _text_blocks(raw: object, where: str) -> str:

@@ -251,3 +251,18 @@ def test_a_malformed_known_field_is_a_400_in_the_protocols_shape(
     else:
         assert "message" in error["error"]
     assert field in json.dumps(error)
+
+
+def test_claude_codes_per_session_billing_line_is_left_out_and_its_late_system_kept() -> None:
+    """The first system line changes with every Claude Code session; left in, no two sessions
+    would share a prefix. The system message Claude Code sends after the turns stays a system
+    turn where it stands."""
+    from engine.host.anthropic_wire import parse_messages
+
+    captured = json.loads((FIXTURES / "claude-code-1.json").read_text())
+    assert captured["body"]["system"][0]["text"].startswith("x-anthropic-billing-header:")
+    request = parse_messages(captured["body"])
+    assert request.messages[0].role == "system"
+    assert "x-anthropic-billing-header" not in request.messages[0].content
+    assert request.messages[0].content.startswith("You are a Claude agent")
+    assert [m.role for m in request.messages] == ["system", "user", "system"]

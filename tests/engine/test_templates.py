@@ -340,3 +340,31 @@ def test_messages_are_not_changed_by_a_template() -> None:
     with pytest.raises(TemplateError):
         render(model_template("{{ messages[0].update({'role': 'x'}) }}"), messages)
     assert messages == [ChatMessage("user", "Hi")]
+
+
+FIRST_SYSTEM_ONLY = (
+    "{% for m in messages %}{% if m.role == 'system' and not loop.first %}"
+    "{{ raise_exception('System role is only supported at the start') }}{% endif %}"
+    "[{{ m.role }}]{{ m.content }}{% endfor %}"
+)
+
+
+def test_a_late_system_message_goes_where_the_template_takes_it() -> None:
+    """Claude Code sends system messages among the turns; a template that takes one only at the
+    start gets them joined to the leading one, in order, instead of refusing the conversation."""
+    strict = ChatTemplate("strict", FIRST_SYSTEM_ONLY, "model", (), "test")
+    messages = [
+        ChatMessage("system", "Be brief."),
+        ChatMessage("user", "Hi"),
+        ChatMessage("system", "The date is today."),
+    ]
+    prompt = render(strict, messages, add_generation_prompt=False)
+    assert prompt == "[system]Be brief.\n\nThe date is today.[user]Hi"
+    # A template that takes them where they stand keeps them there.
+    chatml = fallback("chatml")
+    assert render(chatml, messages).index("The date is today.") > render(chatml, messages).index(
+        "Hi"
+    )
+    # With no system message at the start, one is made.
+    late_only = [ChatMessage("user", "a"), ChatMessage("system", "x")]
+    assert render(strict, late_only, add_generation_prompt=False) == "[system]x[user]a"
