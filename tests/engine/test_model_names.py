@@ -52,7 +52,7 @@ def test_aliases_answer_hosted_names_and_are_listed(tmp_path: Path) -> None:
     proc, url = serve(tmp_path, "--alias", "claude-*=starter", "--alias", "gpt-4o=starter")
     try:
         claude = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
-        reply = claude.messages.create(model="claude-sonnet-4-5", max_tokens=2,
+        reply = claude.messages.create(model="claude-sonnet-5", max_tokens=2,
                                        messages=HI)  # type: ignore[arg-type]  # fmt: skip
         assert reply.type == "message"
         oai = openai.OpenAI(base_url=url + "/v1", api_key=KEY, max_retries=0)

@@ -157,6 +157,7 @@ def test_responses_carry_usage_and_cove_timings() -> None:
         "prompt_tokens": 20,
         "completion_tokens": 7,
         "total_tokens": 27,
+        "prompt_tokens_details": {"cached_tokens": 5},
         "completion_tokens_details": {
             "accepted_prediction_tokens": 3,
             "rejected_prediction_tokens": 2,
