@@ -46,7 +46,28 @@ def make_chain(lib: Any, vocab: Any, p: GenerationParams, window: int) -> Any:
     return chain
 
 
-class NativeSampler:
+class _Picker:
+    """A sampler that draws a token from one row of the context's logits (``_pick``): the next
+    token from the last row, and guessed tokens checked in one batch (speculation) row by row."""
+
+    _model: Any
+
+    def _pick(self, index: int) -> int:
+        raise NotImplementedError
+
+    def sample(self) -> int:
+        return self._pick(-1)
+
+    def verify(
+        self, token: int, draft: list[int], cancel: threading.Event, want_logits: bool
+    ) -> list[tuple[int, Any]] | None:
+        drawn: list[tuple[int, Any]] | None = self._model._check_draft(
+            token, draft, cancel, want_logits, self._pick
+        )
+        return drawn
+
+
+class NativeSampler(_Picker):
     """llama.cpp's native sampler chain: sampling reads the context's last logits in place."""
 
     def __init__(self, model: Any, chain: Any) -> None:
@@ -55,9 +76,6 @@ class NativeSampler:
         self._ctx = model._ctx
         self._chain = chain
         self._decode = model._decode
-
-    def sample(self) -> int:
-        return self._pick(-1)
 
     def _pick(self, index: int) -> int:
         return int(self._sample(self._chain, self._ctx, index))
@@ -69,16 +87,8 @@ class NativeSampler:
         accepted: bool = self._decode([token], cancel)
         return accepted
 
-    def verify(
-        self, token: int, draft: list[int], cancel: threading.Event, want_logits: bool
-    ) -> list[tuple[int, Any]] | None:
-        drawn: list[tuple[int, Any]] | None = self._model._check_draft(
-            token, draft, cancel, want_logits, self._pick
-        )
-        return drawn
 
-
-class Argmax:
+class Argmax(_Picker):
     """Greedy decoding, with llama.cpp's repetition penalty applied to the tokens generated so far
     (a logit above 0 divided by the penalty, one at or below 0 multiplied by it), read from the
     logits in place. Picks exactly what the native greedy chain picks; a test holds it to that."""
@@ -99,17 +109,6 @@ class Argmax:
 
     def logits(self) -> Any:
         return self._np.ctypeslib.as_array(self._get(self._ctx, -1), shape=(self._n_vocab,))
-
-    def sample(self) -> int:
-        return self._pick(-1)
-
-    def verify(
-        self, token: int, draft: list[int], cancel: threading.Event, want_logits: bool
-    ) -> list[tuple[int, Any]] | None:
-        drawn: list[tuple[int, Any]] | None = self._model._check_draft(
-            token, draft, cancel, want_logits, self._pick
-        )
-        return drawn
 
     def _pick(self, index: int) -> int:
         logits = self._np.ctypeslib.as_array(self._get(self._ctx, index), shape=(self._n_vocab,))

@@ -50,7 +50,7 @@ FIELDS = frozenset(
         "container",
     }
 )
-COUNT_FIELDS = frozenset({*FIELDS} - {"max_tokens", "stream"})
+COUNT_FIELDS = FIELDS - {"max_tokens", "stream"}
 MESSAGE_FIELDS = frozenset({"role", "content"})
 # Anthropic's own server-side tools (web search, code execution, ...) have a versioned type;
 # the client-side ones Cove runs through the model are custom tools.
@@ -172,7 +172,7 @@ def _turns(raw: object) -> list[ChatMessage]:
         unknown_fields(message, MESSAGE_FIELDS, where)
         role = message["role"]
         content = message.get("content")
-        if role == "system":  # placed where the model's template can hold it (render_lenient)
+        if role == "system":  # placed where the model's template holds it (templates.render)
             out.append(ChatMessage("system", _text_blocks(content, f"{where}.content")))
             continue
         if isinstance(content, str):

@@ -67,7 +67,6 @@ class ResponsesRequest:
     previous: str | None
     echo: dict[str, Any]  # request fields the response repeats
     names: ToolNames = ToolNames()
-    hosted: tuple[str, ...] = ()  # hosted tool types left out
 
 
 def parse(body: object) -> ResponsesRequest:
@@ -142,7 +141,7 @@ def parse(body: object) -> ResponsesRequest:
         "previous_response_id": previous,
     }
     return ResponsesRequest(model, tuple(turns), instructions, params, stream,
-                            params.tools, choice, previous, echo, names, hosted)  # fmt: skip
+                            params.tools, choice, previous, echo, names)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

@@ -145,43 +145,24 @@ class HostState:
             return chat
         target = self.names.target(name)
         if target is not None:
-            if target in chat.aliases or self._names_resident(target, chat):
+            if target in chat.aliases or _installed_path(target) == chat.path:
                 return chat
             raise ModelNotFound(
                 f"The model {name!r} is an alias of {target!r}, which is not loaded; this "
                 f"engine serves {chat.id!r}. Load it first (POST /cove/v1/load)."
             )
-        if self._names_resident(name, chat):
+        if self.names.any_name:  # every name is the loaded model's: nothing to look up
+            return chat
+        path = _installed_path(name)
+        if path == chat.path:
             chat.aliases = chat.aliases | {name}
             return chat
-        if self.names.any_name:
-            return chat
-        if self._installed(name):
+        if path is not None:
             raise ModelNotFound(
                 f"The model {name!r} is not loaded; this engine serves {chat.id!r}. "
                 "Load it first (POST /cove/v1/load)."
             )
         raise ModelNotFound(unknown_model(name, chat.id, installed_names()))
-
-    @staticmethod
-    def _names_resident(name: str, chat: Resident) -> bool:
-        """Whether ``name`` (a path, a catalog id, a file's name) is the loaded model's."""
-        from engine.library.names import resolve_model
-
-        try:
-            return resolve_model(name).resolve() == chat.path
-        except (ModelNotFound, OSError):
-            return False
-
-    @staticmethod
-    def _installed(name: str) -> bool:
-        from engine.library.names import resolve_model
-
-        try:
-            resolve_model(name)
-        except (ModelNotFound, OSError):
-            return False
-        return True
 
     def load_chat(
         self, name: str, ctx: int | None, progress: Callable[[float], bool] | None = None
@@ -535,3 +516,14 @@ class HostState:
 def _safe_call(loop: asyncio.AbstractEventLoop, fn: Callable[..., None], *args: Any) -> None:
     with contextlib.suppress(RuntimeError):  # the loop closed: nobody is listening any more
         loop.call_soon_threadsafe(fn, *args)
+
+
+def _installed_path(name: str) -> Path | None:
+    """The model file or folder ``name`` (a path, a catalog id, a file's name) resolves to, or
+    None when no installed model has that name."""
+    from engine.library.names import resolve_model
+
+    try:
+        return resolve_model(name).resolve()
+    except (ModelNotFound, OSError):
+        return None

@@ -7,7 +7,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.app.conftest import QUICK_MS, REPLY_TIMEOUT_MS, WindowFactory
+from tests.orphans import kill_and_expect_ended, listening_ports
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
@@ -142,23 +142,12 @@ def test_a_killed_window_takes_its_engine_host_with_it(qtbot: QtBot, tmp_path: P
             assert proc.poll() is None, "the app exited before it could be killed"
             children = psutil.Process(proc.pid).children()
             found = [p for p in children if "engine.host" in " ".join(p.cmdline())]
-            listening = [
-                c.laddr.port
-                for p in found
-                for c in p.net_connections("inet")
-                if c.status == psutil.CONN_LISTEN
-            ]
+            listening = [port for p in found for port in listening_ports(p)]
             assert found and listening
             hosts[:], ports[:] = found, listening
 
         qtbot.waitUntil(serving, timeout=REPLY_TIMEOUT_MS)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(30)
-        gone, alive = psutil.wait_procs(hosts, timeout=60)  # returns as soon as they have ended
-        assert gone and not alive
-        for port in ports:
-            with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), 2):
-                pass
+        kill_and_expect_ended(proc, hosts, ports)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)

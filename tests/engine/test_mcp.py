@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from engine.mcp_servers.turn import DENIED, WRAP_UP, CallRecord, run_turn
 from engine.tools import ToolCall
 from engine.types import ChatMessage, Chunk, GenerationParams
 from tests.mcp_servers import CRASHES, LINGERS, NOTES, entry
+from tests.orphans import kill_and_expect_ended
 
 TIME_SERVER = shutil.which("mcp-server-time")
 
@@ -371,10 +371,7 @@ def test_a_killed_cove_chat_takes_its_stdio_servers_with_it(tmp_path: Path) -> N
         (server,) = [
             p for p in psutil.Process(chat.pid).children() if str(LINGERS) in " ".join(p.cmdline())
         ]
-        os.kill(chat.pid, signal.SIGKILL)
-        chat.wait(30)
-        gone, alive = psutil.wait_procs([server], timeout=60)  # returns as soon as it has ended
-        assert gone and not alive
+        kill_and_expect_ended(chat, [server])
     finally:
         if chat.poll() is None:
             chat.kill()

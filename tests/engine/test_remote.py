@@ -10,7 +10,6 @@ import dataclasses
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from engine.remote.pins import forget, pinned, trust
 from engine.remote.tunnel import WorkerAddress, worker_info
 from engine.types import ChatMessage, GenerationParams
 from tests.cove_process import run_cove
+from tests.orphans import kill_and_expect_ended, listening_ports
 from tests.remote_process import ROOT, CoveProcess, free_port
 
 pytestmark = pytest.mark.timeout(600)
@@ -197,15 +197,9 @@ def test_a_killed_worker_takes_its_rpc_server_with_it(
     proc, _spec = workers[0]
     worker = psutil.Process(proc.proc.pid)
     (rpc,) = worker.children()
-    ports = [c.laddr.port for c in rpc.net_connections("inet") if c.status == psutil.CONN_LISTEN]
+    ports = listening_ports(rpc)
     assert ports
-    os.kill(worker.pid, signal.SIGKILL)
-    proc.proc.wait(30)
-    gone, alive = psutil.wait_procs([rpc], timeout=30)  # returns as soon as it has ended
-    assert gone and not alive
-    for port in ports:
-        with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), 2):
-            pass
+    kill_and_expect_ended(proc.proc, [rpc], ports, timeout=30)
 
 
 def test_a_killed_split_server_takes_its_engine_host_with_it(
@@ -221,17 +215,9 @@ def test_a_killed_split_server_takes_its_engine_host_with_it(
         serve.wait_for("Layers split by free memory")
         front = psutil.Process(serve.proc.pid)
         (host,) = [p for p in front.children() if "engine.host" in " ".join(p.cmdline())]
-        listening = [
-            c.laddr.port for c in host.net_connections("inet") if c.status == psutil.CONN_LISTEN
-        ]
+        listening = listening_ports(host)
         assert listening
-        os.kill(front.pid, signal.SIGKILL)
-        serve.proc.wait(30)
-        gone, alive = psutil.wait_procs([host], timeout=60)  # returns as soon as it has ended
-        assert gone and not alive
-        for held in (port, *listening):
-            with pytest.raises(OSError), socket.create_connection(("127.0.0.1", held), 2):
-                pass
+        kill_and_expect_ended(serve.proc, [host], (port, *listening))
     finally:
         serve.stop()
 
@@ -260,12 +246,7 @@ def test_a_killed_window_takes_its_lan_share_with_it(tmp_path: Path) -> None:
             if b"serving on" in raw:
                 break
         (serve,) = psutil.Process(window.pid).children()
-        os.kill(window.pid, signal.SIGKILL)
-        window.wait(30)
-        gone, alive = psutil.wait_procs([serve], timeout=60)  # returns as soon as it has ended
-        assert gone and not alive
-        with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), 2):
-            pass
+        kill_and_expect_ended(window, [serve], [port])
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(window.pid, signal.SIGKILL)
