@@ -164,6 +164,9 @@ class GenerationStats:
     # Speculation: tokens guessed and sent for checking, and how many the model agreed with.
     draft_tokens: int = 0
     accepted_tokens: int = 0
+    # Tokens decoded in one batch with other replies' (continuous batching), where speculation
+    # gives way to batching.
+    batched_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)

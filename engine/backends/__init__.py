@@ -55,7 +55,7 @@ _builtin_lock = threading.Lock()
 def _ensure_builtin() -> None:
     with _builtin_lock:
         if "llama.cpp" not in _REGISTRY:
-            from engine.backends.llama_cpp import LlamaCppBackend
+            from engine.backends.llama import LlamaCppBackend
 
             register(LlamaCppBackend())
         if "onnxruntime-genai" not in _REGISTRY:

@@ -23,7 +23,6 @@ from engine.backends.llama_sampling import Argmax as _Argmax
 from engine.backends.llama_sampling import NativeSampler, last_logits, logits_at, make_chain
 from engine.backends.vision import Vision
 from engine.errors import (
-    BackendUnavailable,
     EngineError,
     LoadCancelled,
     ModelLoadError,
@@ -73,31 +72,24 @@ def _head_on_cpu() -> ctypes.Array[_BuftOverride]:
     return (_BuftOverride * 2)(_BuftOverride(HEAD_PATTERN, cpu_buffer_type()), _BuftOverride())
 
 
-class LlamaCppBackend:
-    name = "llama.cpp"
-
-    def availability(self) -> str | None:
-        try:
-            native()
-        except BackendUnavailable as exc:
-            return str(exc)
-        return None
-
-    def handles(self, path: Path) -> bool:
-        return path.is_file() and path.suffix.lower() == ".gguf"
-
-    def load(self, path: Path, plan: Plan, progress: LoadProgress | None = None) -> LlamaCppModel:
-        return LlamaCppModel(path, plan, progress=progress)
-
-
 class LlamaCppModel(GenerationLoop):
     """One resident model with one context (one conversation's KV cache), generating through the
     shared loop (engine/generation/loop.py)."""
 
     runtime = "llama.cpp"
     constrains = True
+    # The sequence this object generates in (engine/backends/llama_parallel.py gives each of a
+    # shared context's sequences its own object).
+    _seq = 0
 
-    def __init__(self, path: Path, plan: Plan, *, progress: LoadProgress | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        plan: Plan,
+        *,
+        progress: LoadProgress | None = None,
+        sequences: int = 1,
+    ) -> None:
         # Validate the file in Python first: malformed input never reaches native code. The
         # parsed header (the whole vocabulary as Python objects) is not kept.
         info = read_gguf(path)
@@ -156,7 +148,11 @@ class LlamaCppModel(GenerationLoop):
             raise ModelLoadError(_native_failure(f"llama.cpp could not load {path.name}"))
 
         cparams = lib.llama_context_default_params()
-        cparams.n_ctx = plan.n_ctx
+        # Several sequences each get a cache of the planned context (not one shared cache:
+        # attention then reads only a sequence's own cells).
+        cparams.n_ctx = plan.n_ctx * sequences
+        cparams.n_seq_max = sequences
+        cparams.kv_unified = False
         cparams.n_batch = plan.n_batch
         cparams.n_ubatch = plan.n_ubatch
         cparams.n_threads = plan.threads
@@ -184,7 +180,7 @@ class LlamaCppModel(GenerationLoop):
         self._pool = attach_threadpool(lib, self._ctx, plan.threads)
         self._vocab = lib.llama_model_get_vocab(self._model)
         self._mem = lib.llama_get_memory(self._ctx)
-        self._n_ctx = int(lib.llama_n_ctx(self._ctx))
+        self._n_ctx = int(lib.llama_n_ctx_seq(self._ctx))
         self._window = 0 if plan.swa_full else int(lib.llama_model_n_swa(self._model))
         self._batch = lib.llama_batch_init(plan.n_batch, 0, 1)
         self._pieces: dict[int, bytes] = {}
@@ -244,13 +240,16 @@ class LlamaCppModel(GenerationLoop):
         # A window-sized cache has dropped positions older than the window: a prefix is reusable
         # only while the cache still holds what the next token attends to
         # (engine/generation/kv_reuse.py).
-        oldest = self._lib.llama_memory_seq_pos_min(self._mem, 0)
+        with self._native():
+            oldest = self._lib.llama_memory_seq_pos_min(self._mem, self._seq)
         keep = reusable_prefix(keep, oldest_cached=oldest, window=self._window)
         cached = self._cached
         # Never keep part of an image: back to where its run of cells starts.
         while 0 < keep < len(cached) and cached[keep] < 0 and cached[keep - 1] == cached[keep]:
             keep -= 1
-        if not self._lib.llama_memory_seq_rm(self._mem, 0, self._pos(keep), -1):
+        with self._native():
+            kept = self._lib.llama_memory_seq_rm(self._mem, self._seq, self._pos(keep), -1)
+        if not kept:
             self._forget()
             return 0
         self._shifts = [(end, shift) for end, shift in self._shifts if end <= keep]
@@ -322,7 +321,7 @@ class LlamaCppModel(GenerationLoop):
         try:
             after = self._vision.evaluate(piece, self._ctx, pos0, self.n_batch, last)
         except EngineError:
-            self._lib.llama_memory_seq_rm(self._mem, 0, pos0, -1)
+            self._drop_from(pos0)
             if cancel.is_set():
                 return False
             raise EngineError(_native_failure("llama.cpp could not evaluate an image")) from None
@@ -353,7 +352,23 @@ class LlamaCppModel(GenerationLoop):
     def _forget(self) -> None:
         self._shifts = []
         if self._ctx:
-            self._lib.llama_memory_clear(self._mem, True)
+            with self._native():
+                self._lib.llama_memory_seq_rm(self._mem, self._seq, -1, -1)
+
+    def _native(self) -> contextlib.AbstractContextManager[object]:
+        """Held around calls that change the KV cache (a shared context's sequences take turns
+        with its batch steps)."""
+        return contextlib.nullcontext()
+
+    def _drop_from(self, pos: int) -> None:
+        """Remove this sequence's cells from position ``pos`` on."""
+        with self._native():
+            self._lib.llama_memory_seq_rm(self._mem, self._seq, pos, -1)
+
+    def _row(self, index: int) -> int:
+        """Where the logits of position ``index`` of the last evaluated tokens (-1: the last)
+        are in the context's output."""
+        return index
 
     def _free(self) -> None:
         lib = self._lib
@@ -400,12 +415,10 @@ class LlamaCppModel(GenerationLoop):
             return True
         if rc == 2 or cancel.is_set():
             # Aborted mid-batch: some micro-batches may be in the cache; drop them all.
-            self._lib.llama_memory_seq_rm(self._mem, 0, pos0, -1)
+            self._drop_from(pos0)
             return False
-        self._lib.llama_memory_seq_rm(self._mem, 0, pos0, -1)
-        if rc == 1:
-            raise EngineError("The context is full: no room left in the KV cache.")
-        raise EngineError(_native_failure(f"llama.cpp failed to evaluate the prompt (code {rc})"))
+        self._drop_from(pos0)
+        raise decode_error(rc)
 
     def _check_draft(
         self,
@@ -430,7 +443,7 @@ class LlamaCppModel(GenerationLoop):
             if i == len(draft) or sampled != draft[i]:
                 break
         agreed = len(drawn) - 1
-        self._lib.llama_memory_seq_rm(self._mem, 0, pos0 + 1 + agreed, -1)
+        self._drop_from(pos0 + 1 + agreed)
         return drawn
 
     def _state_key(self) -> str | None:
@@ -452,18 +465,20 @@ class LlamaCppModel(GenerationLoop):
 
     def _state_bytes(self) -> memoryview:
         lib = self._lib
-        size = int(lib.llama_state_seq_get_size(self._ctx, 0))
-        buf = (ctypes.c_uint8 * size)()
-        written = int(lib.llama_state_seq_get_data(self._ctx, buf, size, 0))
+        with self._native():
+            size = int(lib.llama_state_seq_get_size(self._ctx, self._seq))
+            buf = (ctypes.c_uint8 * size)()
+            written = int(lib.llama_state_seq_get_data(self._ctx, buf, size, self._seq))
         return memoryview(buf).cast("B")[:written]
 
     def _restore_state(self, data: bytes) -> bool:
         lib = self._lib
-        lib.llama_memory_seq_rm(self._mem, 0, -1, -1)
         buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
-        if int(lib.llama_state_seq_set_data(self._ctx, buf, len(data), 0)) == 0:
-            lib.llama_memory_seq_rm(self._mem, 0, -1, -1)
-            return False
+        with self._native():
+            lib.llama_memory_seq_rm(self._mem, self._seq, -1, -1)
+            if int(lib.llama_state_seq_set_data(self._ctx, buf, len(data), self._seq)) == 0:
+                lib.llama_memory_seq_rm(self._mem, self._seq, -1, -1)
+                return False
         return True
 
     def _batches_match_steps(self) -> bool:
@@ -484,7 +499,7 @@ class LlamaCppModel(GenerationLoop):
                 self._decode([t], never)
                 self._cached.append(t)
                 steps.append(last_logits(self).copy())
-            self._lib.llama_memory_seq_rm(self._mem, 0, len(head), -1)
+            self._drop_from(len(head))
             del self._cached[len(head) :]
             self._decode(tail, never, logits_all=True)
             return all(np.array_equal(logits_at(self, i), row) for i, row in enumerate(steps))
@@ -552,6 +567,13 @@ class _ByteDecoder:
 def _tokens_of(g: GGUFFile) -> list[str] | None:
     tokens = g.metadata.get("tokenizer.ggml.tokens")
     return [str(t) for t in tokens] if isinstance(tokens, list) else None
+
+
+def decode_error(rc: int) -> EngineError:
+    """What a failed ``llama_decode`` (other than an abort) means for the user."""
+    if rc == 1:
+        return EngineError("The context is full: no room left in the KV cache.")
+    return EngineError(_native_failure(f"llama.cpp failed to evaluate the prompt (code {rc})"))
 
 
 def _native_failure(what: str) -> str:

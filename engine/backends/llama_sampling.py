@@ -78,7 +78,7 @@ class NativeSampler(_Picker):
         self._decode = model._decode
 
     def _pick(self, index: int) -> int:
-        return int(self._sample(self._chain, self._ctx, index))
+        return int(self._sample(self._chain, self._ctx, self._model._row(index)))
 
     def logits(self) -> Any:
         return last_logits(self._model)
@@ -108,10 +108,12 @@ class Argmax(_Picker):
         self._window = window
 
     def logits(self) -> Any:
-        return self._np.ctypeslib.as_array(self._get(self._ctx, -1), shape=(self._n_vocab,))
+        row = self._model._row(-1)
+        return self._np.ctypeslib.as_array(self._get(self._ctx, row), shape=(self._n_vocab,))
 
     def _pick(self, index: int) -> int:
-        logits = self._np.ctypeslib.as_array(self._get(self._ctx, index), shape=(self._n_vocab,))
+        row = self._model._row(index)
+        logits = self._np.ctypeslib.as_array(self._get(self._ctx, row), shape=(self._n_vocab,))
         if self._window and self._recent:
             seen = self._np.fromiter(set(self._recent), dtype=self._np.int64)
             values = logits[seen]
@@ -141,4 +143,5 @@ def logits_at(model: Any, index: int) -> Any:
 
     lib = model._lib
     n_vocab = int(lib.llama_vocab_n_tokens(model._vocab))
-    return np.ctypeslib.as_array(lib.llama_get_logits_ith(model._ctx, index), shape=(n_vocab,))
+    row = model._row(index)
+    return np.ctypeslib.as_array(lib.llama_get_logits_ith(model._ctx, row), shape=(n_vocab,))

@@ -51,6 +51,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     plan.add_argument("--ctx", type=_positive, metavar="N", help="context length wanted")
     plan.add_argument(
+        "--parallel",
+        type=_parallel,
+        default=1,
+        metavar="N|auto",
+        help="replies at once, each with its own KV cache (as cove serve --parallel; default 1)",
+    )
+    plan.add_argument(
         "--worker",
         action="append",
         default=[],
@@ -233,7 +240,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="answer a request naming any unknown model with the loaded model",
     )
     serve.add_argument("--ctx", type=_positive, metavar="N", help="context length")
-    serve.add_argument("--max-queue", type=_positive, default=8, metavar="N")
+    serve.add_argument(
+        "--parallel",
+        type=_parallel,
+        default=None,
+        metavar="N|auto",
+        help="replies generated at once (llama.cpp models; default auto: as many as fit, up to 4)",
+    )
+    serve.add_argument(
+        "--max-queue",
+        type=_positive,
+        metavar="N",
+        help="requests that may wait beyond the running ones before a 429 (default: 8 a reply)",
+    )
     serve.add_argument("--log-prompts", action="store_true", help="write prompts to the log")
     serve.add_argument(
         "--ollama",
@@ -291,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if command == "inspect":
             return inspect_command(args.model, args.json)
         if command == "plan":
-            return plan_command(args.model, args.ctx, args.json, args.worker)
+            return plan_command(args.model, args.ctx, args.json, args.worker, args.parallel)
         if command == "tune":
             return tune_command(args)
         if command == "serve":
@@ -386,6 +405,7 @@ def _serve(args: argparse.Namespace) -> int:
         ctx=args.ctx,
         api_key=args.api_key,
         max_queue=args.max_queue,
+        parallel=args.parallel,
         log_prompts=args.log_prompts,
         ollama=args.ollama,
         state_cache_bytes=args.state_cache_mb * 2**20,
@@ -413,6 +433,12 @@ def _non_negative(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError("must be 0 or a positive integer")
     return value
+
+
+def _parallel(text: str) -> int | None:
+    from engine.host.admission import parallel_count
+
+    return parallel_count(text)
 
 
 def _positive(text: str) -> int:

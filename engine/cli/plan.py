@@ -18,10 +18,15 @@ if TYPE_CHECKING:
 
 
 def plan_command(
-    model: str, ctx: int | None, as_json: bool, workers: list[str] | None = None
+    model: str,
+    ctx: int | None,
+    as_json: bool,
+    workers: list[str] | None = None,
+    parallel: int | None = 1,
 ) -> int:
     from engine.backends.loader import plan_model
     from engine.errors import ModelNotFound
+    from engine.planner.plan import with_parallel
 
     if workers:
         return _plan_split(model, ctx, as_json, workers)
@@ -34,6 +39,7 @@ def plan_command(
     choice = choice_for(path, ctx, measure_now=False)
     if choice is not None and choice.source != "not_measured":
         plan = choice.plan  # what loading it will do
+    plan = with_parallel(plan, parallel)
     drafts = _drafts(path, plan)
     speed = _speed(path, plan)
     if as_json:
@@ -212,6 +218,12 @@ def describe_plan(plan: Plan) -> str:
         f"Device    {plan.device}, {plan.threads} threads, context {plan.n_ctx} tokens "
         f"(KV cache {plan.kv_type}, flash attention {'on' if plan.flash_attn else 'off'})",
     ]
+    if plan.parallel > 1:
+        lines.append(
+            f"Parallel  {plan.parallel} replies at once, each with its own {plan.n_ctx}-token "
+            f"KV cache ({format_bytes(sum(b.kv_cache for b in plan.budgets) // plan.parallel)} "
+            "each)"
+        )
     for b in plan.budgets:
         vision = f" + image encoder {format_bytes(b.projector)}" if b.projector else ""
         lines.append(

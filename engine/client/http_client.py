@@ -517,6 +517,7 @@ class _Clock:
             total_s=round(end - self.started, 6),
             draft_tokens=int(timings.get("draft_tokens") or 0),
             accepted_tokens=int(timings.get("accepted_tokens") or 0),
+            batched_tokens=int(timings.get("batched_tokens") or 0),
         )
 
 

@@ -74,6 +74,9 @@ class EngineStatus:
     exact_tokens: int = 0
     # The chat model reads images (a vision model with its projector loaded).
     vision: bool = False
+    # Replies the chat model generates at once (its sequences), and how many are running now.
+    parallel: int = 1
+    running: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -127,6 +130,7 @@ def completion_extras(final: Chunk) -> dict[str, Any]:
             "total_s": s.total_s,
             "draft_tokens": s.draft_tokens,
             "accepted_tokens": s.accepted_tokens,
+            "batched_tokens": s.batched_tokens,
         },
         "truncation": None
         if t is None

@@ -17,6 +17,8 @@ class StatsClock:
         self.first: float | None = None
         self.draft_tokens = 0
         self.accepted_tokens = 0
+        # Tokens decoded in a batch beside other replies (speculation is off for those).
+        self.batched_tokens = 0
 
     def prompt(self, n: int, reused: int) -> None:
         self.prompt_tokens, self.cached_tokens = n, max(reused, 0)
@@ -46,4 +48,5 @@ class StatsClock:
             total_s=round(end - self.started, 6),
             draft_tokens=self.draft_tokens,
             accepted_tokens=self.accepted_tokens,
+            batched_tokens=self.batched_tokens,
         )

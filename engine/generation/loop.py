@@ -262,6 +262,14 @@ class GenerationLoop(ABC):
         """Stream a reply to a conversation; the last chunk is terminal and carries the stats."""
         started = time.perf_counter()
         self._check_grammar(params)
+        prompt, stop, lead = self._chat_request(messages, params)
+        return self._generate(prompt, params, cancel, stop, started, lead)
+
+    def _chat_request(
+        self, messages: Sequence[ChatMessage], params: GenerationParams
+    ) -> tuple[_Prompt, tuple[str, ...], Callable[[], str]]:
+        """What a chat reply needs before the loop: the prompt (computed when called), the stop
+        strings, and how the reply opens."""
         require_vision(self, messages)
         rendered = [""]
         kept_images: list[list[ImageInput]] = [[]]
@@ -287,8 +295,7 @@ class GenerationLoop(ABC):
             opens = params.grammar is None and opens_thinking(rendered[0])
             return OPEN + "\n" if opens else ""
 
-        stop = (*params.stop, *self.template.stop)
-        return self._generate(prompt, params, cancel, stop, started, lead)
+        return prompt, (*params.stop, *self.template.stop), lead
 
     def complete(
         self, prompt: str, params: GenerationParams, cancel: threading.Event | None = None
@@ -296,7 +303,11 @@ class GenerationLoop(ABC):
         """Stream a raw continuation of ``prompt`` (no chat template)."""
         started = time.perf_counter()
         self._check_grammar(params)
+        return self._generate(
+            self._complete_request(prompt, params), params, cancel, params.stop, started
+        )
 
+    def _complete_request(self, prompt: str, params: GenerationParams) -> _Prompt:
         def tokens() -> tuple[list[int], Truncation | None]:
             ids = self.tokenize(prompt)
             overflow = prompt_overflow(len(ids), self._n_ctx, params.max_tokens)
@@ -304,7 +315,7 @@ class GenerationLoop(ABC):
                 raise EngineError(overflow)
             return ids, None
 
-        return self._generate(tokens, params, cancel, params.stop, started)
+        return tokens
 
     def _check_grammar(self, params: GenerationParams) -> None:
         """A reply that must match a schema or a required call is never produced unconstrained."""
@@ -546,7 +557,10 @@ class GenerationLoop(ABC):
                 continue
             draft: list[int] = []
             used = self._draft_policy
-            if guesses is not None:  # set exactly when there is a verifier
+            alone = self._alone()
+            if not alone:
+                stats.batched_tokens += 1
+            if guesses is not None and alone:  # set exactly when there is a verifier
                 room = self._n_ctx - len(self._cached) - 2
                 if params.speculation == "auto":
                     room = min(room, self.exact_cells - len(self._cached) - 1)
@@ -613,6 +627,11 @@ class GenerationLoop(ABC):
         if mode == "off" or not self.speculates or (mode == "auto" and not self.exact_cells):
             return None
         return source if isinstance(source, Verifier) else None
+
+    def _alone(self) -> bool:
+        """Whether this reply is the only one its context is generating (a reply beside others
+        decodes in their batch and checks no guesses)."""
+        return True
 
     def _reset_quietly(self) -> None:
         with contextlib.suppress(Exception):

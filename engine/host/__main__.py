@@ -11,6 +11,7 @@ from pathlib import Path
 from engine.client.protocol import TOKEN_ENV
 from engine.errors import EngineError
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
+from engine.host.admission import parallel_count
 from engine.host.server import ServeOptions, serve
 from engine.host.state import STREAM_FLUSH_S
 from engine.remote.split import decode
@@ -25,7 +26,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model")
     parser.add_argument("--embedding-model", type=Path)
     parser.add_argument("--ctx", type=int)
-    parser.add_argument("--max-queue", type=int, default=8)
+    parser.add_argument("--max-queue", type=int)
+    parser.add_argument("--parallel", type=parallel_count, default=None, metavar="N|auto")
     parser.add_argument("--log-prompts", action="store_true")
     parser.add_argument("--exit-with-parent", type=int, metavar="PID")
     parser.add_argument(
@@ -48,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ctx=args.ctx,
         api_key=os.environ.pop(TOKEN_ENV, None) or None,
         max_queue=args.max_queue,
+        parallel=args.parallel,
         log_prompts=args.log_prompts,
         announce=True,
         parent_pid=args.exit_with_parent,

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from engine.errors import EngineError
+from engine.host.admission import CLIENT, client_key
 from engine.host.guards import HostConfig, error_response
 from engine.host.leniency import HEADER, collecting, header_value
 from engine.host.state import HostState
@@ -35,6 +36,13 @@ def endpoint(
     state: HostState, config: HostConfig, handler: Handler, shape: ErrorShape = error_response
 ) -> Callable[[Request], Awaitable[Response]]:
     async def run(request: Request) -> Response:
+        headers = request.headers
+        CLIENT.set(
+            client_key(
+                {k: headers.get(k, "") for k in ("authorization", "x-api-key", "user-agent")},
+                request.client.host if request.client else None,
+            )
+        )
         with collecting() as ignored:
             response = await answer(request)
         if ignored:

@@ -321,7 +321,7 @@ async def _saved_state(request: Request, state: HostState, config: HostConfig) -
 
 
 async def _unload(request: Request, state: HostState, config: HostConfig) -> Response:
-    async with state.turn():
+    async with state.turn_alone():
         unloaded = await asyncio.to_thread(state.unload_chat)
     return JSONResponse({"unloaded": unloaded, "status": state.status().to_dict()})
 
@@ -350,7 +350,7 @@ async def _load(request: Request, state: HostState, config: HostConfig) -> Respo
                 await asyncio.to_thread(state.load_embedder, path)
             progress(1.0)
             return state.status().to_dict()
-        async with state.turn():
+        async with state.turn_alone():
             await asyncio.to_thread(state.load_chat, model, ctx, progress)
         return state.status().to_dict()
 

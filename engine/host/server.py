@@ -45,7 +45,10 @@ class ServeOptions:
     embedding_model: Path | None = None
     ctx: int | None = None
     api_key: str | None = None
-    max_queue: int = 8
+    # Requests waiting beyond the running ones before a 429 (None: 8 for each sequence).
+    max_queue: int | None = 8
+    # Replies at once for a llama.cpp model (None: "auto", as many as fit up to AUTO_PARALLEL).
+    parallel: int | None = 1
     ollama: bool = False  # also listen on Ollama's port on the loopback address
     max_body: int = DEFAULT_MAX_BODY
     log_prompts: bool = False
@@ -109,6 +112,7 @@ def serve(options: ServeOptions) -> int:
         draft=options.draft,
         workers=options.workers,
         names=options.names,
+        parallel=options.parallel,
     )
     sock = bind(options.host, options.port)
     sockets = [sock]

@@ -1,9 +1,10 @@
 """What the engine host holds: one resident chat model, one embedding model, and the queue in front
 of them.
 
-Native calls run in worker threads; the event loop only waits. One generation runs per model at a
-time; requests behind it wait in FIFO order (asyncio's lock wakes waiters in arrival order), and
-past ``max_queue`` waiting requests the host answers 429 rather than letting a queue grow without
+Native calls run in worker threads; the event loop only waits. A chat model generates as many
+replies at once as it has sequences (``--parallel``); requests behind them wait their turn
+(engine/host/admission.py: first come first served per client, in turn across clients), and past
+``max_queue`` waiting requests the host answers 429 rather than letting a queue grow without
 bound.
 """
 
@@ -23,17 +24,18 @@ from typing import TYPE_CHECKING, Any, Final
 
 from engine.client.protocol import EngineStatus
 from engine.errors import (
-    EngineBusy,
     EngineError,
     ModelNotFound,
 )
 from engine.generation.loop import GenerationLoop
 from engine.generation.state_cache import StateCache
+from engine.host.admission import ALONE, Admission
 from engine.host.model_names import NameRules, installed_names, unknown_model
 from engine.types import Chunk, TokenLogprob
 
 if TYPE_CHECKING:
     from engine.backends import LoadedModel
+    from engine.backends.llama_parallel import ParallelLlamaCpp
     from engine.documents.embeddings import EmbeddingModel
     from engine.planner.plan import Plan
     from engine.remote.split import WorkerShare
@@ -50,6 +52,8 @@ HEARTBEAT: Final = "heartbeat"
 # per token, those wake-ups take CPU from the runtime's own threads when they use every core
 # (docs/PERFORMANCE.md measures it). The window repaints about every 30 ms, so nothing shows later.
 STREAM_FLUSH_S: Final = 0.03
+# Requests that may wait for each sequence of the chat model before the host answers 429.
+QUEUE_PER_SEQUENCE: Final = 8
 
 
 @dataclass(slots=True)
@@ -73,15 +77,18 @@ class HostState:
     def __init__(
         self,
         *,
-        max_queue: int = 8,
+        max_queue: int | None = 8,
         log_prompts: bool = False,
         flush_s: float = STREAM_FLUSH_S,
         states: StateCache | None = None,
         draft: str | None = None,
         workers: tuple[WorkerShare, ...] = (),
         names: NameRules | None = None,
+        parallel: int | None = 1,
     ) -> None:
         self.max_queue = max_queue
+        # Replies at once for a llama.cpp model (None: as many as fit, up to AUTO_PARALLEL).
+        self.parallel = parallel
         # The model names clients send, mapped (--alias, --any-model-name).
         self.names = names or NameRules()
         # ``cove worker`` machines reached through loopback tunnels: GGUF models are split
@@ -97,13 +104,12 @@ class HostState:
         self.embedder: EmbeddingModel | None = None
         self.embedder_path: Path | None = None
         self.counters = Counters()
-        self.generating = False
+        self.streams = 0  # replies being generated now
         self.loading: str | None = None
         self.choice: Choice | None = None  # how the chat model was chosen to run
         # The first reply after each load is compared with the predicted speed (engine/speed).
         self._speed_checked: Resident | None = None
-        self._waiting = 0
-        self._turn = asyncio.Lock()
+        self._admission = Admission(1, QUEUE_PER_SEQUENCE if max_queue is None else max_queue)
         self._embed_turn = asyncio.Lock()
         # Guards the resident slots against a load racing an unload at shutdown.
         self._slot_lock = threading.Lock()
@@ -112,25 +118,24 @@ class HostState:
 
     @contextlib.asynccontextmanager
     async def turn(self) -> AsyncIterator[None]:
-        """Wait for the chat model's turn (FIFO); 429 past the queue limit."""
-        if self._turn.locked() and self._waiting >= self.max_queue:
-            raise EngineBusy(
-                f"The engine is busy: {self._waiting} requests are already waiting. "
-                "Try again in a moment."
-            )
-        self._waiting += 1
-        try:
-            await self._turn.acquire()
-        finally:
-            self._waiting -= 1
-        try:
+        """Wait for one of the chat model's sequences (in turn across clients); 429 past the
+        queue limit."""
+        async with self._admission.turn():
             yield
-        finally:
-            self._turn.release()
+
+    @contextlib.asynccontextmanager
+    async def turn_alone(self) -> AsyncIterator[None]:
+        """Wait until no reply is running and hold the chat model alone (loading, unloading)."""
+        async with self._admission.turn(ALONE):
+            yield
 
     @property
     def queued(self) -> int:
-        return self._waiting
+        return self._admission.waiting
+
+    @property
+    def generating(self) -> bool:
+        return self.streams > 0
 
     # -- chat model ------------------------------------------------------------------------------
 
@@ -172,6 +177,7 @@ class HostState:
         from engine.backends import backend_for
         from engine.backends.loader import require_fit
         from engine.library.names import resolve_model
+        from engine.planner.plan import with_parallel
 
         path = resolve_model(name)
         current = self.chat
@@ -181,6 +187,8 @@ class HostState:
             return current
         plan = self.plan(name, ctx)
         require_fit(plan)
+        if not self.workers:  # a model split across machines generates one sequence
+            plan = with_parallel(plan, self.parallel)
         self.unload_chat()
         self.loading = path.name
         try:
@@ -188,7 +196,7 @@ class HostState:
             # this context (measured now on first use: the memory is free for it).
             choice = None if self.workers else self._choose(path, ctx, progress)
             if choice is not None:
-                path, plan = choice.path, choice.plan
+                path, plan = choice.path, with_parallel(choice.plan, self.parallel)
                 if choice.source == "measured" and progress is not None:
                     outer = progress
                     progress = lambda f: outer(0.9 + 0.1 * f)  # noqa: E731
@@ -200,9 +208,10 @@ class HostState:
                 for worker in self.workers:
                     add_server(worker.endpoint)
             model = backend.load(path, plan, progress)
-            if isinstance(model, GenerationLoop):
-                model.keep_states(self.states)
-                self._attach_draft(model, path, plan)
+            looped = _looped(model)
+            if looped is not None:
+                looped.keep_states(self.states)
+                self._attach_draft(looped, path, plan)
         finally:
             self.loading = None
         resolved = path.resolve()
@@ -217,10 +226,15 @@ class HostState:
         )
         with self._slot_lock:
             self.chat = resident
+        self._admission.resize(plan.parallel)
+        if self.max_queue is None:
+            self._admission.max_queue = QUEUE_PER_SEQUENCE * plan.parallel
         log.info("loaded %s (%s, context %d)", resident.id, plan.device, model.n_ctx)
         return resident
 
-    def _attach_draft(self, model: GenerationLoop, path: Path, plan: Plan) -> None:
+    def _attach_draft(
+        self, model: GenerationLoop | ParallelLlamaCpp, path: Path, plan: Plan
+    ) -> None:
         """Load the draft model asked for, when it can draft for this one and fits beside it;
         otherwise say why in the log and go on without."""
         from engine.advice.drafts import beside, check_draft, draft_choices
@@ -330,6 +344,7 @@ class HostState:
 
     def status(self) -> EngineStatus:
         chat = self.chat
+        looped = _looped(chat.model) if chat is not None else None
         return EngineStatus(
             model=chat.id if chat else None,
             model_path=str(chat.path) if chat else None,
@@ -338,19 +353,17 @@ class HostState:
             n_ctx=chat.model.n_ctx if chat else None,
             plan=chat.plan if chat else None,
             generating=self.generating,
-            queued=self._waiting,
+            queued=self._admission.waiting,
             loading=self.loading,
             generations_completed=self.counters.completed,
             generations_cancelled=self.counters.cancelled,
             generation_errors=self.counters.errors,
             embedding_model=self.embedder.name if self.embedder else None,
             pid=os.getpid(),
-            draft=chat.model.draft_name
-            if chat and isinstance(chat.model, GenerationLoop)
-            else None,
-            exact_tokens=chat.model.exact_cells
-            if chat and isinstance(chat.model, GenerationLoop)
-            else 0,
+            draft=looped.draft_name if looped is not None else None,
+            exact_tokens=looped.exact_cells if looped is not None else 0,
+            parallel=chat.plan.parallel if chat else 1,
+            running=self.streams,
             vision=bool(chat and getattr(chat.model, "vision", False)),
         )
 
@@ -430,7 +443,8 @@ class HostState:
                 _safe_call(loop, put, None)
 
         thread = threading.Thread(target=work, name="cove-generate", daemon=True)
-        self.generating = True
+        self.streams += 1
+        ended = False
         thread.start()
         finished = counted = False
         try:
@@ -451,8 +465,10 @@ class HostState:
                     raise EngineError(f"The engine failed while generating: {item}") from item
                 if item.is_terminal:
                     # The backend released the model before its terminal chunk: a status asked
-                    # for once a client has read it must not say "generating".
-                    self.generating = False
+                    # for once a client has read it must not count this reply.
+                    if not ended:
+                        ended = True
+                        self.streams -= 1
                     self._count(item)
                     counted = True
                     yield item
@@ -471,7 +487,8 @@ class HostState:
                 await asyncio.to_thread(thread.join)
             if produced and not counted:
                 self._count(produced[-1])
-            self.generating = False
+            if not ended:
+                self.streams -= 1
 
     def _check_speed(self, resident: Resident | None, final: Chunk, others: float) -> None:
         """The first reply of a load that counts (engine/speed/check.py) against the speed
@@ -511,6 +528,14 @@ class HostState:
             self.counters.errors += 1
         else:
             self.counters.completed += 1
+
+
+def _looped(model: object) -> GenerationLoop | ParallelLlamaCpp | None:
+    """The model as the shared generation loop sees it (saved state, drafts), or None for a
+    runtime outside it."""
+    from engine.backends.llama_parallel import ParallelLlamaCpp
+
+    return model if isinstance(model, GenerationLoop | ParallelLlamaCpp) else None
 
 
 def _safe_call(loop: asyncio.AbstractEventLoop, fn: Callable[..., None], *args: Any) -> None:

@@ -316,7 +316,11 @@ def usage(final: Chunk) -> dict[str, Any]:
             "accepted_prediction_tokens": accepted,
             "rejected_prediction_tokens": drafted - accepted,
         },
-        "cove": {"draft_tokens": drafted, "accepted_tokens": accepted},
+        "cove": {
+            "draft_tokens": drafted,
+            "accepted_tokens": accepted,
+            "batched_tokens": s.batched_tokens if s else 0,
+        },
     }
 
 

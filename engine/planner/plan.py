@@ -120,6 +120,9 @@ class Plan:
     # Layers per offload device, in llama.cpp's device order (its ``tensor_split``); empty: all
     # on one device. Set for a model split across machines (engine/remote/split.py).
     tensor_split: tuple[int, ...] = ()
+    # Sequences generated at once in one context (llama.cpp), each with a KV cache of ``n_ctx``
+    # tokens: the budgets count them all.
+    parallel: int = 1
 
     @property
     def loadable(self) -> bool:
@@ -174,6 +177,7 @@ class Plan:
             swa_full=bool(data.get("swa_full", SWA_FULL)),
             projector=_projector_from(data.get("projector")),
             tensor_split=tuple(int(n) for n in data.get("tensor_split") or ()),
+            parallel=int(data.get("parallel") or 1),
         )
 
 
@@ -242,3 +246,61 @@ def resources_from(report: HardwareReport) -> Resources:
         gpu_offload=offload,
         ort_providers=report.ort.providers if report.ort.available else (),
     )
+
+
+# ``--parallel auto`` serves up to this many sequences at once, so that eight clients at once
+# (an editor, an agent and a chat front end together) each start their reply at once. An idle
+# sequence costs only its KV cache, which auto keeps within AUTO_KV_SHARE of what is usable beside
+# the first sequence's.
+AUTO_PARALLEL = 8
+AUTO_KV_SHARE = 0.25
+PARALLEL_MAX = 64
+
+
+def with_parallel(plan: Plan, wanted: int | None) -> Plan:
+    """``plan`` generating ``wanted`` sequences at once (None: as many as fit, up to
+    ``AUTO_PARALLEL`` and ``AUTO_KV_SHARE``), each with a KV cache of the plan's context,
+    counted in every device's budget. Fewer where that many do not fit, with the reason; one
+    where the runtime generates one sequence at a time (anything but llama.cpp, and vision
+    models)."""
+    from dataclasses import replace
+
+    if plan.parallel != 1:
+        raise ValueError("the plan already counts several sequences")
+    target = AUTO_PARALLEL if wanted is None else max(1, min(wanted, PARALLEL_MAX))
+    if target == 1 or not plan.loadable:
+        return plan
+    if plan.backend != "llama.cpp" or plan.projector is not None:
+        if wanted is None:
+            return plan
+        why = "vision models" if plan.projector is not None else f"{plan.backend} models"
+        return replace(
+            plan, reasons=(*plan.reasons, f"One reply at a time: {why} generate one sequence.")
+        )
+
+    def budgets(n: int) -> tuple[DeviceBudget, ...]:
+        return tuple(replace(b, kv_cache=b.kv_cache * n) for b in plan.budgets)
+
+    def fits(n: int) -> bool:
+        scaled = budgets(n)
+        if wanted is None and any(
+            (s.kv_cache - b.kv_cache) > AUTO_KV_SHARE * b.usable
+            for s, b in zip(scaled, plan.budgets, strict=True)
+        ):
+            return False
+        return all(b.total <= b.usable for b in scaled)
+
+    n = target
+    while n > 1 and not fits(n):
+        n -= 1
+    reasons = plan.reasons
+    if n < target and wanted is not None:
+        per = sum(b.kv_cache for b in plan.budgets)
+        reasons = (
+            *reasons,
+            f"{n} replies at a time, not {wanted}: each needs {format_bytes(per)} of KV cache "
+            "and no more fit.",
+        )
+    if n == 1:
+        return replace(plan, reasons=reasons)
+    return replace(plan, budgets=budgets(n), parallel=n, reasons=reasons)

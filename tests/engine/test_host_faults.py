@@ -27,7 +27,9 @@ STORY = [ChatMessage("user", "Write a very long story about a lighthouse keeper.
 
 @pytest.fixture
 def engine(starter: Path, tmp_path: Path) -> Iterator[LocalEngine]:
-    host = LocalEngine.start(log_path=tmp_path / "engine.log", extra_args=("--max-queue", "1"))
+    host = LocalEngine.start(
+        log_path=tmp_path / "engine.log", extra_args=("--max-queue", "1", "--parallel", "1")
+    )
     host.client.load("starter", ctx=2048)
     yield host
     host.stop()
@@ -88,7 +90,8 @@ def test_requests_after_a_crash_say_the_engine_crashed(engine: LocalEngine) -> N
 
 
 def test_a_full_queue_answers_429_with_retry_after(engine: LocalEngine) -> None:
-    """With --max-queue 1: one request generating, one waiting, the next is refused."""
+    """With --max-queue 1 and one reply at a time: one request generating, one waiting, the
+    next is refused."""
     url = f"{engine.base_url}/chat/completions"
     headers = {"Authorization": f"Bearer {engine._token}"}
     model = engine.client.status().model

@@ -1,0 +1,535 @@
+"""Several replies at once from one llama.cpp context: continuous batching.
+
+One context holds up to N sequences, each with its own KV cache. Every reply runs the shared
+generation loop in its own thread, on its own ``_Slot`` (its sequence, cached tokens, sampler,
+stop strings, grammar, logprobs, saved state); where a slot would call ``llama_decode`` alone,
+it hands its tokens to the ``Batcher`` instead. The batcher's thread evaluates one batch holding
+the next token of every running reply and a slice of any prompt being read, then lets each slot
+sample from its own rows of the logits.
+
+A step waits until every reply in the loop has either handed in its tokens or stepped out of
+it (to send text to its client): the logits of a step are valid only until the next, so no
+step starts while a slot may still be reading its own. A prompt is read in slices of at most
+``PROMPT_SLICE`` tokens while other replies are running, so that admitting a long prompt
+delays their next token by one slice, not by the whole prompt.
+
+Speculation checks guesses in a batch of one sequence: a reply alone speculates as before, and
+beside others it decodes one token a step, which the stats count (``batched_tokens``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from engine.backends.llama_cpp import LlamaCppModel, decode_error
+from engine.errors import EngineBusy, EngineError
+from engine.tools import Tool
+from engine.types import ChatMessage, Chunk, GenerationParams, Truncation
+
+if TYPE_CHECKING:
+    from engine.generation.speculation import Drafter
+    from engine.generation.state_cache import StateCache
+    from engine.templates import ChatTemplate
+
+log = logging.getLogger("cove.engine")
+
+# Prompt tokens read in one step while other replies wait for their next token. Measured on 2
+# cores (docs/PERFORMANCE.md): 128 tokens of Qwen2.5 0.5B take about 0.3 s.
+PROMPT_SLICE = 128
+
+_BUSY, _WAITING, _AWAY = "busy", "waiting", "away"
+
+
+@dataclass(eq=False)
+class _Work:
+    """Tokens one sequence hands in, evaluated in one step or, for a prompt, over several."""
+
+    seq: int
+    tokens: list[int]
+    pos0: int
+    logits_all: bool
+    logits_last: bool
+    taken: int = 0  # how many tokens earlier steps evaluated
+    done: bool = False
+    rc: int = 0
+    rows: tuple[int, int] = (0, 0)  # the first and last row of this work's logits
+    order: int = 0
+
+    @property
+    def splittable(self) -> bool:
+        return not self.logits_all and len(self.tokens) > 1
+
+
+class Batcher:
+    """The one thread that calls ``llama_decode`` for a context's sequences."""
+
+    def __init__(self, lib: Any, ctx: Any, capacity: int, sequences: int) -> None:
+        self._lib = lib
+        self._ctx = ctx
+        self.capacity = capacity
+        self._batch = lib.llama_batch_init(capacity, 0, 1)
+        # Held around a decode, and by a slot around anything else that changes the cache.
+        self.lock = threading.Lock()
+        self._cond = threading.Condition()
+        self._state: dict[int, str] = {}  # the members: sequences with a reply in the loop
+        self._pending: list[_Work] = []
+        self._order = 0
+        self._closed = False
+        self.steps = 0
+        self.longest_step_s = 0.0
+        self._thread = threading.Thread(target=self._run, name="cove-batch", daemon=True)
+        self._thread.start()
+
+    # -- what a slot calls -----------------------------------------------------------------------
+
+    def others(self, seq: int) -> int:
+        """How many other sequences have a reply in the loop."""
+        return sum(1 for s in self._state if s != seq)
+
+    def away(self, seq: int) -> None:
+        """The reply stepped out of the loop (to hand text to its client)."""
+        with self._cond:
+            if seq in self._state:
+                self._state[seq] = _AWAY
+                self._cond.notify_all()
+
+    def back(self, seq: int) -> None:
+        with self._cond:
+            if seq in self._state:
+                self._state[seq] = _BUSY
+
+    def leave(self, seq: int) -> None:
+        with self._cond:
+            self._state.pop(seq, None)
+            self._pending = [w for w in self._pending if w.seq != seq]
+            self._cond.notify_all()
+
+    def run(
+        self,
+        seq: int,
+        tokens: list[int],
+        pos0: int,
+        cancel: threading.Event,
+        *,
+        logits_last: bool,
+        logits_all: bool,
+    ) -> tuple[int, int] | None:
+        """Evaluate ``tokens`` of sequence ``seq`` at ``pos0``... in the next steps; returns the
+        rows of their logits, or None when cancelled first (some of a prompt may then be in
+        the cache). Raises EngineError when the step fails."""
+        if logits_all and len(tokens) > self.capacity:
+            raise EngineError("Too many tokens for one batch.")
+        with self._cond:
+            if self._closed:
+                raise EngineError("The model was unloaded.")
+            self._order += 1
+            work = _Work(seq, tokens, pos0, logits_all, logits_last, order=self._order)
+            self._pending.append(work)
+            self._state[seq] = _WAITING
+            self._cond.notify_all()
+            while not work.done:
+                if cancel.is_set() or self._closed:
+                    if work in self._pending:
+                        self._pending.remove(work)
+                    self._state[seq] = _BUSY
+                    return None
+                self._cond.wait(0.05)
+            # Still waiting on the cond: the step finished and marked this member busy.
+        if work.rc != 0:
+            raise decode_error(work.rc)
+        return work.rows
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join(timeout=30)
+        with self.lock:
+            if self._batch is not None:
+                self._lib.llama_batch_free(self._batch)
+                self._batch = None
+
+    # -- the steps -------------------------------------------------------------------------------
+
+    def _ready(self) -> bool:
+        return bool(self._pending) and all(s != _BUSY for s in self._state.values())
+
+    def _take(self) -> list[tuple[_Work, int, int]]:
+        """This step's share of each pending work: (work, start, end). Single tokens and
+        guesses first, then prompts in arrival order, sliced while replies are running."""
+        room = self.capacity
+        decoding = [w for w in self._pending if not w.splittable]
+        prompts = sorted((w for w in self._pending if w.splittable), key=lambda w: w.order)
+        out: list[tuple[_Work, int, int]] = []
+        for w in sorted(decoding, key=lambda w: w.order):
+            if len(w.tokens) <= room:
+                out.append((w, 0, len(w.tokens)))
+                room -= len(w.tokens)
+        running = bool(out) or len(prompts) > 1
+        for w in prompts:
+            budget = min(room, PROMPT_SLICE) if running else room
+            if budget <= 0:
+                break
+            end = min(len(w.tokens), w.taken + budget)
+            out.append((w, w.taken, end))
+            room -= end - w.taken
+            running = True
+        return out
+
+    def _run(self) -> None:
+        lib = self._lib
+        while True:
+            with self._cond:
+                while not self._closed and not self._ready():
+                    self._cond.wait()
+                if self._closed:
+                    return
+                share = self._take()
+            batch = self._batch
+            n = 0
+            for work, start, end in share:
+                last_part = end == len(work.tokens)
+                for i in range(start, end):
+                    batch.token[n] = work.tokens[i]
+                    batch.pos[n] = work.pos0 + i
+                    batch.n_seq_id[n] = 1
+                    batch.seq_id[n][0] = work.seq
+                    wants = work.logits_all or (last_part and i == end - 1 and work.logits_last)
+                    batch.logits[n] = 1 if wants else 0
+                    n += 1
+            batch.n_tokens = n
+            began = time.perf_counter()
+            with self.lock:
+                rc = int(lib.llama_decode(self._ctx, batch)) if n else 0
+            took = time.perf_counter() - began
+            self.steps += 1
+            self.longest_step_s = max(self.longest_step_s, took)
+            with self._cond:
+                row = 0
+                for work, start, end in share:
+                    count = end - start
+                    if rc != 0 or end == len(work.tokens):
+                        work.rc = rc
+                        work.rows = (row, row + count - 1)
+                        work.done = True
+                        if work in self._pending:
+                            self._pending.remove(work)
+                        if work.seq in self._state:
+                            self._state[work.seq] = _BUSY
+                    else:
+                        work.taken = end
+                    row += count
+                self._cond.notify_all()
+
+
+class _SharedDrafter:
+    """One draft model for every slot: used by a reply while it runs alone (the only time a
+    slot speculates), never by two at once."""
+
+    def __init__(self, drafter: Drafter) -> None:
+        self.name = drafter.name
+        self._drafter = drafter
+        self._lock = threading.Lock()
+
+    def guess(self, sequence: Sequence[int], k: int, cancel: threading.Event) -> list[int]:
+        if not self._lock.acquire(blocking=False):
+            return []
+        try:
+            return self._drafter.guess(sequence, k, cancel)
+        finally:
+            self._lock.release()
+
+    def close(self) -> None:
+        """Slots do not close what they share; ``ParallelLlamaCpp`` does."""
+
+    def close_now(self) -> None:
+        with self._lock:
+            self._drafter.close()
+
+
+def _slot_class() -> type[LlamaCppModel]:
+    class _Slot(LlamaCppModel):
+        """One sequence of a shared context: the loop's per-reply state over the owner's model,
+        context and vocabulary; evaluation goes through the batcher."""
+
+        _batcher: Batcher
+        _rows: tuple[int, int]
+
+        def _native(self) -> contextlib.AbstractContextManager[object]:
+            return self._batcher.lock
+
+        def _row(self, index: int) -> int:
+            first, last = self._rows
+            return last if index < 0 else first + index
+
+        @contextlib.contextmanager
+        def _prefilling(self) -> Iterator[None]:
+            yield  # no abort callback: a step serves every sequence, cancelled ones or not
+
+        def _alone(self) -> bool:
+            return self._batcher.others(self._seq) == 0
+
+        def _decode(
+            self,
+            tokens: list[int],
+            cancel: threading.Event,
+            logits_last: bool = True,
+            logits_all: bool = False,
+        ) -> bool:
+            pos0 = self._pos(len(self._cached))
+            try:
+                rows = self._batcher.run(
+                    self._seq,
+                    tokens,
+                    pos0,
+                    cancel,
+                    logits_last=logits_last,
+                    logits_all=logits_all,
+                )
+            except EngineError:
+                self._drop_from(pos0)
+                raise
+            if rows is None:
+                self._drop_from(pos0)
+                return False
+            self._rows = rows
+            return True
+
+        def _free(self) -> None:
+            """The owner frees the context and the model."""
+
+    return _Slot
+
+
+class ParallelLlamaCpp:
+    """A llama.cpp model answering up to ``sequences`` requests at once (see the module's
+    docstring). Each request takes an idle slot, the one already holding the longest part of its
+    prompt (a conversation's follow-up lands where its history is cached)."""
+
+    runtime = "llama.cpp"
+    constrains = True
+
+    def __init__(self, owner: LlamaCppModel, sequences: int) -> None:
+        from engine.generation.loop import GenerationLoop
+
+        self._owner = owner
+        self.sequences = sequences
+        self.plan = owner.plan
+        self.name = owner.name
+        self.template: ChatTemplate = owner.template
+        self.exact_cells = owner.exact_cells
+        self.vision = False
+        self._batcher = Batcher(owner._lib, owner._ctx, owner.n_batch, sequences)
+        slot_class = _slot_class()
+        self._slots: list[LlamaCppModel] = []
+        for seq in range(sequences):
+            slot = object.__new__(slot_class)
+            slot.__dict__.update(owner.__dict__)
+            GenerationLoop.__init__(slot, owner.n_ctx, owner.n_batch)
+            slot._seq = seq
+            slot._shifts = []
+            slot._batcher = self._batcher  # type: ignore[attr-defined]
+            slot._rows = (0, 0)  # type: ignore[attr-defined]
+            slot._piece_buf = ctypes.create_string_buffer(256)
+            slot.exact_cells = owner.exact_cells
+            self._slots.append(slot)
+        self._idle: list[bool] = [True] * sequences
+        self._used: list[float] = [0.0] * sequences
+        self._take_lock = threading.Lock()
+        self._drafter: _SharedDrafter | None = None
+        self._closed = False
+
+    # -- what the host asks of a model -----------------------------------------------------------
+
+    @property
+    def n_ctx(self) -> int:
+        return self._owner.n_ctx
+
+    @property
+    def n_batch(self) -> int:
+        return self._owner.n_batch
+
+    @property
+    def busy(self) -> int:
+        """Sequences generating now."""
+        return sum(1 for idle in self._idle if not idle)
+
+    def count_tokens(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> int:
+        return self._owner.count_tokens(messages, tools)
+
+    def tokenize(self, text: str) -> list[int]:
+        return self._owner.tokenize(text)
+
+    def render(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> str:
+        return self._owner.render(messages, tools)
+
+    def keep_states(self, cache: StateCache | None) -> None:
+        for slot in self._slots:
+            slot.keep_states(cache)
+
+    def attach_draft(self, drafter: Drafter | None) -> None:
+        old, self._drafter = self._drafter, (None if drafter is None else _SharedDrafter(drafter))
+        for slot in self._slots:
+            slot.attach_draft(self._drafter)
+        if old is not None:
+            old.close_now()
+
+    @property
+    def draft_name(self) -> str | None:
+        return self._drafter.name if self._drafter is not None else None
+
+    @property
+    def cached_tokens(self) -> int:
+        return max(slot.cached_tokens for slot in self._slots)
+
+    @property
+    def longest_step_s(self) -> float:
+        return self._batcher.longest_step_s
+
+    def chat(
+        self,
+        messages: Sequence[ChatMessage],
+        params: GenerationParams,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[Chunk]:
+        started = time.perf_counter()
+        owner = self._owner
+        owner._check_grammar(params)
+        prompt, stop, lead = owner._chat_request(messages, params)
+        ready = _computed(prompt)
+        return self._on_slot(
+            ready, lambda slot: slot._generate(ready, params, cancel, stop, started, lead)
+        )
+
+    def complete(
+        self, prompt: str, params: GenerationParams, cancel: threading.Event | None = None
+    ) -> Iterator[Chunk]:
+        started = time.perf_counter()
+        owner = self._owner
+        owner._check_grammar(params)
+        ready = _computed(owner._complete_request(prompt, params))
+        return self._on_slot(
+            ready, lambda slot: slot._generate(ready, params, cancel, params.stop, started)
+        )
+
+    def reset(self) -> None:
+        for slot in self._slots:
+            slot.reset()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for slot in self._slots:
+            slot.close()  # waits for its reply to let go
+        self._batcher.close()
+        if self._drafter is not None:
+            self._drafter.close_now()
+            self._drafter = None
+        self._owner.close()
+
+    def __enter__(self) -> ParallelLlamaCpp:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # -- slots -----------------------------------------------------------------------------------
+
+    def _on_slot(self, ready: _Computed, run: Any) -> Iterator[Chunk]:
+        tokens = ready.tokens
+        index = self._take(tokens)
+        if index is None:
+            busy = EngineBusy(f"All {self.sequences} replies at a time are in use.")
+            return _failed(busy)
+        return self._stream(index, run(self._slots[index]))
+
+    def _take(self, tokens: list[int]) -> int | None:
+        """The idle slot holding the longest prefix of ``tokens``; among equals, the one idle
+        longest (its cache is the least likely to be continued)."""
+        with self._take_lock:
+            best: tuple[int, float] | None = None
+            chosen = None
+            for i, slot in enumerate(self._slots):
+                if not self._idle[i]:
+                    continue
+                shared = _common(slot._cached, tokens)
+                key = (shared, -self._used[i])
+                if best is None or key > best:
+                    best, chosen = key, i
+            if chosen is not None:
+                self._idle[chosen] = False
+            return chosen
+
+    def _stream(self, index: int, chunks: Iterator[Chunk]) -> Iterator[Chunk]:
+        seq = self._slots[index]._seq
+        batcher = self._batcher
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                batcher.leave(seq)
+                self._used[index] = time.monotonic()
+                self._idle[index] = True
+
+        try:
+            for chunk in chunks:
+                if chunk.is_terminal:  # the slot let go of its lock before its last chunk
+                    release()
+                    yield chunk
+                    return
+                batcher.away(seq)
+                yield chunk
+                batcher.back(seq)
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
+            release()
+
+
+class _Computed:
+    """A prompt computed once, before the slot is chosen; raising, inside the slot's loop, what
+    computing it raised."""
+
+    def __init__(
+        self, tokens: list[int], truncation: Truncation | None, error: Exception | None
+    ) -> None:
+        self.tokens = tokens
+        self._truncation = truncation
+        self._error = error
+
+    def __call__(self) -> tuple[list[int], Truncation | None]:
+        if self._error is not None:
+            raise self._error
+        return self.tokens, self._truncation
+
+
+def _computed(prompt: Any) -> _Computed:
+    try:
+        tokens, truncation = prompt()
+    except Exception as exc:  # raised again in the loop, which turns it into the terminal chunk
+        return _Computed([], None, exc)
+    return _Computed(list(tokens), truncation, None)
+
+
+def _failed(exc: EngineError) -> Iterator[Chunk]:
+    yield Chunk(finish_reason="error", error=str(exc), code=exc.code)
+
+
+def _common(a: Sequence[int], b: Sequence[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n

@@ -1,0 +1,191 @@
+"""Several replies at once from one llama.cpp context (engine/backends/llama_parallel.py) on the
+real starter model, and the plan that counts their KV caches (engine/planner/plan.py)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Generator, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import cast
+
+import pytest
+
+from engine.backends.llama import LlamaCppBackend
+from engine.backends.llama_cpp import LlamaCppModel
+from engine.backends.llama_parallel import ParallelLlamaCpp
+from engine.errors import EngineBusy
+from engine.formats.gguf import read_gguf
+from engine.planner.gguf import make_plan
+from engine.planner.plan import AUTO_PARALLEL, Device, Plan, Resources, with_parallel
+from engine.types import ChatMessage, Chunk, GenerationParams
+from tests.conftest import collect
+
+GREEDY = GenerationParams(temperature=0.0, max_tokens=24)
+RESOURCES = Resources(cpu=Device("CPU RAM", "cpu", 16 * 2**30, 24 * 2**30), threads=2)
+SEQUENCES = 3
+
+
+def plan_for(path: Path, ctx: int, parallel: int | None) -> Plan:
+    return with_parallel(make_plan(read_gguf(path), RESOURCES, requested_ctx=ctx), parallel)
+
+
+@pytest.fixture(scope="module")
+def parallel(starter: Path) -> Iterator[ParallelLlamaCpp]:
+    model = LlamaCppBackend().load(starter, plan_for(starter, 1024, SEQUENCES))
+    assert isinstance(model, ParallelLlamaCpp)
+    yield model
+    model.close()
+
+
+@pytest.fixture(scope="module")
+def single(starter: Path) -> Iterator[LlamaCppModel]:
+    model = LlamaCppBackend().load(starter, plan_for(starter, 1024, 1))
+    assert isinstance(model, LlamaCppModel)
+    yield model
+    model.close()
+
+
+def ask(text: str) -> list[ChatMessage]:
+    return [ChatMessage("user", text)]
+
+
+def test_the_plan_counts_a_kv_cache_per_sequence(starter: Path) -> None:
+    one = plan_for(starter, 1024, 1)
+    four = plan_for(starter, 1024, 4)
+    assert (one.parallel, four.parallel) == (1, 4)
+    assert four.budgets[0].kv_cache == 4 * one.budgets[0].kv_cache
+    assert four.budgets[0].weights == one.budgets[0].weights
+    assert four.n_ctx == one.n_ctx  # each sequence keeps the whole context
+    assert Plan.from_dict(four.to_dict()) == four
+
+
+def test_auto_takes_as_many_as_fit_within_its_share(starter: Path) -> None:
+    assert plan_for(starter, 1024, None).parallel == AUTO_PARALLEL
+    base = make_plan(read_gguf(starter), RESOURCES, requested_ctx=8192)
+    kv = base.budgets[0].kv_cache
+    # Memory for the model and three more caches within auto's quarter of what is usable.
+    tight = replace(base, budgets=(replace(base.budgets[0], free=int(kv * 3 / 0.25 / 0.9) + 1),))
+    assert 1 < with_parallel(tight, None).parallel < AUTO_PARALLEL
+
+
+def test_asked_for_more_than_fit_gives_fewer_and_says_why(starter: Path) -> None:
+    base = make_plan(read_gguf(starter), RESOURCES, requested_ctx=8192)
+    room = base.budgets[0].total + 2 * base.budgets[0].kv_cache
+    tight = replace(base, budgets=(replace(base.budgets[0], free=int((room + 2**28) / 0.9)),))
+    plan = with_parallel(tight, 8)
+    assert 1 < plan.parallel < 8
+    assert any("replies at a time, not 8" in r for r in plan.reasons)
+
+
+def test_runtimes_with_one_sequence_keep_one_and_say_so(starter: Path) -> None:
+    base = replace(make_plan(read_gguf(starter), RESOURCES, requested_ctx=1024), backend="onnx")
+    assert with_parallel(base, None).parallel == 1
+    told = with_parallel(base, 4)
+    assert told.parallel == 1 and any("One reply at a time" in r for r in told.reasons)
+
+
+def test_interleaved_replies_match_the_same_replies_alone(
+    parallel: ParallelLlamaCpp, single: LlamaCppModel
+) -> None:
+    """Two replies driven in turn from one thread: each step evaluates one sequence's token, as
+    the single context does, so each reply is the one that model gives alone; and each says
+    that it shared its context (speculation gives way to batching)."""
+    questions = ["Name a colour.", "Count to five."]
+    alone = [collect(single.chat(ask(q), GREEDY))[0] for q in questions]
+    streams = [iter(parallel.chat(ask(q), GREEDY)) for q in questions]
+    texts: list[list[str]] = [[], []]
+    finals: list[Chunk | None] = [None, None]
+    while any(f is None for f in finals):
+        for i, stream in enumerate(streams):
+            if finals[i] is not None:
+                continue
+            chunk = next(stream)
+            if chunk.is_terminal:
+                finals[i] = chunk
+            else:
+                texts[i].append(chunk.text)
+    assert ["".join(t) for t in texts] == alone
+    for final in finals:
+        assert final is not None and final.finish_reason in ("stop", "length")
+        assert final.stats is not None and final.stats.batched_tokens > 0
+    assert parallel.busy == 0
+
+
+def test_replies_in_threads_all_end_properly(parallel: ParallelLlamaCpp) -> None:
+    results: list[tuple[str, Chunk] | None] = [None] * SEQUENCES
+    start = threading.Barrier(SEQUENCES)
+
+    def run(i: int) -> None:
+        start.wait()
+        results[i] = collect(parallel.chat(ask(f"Say something about {i} apples."), GREEDY))
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(SEQUENCES)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    for result in results:
+        assert result is not None
+        text, final = result
+        assert final.finish_reason in ("stop", "length") and text
+        assert final.stats is not None and final.stats.completion_tokens > 0
+    assert parallel.busy == 0
+
+
+def test_a_request_beyond_the_sequences_is_told_busy(parallel: ParallelLlamaCpp) -> None:
+    held = [
+        cast(Generator[Chunk, None, None], parallel.chat(ask(f"Tell a story {i}."), GREEDY))
+        for i in range(SEQUENCES)
+    ]
+    for stream in held:
+        assert not next(stream).is_terminal
+    _, final = collect(parallel.chat(ask("And one more."), GREEDY))
+    assert final.finish_reason == "error" and final.code == EngineBusy.code
+    for stream in held:
+        stream.close()  # a client gone: its sequence is free at once
+    assert parallel.busy == 0
+    _, final = collect(parallel.chat(ask("And one more."), GREEDY))
+    assert final.finish_reason in ("stop", "length")
+
+
+def test_a_cancelled_reply_frees_its_sequence_and_the_others_go_on(
+    parallel: ParallelLlamaCpp,
+) -> None:
+    cancel = threading.Event()
+    long = GenerationParams(temperature=0.0, max_tokens=200)
+    doomed = iter(parallel.chat(ask("Write a long essay about the sea."), long, cancel))
+    other = iter(parallel.chat(ask("Write a poem about bread."), GREEDY))
+    assert not next(doomed).is_terminal
+    assert not next(other).is_terminal
+    cancel.set()
+    _, final = collect(doomed)
+    assert final.finish_reason == "cancelled"
+    _, final = collect(other)
+    assert final.finish_reason in ("stop", "length")
+    assert parallel.busy == 0
+
+
+def test_a_follow_up_reuses_the_history_cached_in_its_sequence(
+    parallel: ParallelLlamaCpp,
+) -> None:
+    """Two conversations take turns: each follow-up lands on the sequence that holds its own
+    history, so only its new tokens are read."""
+    a = ask("My name is Ada. Remember it.")
+    b = ask("My dog is called Rex. Remember it.")
+    reply_a, _ = collect(parallel.chat(a, GREEDY))
+    reply_b, _ = collect(parallel.chat(b, GREEDY))
+    for history, reply in ((a, reply_a), (b, reply_b)):
+        follow = [*history, ChatMessage("assistant", reply), ChatMessage("user", "Say it.")]
+        _, final = collect(parallel.chat(follow, GREEDY))
+        assert final.stats is not None
+        assert final.stats.cached_tokens >= len(parallel.tokenize(history[0].content))
+
+
+def test_a_bad_request_ends_in_its_terminal_chunk(parallel: ParallelLlamaCpp) -> None:
+    huge = ask("word " * 5000)
+    _, final = collect(parallel.chat(huge, GREEDY))
+    assert final.finish_reason in ("stop", "length", "error")
+    _, final = collect(parallel.complete("word " * 5000, GREEDY))
+    assert final.finish_reason == "error" and final.error
+    assert parallel.busy == 0
