@@ -77,6 +77,10 @@ class EngineStatus:
     # Replies the chat model generates at once (its sequences), and how many are running now.
     parallel: int = 1
     running: int = 0
+    # What the engine measures in its idle moments (the ways to run the chat model), and what
+    # its last measurement found.
+    measuring: str | None = None
+    measured: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

@@ -7,6 +7,7 @@ stdout to learn the port. ``cove serve`` runs the same function in the foregroun
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
 import logging
@@ -139,6 +140,7 @@ def serve(options: ServeOptions) -> int:
         scheme = "https" if tls else "http"
 
         def announce(signum: int | None = None, frame: FrameType | None = None) -> None:
+            state.loop = asyncio.get_running_loop()  # called inside the server's startup
             ready = {"port": port, "pid": os.getpid()}
             if options.announce:
                 print(READY_PREFIX + json.dumps(ready), flush=True)

@@ -30,6 +30,7 @@ from engine.errors import (
 from engine.generation.loop import GenerationLoop
 from engine.generation.state_cache import StateCache
 from engine.host.admission import ALONE, Admission
+from engine.host.idle_tuning import IdleGate, IdleTuner
 from engine.host.model_names import NameRules, installed_names, unknown_model
 from engine.types import Chunk, TokenLogprob
 
@@ -110,6 +111,13 @@ class HostState:
         # The first reply after each load is compared with the predicted speed (engine/speed).
         self._speed_checked: Resident | None = None
         self._admission = Admission(1, QUEUE_PER_SEQUENCE if max_queue is None else max_queue)
+        # Requests in the engine, for work that waits for an idle moment (measuring).
+        self.gate = IdleGate()
+        self.tuner: IdleTuner | None = None
+        # What takes one measuring run (engine.tuning.measure.measure_once unless replaced).
+        self.measure_once: Callable[..., Any] | None = None
+        # The server's event loop, once known (a measured way is switched to from a thread).
+        self.loop: asyncio.AbstractEventLoop | None = None
         self._embed_turn = asyncio.Lock()
         # Guards the resident slots against a load racing an unload at shutdown.
         self._slot_lock = threading.Lock()
@@ -120,14 +128,23 @@ class HostState:
     async def turn(self) -> AsyncIterator[None]:
         """Wait for one of the chat model's sequences (in turn across clients); 429 past the
         queue limit."""
-        async with self._admission.turn():
-            yield
+        self.loop = asyncio.get_running_loop()
+        self.gate.enter()
+        try:
+            async with self._admission.turn():
+                yield
+        finally:
+            self.gate.leave()
 
     @contextlib.asynccontextmanager
     async def turn_alone(self) -> AsyncIterator[None]:
         """Wait until no reply is running and hold the chat model alone (loading, unloading)."""
-        async with self._admission.turn(ALONE):
-            yield
+        self.gate.enter()
+        try:
+            async with self._admission.turn(ALONE):
+                yield
+        finally:
+            self.gate.leave()
 
     @property
     def queued(self) -> int:
@@ -173,11 +190,12 @@ class HostState:
         self, name: str, ctx: int | None, progress: Callable[[float], bool] | None = None
     ) -> Resident:
         """Plan, then load (blocking; run in a worker thread). The resident model's memory
-        counts as free for the plan, and it is unloaded only once the new plan fits."""
-        from engine.backends import backend_for
+        counts as free for the plan, and it is unloaded only once the new plan fits. Where the
+        model runs more than one way here, the way measured fastest for this context is loaded;
+        a way not measured yet loads the planner's way at once and is measured when the engine
+        is idle (engine/host/idle_tuning.py)."""
         from engine.backends.loader import require_fit
         from engine.library.names import resolve_model
-        from engine.planner.plan import with_parallel
 
         path = resolve_model(name)
         current = self.chat
@@ -187,20 +205,33 @@ class HostState:
             return current
         plan = self.plan(name, ctx)
         require_fit(plan)
+        choice = None if self.workers else self._choose(path, ctx)
+        source = path
+        if choice is not None:
+            path, plan = choice.path, choice.plan
+        resident = self._load_way(name, path, plan, progress)
+        self.choice = choice
+        if choice is not None and (choice.source == "not_measured" or choice.provisional):
+            self._tune_later(name, source, ctx, resident)
+        return resident
+
+    def _load_way(
+        self,
+        name: str,
+        path: Path,
+        plan: Plan,
+        progress: Callable[[float], bool] | None,
+        aliases: frozenset[str] = frozenset(),
+    ) -> Resident:
+        """Load ``path`` with ``plan`` as the chat model, in place of the resident one."""
+        from engine.backends import backend_for
+        from engine.planner.plan import with_parallel
+
         if not self.workers:  # a model split across machines generates one sequence
             plan = with_parallel(plan, self.parallel)
         self.unload_chat()
         self.loading = path.name
         try:
-            # Where the model can run more than one way here, the fastest measured way for
-            # this context (measured now on first use: the memory is free for it).
-            choice = None if self.workers else self._choose(path, ctx, progress)
-            if choice is not None:
-                path, plan = choice.path, with_parallel(choice.plan, self.parallel)
-                if choice.source == "measured" and progress is not None:
-                    outer = progress
-                    progress = lambda f: outer(0.9 + 0.1 * f)  # noqa: E731
-            self.choice = choice
             backend = backend_for(path)
             if self.workers:
                 from engine.native.rpc import add_server
@@ -221,7 +252,7 @@ class HostState:
             plan=plan,
             path=resolved,
             id=model_id,
-            aliases=frozenset({name, model_id, str(path), str(resolved)}),
+            aliases=aliases | {name, model_id, str(path), str(resolved)},
             backend=backend.name,
         )
         with self._slot_lock:
@@ -231,6 +262,99 @@ class HostState:
             self._admission.max_queue = QUEUE_PER_SEQUENCE * plan.parallel
         log.info("loaded %s (%s, context %d)", resident.id, plan.device, model.n_ctx)
         return resident
+
+    # -- measuring the ways to run it, when idle --------------------------------------------------
+
+    def _tune_later(self, name: str, path: Path, ctx: int | None, resident: Resident) -> None:
+        """Measure ``path``'s ways in the engine's idle moments; load the faster way at the
+        next idle moment once known."""
+        from engine.backends.loader import current_resources, resources_after_unload
+        from engine.hardware import probe_hardware
+        from engine.host.idle_tuning import IdleTuner
+        from engine.tuning import choose
+
+        if os.environ.get("COVE_NO_TUNING"):
+            return
+        report = probe_hardware()
+        # The ways planned as they were for this load: with the resident model's memory free.
+        resources = resources_after_unload(current_resources(), resident.plan)
+
+        def measured(once: Any) -> Choice | None:
+            from engine.tuning.ways import installed_siblings, ways_to_run
+
+            ways = ways_to_run(path, resources, ctx=ctx, siblings=installed_siblings(path))
+            need = max((w.plan.total_bytes for w in ways), default=0)
+            free = current_resources().cpu.free_bytes
+            if need > free:
+                log.info(
+                    "not measuring the ways to run %s while it is loaded: a second copy would "
+                    "not fit beside it (cove tune measures them)",
+                    path.name,
+                )
+                return None
+            return choose(path, resources, report, ctx=ctx, measure_now=True, once=once)
+
+        def chosen(choice: Choice) -> None:
+            self._measured(report, name, resident, choice)
+
+        tuner = IdleTuner(self.gate, measured, chosen, self.measure_once)
+        self.tuner = tuner
+        tuner.start(resident.id)
+
+    def _measured(self, report: Any, name: str, resident: Resident, choice: Choice) -> None:
+        from engine.speed.check import check_choice
+        from engine.tuning.configs import Config
+
+        if choice.source == "measured":
+            try:
+                check_choice(report, choice, record=True)
+            except OSError as exc:
+                log.warning("could not record %s's measured speed: %s", resident.id, exc)
+        if self.chat is not resident:
+            return  # another model was loaded meanwhile; its own load reads the measurement
+        self.choice = choice
+        if choice.config.key == Config.of(resident.path, resident.plan).key:
+            return
+        loop = self.loop
+        if loop is None:
+            return  # the next load reads the measurement
+        asyncio.run_coroutine_threadsafe(self._switch(name, resident, choice), loop)
+
+    async def _switch(self, name: str, resident: Resident, choice: Choice) -> None:
+        """Load the way measured fastest in place of the resident one, once no reply runs. The
+        new way is loaded before the old one is freed (measuring had both in memory), and the
+        resident entry is updated in place, so that requests already holding it use the new
+        way when their turn comes."""
+        async with self.turn_alone():
+            if self.chat is not resident:
+                return
+            log.info("switching %s to the way measured fastest: %s", resident.id, choice.reason)
+            await asyncio.to_thread(self._swap_way, resident, choice)
+
+    def _swap_way(self, resident: Resident, choice: Choice) -> None:
+        from engine.backends import backend_for
+        from engine.planner.plan import with_parallel
+
+        plan = with_parallel(choice.plan, self.parallel)
+        backend = backend_for(choice.path)
+        self.loading = choice.path.name
+        try:
+            model = backend.load(choice.path, plan)
+            looped = _looped(model)
+            if looped is not None:
+                looped.keep_states(self.states)
+                self._attach_draft(looped, choice.path, plan)
+        finally:
+            self.loading = None
+        with self._slot_lock:
+            old = resident.model
+            resident.model, resident.plan = model, plan
+            resident.path, resident.backend = choice.path.resolve(), backend.name
+            resident.aliases = resident.aliases | {str(choice.path)}
+        old.close()
+        self._admission.resize(plan.parallel)
+        self.choice = choice
+        log.info("loaded %s the way measured fastest (%s)", resident.id, choice.config.label)
 
     def _attach_draft(
         self, model: GenerationLoop | ParallelLlamaCpp, path: Path, plan: Plan
@@ -261,9 +385,9 @@ class HostState:
         model.attach_draft(DraftModel.load(choice.path, choice.plan))
         log.info("drafting with %s", choice.id)
 
-    def _choose(
-        self, path: Path, ctx: int | None, progress: Callable[[float], bool] | None
-    ) -> Choice | None:
+    def _choose(self, path: Path, ctx: int | None) -> Choice | None:
+        """The way to load ``path``: measured, chosen with ``cove tune``, or the planner's when
+        it is not measured yet (never measured here: a reply must not wait for it)."""
         from engine.hardware import probe_hardware
         from engine.planner.plan import resources_from
         from engine.tuning import choose
@@ -271,18 +395,7 @@ class HostState:
         if os.environ.get("COVE_NO_TUNING"):
             return None
         report = probe_hardware()
-        measuring = (lambda f: progress(0.9 * f)) if progress is not None else None
-        choice = choose(
-            path, resources_from(report), report, ctx=ctx, measure_now=True, progress=measuring
-        )
-        if choice is not None and choice.source == "measured":
-            from engine.speed.check import check_choice
-
-            try:
-                check_choice(report, choice, record=True)
-            except OSError as exc:
-                log.warning("could not record %s's measured speed: %s", path.name, exc)
-        return choice
+        return choose(path, resources_from(report), report, ctx=ctx, measure_now=False)
 
     def plan(self, name: str, ctx: int | None) -> Plan:
         """The plan for ``name`` against the memory free now, counting the resident chat model's
@@ -337,8 +450,12 @@ class HostState:
 
     @contextlib.asynccontextmanager
     async def embed_turn(self) -> AsyncIterator[None]:
-        async with self._embed_turn:
-            yield
+        self.gate.enter()
+        try:
+            async with self._embed_turn:
+                yield
+        finally:
+            self.gate.leave()
 
     # -- status ----------------------------------------------------------------------------------
 
@@ -364,10 +481,15 @@ class HostState:
             exact_tokens=looped.exact_cells if looped is not None else 0,
             parallel=chat.plan.parallel if chat else 1,
             running=self.streams,
+            measuring=self.tuner.status if self.tuner is not None else None,
+            measured=self.tuner.found if self.tuner is not None else None,
             vision=bool(chat and getattr(chat.model, "vision", False)),
         )
 
     def close(self) -> None:
+        self.gate.close()
+        if self.tuner is not None:
+            self.tuner.join(timeout=30)  # its measuring run frees its copy of the model
         self.unload_chat()
         if self.states is not None:
             self.states.flush(timeout=30)

@@ -43,16 +43,22 @@ def counting(start: int, tokens: int) -> tuple[str, int]:
     return text, start + numbers
 
 
-def measure_once(path: Path, plan: Plan, progress: Progress | None = None) -> tuple[Sample, float]:
+def measure_once(
+    path: Path,
+    plan: Plan,
+    progress: Progress | None = None,
+    stop: threading.Event | None = None,
+) -> tuple[Sample, float]:
     """Load ``path`` with ``plan``, run it once, and free it (also when it fails): the run, and
-    how long the load took."""
+    how long the load took. Setting ``stop`` ends the run early (LoadCancelled)."""
     from engine.backends import backend_for
 
-    cancel = threading.Event()
+    cancel = stop or threading.Event()
 
     def step(fraction: float) -> None:
         if progress is not None and not progress(fraction):
             cancel.set()
+        if cancel.is_set():
             raise LoadCancelled("Measuring was cancelled.")
 
     started = time.perf_counter()
@@ -140,6 +146,7 @@ def _part(progress: Progress | None, n: int, count: int) -> Progress | None:
 
 
 def _run(stream: object) -> tuple[str, GenerationStats]:
+    """A stream's text and stats; LoadCancelled when it was cancelled."""
     parts: list[str] = []
     final: Chunk | None = None
     for chunk in stream:  # type: ignore[attr-defined]
@@ -147,6 +154,8 @@ def _run(stream: object) -> tuple[str, GenerationStats]:
             final = chunk
             break
         parts.append(chunk.text)
+    if final is not None and final.finish_reason == "cancelled":
+        raise LoadCancelled("Measuring was cancelled.")
     if final is None or final.finish_reason == "error" or final.stats is None:
         error = final.error if final is not None else None
         raise GenerationError(f"Measuring failed: {error or 'no result'}")
