@@ -248,6 +248,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="replies generated at once (llama.cpp models; default auto: as many as fit, up to 4)",
     )
     serve.add_argument(
+        "--keep-alive",
+        type=_keep_alive,
+        default=600.0,
+        metavar="DURATION",
+        help="how long a model loaded on demand (a request naming another installed model) "
+        "stays once idle: '10m' (default), '1h', '0' (at once), '-1' (until told)",
+    )
+    serve.add_argument(
+        "--max-models",
+        type=_positive,
+        metavar="N",
+        help="chat models resident at once (default: as many as fit in memory)",
+    )
+    serve.add_argument(
         "--max-queue",
         type=_positive,
         metavar="N",
@@ -406,6 +420,8 @@ def _serve(args: argparse.Namespace) -> int:
         api_key=args.api_key,
         max_queue=args.max_queue,
         parallel=args.parallel,
+        keep_alive_s=args.keep_alive,
+        max_models=args.max_models,
         log_prompts=args.log_prompts,
         ollama=args.ollama,
         state_cache_bytes=args.state_cache_mb * 2**20,
@@ -433,6 +449,12 @@ def _non_negative(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError("must be 0 or a positive integer")
     return value
+
+
+def _keep_alive(text: str) -> float | None:
+    from engine.host.residents import keep_alive_option
+
+    return keep_alive_option(text)
 
 
 def _parallel(text: str) -> int | None:

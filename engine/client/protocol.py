@@ -81,6 +81,9 @@ class EngineStatus:
     # its last measurement found.
     measuring: str | None = None
     measured: str | None = None
+    # Every chat model in memory (the default one first): its context, sequences, the replies
+    # it is running and waiting, its size, and when it is unloaded if left idle.
+    residents: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

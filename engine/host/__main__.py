@@ -12,6 +12,7 @@ from engine.client.protocol import TOKEN_ENV
 from engine.errors import EngineError
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
 from engine.host.admission import parallel_count
+from engine.host.residents import DEFAULT_KEEP_ALIVE_S, keep_alive_option
 from engine.host.server import ServeOptions, serve
 from engine.host.state import STREAM_FLUSH_S
 from engine.remote.split import decode
@@ -28,6 +29,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ctx", type=int)
     parser.add_argument("--max-queue", type=int)
     parser.add_argument("--parallel", type=parallel_count, default=None, metavar="N|auto")
+    parser.add_argument(
+        "--keep-alive", type=keep_alive_option, default=DEFAULT_KEEP_ALIVE_S, metavar="DURATION"
+    )
+    parser.add_argument("--max-models", type=int, metavar="N")
     parser.add_argument("--log-prompts", action="store_true")
     parser.add_argument("--exit-with-parent", type=int, metavar="PID")
     parser.add_argument(
@@ -51,6 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         api_key=os.environ.pop(TOKEN_ENV, None) or None,
         max_queue=args.max_queue,
         parallel=args.parallel,
+        keep_alive_s=args.keep_alive,
+        max_models=args.max_models,
         log_prompts=args.log_prompts,
         announce=True,
         parent_pid=args.exit_with_parent,

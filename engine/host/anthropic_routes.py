@@ -35,7 +35,7 @@ def anthropic_error(exc: EngineError, retry_after_s: int = 2) -> JSONResponse:
 
 async def messages(request: Request, state: HostState, config: HostConfig) -> Response:
     req = await asyncio.to_thread(aw.parse_messages, await read_json(request, config.max_body))
-    resident = state.resolve_chat(req.model)
+    resident = await state.chat_for(req.model)
     require_vision(resident.model, req.messages)
     cancel = threading.Event()
     mid, name = aw.message_id(), resident.id
@@ -55,7 +55,7 @@ async def messages(request: Request, state: HostState, config: HostConfig) -> Re
 
 async def count_tokens(request: Request, state: HostState, config: HostConfig) -> Response:
     req = aw.parse_messages(await read_json(request, config.max_body), counting=True)
-    model = state.resolve_chat(req.model).model
+    model = (await state.chat_for(req.model)).model
 
     def count() -> int:
         return model.count_tokens(req.messages, req.tools)

@@ -19,6 +19,7 @@ from engine.errors import EngineError
 from engine.host.admission import CLIENT, client_key
 from engine.host.guards import HostConfig, error_response
 from engine.host.leniency import HEADER, collecting, header_value
+from engine.host.residents import HELD, Resident
 from engine.host.state import HostState
 
 T = TypeVar("T")
@@ -43,8 +44,14 @@ def endpoint(
                 request.client.host if request.client else None,
             )
         )
-        with collecting() as ignored:
-            response = await answer(request)
+        held: list[Resident] = []
+        HELD.set(held)
+        try:
+            with collecting() as ignored:
+                response = await answer(request)
+        finally:
+            for resident in held:  # a stream has its turn by now, which keeps the model
+                state.release(resident)
         if ignored:
             response.headers[HEADER] = header_value(ignored)
         return response

@@ -24,7 +24,8 @@ from engine.errors import EngineError, ModelInUse, ModelNotFound
 from engine.generation.reasoning import split_thinking
 from engine.host import ollama_wire as ow
 from engine.host.guards import HostConfig, busy_headers, error_status, read_json
-from engine.host.state import HostState, Resident
+from engine.host.residents import Resident
+from engine.host.state import HostState
 from engine.host.streaming import EventStream, collect, event_stream
 from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.images import require_vision
@@ -40,11 +41,12 @@ def ollama_error(exc: EngineError, retry_after_s: int = 2) -> JSONResponse:
     return JSONResponse(ow.error(str(exc)), status_code=status, headers=headers)
 
 
-def resolve(state: HostState, name: str) -> Resident:
-    """The resident chat model by any of its names, with or without Ollama's ``:latest``."""
-    for candidate in (name, name.removesuffix(":latest")):
+async def resolve(state: HostState, name: str) -> Resident:
+    """The chat model by any of its names, with or without Ollama's ``:latest`` (loaded now
+    when it is installed but not resident)."""
+    for candidate in dict.fromkeys((name, name.removesuffix(":latest"))):
         with contextlib.suppress(ModelNotFound):
-            return state.resolve_chat(candidate)
+            return await state.chat_for(candidate)
     loaded = state.chat.id if state.chat is not None else None
     raise ModelNotFound(
         f"model '{name}' not found"
@@ -54,31 +56,44 @@ def resolve(state: HostState, name: str) -> Resident:
 
 
 async def chat(request: Request, state: HostState, config: HostConfig) -> Response:
-    req = await asyncio.to_thread(ow.parse_chat, await read_json(request, config.max_body))
-    return await _reply(request, state, req, lambda m, p, c: m.chat(req.messages, p, c), chat=True)
+    body = await read_json(request, config.max_body)
+    req = await asyncio.to_thread(ow.parse_chat, body)
+    run = lambda m, p, c: m.chat(req.messages, p, c)  # noqa: E731
+    return await _reply(request, state, req, body, run, chat=True)
 
 
 async def generate(request: Request, state: HostState, config: HostConfig) -> Response:
-    req = await asyncio.to_thread(ow.parse_generate, await read_json(request, config.max_body))
+    body = await read_json(request, config.max_body)
+    req = await asyncio.to_thread(ow.parse_generate, body)
     if req.raw_prompt is not None:
         prompt = req.raw_prompt
-        return await _reply(request, state, req, lambda m, p, c: m.complete(prompt, p, c),
-                            chat=False)  # fmt: skip
-    return await _reply(request, state, req, lambda m, p, c: m.chat(req.messages, p, c),
-                        chat=False)  # fmt: skip
+        run = lambda m, p, c: m.complete(prompt, p, c)  # noqa: E731
+        return await _reply(request, state, req, body, run, chat=False)
+    run = lambda m, p, c: m.chat(req.messages, p, c)  # noqa: E731
+    return await _reply(request, state, req, body, run, chat=False)
 
 
 async def _reply(
     request: Request,
     state: HostState,
     req: ow.OllamaRequest,
+    body: object,
     run: Callable[[Any, Any, threading.Event], Any],
     *,
     chat: bool,
 ) -> Response:
-    resident = resolve(state, req.model)
+    started = time.perf_counter()
+    if req.load_only and _unloads(body):  # an empty request with keep_alive 0: unload it
+        name = req.model.removesuffix(":latest")
+        empty = ow.chat_line(name) if chat else ow.generate_line(name)
+        unloaded = await state.unload_named(name) or await state.unload_named(req.model)
+        del unloaded  # Ollama answers the same whether it was loaded or not
+        return JSONResponse({**ow.done(empty, Chunk(finish_reason="stop"), started),
+                             "done_reason": "unload"})  # fmt: skip
+    resident = await resolve(state, req.model)
+    state.keep_alive_from(resident, body, "keep_alive")
     require_vision(resident.model, req.messages)
-    name, started, cancel = resident.id, time.perf_counter(), threading.Event()
+    name, cancel = resident.id, threading.Event()
     empty = ow.chat_line(name) if chat else ow.generate_line(name)
     if req.load_only:  # Ollama's clients load a model with an empty request
         return JSONResponse({**ow.done(empty, Chunk(finish_reason="stop"), started),
@@ -120,6 +135,14 @@ async def _reply(
     return await event_stream(state, lines(), cancel, _Ndjson)
 
 
+def _unloads(body: object) -> bool:
+    from engine.host.residents import keep_alive_seconds
+
+    if not isinstance(body, dict) or body.get("keep_alive") is None:
+        return False
+    return keep_alive_seconds(body["keep_alive"]) == 0
+
+
 def _ndjson(data: object) -> bytes:
     return json.dumps(data, separators=(",", ":")).encode() + b"\n"
 
@@ -147,11 +170,12 @@ async def tags(request: Request, state: HostState, config: HostConfig) -> Respon
 
     entries = await asyncio.to_thread(scan_models)
     models = []
-    resident = state.chat
-    if resident is not None:
-        models.append(_card(resident.id, resident.path.stat().st_size, resident.backend))
+    listed = set()
+    for resident in state.residents:
+        models.append(_card(resident.id, _size(resident), resident.backend))
+        listed.add(resident.path)
     for entry in entries:
-        if resident is not None and entry.path == resident.path:
+        if entry.path.resolve() in listed:
             continue
         # A name a client can send: no spaces (the starter by its name, files by theirs).
         name = "starter" if entry.source == "starter" else entry.path.name
@@ -160,19 +184,36 @@ async def tags(request: Request, state: HostState, config: HostConfig) -> Respon
 
 
 async def ps(request: Request, state: HostState, config: HostConfig) -> Response:
-    resident = state.chat
-    if resident is None:
-        return JSONResponse({"models": []})
-    card = _card(resident.id, resident.path.stat().st_size, resident.backend)
-    plan = resident.plan
-    card.update(size_vram=card["size"] if plan.gpu_layers else 0, context_length=plan.n_ctx,
-                expires_at="9999-12-31T23:59:59Z")  # fmt: skip
-    return JSONResponse({"models": [card]})
+    """The models in memory, with their size, context and when they are unloaded if idle."""
+    models = []
+    for resident in state.residents:
+        card = _card(resident.id, _size(resident), resident.backend)
+        plan = resident.plan
+        expires = resident.expires_at
+        card.update(
+            size=plan.total_bytes,
+            size_vram=plan.total_bytes if plan.gpu_layers else 0,
+            context_length=plan.n_ctx,
+            expires_at=ow.timestamp(expires) if expires is not None else FOREVER,
+        )
+        models.append(card)
+    return JSONResponse({"models": models})
+
+
+# The expiry shown for a model kept until told.
+FOREVER = "9999-12-31T23:59:59Z"
+
+
+def _size(resident: Resident) -> int:
+    path = resident.path
+    if path.is_dir():
+        return sum(f.stat().st_size for f in path.iterdir() if f.is_file())
+    return path.stat().st_size
 
 
 async def show(request: Request, state: HostState, config: HostConfig) -> Response:
     body = await read_json(request, config.max_body)
-    resident = resolve(state, ow.model_name(body if isinstance(body, dict) else {}))
+    resident = await resolve(state, ow.model_name(body if isinstance(body, dict) else {}))
     plan = resident.plan
     return JSONResponse(
         {

@@ -176,6 +176,10 @@ def now() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
 
 
+def timestamp(epoch_s: float) -> str:
+    return datetime.fromtimestamp(epoch_s, UTC).isoformat().replace("+00:00", "Z")
+
+
 def call_json(call: ToolCall) -> dict[str, Any]:
     return {"function": {"name": call.name, "arguments": call.arguments}}
 

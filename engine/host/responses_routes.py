@@ -66,12 +66,14 @@ STORE = ResponseStore()
 
 
 async def create(request: Request, state: HostState, config: HostConfig) -> Response:
-    req = rw.parse(await read_json(request, config.max_body))
+    body = await read_json(request, config.max_body)
+    req = rw.parse(body)
     earlier = STORE.get(req.previous).conversation if req.previous else ()
     turns = [*earlier, *req.input]
     system = [ChatMessage("system", req.instructions)] if req.instructions else []
     messages = [*system, *(m for m in turns if m.role != "system" or not system)]
-    resident = state.resolve_chat(req.model)
+    resident = await state.chat_for(req.model)
+    state.keep_alive_from(resident, body, "ttl")
     cancel = threading.Event()
     rid, mid, created, name = rw.new_id("resp"), rw.new_id("msg"), rw.now(), resident.id
     parallel = req.choice.parallel

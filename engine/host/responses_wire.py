@@ -27,7 +27,7 @@ FIELDS = frozenset(
         "metadata", "reasoning", "user", "truncation", "include", "top_logprobs",
         # Read and degraded as docs/ENGINE_API.md says.
         "client_metadata", "prompt_cache_key", "prompt_cache_retention", "service_tier",
-        "safety_identifier", "stream_options", "max_tool_calls",
+        "safety_identifier", "stream_options", "max_tool_calls", "ttl",
     }
 )  # fmt: skip
 # OpenAI's hosted tools (run by OpenAI's servers, not the client): not offered to the model.

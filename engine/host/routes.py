@@ -125,14 +125,31 @@ async def _not_allowed(request: Request, exc: Exception) -> Response:
 
 
 async def _models(request: Request, state: HostState, config: HostConfig) -> Response:
+    """Every installed chat model, the loaded ones first (a request naming any of them is
+    answered by it, loaded on demand), what ``--alias`` answers, and the embedding model."""
+    from engine.library.installed import scan_models
+
     data = []
-    if state.chat is not None:
-        created = int(state.chat.path.stat().st_mtime)
-        data.append(_model_card(state.chat.id, "chat", created))
+    listed: set[Path] = set()
+    for resident in state.residents:
+        created = int(resident.path.stat().st_mtime)
+        data.append({**_model_card(resident.id, "chat", created), "loaded": True})
+        listed.add(resident.path)
+    try:
+        entries = await asyncio.to_thread(scan_models)
+    except OSError:
+        entries = []
+    for entry in entries:
+        if entry.path.resolve() in listed:
+            continue
+        name = "starter" if entry.source == "starter" else entry.path.stem
+        created = int(entry.path.stat().st_mtime)
+        data.append({**_model_card(name, "chat", created), "loaded": False})
     for pattern, target in state.names.aliases:  # what --alias answers, and with which model
         data.append({**_model_card(pattern, "chat", wire.now()), "alias_of": target})
     if state.embedder is not None:
-        data.append(_model_card(state.embedder.name, "embedding", wire.now()))
+        card = _model_card(state.embedder.name, "embedding", wire.now())
+        data.append({**card, "loaded": True})
     return JSONResponse({"object": "list", "data": data})
 
 
@@ -144,7 +161,8 @@ async def _chat(request: Request, state: HostState, config: HostConfig) -> Respo
     body = await read_json(request, config.max_body)
     # Images are decoded and checked off the event loop.
     req = await asyncio.to_thread(wire.parse_chat, body, local_caller(request))
-    resident = state.resolve_chat(req.model)
+    resident = await state.chat_for(req.model)
+    state.keep_alive_from(resident, body, "ttl")
     require_vision(resident.model, req.messages)
     if state.log_prompts:
         log.info("chat prompt: %s", json.dumps([m.content for m in req.messages])[:2000])
@@ -230,8 +248,10 @@ async def _chat_with_tools(
 
 
 async def _completions(request: Request, state: HostState, config: HostConfig) -> Response:
-    req = wire.parse_completion(await read_json(request, config.max_body))
-    resident = state.resolve_chat(req.model)
+    body = await read_json(request, config.max_body)
+    req = wire.parse_completion(body)
+    resident = await state.chat_for(req.model)
+    state.keep_alive_from(resident, body, "ttl")
     if state.log_prompts:
         log.info("completion prompt: %s", json.dumps(req.prompt)[:2000])
     cancel = threading.Event()
@@ -321,8 +341,16 @@ async def _saved_state(request: Request, state: HostState, config: HostConfig) -
 
 
 async def _unload(request: Request, state: HostState, config: HostConfig) -> Response:
-    async with state.turn_alone():
-        unloaded = await asyncio.to_thread(state.unload_chat)
+    """The default chat model, or the one the body names (``{"model": NAME}``)."""
+    raw = await request.body()
+    try:
+        body = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        raise InvalidRequest('The body must be JSON: {} or {"model": NAME}.') from None
+    name = body.get("model") if isinstance(body, dict) else None
+    if name is not None and not isinstance(name, str):
+        raise InvalidRequest("'model' must be a model's name.")
+    unloaded = await state.unload_named(name or None)
     return JSONResponse({"unloaded": unloaded, "status": state.status().to_dict()})
 
 

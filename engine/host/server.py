@@ -23,6 +23,7 @@ from engine.client.protocol import READY_PREFIX
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES, StateCache
 from engine.host.guards import DEFAULT_MAX_BODY, HostConfig
 from engine.host.model_names import NameRules
+from engine.host.residents import DEFAULT_KEEP_ALIVE_S
 from engine.host.routes import make_app
 from engine.host.state import STREAM_FLUSH_S, HostState
 from engine.launch import setup_logging, watch_parent
@@ -50,6 +51,10 @@ class ServeOptions:
     max_queue: int | None = 8
     # Replies at once for a llama.cpp model (None: "auto", as many as fit up to AUTO_PARALLEL).
     parallel: int | None = 1
+    # How long a model loaded on demand stays idle before it is unloaded (None: until told), and
+    # how many chat models may be resident at once (None: as many as fit).
+    keep_alive_s: float | None = DEFAULT_KEEP_ALIVE_S
+    max_models: int | None = None
     ollama: bool = False  # also listen on Ollama's port on the loopback address
     max_body: int = DEFAULT_MAX_BODY
     log_prompts: bool = False
@@ -114,6 +119,8 @@ def serve(options: ServeOptions) -> int:
         workers=options.workers,
         names=options.names,
         parallel=options.parallel,
+        keep_alive_s=options.keep_alive_s,
+        max_models=options.max_models,
     )
     sock = bind(options.host, options.port)
     sockets = [sock]

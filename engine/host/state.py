@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from engine.client.protocol import EngineStatus
 from engine.errors import (
+    EngineBusy,
     EngineError,
     ModelNotFound,
 )
@@ -32,10 +33,16 @@ from engine.generation.state_cache import StateCache
 from engine.host.admission import ALONE, Admission
 from engine.host.idle_tuning import IdleGate, IdleTuner
 from engine.host.model_names import NameRules, installed_names, unknown_model
+from engine.host.residents import (
+    CURRENT,
+    DEFAULT_KEEP_ALIVE_S,
+    Resident,
+    Residents,
+    keep_alive_seconds,
+)
 from engine.types import Chunk, TokenLogprob
 
 if TYPE_CHECKING:
-    from engine.backends import LoadedModel
     from engine.backends.llama_parallel import ParallelLlamaCpp
     from engine.documents.embeddings import EmbeddingModel
     from engine.planner.plan import Plan
@@ -58,16 +65,6 @@ QUEUE_PER_SEQUENCE: Final = 8
 
 
 @dataclass(slots=True)
-class Resident:
-    model: LoadedModel
-    plan: Plan
-    path: Path
-    id: str
-    aliases: frozenset[str]
-    backend: str
-
-
-@dataclass(slots=True)
 class Counters:
     completed: int = 0
     cancelled: int = 0
@@ -86,6 +83,8 @@ class HostState:
         workers: tuple[WorkerShare, ...] = (),
         names: NameRules | None = None,
         parallel: int | None = 1,
+        keep_alive_s: float | None = DEFAULT_KEEP_ALIVE_S,
+        max_models: int | None = None,
     ) -> None:
         self.max_queue = max_queue
         # Replies at once for a llama.cpp model (None: as many as fit, up to AUTO_PARALLEL).
@@ -101,7 +100,12 @@ class HostState:
         self.draft = draft
         self.log_prompts = log_prompts
         self.flush_s = flush_s
-        self.chat: Resident | None = None
+        self.residents = Residents()
+        # How long a model loaded on demand stays idle before it is unloaded (None: until told),
+        # and how many chat models may be resident at once (None: as many as fit).
+        self.keep_alive_s = keep_alive_s
+        self.max_models = max_models
+        self._loads: dict[Path, asyncio.Future[Resident]] = {}
         self.embedder: EmbeddingModel | None = None
         self.embedder_path: Path | None = None
         self.counters = Counters()
@@ -110,7 +114,8 @@ class HostState:
         self.choice: Choice | None = None  # how the chat model was chosen to run
         # The first reply after each load is compared with the predicted speed (engine/speed).
         self._speed_checked: Resident | None = None
-        self._admission = Admission(1, QUEUE_PER_SEQUENCE if max_queue is None else max_queue)
+        # The turns of a request that found no model (it fails when it looks for one).
+        self._no_model = Admission(1, QUEUE_PER_SEQUENCE if max_queue is None else max_queue)
         # Requests in the engine, for work that waits for an idle moment (measuring).
         self.gate = IdleGate()
         self.tuner: IdleTuner | None = None
@@ -124,31 +129,48 @@ class HostState:
 
     # -- queueing --------------------------------------------------------------------------------
 
+    @property
+    def chat(self) -> Resident | None:
+        """The default chat model: loaded by name (``--model``, ``POST /cove/v1/load``), kept
+        until told, answering requests that name no model."""
+        return self.residents.default
+
+    @chat.setter
+    def chat(self, resident: Resident | None) -> None:
+        self.residents.default = resident
+
     @contextlib.asynccontextmanager
     async def turn(self) -> AsyncIterator[None]:
-        """Wait for one of the chat model's sequences (in turn across clients); 429 past the
-        queue limit."""
+        """Wait for one of the sequences of the model this request named (in turn across
+        clients); 429 past the queue limit."""
         self.loop = asyncio.get_running_loop()
+        resident = CURRENT.get() or self.chat
+        admission = resident.admission if resident is not None else self._no_model
         self.gate.enter()
         try:
-            async with self._admission.turn():
+            async with admission.turn():
                 yield
         finally:
             self.gate.leave()
+            if resident is not None:
+                self._after_use(resident)
 
     @contextlib.asynccontextmanager
     async def turn_alone(self) -> AsyncIterator[None]:
-        """Wait until no reply is running and hold the chat model alone (loading, unloading)."""
+        """Wait until no reply of the default model runs and hold it alone (loading another in
+        its place, unloading it)."""
+        resident = self.chat
+        admission = resident.admission if resident is not None else self._no_model
         self.gate.enter()
         try:
-            async with self._admission.turn(ALONE):
+            async with admission.turn(ALONE):
                 yield
         finally:
             self.gate.leave()
 
     @property
     def queued(self) -> int:
-        return self._admission.waiting
+        return sum(r.admission.waiting for r in self.residents) + self._no_model.waiting
 
     @property
     def generating(self) -> bool:
@@ -157,34 +179,178 @@ class HostState:
     # -- chat model ------------------------------------------------------------------------------
 
     def resolve_chat(self, name: str) -> Resident:
-        chat = self.chat
-        if chat is None:
+        """A resident chat model by any of its names (nothing is loaded)."""
+        found = self._resident_for(name)
+        if found is not None:
+            return found
+        if not len(self.residents):
             raise ModelNotFound(
                 "No chat model is loaded. Load one first (POST /cove/v1/load, or start the "
                 "server with --model)."
             )
-        if name in chat.aliases:
-            return chat
+        loaded = self.chat.id if self.chat is not None else None
+        if _installed_path(self.names.target(name) or name) is not None:
+            raise ModelNotFound(f"The model {name!r} is installed but not loaded.")
+        raise ModelNotFound(unknown_model(name, loaded, installed_names()))
+
+    async def chat_for(self, name: str | None) -> Resident:
+        """The chat model a request names, loaded now when it is installed but not resident
+        (beside the resident ones, or in place of the least recently used idle one when memory
+        or ``max_models`` says so). Held for the request until its turn."""
+        resident = self._resident_for(name or "")
+        if resident is None:
+            target = self.names.target(name or "") or name or ""
+            path = _installed_path(target) if target else None
+            if path is None:
+                if not len(self.residents):
+                    raise ModelNotFound(
+                        "No chat model is loaded. Load one first (POST /cove/v1/load, or start "
+                        "the server with --model), or name an installed model."
+                    )
+                loaded = self.chat.id if self.chat is not None else None
+                raise ModelNotFound(unknown_model(name or "", loaded, installed_names()))
+            resident = await self._load_on_demand(target, path)
+            if name:
+                resident.aliases = resident.aliases | {name}
+        self.residents.hold(resident)
+        return resident
+
+    def release(self, resident: Resident) -> None:
+        """The request that named ``resident`` is done with it (its handler returned)."""
+        resident.held = max(resident.held - 1, 0)
+        self._after_use(resident)
+
+    def _resident_for(self, name: str) -> Resident | None:
+        residents = self.residents
+        if not name:
+            return self.chat or next(iter(residents), None)
+        found = residents.named(name)
+        if found is not None:
+            return found
         target = self.names.target(name)
         if target is not None:
-            if target in chat.aliases or _installed_path(target) == chat.path:
-                return chat
-            raise ModelNotFound(
-                f"The model {name!r} is an alias of {target!r}, which is not loaded; this "
-                f"engine serves {chat.id!r}. Load it first (POST /cove/v1/load)."
-            )
+            found = residents.named(target) or residents.at(_installed_path(target))
+            if found is not None:
+                found.aliases = found.aliases | {name}
+            return found
         if self.names.any_name:  # every name is the loaded model's: nothing to look up
-            return chat
-        path = _installed_path(name)
-        if path == chat.path:
-            chat.aliases = chat.aliases | {name}
-            return chat
-        if path is not None:
-            raise ModelNotFound(
-                f"The model {name!r} is not loaded; this engine serves {chat.id!r}. "
-                "Load it first (POST /cove/v1/load)."
+            return self.chat or next(iter(residents), None)
+        found = residents.at(_installed_path(name))
+        if found is not None:
+            found.aliases = found.aliases | {name}
+        return found
+
+    async def _load_on_demand(self, name: str, path: Path) -> Resident:
+        """Load ``path`` beside the resident models; two requests for it load it once."""
+        pending = self._loads.get(path)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[Resident] = asyncio.get_running_loop().create_future()
+        self._loads[path] = future
+        self.gate.enter()
+        try:
+            resident = await self._load_beside(name, path)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: the requests that waited on it raise it themselves
+            raise
+        finally:
+            del self._loads[path]
+            self.gate.leave()
+        future.set_result(resident)
+        return resident
+
+    async def _load_beside(self, name: str, path: Path) -> Resident:
+        from engine.backends.loader import require_fit
+
+        while True:
+            plan = await asyncio.to_thread(self._plan_beside, name, path)
+            crowded = self.max_models is not None and len(self.residents) >= self.max_models
+            if plan.verdict == "fits" and not crowded:
+                break
+            victim = self.residents.least_recent_idle()
+            if victim is None:
+                break
+            log.info("unloading %s (idle longest) to make room for %s", victim.id, path.name)
+            await self._unload(victim)
+        if self.max_models is not None and len(self.residents) >= self.max_models:
+            raise EngineBusy(
+                f"{len(self.residents)} models are loaded (at most {self.max_models}) and each "
+                f"is in use; {path.name} is loaded when one is idle. Try again in a moment."
             )
-        raise ModelNotFound(unknown_model(name, chat.id, installed_names()))
+        require_fit(plan)
+        resident = await asyncio.to_thread(self._build_resident, name, path, plan, None)
+        resident.on_demand = True
+        resident.keep_alive_s = self.keep_alive_s
+        self.residents.extra[resident.path] = resident
+        return resident
+
+    def _plan_beside(self, name: str, path: Path) -> Plan:
+        """The plan for ``path`` in the memory free now (the resident models' counted as used),
+        run the way measured fastest here if it was."""
+        from engine.backends.loader import current_resources, plan_model
+
+        plan = plan_model(name, resources=current_resources())[2]
+        choice = self._choose(path, None)
+        if choice is not None and choice.plan.verdict == plan.verdict == "fits":
+            return choice.plan
+        return plan
+
+    def _after_use(self, resident: Resident) -> None:
+        """Once nothing uses ``resident``, count down its keep-alive (on the event loop)."""
+        if not resident.idle or resident.keep_alive_s is None:
+            return
+        loop = self.loop
+        if loop is None:
+            return
+        stamp = resident.uses
+        if resident.expiry is not None:
+            resident.expiry.cancel()
+
+        def expire() -> None:
+            resident.expiry = None
+            if resident.uses == stamp and resident.idle and resident in list(self.residents):
+                loop.create_task(self._unload(resident))
+
+        delay = max(resident.keep_alive_s, 0.0)
+        resident.expires_at = time.time() + delay
+        resident.expiry = loop.call_later(delay, expire)
+
+    def keep_alive_from(self, resident: Resident, body: object, field: str) -> None:
+        """Honour a request's ``keep_alive`` (Ollama) or ``ttl`` (LM Studio) for its model."""
+        if isinstance(body, dict) and body.get(field) is not None:
+            self.set_keep_alive(resident, keep_alive_seconds(body[field], field))
+
+    def set_keep_alive(self, resident: Resident, seconds: float | None) -> None:
+        """A request's ``keep_alive`` / ``ttl``: how long ``resident`` stays once idle."""
+        resident.keep_alive_s = seconds
+        if seconds is None:
+            resident.expires_at = None
+            if resident.expiry is not None:
+                resident.expiry.cancel()
+                resident.expiry = None
+        else:
+            self._after_use(resident)
+
+    async def _unload(self, resident: Resident) -> None:
+        """Take ``resident`` out (at once: no request finds it any more), then free it."""
+        if resident not in list(self.residents):
+            return
+        self.residents.remove(resident)
+        await asyncio.to_thread(resident.model.close)
+        log.info("unloaded %s", resident.id)
+
+    async def unload_named(self, name: str | None) -> bool:
+        """Unload a chat model by name (the default one without a name), once it is idle."""
+        resident = self.chat if not name else self._resident_for(name)
+        if resident is None:
+            return False
+        if resident is self.chat:
+            async with self.turn_alone():
+                return await asyncio.to_thread(self.unload_chat)
+        async with resident.admission.turn(ALONE):
+            await self._unload(resident)
+        return True
 
     def load_chat(
         self, name: str, ctx: int | None, progress: Callable[[float], bool] | None = None
@@ -203,6 +369,15 @@ class HostState:
         if current is not None and same and ctx in (None, current.model.n_ctx):
             current.aliases = current.aliases | {name}
             return current
+        extra = self.residents.extra.get(path.resolve())
+        if extra is not None and extra.idle and ctx in (None, extra.model.n_ctx):
+            # Loaded on demand already: it becomes the default model, kept until told.
+            self.residents.remove(extra)
+            self.unload_chat()
+            extra.on_demand, extra.keep_alive_s, extra.expires_at = False, None, None
+            extra.aliases = extra.aliases | {name}
+            self.chat = extra
+            return extra
         plan = self.plan(name, ctx)
         require_fit(plan)
         choice = None if self.workers else self._choose(path, ctx)
@@ -223,13 +398,26 @@ class HostState:
         progress: Callable[[float], bool] | None,
         aliases: frozenset[str] = frozenset(),
     ) -> Resident:
-        """Load ``path`` with ``plan`` as the chat model, in place of the resident one."""
+        """Load ``path`` with ``plan`` as the default chat model, in place of the default one."""
+        self.unload_chat()
+        resident = self._build_resident(name, path, plan, progress, aliases)
+        with self._slot_lock:
+            self.chat = resident
+        return resident
+
+    def _build_resident(
+        self,
+        name: str,
+        path: Path,
+        plan: Plan,
+        progress: Callable[[float], bool] | None,
+        aliases: frozenset[str] = frozenset(),
+    ) -> Resident:
         from engine.backends import backend_for
         from engine.planner.plan import with_parallel
 
         if not self.workers:  # a model split across machines generates one sequence
             plan = with_parallel(plan, self.parallel)
-        self.unload_chat()
         self.loading = path.name
         try:
             backend = backend_for(path)
@@ -247,6 +435,7 @@ class HostState:
             self.loading = None
         resolved = path.resolve()
         model_id = path.name if path.is_dir() else path.stem
+        queue = QUEUE_PER_SEQUENCE * plan.parallel if self.max_queue is None else self.max_queue
         resident = Resident(
             model=model,
             plan=plan,
@@ -254,12 +443,8 @@ class HostState:
             id=model_id,
             aliases=aliases | {name, model_id, str(path), str(resolved)},
             backend=backend.name,
+            admission=Admission(plan.parallel, queue),
         )
-        with self._slot_lock:
-            self.chat = resident
-        self._admission.resize(plan.parallel)
-        if self.max_queue is None:
-            self._admission.max_queue = QUEUE_PER_SEQUENCE * plan.parallel
         log.info("loaded %s (%s, context %d)", resident.id, plan.device, model.n_ctx)
         return resident
 
@@ -352,7 +537,7 @@ class HostState:
             resident.path, resident.backend = choice.path.resolve(), backend.name
             resident.aliases = resident.aliases | {str(choice.path)}
         old.close()
-        self._admission.resize(plan.parallel)
+        resident.admission.resize(plan.parallel)
         self.choice = choice
         log.info("loaded %s the way measured fastest (%s)", resident.id, choice.config.label)
 
@@ -413,8 +598,11 @@ class HostState:
         return plan_model(name, ctx=ctx, resources=resources)[2]
 
     def unload_chat(self) -> bool:
+        """Unload the default chat model (blocking)."""
         with self._slot_lock:
-            chat, self.chat = self.chat, None
+            chat = self.chat
+            if chat is not None:
+                self.residents.remove(chat)
         if chat is None:
             return False
         chat.model.close()
@@ -470,7 +658,7 @@ class HostState:
             n_ctx=chat.model.n_ctx if chat else None,
             plan=chat.plan if chat else None,
             generating=self.generating,
-            queued=self._admission.waiting,
+            queued=self.queued,
             loading=self.loading,
             generations_completed=self.counters.completed,
             generations_cancelled=self.counters.cancelled,
@@ -484,6 +672,7 @@ class HostState:
             measuring=self.tuner.status if self.tuner is not None else None,
             measured=self.tuner.found if self.tuner is not None else None,
             vision=bool(chat and getattr(chat.model, "vision", False)),
+            residents=tuple(r.describe() for r in self.residents),
         )
 
     def close(self) -> None:
@@ -491,6 +680,12 @@ class HostState:
         if self.tuner is not None:
             self.tuner.join(timeout=30)  # its measuring run frees its copy of the model
         self.unload_chat()
+        with self._slot_lock:
+            others = list(self.residents)
+            for resident in others:
+                self.residents.remove(resident)
+        for resident in others:
+            resident.model.close()
         if self.states is not None:
             self.states.flush(timeout=30)
         with self._slot_lock:
@@ -521,7 +716,7 @@ class HostState:
         # or not a consumer (gone with its client) ever read it.
         produced: list[Chunk] = []
 
-        resident = self.chat
+        resident = CURRENT.get() or self.chat
 
         def work() -> None:
             from engine.tuning.load import LoadMeter

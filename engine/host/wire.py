@@ -47,6 +47,8 @@ _COMMON |= {"frequency_penalty", "logprobs", "response_format"}
 # Read and degraded as docs/ENGINE_API.md says (nothing kept on a server, no tiers, no effort).
 _COMMON |= {"store", "metadata", "service_tier", "prediction", "reasoning_effort"}
 _COMMON |= {"safety_identifier", "prompt_cache_key", "prompt_cache_retention", "verbosity"}
+# LM Studio's: seconds the model stays loaded once idle (engine/host/residents.py).
+_COMMON |= {"ttl"}
 CHAT_FIELDS = frozenset(
     {
         "messages",
