@@ -287,6 +287,19 @@ class EngineService(QObject):
     def cancel_load(self) -> None:
         self._load_cancel.set()
 
+    def unload(self, model: str) -> None:
+        """Free the memory a model in this computer's engine holds (by its name)."""
+        engine = self._local_engine(lambda exc: self.load_failed.emit(str(exc), False))
+        if engine is None:
+            return
+
+        def failed(exc: BaseException) -> None:
+            self.load_failed.emit(f"Could not unload {model}: {exc}", False)
+
+        self.control_pool.submit(
+            lambda: engine.client.unload(model), lambda _: self.refresh_status(), failed
+        )
+
     def _choose_remote_model(self, remote: RemoteEngine, model: str) -> None:
         """Another computer's model is used by name from the next reply on; nothing loads."""
         if model not in self.remote_models:
@@ -483,6 +496,9 @@ class EngineService(QObject):
 
             self._crash_reported = True  # until the description arrives
             self.control_pool.submit(ask, lambda _r: self._reset_crash(), died)
+            return
+        if self.status is not None and self.status.measuring and self.remote is None:
+            self.refresh_status()  # the status bar follows the measuring to its end
 
     def _reset_crash(self) -> None:
         self._crash_reported = False

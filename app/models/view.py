@@ -4,9 +4,9 @@ replies here (measured once it has run here, predicted before), and loading."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QDesktopServices
@@ -33,6 +33,7 @@ from app.models.download_controller import DownloadController
 from app.models.downloads import DownloadsView
 from app.models.importing import ask_import_mode, choose_model_file
 from app.models.partials import PartialDownloadsTable
+from app.models.residents import ResidentsTable
 from engine.hardware.report import HardwareReport
 from engine.hub.requests import resume_request
 from engine.library import ModelEntry, scan_models
@@ -62,6 +63,7 @@ PlanFn = Callable[[str, Callable[[Plan], None], Callable[[BaseException], None]]
 
 class ModelsView(QWidget):
     load_requested = Signal(str)
+    unload_requested = Signal(str)  # a model in memory, by name
     imported_changed = Signal(list)  # the imported paths, to be saved
     back_requested = Signal()
     models_listed = Signal()
@@ -151,6 +153,12 @@ class ModelsView(QWidget):
         intro.setWordWrap(True)
         intro.setProperty("muted", True)
         layout.addWidget(intro)
+
+        # What the engine holds in memory now (the loaded model, and any a request named).
+        self.residents = ResidentsTable()
+        self.residents.setVisible(False)
+        self.residents.unload_requested.connect(self.unload_requested)
+        layout.addWidget(self.residents)
 
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
@@ -439,6 +447,10 @@ class ModelsView(QWidget):
 
     def set_progress(self, fraction: float) -> None:
         self.progress.setValue(round(max(0.0, min(1.0, fraction)) * 1000))
+
+    def set_residents(self, residents: Sequence[Mapping[str, Any]]) -> None:
+        """The models in memory, from the engine's status."""
+        self.residents.set_residents(residents)
 
     def set_loaded(self, model_id: str | None) -> None:
         self.loaded_id = model_id

@@ -325,6 +325,7 @@ class MainWindow(QMainWindow):
         self.status.model_clicked.connect(lambda: self.show_page("models"))
         self.models_view.cancel_button.clicked.connect(e.cancel_load)
         self.models_view.load_requested.connect(lambda model: e.load(model))
+        self.models_view.unload_requested.connect(e.unload)
         self.models_view.back_requested.connect(lambda: self.show_page("chat"))
         self.models_view.imported_changed.connect(self._save_imported)
         self.hardware_view.back_requested.connect(lambda: self.show_page("chat"))
@@ -526,6 +527,7 @@ class MainWindow(QMainWindow):
 
     def _status_changed(self, status: EngineStatus) -> None:
         self.status.set_status(status)
+        self.models_view.set_residents(status.residents if self.engine.remote is None else ())
         self.settings_panel.set_loaded_context(status.n_ctx)
         # What runs on another computer is not this computer's hardware's doing.
         self.hardware_view.set_status(status if self.engine.remote is None else None)

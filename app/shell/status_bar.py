@@ -61,6 +61,11 @@ class StatusBar(QStatusBar):
         self.context_meter.setRange(0, 1000)
         self.notice = QLabel("")
         self.notice.setProperty("muted", True)
+        # The engine measuring the ways to run the model in its idle moments, and what it found.
+        self.measuring = QLabel("")
+        self.measuring.setProperty("muted", True)
+        self.measuring.setVisible(False)
+        self._measured: str | None = None
         self.remote: tuple[str, str] | None = None  # another computer's engine: (where, security)
         self._notice_timer = QTimer(self)
         self._notice_timer.setSingleShot(True)
@@ -69,6 +74,7 @@ class StatusBar(QStatusBar):
         self.addWidget(self.load_bar)
         self.addWidget(self.cancel_button)
         self.addWidget(self.notice, 1)
+        self.addPermanentWidget(self.measuring)
         self.addPermanentWidget(self.speed)
         self.addPermanentWidget(self.context_label)
         self.addPermanentWidget(self.context_meter)
@@ -92,12 +98,25 @@ class StatusBar(QStatusBar):
             )
             return
         self.model_button.setText(describe_device(status))
+        self._show_measuring(status)
         if status.n_ctx:
             self.model_button.setToolTip(
                 f"Context {status.n_ctx} tokens. Click to choose another model."
             )
         else:
             self.model_button.setToolTip("Choose a model")
+
+    def _show_measuring(self, status: EngineStatus) -> None:
+        self.measuring.setVisible(bool(status.measuring))
+        if status.measuring:
+            self.measuring.setText("Measuring while idle…")
+            self.measuring.setToolTip(
+                f"{status.measuring}: replies are not held up, a reply pauses it."
+            )
+        found = status.measured
+        if found and found != self._measured and self._measured is not None:
+            self.notify(f"Measured: {found}")
+        self._measured = found or self._measured or ""
 
     def show_loading(self, model: str) -> None:
         self.model_button.setText(f"Loading {model}…")

@@ -142,10 +142,12 @@ class EngineClient:
         data = self._request("DELETE", f"{self._root}/cove/v1/state{query}")
         return int(data.get("removed") or 0)
 
-    def unload(self) -> None:
-        self._request("POST", f"{self._root}/cove/v1/unload", {})
-        self.last_load = None  # the chat model's; the embedding slot stays
-        self._model = None
+    def unload(self, model: str | None = None) -> None:
+        """Unload the default chat model, or the resident one named ``model``."""
+        self._request("POST", f"{self._root}/cove/v1/unload", {"model": model} if model else {})
+        if model is None or model == self._model:
+            self.last_load = None  # the chat model's; the embedding slot stays
+            self._model = None
 
     def load(
         self,

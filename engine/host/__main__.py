@@ -28,7 +28,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--embedding-model", type=Path)
     parser.add_argument("--ctx", type=int)
     parser.add_argument("--max-queue", type=int)
-    parser.add_argument("--parallel", type=parallel_count, default=None, metavar="N|auto")
+    # The window's own engine: a chat reply and a document answer at once, without the memory
+    # of more sequences than one person uses.
+    parser.add_argument("--parallel", type=parallel_count, default=2, metavar="N|auto")
     parser.add_argument(
         "--keep-alive", type=keep_alive_option, default=DEFAULT_KEEP_ALIVE_S, metavar="DURATION"
     )

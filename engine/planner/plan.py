@@ -248,11 +248,11 @@ def resources_from(report: HardwareReport) -> Resources:
     )
 
 
-# ``--parallel auto`` serves up to this many sequences at once, so that eight clients at once
-# (an editor, an agent and a chat front end together) each start their reply at once. An idle
-# sequence costs only its KV cache, which auto keeps within AUTO_KV_SHARE of what is usable beside
-# the first sequence's.
-AUTO_PARALLEL = 8
+# ``--parallel auto`` serves up to this many sequences at once (LM Studio's default; Ollama's
+# auto chooses 4 or 1 by memory), so that an editor, an agent and a chat front end each start
+# their reply at once. An idle sequence costs only its KV cache, which auto keeps within
+# AUTO_KV_SHARE of what is usable beside the first sequence's.
+AUTO_PARALLEL = 4
 AUTO_KV_SHARE = 0.25
 PARALLEL_MAX = 64
 

@@ -393,3 +393,28 @@ def test_the_system_theme_is_followed(qapp: Any, monkeypatch: pytest.MonkeyPatch
     finally:
         manager.set_preference("light")
         hints.colorSchemeChanged.disconnect(manager._os_scheme_changed)
+
+
+def test_models_in_memory_are_listed_with_unload(qtbot: QtBot, make_window: WindowFactory) -> None:
+    window = make_window()
+    view = window.models_view
+    with qtbot.waitSignal(view.verdicts_ready, timeout=LOAD_TIMEOUT_MS):
+        QTest.mouseClick(window.sidebar.models_button, Qt.MouseButton.LeftButton)
+    if not view.residents.names:  # the status after the load reaches the view
+        with qtbot.waitSignal(window.engine.status_changed, timeout=LOAD_TIMEOUT_MS):
+            window.engine.refresh_status()
+    loaded = window.engine.status.model if window.engine.status else None
+    assert loaded is not None and view.residents.names == [loaded]
+    assert view.residents.isVisibleTo(view)
+    stays = view.residents.item(0, 4)
+    assert stays is not None and stays.text() == "until unloaded"
+    button = view.residents.cellWidget(0, 5)
+    with qtbot.waitSignal(
+        window.engine.status_changed,
+        timeout=LOAD_TIMEOUT_MS,
+        check_params_cb=lambda status: status.model is None,
+    ):
+        QTest.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert view.residents.names == [] and not view.residents.isVisibleTo(view)
+    with qtbot.waitSignal(window.engine.loaded, timeout=LOAD_TIMEOUT_MS):
+        window.engine.load("starter")
