@@ -385,8 +385,10 @@ class GenerationLoop(ABC):
                 yield Chunk(text=opening)
             finish, context_full = yield from self._run(tokens, params, event, stop, stats)
             result = stats.result()
-            if finish in ("stop", "length"):
+            if finish in ("stop", "length", "cancelled"):
                 # Copied now, before the next request can change it; written in the background.
+                # A cancelled reply (or one whose client went away) keeps what it read: the
+                # conversation's next request continues from there, after a restart too.
                 self._save_state(params.conversation)
         except EngineError as exc:
             finish, error, code = "error", str(exc), exc.code

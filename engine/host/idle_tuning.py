@@ -56,6 +56,11 @@ class IdleGate:
             self._last = time.monotonic()
             self._cond.notify_all()
 
+    def touch(self) -> None:
+        """Count the quiet from now (a model just loaded: its first request is likely near)."""
+        with self._cond:
+            self._last = time.monotonic()
+
     @property
     def idle(self) -> bool:
         return self._active == 0

@@ -483,6 +483,7 @@ class HostState:
             self._measured(report, name, resident, choice)
 
         tuner = IdleTuner(self.gate, measured, chosen, self.measure_once)
+        self.gate.touch()
         self.tuner = tuner
         tuner.start(resident.id)
 

@@ -87,6 +87,30 @@ def test_a_restored_state_gives_the_same_next_tokens_as_reading_the_history(
     assert stats.cached_tokens > reread_stats.prompt_tokens // 2
 
 
+def test_a_cancelled_reply_keeps_the_history_it_read(starter: Path, cache: StateCache) -> None:
+    """A client that stops reading after the first token: what the model read is saved, so
+    that the conversation's next request, after a restart, does not read it again."""
+    import threading
+
+    messages = conversation(tag="cancelled ")
+    cancel = threading.Event()
+    with LlamaCppModel(starter, plan(starter)) as model:
+        model.keep_states(cache)
+        long = dataclasses.replace(GREEDY, max_tokens=200)
+        stream = model.chat(messages, long, cancel)
+        first = next(iter(stream))
+        assert not first.is_terminal
+        cancel.set()
+        _, final = collect(stream)
+        assert final.finish_reason == "cancelled"
+        read = final.stats.prompt_tokens if final.stats is not None else 0
+    cache.flush()
+    with LlamaCppModel(starter, plan(starter)) as restarted:
+        restarted.keep_states(StateCache(cache.folder))
+        _, stats = reply(restarted, messages)
+    assert read > 0 and stats.cached_tokens >= read - 1
+
+
 @pytest.mark.parametrize(
     "other",
     [
