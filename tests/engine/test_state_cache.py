@@ -253,6 +253,29 @@ def test_a_restarted_host_restores_a_long_conversation_sent_again(
         engine.stop()
 
 
+def test_a_host_stopped_right_after_a_reply_finishes_writing_its_state(
+    starter: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTERM the moment a reply ends: the host frees its model and finishes writing the
+    conversation's state before it exits (no partial file is left behind)."""
+    from engine.client.local import LocalEngine
+
+    state = tmp_path / "state"
+    monkeypatch.setenv("COVE_STATE_DIR", str(state))
+    engine = LocalEngine.start(log_path=tmp_path / "engine.log")
+    try:
+        engine.client.load("starter", ctx=2048)
+        _, final = collect(engine.client.chat(conversation(tag="stopped "), GREEDY))
+        assert final.finish_reason in ("stop", "length")
+    finally:
+        engine.stop()  # SIGTERM
+        engine.client.close()
+    log = (tmp_path / "engine.log").read_text(errors="replace")
+    assert "INFO unloaded" in log  # the host's own cleanup ran
+    assert not list(state.glob("*.partial"))
+    assert len(list(state.glob("*.kvstate"))) == 1
+
+
 def test_reading_the_folder_leaves_another_process_write_alone(tmp_path: Path) -> None:
     """The app reads the folder while its engine writes: a fresh partial file is not a crash's
     leftover; an old one is."""
