@@ -251,7 +251,7 @@ async def embed(request: Request, state: HostState, config: HostConfig) -> Respo
     if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
         raise ow.InvalidRequest("input must be a string or a list of strings")
     name = data.get("model")
-    model = state.resolve_embedder(name if isinstance(name, str) and name else None)
+    model = await state.embedder_for(name if isinstance(name, str) and name else None)
     async with state.embed_turn():
         vectors = await asyncio.to_thread(model.embed, texts)
     if request.url.path.endswith("/embeddings"):  # the older route: one prompt, one vector

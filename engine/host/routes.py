@@ -51,6 +51,8 @@ def make_app(state: HostState, config: HostConfig) -> ASGIApp:
         Route("/v1/chat/completions", endpoint(state, config, _chat), methods=["POST"]),
         Route("/v1/completions", endpoint(state, config, _completions), methods=["POST"]),
         Route("/v1/embeddings", endpoint(state, config, _embeddings), methods=["POST"]),
+        Route("/v1/rerank", endpoint(state, config, _rerank), methods=["POST"]),
+        Route("/rerank", endpoint(state, config, _rerank), methods=["POST"]),
         Route(
             "/v1/messages",
             endpoint(state, config, anthropic.messages, anthropic.anthropic_error),
@@ -271,7 +273,7 @@ async def _completions(request: Request, state: HostState, config: HostConfig) -
 
 async def _embeddings(request: Request, state: HostState, config: HostConfig) -> Response:
     req = wire.parse_embeddings(await read_json(request, config.max_body))
-    model = state.resolve_embedder(req.model)
+    model = await state.embedder_for(req.model)
     async with state.embed_turn():
 
         def run() -> tuple[list[list[float]], int]:
@@ -280,6 +282,18 @@ async def _embeddings(request: Request, state: HostState, config: HostConfig) ->
 
         vectors, tokens = await asyncio.to_thread(run)
     return JSONResponse(wire.embeddings_response(model.name, vectors, tokens, req.base64))
+
+
+async def _rerank(request: Request, state: HostState, config: HostConfig) -> Response:
+    """Documents ordered by a cross-encoder's relevance to a query (llama-server's and Jina's
+    shape)."""
+    from engine.host.encoders import parse_rerank, rerank_response
+
+    req = parse_rerank(await read_json(request, config.max_body))
+    model = await state.reranker_for(req.model)
+    async with state.embed_turn():
+        scores = await asyncio.to_thread(model.score, req.query, list(req.documents))
+    return JSONResponse(rerank_response(model.name, req, scores))
 
 
 async def _status(request: Request, state: HostState, config: HostConfig) -> Response:

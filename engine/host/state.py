@@ -31,6 +31,7 @@ from engine.errors import (
 from engine.generation.loop import GenerationLoop
 from engine.generation.state_cache import StateCache
 from engine.host.admission import ALONE, Admission
+from engine.host.encoders import Encoders
 from engine.host.idle_tuning import IdleGate, IdleTuner
 from engine.host.model_names import NameRules, installed_names, unknown_model
 from engine.host.residents import (
@@ -45,6 +46,7 @@ from engine.types import Chunk, TokenLogprob
 if TYPE_CHECKING:
     from engine.backends.llama_parallel import ParallelLlamaCpp
     from engine.documents.embeddings import EmbeddingModel
+    from engine.documents.rerank import CrossEncoder
     from engine.planner.plan import Plan
     from engine.remote.split import WorkerShare
     from engine.tuning import Choice
@@ -106,8 +108,25 @@ class HostState:
         self.keep_alive_s = keep_alive_s
         self.max_models = max_models
         self._loads: dict[Path, asyncio.Future[Resident]] = {}
-        self.embedder: EmbeddingModel | None = None
-        self.embedder_path: Path | None = None
+        # The sentence encoder and the cross-encoder, loaded when named (engine/host/encoders.py).
+        self.embeddings: Encoders[EmbeddingModel] = Encoders(
+            "embedding model",
+            _load_embedding_model,
+            lambda m: m.close(),
+            _is_embedding_folder,
+            _default_encoder,
+            "Start the server with --embedding-model FOLDER, or name an installed one "
+            "(cove pull all-minilm-l6-v2).",
+        )
+        self.rerankers: Encoders[CrossEncoder] = Encoders(
+            "reranker",
+            _load_reranker,
+            lambda m: m.close(),
+            _is_reranker_folder,
+            _default_reranker,
+            "Name a cross-encoder folder, or install the library's (cove pull "
+            "ms-marco-minilm-l6-v2).",
+        )
         self.counters = Counters()
         self.streams = 0  # replies being generated now
         self.loading: str | None = None
@@ -123,7 +142,6 @@ class HostState:
         self.measure_once: Callable[..., Any] | None = None
         # The server's event loop, once known (a measured way is switched to from a thread).
         self.loop: asyncio.AbstractEventLoop | None = None
-        self._embed_turn = asyncio.Lock()
         # Guards the resident slots against a load racing an unload at shutdown.
         self._slot_lock = threading.Lock()
 
@@ -612,36 +630,48 @@ class HostState:
 
     # -- embedding model -------------------------------------------------------------------------
 
-    def load_embedder(self, folder: Path) -> EmbeddingModel:
-        from engine.documents.embeddings import EmbeddingModel
+    @property
+    def embedder(self) -> EmbeddingModel | None:
+        return self.embeddings.model
 
+    @property
+    def embedder_path(self) -> Path | None:
+        return self.embeddings.path
+
+    def load_embedder(self, folder: Path) -> EmbeddingModel:
         if not folder.is_dir():
             raise ModelNotFound(f"No embedding model folder at {folder}.")
-        model = EmbeddingModel.load(folder)
-        with self._slot_lock:
-            old, self.embedder, self.embedder_path = self.embedder, model, folder.resolve()
-        if old is not None:
-            old.close()
+        model = _load_embedding_model(folder)
+        self.embeddings.put(folder, model, model.name)
         log.info("loaded embedding model %s", model.name)
         return model
 
     def resolve_embedder(self, name: str | None) -> EmbeddingModel:
+        """The resident embedding model (by name, when given): nothing is loaded."""
         model = self.embedder
         if model is None:
             raise ModelNotFound(
                 "No embedding model is loaded. Start the server with --embedding-model FOLDER."
             )
-        if name is not None and name not in (model.name, str(self.embedder_path)):
+        if name is not None and name not in self.embeddings.names():
             raise ModelNotFound(
                 f"The embedding model {name!r} is not loaded; this engine has {model.name!r}."
             )
         return model
 
+    async def embedder_for(self, name: str | None) -> EmbeddingModel:
+        """The embedding model a request names, loaded now when it is installed but another is
+        resident (or none is)."""
+        return await self.embeddings.get(name)
+
+    async def reranker_for(self, name: str | None) -> CrossEncoder:
+        return await self.rerankers.get(name)
+
     @contextlib.asynccontextmanager
     async def embed_turn(self) -> AsyncIterator[None]:
         self.gate.enter()
         try:
-            async with self._embed_turn:
+            async with self.embeddings.turn:
                 yield
         finally:
             self.gate.leave()
@@ -689,10 +719,8 @@ class HostState:
             resident.model.close()
         if self.states is not None:
             self.states.flush(timeout=30)
-        with self._slot_lock:
-            embedder, self.embedder = self.embedder, None
-        if embedder is not None:
-            embedder.close()
+        self.embeddings.close()
+        self.rerankers.close()
 
     # -- running a stream ------------------------------------------------------------------------
 
@@ -846,6 +874,42 @@ class HostState:
             self.counters.errors += 1
         else:
             self.counters.completed += 1
+
+
+def _load_embedding_model(folder: Path) -> EmbeddingModel:
+    from engine.documents.embeddings import EmbeddingModel
+
+    return EmbeddingModel.load(folder)
+
+
+def _is_embedding_folder(folder: Path) -> bool:
+    from engine.documents.embeddings import is_embedding_folder
+
+    return is_embedding_folder(folder)
+
+
+def _default_encoder() -> Path | None:
+    from engine.documents.encoder import default_encoder_folder
+
+    return default_encoder_folder()
+
+
+def _load_reranker(folder: Path) -> CrossEncoder:
+    from engine.documents.rerank import CrossEncoder
+
+    return CrossEncoder.load(folder)
+
+
+def _is_reranker_folder(folder: Path) -> bool:
+    from engine.documents.rerank import is_reranker_folder
+
+    return is_reranker_folder(folder)
+
+
+def _default_reranker() -> Path | None:
+    from engine.documents.rerank import default_reranker_folder
+
+    return default_reranker_folder()
 
 
 def _looped(model: object) -> GenerationLoop | ParallelLlamaCpp | None:
