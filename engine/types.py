@@ -12,7 +12,7 @@ from engine.tools import Tool, ToolCall
 Role = Literal["system", "user", "assistant", "tool"]
 FinishReason = Literal["stop", "length", "cancelled", "error"]
 FINISH_REASONS: tuple[FinishReason, ...] = ("stop", "length", "cancelled", "error")
-Speculation = Literal["auto", "on", "off"]
+Speculation = Literal["auto", "exact", "on", "off"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,9 +94,10 @@ class GenerationParams:
     # (0..TOP_LOGPROBS_MAX); None: none reported.
     logprobs: int | None = None
     # Check tokens guessed from the conversation in batches (engine/generation/speculation.py):
-    # "auto" where the runtime evaluates a batch bit for bit as it evaluates single tokens (so the
-    # reply is exactly the same), "on" also where a batch rounds differently (a near-tie may then
-    # flip), "off" never.
+    # "auto" (or "on") wherever the measured policy expects guesses to pay: a batch may round
+    # differently from single steps, as batching replies together does, so a near-tie may flip
+    # (bench/bench_speculative.py counts how often); "exact" only where the runtime evaluates a
+    # batch bit for bit as single tokens (the reply is exactly plain decoding's); "off" never.
     speculation: Speculation = "auto"
     # The client's name for the conversation, kept with its saved state so that deleting the
     # conversation deletes the state (engine/generation/state_cache.py).
@@ -124,7 +125,7 @@ class GenerationParams:
         if any(not s for s in self.stop):
             raise ValueError("stop strings must not be empty")
         if self.speculation not in get_args(Speculation):
-            raise ValueError("speculation must be auto, on or off")
+            raise ValueError("speculation must be auto, exact, on or off")
         if self.logprobs is not None and not 0 <= self.logprobs <= TOP_LOGPROBS_MAX:
             raise ValueError(f"top_logprobs must be between 0 and {TOP_LOGPROBS_MAX}")
 

@@ -130,14 +130,16 @@ def speculation_text(status: EngineStatus) -> str:
     """What speculative decoding does for the loaded model here."""
     if status.exact_tokens:
         guesses = (
-            "Guessed tokens are checked in batches for the first "
-            f"{status.exact_tokens:,} tokens of a conversation, where this build computes a "
-            "batch exactly as single tokens (replies are unchanged)."
+            "Guessed tokens are checked in batches wherever that pays. This build computes a "
+            f"batch exactly as single tokens for the first {status.exact_tokens:,} tokens of a "
+            "conversation; past them a batch may round differently, as replies batched "
+            'together do (speculation "exact" keeps to them).'
         )
     else:
         guesses = (
-            "Guessed tokens are not checked in batches by default: this build computes a batch "
-            "slightly differently from single tokens, which could change a word."
+            "Guessed tokens are checked in batches wherever that pays. This build computes a "
+            "batch slightly differently from single tokens, which may change a near-tie "
+            '(speculation "exact" turns it off here).'
         )
     draft = (
         f" {status.draft} drafts for it."

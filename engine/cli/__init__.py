@@ -92,10 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--stats", choices=["json"], help="print generation stats on stderr")
     chat.add_argument(
         "--speculation",
-        choices=["auto", "on", "off"],
+        choices=["auto", "exact", "on", "off"],
         default="auto",
-        help="check tokens guessed from the conversation in batches: auto (where the reply "
-        "stays exactly the same), on, off",
+        help="check tokens guessed from the conversation in batches: auto (where it pays), "
+        "exact (only where the reply stays bit for bit plain decoding's), off",
     )
     chat.add_argument(
         "--engine", metavar="URL", help="use this OpenAI-compatible server instead of a local one"

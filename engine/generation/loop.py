@@ -118,7 +118,7 @@ class GenerationLoop(ABC):
     constrains = False  # whether it can hold a reply to a grammar (``params.grammar``)
     speculates = True  # whether replies check guessed tokens in batches (when the source can)
     # Up to how many cached tokens a batch's logits are bit for bit those of the same tokens
-    # evaluated one at a time (measured at load; 0: not even there). Speculation "auto" checks
+    # evaluated one at a time (measured at load; 0: not even there). Speculation "exact" checks
     # guesses only within it, so that the reply is exactly what plain decoding gives.
     exact_cells = 0
     vision = False  # whether it reads the images of user messages
@@ -564,7 +564,7 @@ class GenerationLoop(ABC):
                 stats.batched_tokens += 1
             if guesses is not None and alone:  # set exactly when there is a verifier
                 room = self._n_ctx - len(self._cached) - 2
-                if params.speculation == "auto":
+                if params.speculation == "exact":
                     room = min(room, self.exact_cells - len(self._cached) - 1)
                 if limit is not None:
                     room = min(room, limit - generated - 1)
@@ -626,7 +626,7 @@ class GenerationLoop(ABC):
     def _verifier(self, source: TokenSource, params: GenerationParams) -> Verifier | None:
         """The source's batch check, when this runtime has one and speculation is on."""
         mode = params.speculation
-        if mode == "off" or not self.speculates or (mode == "auto" and not self.exact_cells):
+        if mode == "off" or not self.speculates or (mode == "exact" and not self.exact_cells):
             return None
         return source if isinstance(source, Verifier) else None
 

@@ -61,7 +61,7 @@ def parse_params(data: Mapping[str, Any]) -> GenerationParams:
     speculation = data.get("speculation")
     if speculation is not None:
         if speculation not in get_args(Speculation):
-            raise InvalidRequest('\'speculation\' must be "auto", "on" or "off".')
+            raise InvalidRequest('\'speculation\' must be "auto", "exact", "on" or "off".')
         kwargs["speculation"] = speculation
     conversation = data.get("cove_conversation")
     if conversation is not None:

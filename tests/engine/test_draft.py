@@ -79,7 +79,7 @@ def test_the_starter_drafting_for_itself_changes_nothing_and_is_almost_always_ri
     # No phrase of this prompt comes back in a reply, so guesses come from the draft model.
     messages = [ChatMessage("user", "Name a colour.")]
     params = GenerationParams(
-        temperature=0.0, repeat_penalty=1.0, max_tokens=48, speculation="auto"
+        temperature=0.0, repeat_penalty=1.0, max_tokens=48, speculation="exact"
     )
     drafter, pair._drafter = pair._drafter, None
     pair.reset()

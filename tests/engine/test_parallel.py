@@ -92,7 +92,8 @@ def test_interleaved_replies_match_the_same_replies_alone(
     the single context does, so each reply is the one that model gives alone; and each says
     that it shared its context (speculation gives way to batching)."""
     questions = ["Name a colour.", "Count to five."]
-    alone = [collect(single.chat(ask(q), GREEDY))[0] for q in questions]
+    plain = replace(GREEDY, speculation="off")  # beside another reply, none speculates
+    alone = [collect(single.chat(ask(q), plain))[0] for q in questions]
     streams = [iter(parallel.chat(ask(q), GREEDY)) for q in questions]
     texts: list[list[str]] = [[], []]
     finals: list[Chunk | None] = [None, None]

@@ -289,13 +289,14 @@ def test_greedy_replies_are_byte_identical_with_and_without_speculation(
 ) -> None:
     plain, plain_stats = _reply(model, PROMPTS[kind], temperature=0.0, speculation="off")
     assert plain_stats.draft_tokens == 0
-    fast, _ = _reply(model, PROMPTS[kind], temperature=0.0, speculation="auto")
+    fast, _ = _reply(model, PROMPTS[kind], temperature=0.0, speculation="exact")
     assert fast == plain
-    # Forced on, the reply arrives and the counts add up; past the cells where batches are
-    # exact a near-tie may flip, so its words are not compared.
-    _forced, stats = _reply(model, PROMPTS[kind], temperature=0.0, speculation="on")
-    assert stats.completion_tokens > 0
-    assert stats.accepted_tokens <= stats.draft_tokens
+    # "auto" (and "on"): the reply arrives and the counts add up; past the cells where batches
+    # are exact a near-tie may flip, so its words are not compared.
+    for mode in ("auto", "on"):
+        _forced, stats = _reply(model, PROMPTS[kind], temperature=0.0, speculation=mode)
+        assert stats.completion_tokens > 0
+        assert stats.accepted_tokens <= stats.draft_tokens
 
 
 def test_sampled_replies_with_a_seed_are_identical_with_and_without_speculation(
@@ -306,19 +307,19 @@ def test_sampled_replies_with_a_seed_are_identical_with_and_without_speculation(
     messages = PROMPTS["code edit"]
     for seed in (1, 2, 3):
         plain, _ = _reply(model, messages, temperature=0.8, seed=seed, speculation="off")
-        fast, _ = _reply(model, messages, temperature=0.8, seed=seed, speculation="auto")
+        fast, _ = _reply(model, messages, temperature=0.8, seed=seed, speculation="exact")
         assert fast == plain
 
 
 def test_guesses_are_checked_where_batches_are_exact(model: LlamaCppModel) -> None:
     """A reply that copies its prompt sends guesses and keeps some; the counts reach the stats.
-    Where this build's batches round differently from single steps, "auto" sends none."""
+    Where this build's batches round differently from single steps, "exact" sends none."""
     model._draft_policy = DraftPolicy(cost=0.05)  # as if batches were nearly free here
     text, stats = _reply(
         model,
         [ChatMessage("user", "Repeat exactly: " + _CODE)],
         temperature=0.0,
-        speculation="auto",
+        speculation="exact",
     )
     if not model.exact_cells:
         assert stats.draft_tokens == 0
@@ -329,6 +330,24 @@ def test_guesses_are_checked_where_batches_are_exact(model: LlamaCppModel) -> No
         model, [ChatMessage("user", "Repeat exactly: " + _CODE)], temperature=0.0, speculation="off"
     )
     assert text == plain
+
+
+def test_auto_speculates_where_batches_round_differently_and_exact_does_not(
+    model: LlamaCppModel,
+) -> None:
+    """On a build whose batches round differently from single steps (as if measured so at
+    load), "auto" still checks guesses where the policy expects them to pay; "exact" sends
+    none."""
+    model._draft_policy = DraftPolicy(cost=0.05)
+    exact_cells, model.exact_cells = model.exact_cells, 0
+    try:
+        messages = [ChatMessage("user", "Repeat exactly: " + _CODE)]
+        _, auto = _reply(model, messages, temperature=0.0, speculation="auto")
+        _, exact = _reply(model, messages, temperature=0.0, speculation="exact")
+    finally:
+        model.exact_cells = exact_cells
+    assert auto.draft_tokens > 0 and 0 < auto.accepted_tokens <= auto.draft_tokens
+    assert exact.draft_tokens == 0
 
 
 def test_a_reply_with_logprobs_and_guesses_reports_every_token(model: LlamaCppModel) -> None:
@@ -343,7 +362,7 @@ def test_a_reply_with_logprobs_and_guesses_reports_every_token(model: LlamaCppMo
         chunks = list(model.chat(messages, params))
         return [lp for c in chunks for lp in c.logprobs], chunks[-1].stats
 
-    fast, stats = scored("auto")
+    fast, stats = scored("exact")
     assert len(fast) == stats.completion_tokens
     assert all(lp.logprob <= 0 and not math.isnan(lp.logprob) for lp in fast)
     # Greedy without a penalty: each chosen token is the most likely one at its position.

@@ -21,7 +21,7 @@ from engine.types import ChatMessage, GenerationParams, GenerationStats
 from tests.conftest import collect
 
 RESOURCES = Resources(cpu=Device("CPU RAM", "cpu", 16 * 2**30, 24 * 2**30), threads=2)
-GREEDY = GenerationParams(temperature=0.0, max_tokens=12)
+GREEDY = GenerationParams(temperature=0.0, max_tokens=12, speculation="exact")
 _REPORT = (
     "The committee reviewed the quarterly figures and noted that revenue rose in every region "
     "except the north, where shipping delays held back deliveries for most of the season. "
