@@ -31,6 +31,7 @@ from engine.formats.gguf import GGUFFile, read_gguf
 from engine.generation.kv_reuse import reusable_prefix
 from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource
 from engine.generation.state_cache import state_key
+from engine.native import compute
 from engine.native.llama import clear_log, has_amx, native, recent_log, route_mtmd_log
 from engine.native.lock import GGML_LOCK
 from engine.native.threadpool import ThreadPool, attach_threadpool
@@ -319,7 +320,7 @@ class LlamaCppModel(GenerationLoop):
         start = len(self._cached)
         pos0 = self._pos(start)
         try:
-            after = self._vision.evaluate(piece, self._ctx, pos0, self.n_batch, last)
+            after = compute.run(self._vision.evaluate, piece, self._ctx, pos0, self.n_batch, last)
         except EngineError:
             self._drop_from(pos0)
             if cancel.is_set():
@@ -410,7 +411,7 @@ class LlamaCppModel(GenerationLoop):
             batch.logits[i] = 1 if logits_all else 0
         batch.logits[n - 1] = 1 if logits_last or logits_all else 0
         batch.n_tokens = n
-        rc = self._lib.llama_decode(self._ctx, batch)
+        rc = compute.run(self._lib.llama_decode, self._ctx, batch)
         if rc == 0:
             return True
         if rc == 2 or cancel.is_set():

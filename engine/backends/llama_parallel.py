@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.backends.llama_cpp import LlamaCppModel, decode_error
 from engine.errors import EngineBusy, EngineError
+from engine.native import compute
 from engine.tools import Tool
 from engine.types import ChatMessage, Chunk, GenerationParams, Truncation
 
@@ -68,7 +69,8 @@ class _Work:
 
 
 class Batcher:
-    """The one thread that calls ``llama_decode`` for a context's sequences."""
+    """The one thread that puts a context's sequences' tokens together and hands each batch to
+    ``llama_decode`` (on the compute thread, engine/native/compute.py)."""
 
     def __init__(self, lib: Any, ctx: Any, capacity: int, sequences: int) -> None:
         self._lib = lib
@@ -84,6 +86,7 @@ class Batcher:
         self._closed = False
         self.steps = 0
         self.longest_step_s = 0.0
+        self.decode_s = 0.0  # all steps' time in llama_decode
         self._thread = threading.Thread(target=self._run, name="cove-batch", daemon=True)
         self._thread.start()
 
@@ -207,9 +210,10 @@ class Batcher:
             batch.n_tokens = n
             began = time.perf_counter()
             with self.lock:
-                rc = int(lib.llama_decode(self._ctx, batch)) if n else 0
+                rc = int(compute.run(lib.llama_decode, self._ctx, batch)) if n else 0
             took = time.perf_counter() - began
             self.steps += 1
+            self.decode_s += took
             self.longest_step_s = max(self.longest_step_s, took)
             with self._cond:
                 row = 0
