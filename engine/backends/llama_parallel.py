@@ -25,7 +25,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.backends.llama_cpp import LlamaCppModel, decode_error
@@ -44,6 +44,11 @@ log = logging.getLogger("cove.engine")
 # Prompt tokens read in one step while other replies wait for their next token. Measured on 2
 # cores (docs/PERFORMANCE.md): 128 tokens of Qwen2.5 0.5B take about 0.3 s.
 PROMPT_SLICE = 128
+# How long a step waits for replies that stepped out to hand text to their client. Anything that
+# runs beside a step takes a core from llama.cpp's threads, which wait for each other at every
+# node of the graph (on 2 cores a step of 8 sequences took 65 ms with clients' text handled
+# beside it, 36 ms without); a client that keeps its reply out longer is not waited for.
+AWAY_GRACE_S = 0.01
 
 _BUSY, _WAITING, _AWAY = "busy", "waiting", "away"
 
@@ -58,7 +63,7 @@ class _Work:
     logits_all: bool
     logits_last: bool
     taken: int = 0  # how many tokens earlier steps evaluated
-    done: bool = False
+    done: threading.Event = field(default_factory=threading.Event)
     rc: int = 0
     rows: tuple[int, int] = (0, 0)  # the first and last row of this work's logits
     order: int = 0
@@ -81,12 +86,17 @@ class Batcher:
         self.lock = threading.Lock()
         self._cond = threading.Condition()
         self._state: dict[int, str] = {}  # the members: sequences with a reply in the loop
+        self._busy = 0  # members reading their logits or between hand-ins
+        self._away = 0  # members handing text to their clients
+        self._grace_until: float | None = None
         self._pending: list[_Work] = []
         self._order = 0
         self._closed = False
         self.steps = 0
         self.longest_step_s = 0.0
         self.decode_s = 0.0  # all steps' time in llama_decode
+        self.between_s = 0.0  # from a step's end to the next one's start
+        self._ended: float | None = None
         self._thread = threading.Thread(target=self._run, name="cove-batch", daemon=True)
         self._thread.start()
 
@@ -99,20 +109,37 @@ class Batcher:
     def away(self, seq: int) -> None:
         """The reply stepped out of the loop (to hand text to its client)."""
         with self._cond:
-            if seq in self._state:
-                self._state[seq] = _AWAY
-                self._cond.notify_all()
+            self._mark(seq, _AWAY)
 
     def back(self, seq: int) -> None:
         with self._cond:
-            if seq in self._state:
-                self._state[seq] = _BUSY
+            self._mark(seq, _BUSY)
 
     def leave(self, seq: int) -> None:
         with self._cond:
-            self._state.pop(seq, None)
+            self._mark(seq, None)
             self._pending = [w for w in self._pending if w.seq != seq]
-            self._cond.notify_all()
+
+    def _mark(self, seq: int, state: str | None) -> None:
+        """Set a member's state (None: it leaves), keeping the count of busy ones; the step
+        thread is woken when that may let it go on. Called with the condition held."""
+        was = self._state.get(seq)
+        if was is None and state != _WAITING:
+            return  # not a member (it has not handed anything in yet)
+        if was == _BUSY:
+            self._busy -= 1
+        elif was == _AWAY:
+            self._away -= 1
+        if state is None:
+            self._state.pop(seq, None)
+        else:
+            self._state[seq] = state
+            if state == _BUSY:
+                self._busy += 1
+            elif state == _AWAY:
+                self._away += 1
+        if self._busy == 0 and self._pending:
+            self._cond.notify()
 
     def run(
         self,
@@ -135,16 +162,16 @@ class Batcher:
             self._order += 1
             work = _Work(seq, tokens, pos0, logits_all, logits_last, order=self._order)
             self._pending.append(work)
-            self._state[seq] = _WAITING
-            self._cond.notify_all()
-            while not work.done:
-                if cancel.is_set() or self._closed:
+            self._mark(seq, _WAITING)
+        while not work.done.wait(0.05):
+            if cancel.is_set() or self._closed:
+                with self._cond:
+                    if work.done.is_set():
+                        break  # its step ended meanwhile
                     if work in self._pending:
                         self._pending.remove(work)
-                    self._state[seq] = _BUSY
-                    return None
-                self._cond.wait(0.05)
-            # Still waiting on the cond: the step finished and marked this member busy.
+                    self._mark(seq, _BUSY)
+                return None
         if work.rc != 0:
             raise decode_error(work.rc)
         return work.rows
@@ -161,8 +188,25 @@ class Batcher:
 
     # -- the steps -------------------------------------------------------------------------------
 
-    def _ready(self) -> bool:
-        return bool(self._pending) and all(s != _BUSY for s in self._state.values())
+    def _wait_for_step(self) -> bool:
+        """Wait (the condition held) until a step can start: something handed in, no member
+        between a step and its hand-in, and none out with its client, or the grace for those
+        past. False once closed."""
+        while not self._closed:
+            if not self._pending or self._busy:
+                self._grace_until = None
+                self._cond.wait()
+                continue
+            if not self._away:
+                break
+            now = time.monotonic()
+            if self._grace_until is None:
+                self._grace_until = now + AWAY_GRACE_S
+            if now >= self._grace_until:
+                break
+            self._cond.wait(self._grace_until - now)
+        self._grace_until = None
+        return not self._closed
 
     def _take(self) -> list[tuple[_Work, int, int]]:
         """This step's share of each pending work: (work, start, end). Single tokens and
@@ -184,15 +228,16 @@ class Batcher:
             out.append((w, w.taken, end))
             room -= end - w.taken
             running = True
-        return out
+        # In sequence order: llama.cpp splits a batch for caches kept per sequence wherever the
+        # sequence ids stop running in order (a batch of 8 out of order took 9 ms a sequence on
+        # 2 cores, in order 4.6 ms).
+        return sorted(out, key=lambda share: share[0].seq)
 
     def _run(self) -> None:
         lib = self._lib
         while True:
             with self._cond:
-                while not self._closed and not self._ready():
-                    self._cond.wait()
-                if self._closed:
+                if not self._wait_for_step():
                     return
                 share = self._take()
             batch = self._batch
@@ -209,9 +254,12 @@ class Batcher:
                     n += 1
             batch.n_tokens = n
             began = time.perf_counter()
+            if self._ended is not None:
+                self.between_s += began - self._ended
             with self.lock:
                 rc = int(compute.run(lib.llama_decode, self._ctx, batch)) if n else 0
-            took = time.perf_counter() - began
+            self._ended = time.perf_counter()
+            took = self._ended - began
             self.steps += 1
             self.decode_s += took
             self.longest_step_s = max(self.longest_step_s, took)
@@ -222,15 +270,14 @@ class Batcher:
                     if rc != 0 or end == len(work.tokens):
                         work.rc = rc
                         work.rows = (row, row + count - 1)
-                        work.done = True
                         if work in self._pending:
                             self._pending.remove(work)
-                        if work.seq in self._state:
-                            self._state[work.seq] = _BUSY
+                        if self._state.get(work.seq) == _WAITING:
+                            self._mark(work.seq, _BUSY)
+                        work.done.set()
                     else:
                         work.taken = end
                     row += count
-                self._cond.notify_all()
 
 
 class _SharedDrafter:
