@@ -251,7 +251,7 @@ async def admission_run(url: str, tokens: int) -> dict[str, Any]:
         ]
         await asyncio.sleep(1.0)  # the three are decoding
         before = len(gaps)
-        long_prompt = "Summarise this. " + " ".join(f"item {i} is fine;" for i in range(800))
+        long_prompt = "Summarise this. " + " ".join(f"item {i} is fine;" for i in range(500))
         admitted = await stream(client, url, long_prompt, 99, 8)
         during = gaps[before:]
         await asyncio.gather(*running_)
