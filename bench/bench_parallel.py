@@ -169,7 +169,7 @@ async def burst(url: str, n: int, tokens: int, round_: int) -> dict[str, float]:
                 stream(
                     client,
                     url,
-                    f"Tell me a story about a fox called {i}.",
+                    f"Write a long, detailed story of at least 400 words about a fox called {i}.",
                     1000 * round_ + i,
                     tokens,
                 )
