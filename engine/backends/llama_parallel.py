@@ -10,7 +10,7 @@ sample from its own rows of the logits.
 A step waits until every reply in the loop has either handed in its tokens or stepped out of
 it (to send text to its client): the logits of a step are valid only until the next, so no
 step starts while a slot may still be reading its own. A prompt is read in slices of at most
-about ``SLICE_S`` seconds while other replies are running, so that admitting a long prompt
+``PROMPT_SLICE`` tokens while other replies are running, so that admitting a long prompt
 delays their next token by one slice, not by the whole prompt.
 
 Speculation checks guesses in a batch of one sequence: a reply alone speculates as before, and
@@ -41,12 +41,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("cove.engine")
 
-# While other replies are running, a prompt is read in slices that take about this long, so that
-# their next token waits that long at most (a slice is sized by the prompt speed of earlier
-# steps; 128 tokens until one was measured, never fewer than 32).
-SLICE_S = 0.5
-PROMPT_SLICE = 128
-MIN_SLICE = 32
+# While other replies are running, a prompt is read this many tokens a step, so that their next
+# token waits for one slice, not the whole prompt. Smaller slices read a long prompt far slower
+# (each slice streams the weights again): for a 3,900-token prompt of Qwen2.5 0.5B beside three
+# running replies on 2 cores, slices of ~50 tokens took 95 s and kept the others' tokens 1.2 s
+# apart; 256 took 26 s (llama-server, its prompt whole: 23 s) with gaps of 2.3 s at most
+# (llama-server: 13 s).
+PROMPT_SLICE = 256
 # How long a step waits for replies that stepped out to hand text to their client. Anything that
 # runs beside a step takes a core from llama.cpp's threads, which wait for each other at every
 # node of the graph (on 2 cores a step of 8 sequences took 65 ms with clients' text handled
@@ -100,8 +101,6 @@ class Batcher:
         self.decode_s = 0.0  # all steps' time in llama_decode
         self.between_s = 0.0  # from a step's end to the next one's start
         self._ended: float | None = None
-        # Prompt tokens a second, from steps that were mostly prompt (a moving average).
-        self._prompt_rate: float | None = None
         self._thread = threading.Thread(target=self._run, name="cove-batch", daemon=True)
         self._thread.start()
 
@@ -228,7 +227,7 @@ class Batcher:
         # for a moment): the prompts are sliced for them.
         running = len(self._state) > len(prompts) or len(prompts) > 1
         for w in prompts:
-            budget = min(room, self._slice()) if running else room
+            budget = min(room, PROMPT_SLICE) if running else room
             if budget <= 0:
                 break
             end = min(len(w.tokens), w.taken + budget)
@@ -239,12 +238,6 @@ class Batcher:
         # sequence ids stop running in order (a batch of 8 out of order took 9 ms a sequence on
         # 2 cores, in order 4.6 ms).
         return sorted(out, key=lambda share: share[0].seq)
-
-    def _slice(self) -> int:
-        rate = self._prompt_rate
-        if rate is None:
-            return PROMPT_SLICE
-        return max(MIN_SLICE, int(rate * SLICE_S))
 
     def _run(self) -> None:
         lib = self._lib
@@ -275,11 +268,6 @@ class Batcher:
             took = self._ended - began
             self.steps += 1
             self.decode_s += took
-            prompt_tokens = sum(end - start for work, start, end in share if work.splittable)
-            if rc == 0 and prompt_tokens >= MIN_SLICE and took > 0:
-                rate = prompt_tokens / took
-                old = self._prompt_rate
-                self._prompt_rate = rate if old is None else 0.7 * old + 0.3 * rate
             self.longest_step_s = max(self.longest_step_s, took)
             with self._cond:
                 row = 0
