@@ -839,7 +839,10 @@ class HostState:
     def _check_speed(self, resident: Resident | None, final: Chunk, others: float) -> None:
         """The first reply of a load that counts (engine/speed/check.py) against the speed
         predicted for it: off by more than 30 %, the prediction's rates are corrected. Not on a
-        busy machine, whose figures say more about the other programs."""
+        busy machine, whose figures say more about the other programs, nor a reply batched with
+        others'. The comparison (which probes the hardware: ONNX Runtime's import alone takes a
+        second) waits for an idle moment, so that the next request does not wait for it."""
+        from engine.errors import LoadCancelled
         from engine.speed.observe import observation_from_stats
         from engine.tuning.load import is_busy
 
@@ -847,6 +850,7 @@ class HostState:
             resident is None
             or self._speed_checked is resident
             or final.stats is None
+            or final.stats.batched_tokens
             or final.finish_reason not in ("stop", "length")
             or is_busy(others)
         ):
@@ -861,6 +865,10 @@ class HostState:
             if obs is None:
                 return
             self._speed_checked = resident
+            try:
+                self.gate.done(self.gate.wait_idle())
+            except LoadCancelled:
+                return  # the engine is stopping
             result = check(probe_hardware(), resident.path, resident.plan, obs)
             if result is not None:
                 log.info("speed of %s here: %s", resident.id, result.to_dict())
