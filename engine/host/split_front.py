@@ -109,7 +109,9 @@ class Supervisor:
         plan = plan_with_workers(model, self.options.ctx, current_resources(), shares)
         show_split(plan)
         require_fit(plan)
-        args = ["--workers", encode(shares), "--max-queue", str(self.options.max_queue)]
+        args = ["--workers", encode(shares)]
+        if self.options.max_queue is not None:
+            args += ["--max-queue", str(self.options.max_queue)]
         args += ["--state-cache-mb", str(self.options.state_cache_bytes // 2**20)]
         if self.options.log_prompts:
             args.append("--log-prompts")

@@ -28,6 +28,6 @@ def test_lan_address_key_fingerprint_and_lockout() -> None:
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert "https://0.0.0.0:" in seen["listening"]
     assert seen["fingerprint_pinned"] == seen["fingerprint_printed"]
-    assert seen["models"] == 0
+    assert seen["models"] >= 1  # nothing loaded; the installed starter is listed
     assert seen["refusals"] == ["EngineAuthError"] * 10
     assert seen["after"].startswith("locked out: Too many requests from 10.99.0.1")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -192,9 +193,11 @@ def test_without_measurements_the_planners_way_is_kept(
     assert not (tmp_path / "t.json").exists()
 
 
-def test_the_engine_host_measures_on_first_load_and_reuses_it(
+def test_the_engine_host_measures_when_idle_after_the_first_load_and_reuses_it(
     starter: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The first load of a fresh data folder answers at once with the planner's way; the ways
+    are measured in the idle moments that follow, and the next start reads them."""
     from engine.client.local import LocalEngine
 
     monkeypatch.delenv("COVE_NO_TUNING", raising=False)
@@ -206,6 +209,14 @@ def test_the_engine_host_measures_on_first_load_and_reuses_it(
         try:
             status = engine.client.load("starter", ctx=2048)
             assert status.plan is not None
+            if run == 0:
+                assert not tuning.exists()  # loaded without measuring
+                assert status.measuring
+                deadline = time.monotonic() + 900
+                while status.measuring and time.monotonic() < deadline:
+                    time.sleep(0.2)  # polling the status: the measuring runs when idle
+                    status = engine.client.status()
+                assert not status.measuring and status.measured
             kept = json.loads(tuning.read_text())["measurements"]
             assert len(kept) == 2  # flash attention on and off
             if run == 0:
@@ -213,10 +224,10 @@ def test_the_engine_host_measures_on_first_load_and_reuses_it(
                 provisional = any(v["provisional"] for v in kept.values())
             elif not provisional:
                 assert tuning.stat().st_mtime_ns == first  # read, not measured again
-            chosen = [
-                v for v in kept.values() if v["config"]["flash_attn"] == status.plan.flash_attn
-            ]
-            assert chosen
+                assert not status.measuring
+            plan = status.plan
+            assert plan is not None
+            assert [v for v in kept.values() if v["config"]["flash_attn"] == plan.flash_attn]
         finally:
             engine.stop()
             engine.client.close()

@@ -162,7 +162,7 @@ def test_responses_carry_usage_and_cove_timings() -> None:
             "accepted_prediction_tokens": 3,
             "rejected_prediction_tokens": 2,
         },
-        "cove": {"draft_tokens": 5, "accepted_tokens": 3},
+        "cove": {"draft_tokens": 5, "accepted_tokens": 3, "batched_tokens": 0},
     }
     assert body["cove"]["timings"]["ttft_s"] == 0.1
     assert body["cove"]["timings"]["draft_tokens"] == 5
