@@ -24,7 +24,7 @@ import ctypes
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -53,10 +53,6 @@ PROMPT_SLICE = 256
 # node of the graph (on 2 cores a step of 8 sequences took 65 ms with clients' text handled
 # beside it, 36 ms without); a client that keeps its reply out longer is not waited for.
 AWAY_GRACE_S = 0.01
-# How long a first step waits for the prompts of replies that have taken a sequence but not yet
-# handed their prompt in (a burst of requests arrives over a few milliseconds): read in one step,
-# they all have their first token after one step, not two.
-GATHER_S = 0.02
 
 _BUSY, _WAITING, _AWAY = "busy", "waiting", "away"
 
@@ -85,16 +81,8 @@ class Batcher:
     """The one thread that puts a context's sequences' tokens together and hands each batch to
     ``llama_decode`` (on the compute thread, engine/native/compute.py)."""
 
-    def __init__(
-        self,
-        lib: Any,
-        ctx: Any,
-        capacity: int,
-        sequences: int,
-        taken: Callable[[], int] = lambda: 0,
-    ) -> None:
+    def __init__(self, lib: Any, ctx: Any, capacity: int, sequences: int) -> None:
         self._lib = lib
-        self._taken = taken  # sequences that replies have taken (some not handed in yet)
         self._ctx = ctx
         self.capacity = capacity
         self._batch = lib.llama_batch_init(capacity, 0, 1)
@@ -213,24 +201,16 @@ class Batcher:
                 self._grace_until = None
                 self._cond.wait()
                 continue
-            wait = AWAY_GRACE_S if self._away else GATHER_S if self._gathering() else 0.0
-            if not wait:
+            if not self._away:
                 break
             now = time.monotonic()
             if self._grace_until is None:
-                self._grace_until = now + wait
+                self._grace_until = now + AWAY_GRACE_S
             if now >= self._grace_until:
                 break
             self._cond.wait(self._grace_until - now)
         self._grace_until = None
         return not self._closed
-
-    def _gathering(self) -> bool:
-        """Only new prompts are pending, no reply is running, and more replies have taken a
-        sequence than have handed anything in."""
-        if any(w.taken or not w.splittable for w in self._pending):
-            return False
-        return self._taken() > len(self._state)
 
     def _take(self) -> list[tuple[_Work, int, int]]:
         """This step's share of each pending work: (work, start, end). Single tokens and
