@@ -383,7 +383,7 @@ class ParallelLlamaCpp:
         self.template: ChatTemplate = owner.template
         self.exact_cells = owner.exact_cells
         self.vision = False
-        self._batcher = Batcher(owner._lib, owner._ctx, owner.n_batch, sequences, lambda: self.busy)
+        self._batcher = Batcher(owner._lib, owner._ctx, owner.n_batch, sequences)
         slot_class = _slot_class()
         self._slots: list[LlamaCppModel] = []
         for seq in range(sequences):
