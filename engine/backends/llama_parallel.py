@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.backends.llama_cpp import LlamaCppModel, decode_error
 from engine.errors import EngineBusy, EngineError
+from engine.generation.kv_reuse import common_prefix
 from engine.native import compute
 from engine.tools import Tool
 from engine.types import ChatMessage, Chunk, GenerationParams, Truncation
@@ -517,7 +518,7 @@ class ParallelLlamaCpp:
             for i, slot in enumerate(self._slots):
                 if not self._idle[i]:
                     continue
-                shared = _common(slot._cached, tokens)
+                shared = common_prefix(slot._cached, tokens)
                 key = (shared, -self._used[i])
                 if best is None or key > best:
                     best, chosen = key, i
@@ -581,12 +582,3 @@ def _computed(prompt: Any) -> _Computed:
 
 def _failed(exc: EngineError) -> Iterator[Chunk]:
     yield Chunk(finish_reason="error", error=str(exc), code=exc.code)
-
-
-def _common(a: Sequence[int], b: Sequence[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n

@@ -11,6 +11,8 @@ slow as a first turn.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 def reusable_prefix(common: int, *, oldest_cached: int, window: int) -> int:
     """Tokens of a ``common`` prefix that may stay in the cache.
@@ -24,3 +26,13 @@ def reusable_prefix(common: int, *, oldest_cached: int, window: int) -> int:
     if window <= 0:
         return common
     return common if oldest_cached <= max(0, common - window) else 0
+
+
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many tokens two sequences share from their start."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.generation.kv_reuse import common_prefix
+
 log = logging.getLogger("cove.state")
 
 DEFAULT_LIMIT_BYTES = 4 * 2**30
@@ -78,7 +80,7 @@ class StateCache:
             for entry in self._index().values():
                 if entry.key != key:
                     continue
-                common = _common_prefix(entry.tokens, tokens)
+                common = common_prefix(entry.tokens, tokens)
                 if common and (best is None or common > best[1]):
                     best = (entry, common)
         return best
@@ -308,15 +310,6 @@ def _read_header(start: bytes, path: Path) -> tuple[dict[str, Any], int]:
 
 def _digest(payload: Payload) -> str:
     return hashlib.sha256(payload).hexdigest()
-
-
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def _is_prefix(short: Sequence[int], long: Sequence[int]) -> bool:

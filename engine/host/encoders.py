@@ -16,9 +16,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from engine.errors import InvalidRequest, ModelNotFound
+
+if TYPE_CHECKING:
+    from engine.documents.embeddings import EmbeddingModel
+    from engine.documents.rerank import CrossEncoder
 
 log = logging.getLogger("cove.host")
 
@@ -93,6 +97,34 @@ class Encoders(Generic[M]):
             old, self.model = self.model, None
         if old is not None:
             self._close(old)
+
+
+def sentence_encoders() -> Encoders[EmbeddingModel]:
+    from engine.documents.embeddings import EmbeddingModel, is_embedding_folder
+    from engine.documents.encoder import default_encoder_folder
+
+    return Encoders(
+        "embedding model",
+        EmbeddingModel.load,
+        lambda m: m.close(),
+        is_embedding_folder,
+        default_encoder_folder,
+        "Start the server with --embedding-model FOLDER, or name an installed one "
+        "(cove pull all-minilm-l6-v2).",
+    )
+
+
+def cross_encoders() -> Encoders[CrossEncoder]:
+    from engine.documents.rerank import CrossEncoder, default_reranker_folder, is_reranker_folder
+
+    return Encoders(
+        "reranker",
+        CrossEncoder.load,
+        lambda m: m.close(),
+        is_reranker_folder,
+        default_reranker_folder,
+        "Name a cross-encoder folder, or install the library's (cove pull ms-marco-minilm-l6-v2).",
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ from engine.errors import (
 from engine.generation.loop import GenerationLoop
 from engine.generation.state_cache import StateCache
 from engine.host.admission import ALONE, Admission
-from engine.host.encoders import Encoders
+from engine.host.encoders import cross_encoders, sentence_encoders
 from engine.host.idle_tuning import IdleGate, IdleTuner
 from engine.host.model_names import NameRules, installed_names, unknown_model
 from engine.host.residents import (
@@ -109,24 +109,8 @@ class HostState:
         self.max_models = max_models
         self._loads: dict[Path, asyncio.Future[Resident]] = {}
         # The sentence encoder and the cross-encoder, loaded when named (engine/host/encoders.py).
-        self.embeddings: Encoders[EmbeddingModel] = Encoders(
-            "embedding model",
-            _load_embedding_model,
-            lambda m: m.close(),
-            _is_embedding_folder,
-            _default_encoder,
-            "Start the server with --embedding-model FOLDER, or name an installed one "
-            "(cove pull all-minilm-l6-v2).",
-        )
-        self.rerankers: Encoders[CrossEncoder] = Encoders(
-            "reranker",
-            _load_reranker,
-            lambda m: m.close(),
-            _is_reranker_folder,
-            _default_reranker,
-            "Name a cross-encoder folder, or install the library's (cove pull "
-            "ms-marco-minilm-l6-v2).",
-        )
+        self.embeddings = sentence_encoders()
+        self.rerankers = cross_encoders()
         self.counters = Counters()
         self.streams = 0  # replies being generated now
         self.loading: str | None = None
@@ -641,7 +625,9 @@ class HostState:
     def load_embedder(self, folder: Path) -> EmbeddingModel:
         if not folder.is_dir():
             raise ModelNotFound(f"No embedding model folder at {folder}.")
-        model = _load_embedding_model(folder)
+        from engine.documents.embeddings import EmbeddingModel
+
+        model = EmbeddingModel.load(folder)
         self.embeddings.put(folder, model, model.name)
         log.info("loaded embedding model %s", model.name)
         return model
@@ -882,42 +868,6 @@ class HostState:
             self.counters.errors += 1
         else:
             self.counters.completed += 1
-
-
-def _load_embedding_model(folder: Path) -> EmbeddingModel:
-    from engine.documents.embeddings import EmbeddingModel
-
-    return EmbeddingModel.load(folder)
-
-
-def _is_embedding_folder(folder: Path) -> bool:
-    from engine.documents.embeddings import is_embedding_folder
-
-    return is_embedding_folder(folder)
-
-
-def _default_encoder() -> Path | None:
-    from engine.documents.encoder import default_encoder_folder
-
-    return default_encoder_folder()
-
-
-def _load_reranker(folder: Path) -> CrossEncoder:
-    from engine.documents.rerank import CrossEncoder
-
-    return CrossEncoder.load(folder)
-
-
-def _is_reranker_folder(folder: Path) -> bool:
-    from engine.documents.rerank import is_reranker_folder
-
-    return is_reranker_folder(folder)
-
-
-def _default_reranker() -> Path | None:
-    from engine.documents.rerank import default_reranker_folder
-
-    return default_reranker_folder()
 
 
 def _looped(model: object) -> GenerationLoop | ParallelLlamaCpp | None:
