@@ -12,9 +12,9 @@ from engine.client.protocol import TOKEN_ENV
 from engine.errors import EngineError
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
 from engine.host.admission import parallel_count
+from engine.host.replies import STREAM_FLUSH_S
 from engine.host.residents import DEFAULT_KEEP_ALIVE_S, keep_alive_option
 from engine.host.server import ServeOptions, serve
-from engine.host.state import STREAM_FLUSH_S
 from engine.remote.split import decode
 
 STATE_CACHE_MB = DEFAULT_LIMIT_BYTES // 2**20

@@ -24,9 +24,10 @@ from engine.client.protocol import READY_PREFIX
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES, StateCache
 from engine.host.guards import DEFAULT_MAX_BODY, HostConfig
 from engine.host.model_names import NameRules
+from engine.host.replies import STREAM_FLUSH_S
 from engine.host.residents import DEFAULT_KEEP_ALIVE_S
 from engine.host.routes import make_app
-from engine.host.state import STREAM_FLUSH_S, HostState
+from engine.host.state import HostState
 from engine.launch import setup_logging, watch_parent
 from engine.paths import state_dir
 from engine.remote.certificate import Identity

@@ -1,5 +1,6 @@
-"""What the engine host holds: one resident chat model, one embedding model, and the queue in front
-of them.
+"""What the engine host holds: the chat models in memory (the default one and those requests named:
+engine/host/on_demand.py), an embedding model and a reranker, and the turns in front of them;
+how a reply runs is engine/host/replies.py.
 
 Native calls run in worker threads; the event loop only waits. A chat model generates as many
 replies at once as it has sequences (``--parallel``); requests behind them wait their turn
@@ -15,17 +16,12 @@ import contextlib
 import logging
 import os
 import threading
-import time
-from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from engine.client.protocol import EngineStatus
 from engine.errors import (
-    EngineBusy,
-    EngineError,
     ModelNotFound,
 )
 from engine.generation.loop import GenerationLoop
@@ -34,14 +30,9 @@ from engine.host.admission import ALONE, Admission
 from engine.host.encoders import cross_encoders, sentence_encoders
 from engine.host.idle_tuning import IdleGate, IdleTuner
 from engine.host.model_names import NameRules, installed_names, unknown_model
-from engine.host.residents import (
-    CURRENT,
-    DEFAULT_KEEP_ALIVE_S,
-    Resident,
-    Residents,
-    keep_alive_seconds,
-)
-from engine.types import Chunk, TokenLogprob
+from engine.host.on_demand import OnDemand, _installed_path
+from engine.host.replies import STREAM_FLUSH_S, Counters, Replies
+from engine.host.residents import CURRENT, DEFAULT_KEEP_ALIVE_S, Resident, Residents
 
 if TYPE_CHECKING:
     from engine.backends.llama_parallel import ParallelLlamaCpp
@@ -53,27 +44,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("cove.host")
 
-# Sent on a stream when nothing else has been for this long, so that a client blocked on a read
-# regains control (to notice its own cancel) even while a long prompt is evaluated.
-HEARTBEAT_S: Final = 0.25
-HEARTBEAT: Final = "heartbeat"
-# Text is handed from the generating thread to the event loop at most this often (the first piece
-# at once). Every hand-off wakes the loop thread, which writes an SSE event that wakes the client:
-# per token, those wake-ups take CPU from the runtime's own threads when they use every core
-# (docs/PERFORMANCE.md measures it). The window repaints about every 30 ms, so nothing shows later.
-STREAM_FLUSH_S: Final = 0.03
 # Requests that may wait for each sequence of the chat model before the host answers 429.
 QUEUE_PER_SEQUENCE: Final = 8
 
 
-@dataclass(slots=True)
-class Counters:
-    completed: int = 0
-    cancelled: int = 0
-    errors: int = 0
-
-
-class HostState:
+class HostState(OnDemand, Replies):
     def __init__(
         self,
         *,
@@ -194,165 +169,6 @@ class HostState:
         if _installed_path(self.names.target(name) or name) is not None:
             raise ModelNotFound(f"The model {name!r} is installed but not loaded.")
         raise ModelNotFound(unknown_model(name, loaded, installed_names()))
-
-    async def chat_for(self, name: str | None) -> Resident:
-        """The chat model a request names, loaded now when it is installed but not resident
-        (beside the resident ones, or in place of the least recently used idle one when memory
-        or ``max_models`` says so). Held for the request until its turn."""
-        resident = self._resident_for(name or "")
-        if resident is None:
-            target = self.names.target(name or "") or name or ""
-            path = _installed_path(target) if target else None
-            if path is None:
-                if not len(self.residents):
-                    raise ModelNotFound(
-                        "No chat model is loaded. Load one first (POST /cove/v1/load, or start "
-                        "the server with --model), or name an installed model."
-                    )
-                loaded = self.chat.id if self.chat is not None else None
-                raise ModelNotFound(unknown_model(name or "", loaded, installed_names()))
-            resident = await self._load_on_demand(target, path)
-            if name:
-                resident.aliases = resident.aliases | {name}
-        self.residents.hold(resident)
-        return resident
-
-    def release(self, resident: Resident) -> None:
-        """The request that named ``resident`` is done with it (its handler returned)."""
-        resident.held = max(resident.held - 1, 0)
-        self._after_use(resident)
-
-    def _resident_for(self, name: str) -> Resident | None:
-        residents = self.residents
-        if not name:
-            return self.chat or next(iter(residents), None)
-        found = residents.named(name)
-        if found is not None:
-            return found
-        target = self.names.target(name)
-        if target is not None:
-            found = residents.named(target) or residents.at(_installed_path(target))
-            if found is not None:
-                found.aliases = found.aliases | {name}
-            return found
-        if self.names.any_name:  # every name is the loaded model's: nothing to look up
-            return self.chat or next(iter(residents), None)
-        found = residents.at(_installed_path(name))
-        if found is not None:
-            found.aliases = found.aliases | {name}
-        return found
-
-    async def _load_on_demand(self, name: str, path: Path) -> Resident:
-        """Load ``path`` beside the resident models; two requests for it load it once."""
-        pending = self._loads.get(path)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        future: asyncio.Future[Resident] = asyncio.get_running_loop().create_future()
-        self._loads[path] = future
-        self.gate.enter()
-        try:
-            resident = await self._load_beside(name, path)
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # retrieved: the requests that waited on it raise it themselves
-            raise
-        finally:
-            del self._loads[path]
-            self.gate.leave()
-        future.set_result(resident)
-        return resident
-
-    async def _load_beside(self, name: str, path: Path) -> Resident:
-        from engine.backends.loader import require_fit
-
-        while True:
-            plan = await asyncio.to_thread(self._plan_beside, name, path)
-            crowded = self.max_models is not None and len(self.residents) >= self.max_models
-            if plan.verdict == "fits" and not crowded:
-                break
-            victim = self.residents.least_recent_idle()
-            if victim is None:
-                break
-            log.info("unloading %s (idle longest) to make room for %s", victim.id, path.name)
-            await self._unload(victim)
-        if self.max_models is not None and len(self.residents) >= self.max_models:
-            raise EngineBusy(
-                f"{len(self.residents)} models are loaded (at most {self.max_models}) and each "
-                f"is in use; {path.name} is loaded when one is idle. Try again in a moment."
-            )
-        require_fit(plan)
-        resident = await asyncio.to_thread(self._build_resident, name, path, plan, None)
-        resident.on_demand = True
-        resident.keep_alive_s = self.keep_alive_s
-        self.residents.extra[resident.path] = resident
-        return resident
-
-    def _plan_beside(self, name: str, path: Path) -> Plan:
-        """The plan for ``path`` in the memory free now (the resident models' counted as used),
-        run the way measured fastest here if it was."""
-        from engine.backends.loader import current_resources, plan_model
-
-        plan = plan_model(name, resources=current_resources())[2]
-        choice = self._choose(path, None)
-        if choice is not None and choice.plan.verdict == plan.verdict == "fits":
-            return choice.plan
-        return plan
-
-    def _after_use(self, resident: Resident) -> None:
-        """Once nothing uses ``resident``, count down its keep-alive (on the event loop)."""
-        if not resident.idle or resident.keep_alive_s is None:
-            return
-        loop = self.loop
-        if loop is None:
-            return
-        stamp = resident.uses
-        if resident.expiry is not None:
-            resident.expiry.cancel()
-
-        def expire() -> None:
-            resident.expiry = None
-            if resident.uses == stamp and resident.idle and resident in list(self.residents):
-                loop.create_task(self._unload(resident))
-
-        delay = max(resident.keep_alive_s, 0.0)
-        resident.expires_at = time.time() + delay
-        resident.expiry = loop.call_later(delay, expire)
-
-    def keep_alive_from(self, resident: Resident, body: object, field: str) -> None:
-        """Honour a request's ``keep_alive`` (Ollama) or ``ttl`` (LM Studio) for its model."""
-        if isinstance(body, dict) and body.get(field) is not None:
-            self.set_keep_alive(resident, keep_alive_seconds(body[field], field))
-
-    def set_keep_alive(self, resident: Resident, seconds: float | None) -> None:
-        """A request's ``keep_alive`` / ``ttl``: how long ``resident`` stays once idle."""
-        resident.keep_alive_s = seconds
-        if seconds is None:
-            resident.expires_at = None
-            if resident.expiry is not None:
-                resident.expiry.cancel()
-                resident.expiry = None
-        else:
-            self._after_use(resident)
-
-    async def _unload(self, resident: Resident) -> None:
-        """Take ``resident`` out (at once: no request finds it any more), then free it."""
-        if resident not in list(self.residents):
-            return
-        self.residents.remove(resident)
-        await asyncio.to_thread(resident.model.close)
-        log.info("unloaded %s", resident.id)
-
-    async def unload_named(self, name: str | None) -> bool:
-        """Unload a chat model by name (the default one without a name), once it is idle."""
-        resident = self.chat if not name else self._resident_for(name)
-        if resident is None:
-            return False
-        if resident is self.chat:
-            async with self.turn_alone():
-                return await asyncio.to_thread(self.unload_chat)
-        async with resident.admission.turn(ALONE):
-            await self._unload(resident)
-        return True
 
     def load_chat(
         self, name: str, ctx: int | None, progress: Callable[[float], bool] | None = None
@@ -708,167 +524,6 @@ class HostState:
         self.embeddings.close()
         self.rerankers.close()
 
-    # -- running a stream ------------------------------------------------------------------------
-
-    async def run_stream(
-        self, produce: Callable[[], Iterator[Chunk]], cancel: threading.Event
-    ) -> AsyncGenerator[Chunk | str, None]:
-        """Run a blocking chunk generator in a thread and yield its chunks here; text chunks that
-        arrived together are merged, and HEARTBEAT is yielded when the stream has been quiet.
-
-        Leaving early (the client went away) sets ``cancel`` and waits for the thread to finish,
-        so the model is free again when this returns."""
-        loop = asyncio.get_running_loop()
-        pending: deque[Chunk | BaseException | None] = deque()
-        ready = asyncio.Event()
-
-        def put(item: Chunk | BaseException | None) -> None:
-            pending.append(item)
-            ready.set()
-
-        flush_s = self.flush_s
-        # The terminal chunk, as the thread produced it: counted once the thread is done, whether
-        # or not a consumer (gone with its client) ever read it.
-        produced: list[Chunk] = []
-
-        resident = CURRENT.get() or self.chat
-
-        def work() -> None:
-            from engine.tuning.load import LoadMeter
-
-            meter = LoadMeter().start()
-            held: list[str] = []
-            thought: list[str] = []  # a reasoning model's thinking comes before its answer
-            scored: list[TokenLogprob] = []
-            due = 0.0
-            try:
-                for chunk in produce():
-                    if not chunk.is_terminal:
-                        held.append(chunk.text)
-                        thought.append(chunk.reasoning)
-                        scored.extend(chunk.logprobs)
-                        now = time.monotonic()
-                        if now < due:
-                            continue
-                        due = now + flush_s
-                    if any(thought):
-                        loop.call_soon_threadsafe(put, Chunk(reasoning="".join(thought)))
-                    thought.clear()
-                    if held:
-                        merged = Chunk(text="".join(held), logprobs=tuple(scored))
-                        loop.call_soon_threadsafe(put, merged)
-                        held.clear()
-                        scored.clear()
-                    if chunk.is_terminal:
-                        produced.append(chunk)
-                        loop.call_soon_threadsafe(put, chunk)
-                        others = meter.others_share()
-                        threading.Thread(
-                            target=self._check_speed,
-                            args=(resident, chunk, others),
-                            name="cove-speed-check",
-                            daemon=True,
-                        ).start()
-            except BaseException as exc:  # the thread boundary: hand the error to the loop
-                _safe_call(loop, put, exc)
-            finally:
-                _safe_call(loop, put, None)
-
-        thread = threading.Thread(target=work, name="cove-generate", daemon=True)
-        self.streams += 1
-        ended = False
-        thread.start()
-        finished = counted = False
-        try:
-            while True:
-                if not pending:
-                    ready.clear()
-                    timer = loop.call_later(HEARTBEAT_S, ready.set)
-                    await ready.wait()
-                    timer.cancel()
-                    if not pending:
-                        yield HEARTBEAT
-                        continue
-                item = pending.popleft()
-                if item is None:
-                    finished = True
-                    return
-                if isinstance(item, BaseException):
-                    raise EngineError(f"The engine failed while generating: {item}") from item
-                if item.is_terminal:
-                    # The backend released the model before its terminal chunk: a status asked
-                    # for once a client has read it must not count this reply.
-                    if not ended:
-                        ended = True
-                        self.streams -= 1
-                    self._count(item)
-                    counted = True
-                    yield item
-                    continue
-                # Join text chunks that are already waiting: fewer, larger writes when the
-                # network side falls behind the model.
-                parts = [item.text]
-                while pending and isinstance(pending[0], Chunk) and not pending[0].is_terminal:
-                    nxt = pending.popleft()
-                    assert isinstance(nxt, Chunk)
-                    parts.append(nxt.text)
-                yield item if len(parts) == 1 else Chunk(text="".join(parts))
-        finally:
-            if not finished:
-                cancel.set()
-                await asyncio.to_thread(thread.join)
-            if produced and not counted:
-                self._count(produced[-1])
-            if not ended:
-                self.streams -= 1
-
-    def _check_speed(self, resident: Resident | None, final: Chunk, others: float) -> None:
-        """The first reply of a load that counts (engine/speed/check.py) against the speed
-        predicted for it: off by more than 30 %, the prediction's rates are corrected. Not on a
-        busy machine, whose figures say more about the other programs, nor a reply batched with
-        others'. The comparison (which probes the hardware: ONNX Runtime's import alone takes a
-        second) waits for an idle moment, so that the next request does not wait for it."""
-        from engine.errors import LoadCancelled
-        from engine.speed.observe import observation_from_stats
-        from engine.tuning.load import is_busy
-
-        if (
-            resident is None
-            or self._speed_checked is resident
-            or final.stats is None
-            or final.stats.batched_tokens
-            or final.finish_reason not in ("stop", "length")
-            or is_busy(others)
-        ):
-            return
-        try:
-            from engine.hardware import probe_hardware
-            from engine.speed.check import check
-            from engine.speed.facts import read_model_info
-
-            info = read_model_info(resident.path)
-            obs = observation_from_stats(resident.path, info, resident.plan, final.stats)
-            if obs is None:
-                return
-            self._speed_checked = resident
-            try:
-                self.gate.done(self.gate.wait_idle())
-            except LoadCancelled:
-                return  # the engine is stopping
-            result = check(probe_hardware(), resident.path, resident.plan, obs)
-            if result is not None:
-                log.info("speed of %s here: %s", resident.id, result.to_dict())
-        except Exception as exc:  # a speed record is never worth a failed reply
-            log.warning("could not compare %s's speed with its prediction: %s", resident.id, exc)
-
-    def _count(self, final: Chunk) -> None:
-        if final.finish_reason == "cancelled":
-            self.counters.cancelled += 1
-        elif final.finish_reason == "error":
-            self.counters.errors += 1
-        else:
-            self.counters.completed += 1
-
 
 def _looped(model: object) -> GenerationLoop | ParallelLlamaCpp | None:
     """The model as the shared generation loop sees it (saved state, drafts), or None for a
@@ -876,19 +531,3 @@ def _looped(model: object) -> GenerationLoop | ParallelLlamaCpp | None:
     from engine.backends.llama_parallel import ParallelLlamaCpp
 
     return model if isinstance(model, GenerationLoop | ParallelLlamaCpp) else None
-
-
-def _safe_call(loop: asyncio.AbstractEventLoop, fn: Callable[..., None], *args: Any) -> None:
-    with contextlib.suppress(RuntimeError):  # the loop closed: nobody is listening any more
-        loop.call_soon_threadsafe(fn, *args)
-
-
-def _installed_path(name: str) -> Path | None:
-    """The model file or folder ``name`` (a path, a catalog id, a file's name) resolves to, or
-    None when no installed model has that name."""
-    from engine.library.names import resolve_model
-
-    try:
-        return resolve_model(name).resolve()
-    except (ModelNotFound, OSError):
-        return None

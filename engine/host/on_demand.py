@@ -1,0 +1,231 @@
+"""Any installed chat model by name, for the host: found among the resident ones, or loaded beside
+them (once, however many requests ask), the least recently used idle one unloaded when memory
+or ``max_models`` says so; unloaded after its keep-alive once idle (engine/host/residents.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine.errors import EngineBusy, ModelNotFound
+from engine.host.admission import ALONE
+from engine.host.idle_tuning import IdleGate
+from engine.host.model_names import NameRules, installed_names, unknown_model
+from engine.host.residents import Resident, Residents, keep_alive_seconds
+
+if TYPE_CHECKING:
+    from engine.planner.plan import Plan
+    from engine.tuning import Choice
+
+log = logging.getLogger("cove.host")
+
+
+class OnDemand:
+    """What ``HostState`` does to find or load the model a request names (a part of it: the
+    attributes and the methods declared here are its)."""
+
+    residents: Residents
+    names: NameRules
+    gate: IdleGate
+    keep_alive_s: float | None
+    max_models: int | None
+    loop: asyncio.AbstractEventLoop | None
+    _loads: dict[Path, asyncio.Future[Resident]]
+
+    @property
+    def chat(self) -> Resident | None:
+        raise NotImplementedError
+
+    def turn_alone(self) -> contextlib.AbstractAsyncContextManager[None]:
+        raise NotImplementedError
+
+    def unload_chat(self) -> bool:
+        raise NotImplementedError
+
+    def _choose(self, path: Path, ctx: int | None) -> Choice | None:
+        raise NotImplementedError
+
+    def _build_resident(
+        self,
+        name: str,
+        path: Path,
+        plan: Plan,
+        progress: Callable[[float], bool] | None,
+        aliases: frozenset[str] = frozenset(),
+    ) -> Resident:
+        raise NotImplementedError
+
+    async def chat_for(self, name: str | None) -> Resident:
+        """The chat model a request names, loaded now when it is installed but not resident
+        (beside the resident ones, or in place of the least recently used idle one when memory
+        or ``max_models`` says so). Held for the request until its turn."""
+        resident = self._resident_for(name or "")
+        if resident is None:
+            target = self.names.target(name or "") or name or ""
+            path = _installed_path(target) if target else None
+            if path is None:
+                if not len(self.residents):
+                    raise ModelNotFound(
+                        "No chat model is loaded. Load one first (POST /cove/v1/load, or start "
+                        "the server with --model), or name an installed model."
+                    )
+                loaded = self.chat.id if self.chat is not None else None
+                raise ModelNotFound(unknown_model(name or "", loaded, installed_names()))
+            resident = await self._load_on_demand(target, path)
+            if name:
+                resident.aliases = resident.aliases | {name}
+        self.residents.hold(resident)
+        return resident
+
+    def release(self, resident: Resident) -> None:
+        """The request that named ``resident`` is done with it (its handler returned)."""
+        resident.held = max(resident.held - 1, 0)
+        self._after_use(resident)
+
+    def _resident_for(self, name: str) -> Resident | None:
+        residents = self.residents
+        if not name:
+            return self.chat or next(iter(residents), None)
+        found = residents.named(name)
+        if found is not None:
+            return found
+        target = self.names.target(name)
+        if target is not None:
+            found = residents.named(target) or residents.at(_installed_path(target))
+            if found is not None:
+                found.aliases = found.aliases | {name}
+            return found
+        if self.names.any_name:  # every name is the loaded model's: nothing to look up
+            return self.chat or next(iter(residents), None)
+        found = residents.at(_installed_path(name))
+        if found is not None:
+            found.aliases = found.aliases | {name}
+        return found
+
+    async def _load_on_demand(self, name: str, path: Path) -> Resident:
+        """Load ``path`` beside the resident models; two requests for it load it once."""
+        pending = self._loads.get(path)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[Resident] = asyncio.get_running_loop().create_future()
+        self._loads[path] = future
+        self.gate.enter()
+        try:
+            resident = await self._load_beside(name, path)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: the requests that waited on it raise it themselves
+            raise
+        finally:
+            del self._loads[path]
+            self.gate.leave()
+        future.set_result(resident)
+        return resident
+
+    async def _load_beside(self, name: str, path: Path) -> Resident:
+        from engine.backends.loader import require_fit
+
+        while True:
+            plan = await asyncio.to_thread(self._plan_beside, name, path)
+            crowded = self.max_models is not None and len(self.residents) >= self.max_models
+            if plan.verdict == "fits" and not crowded:
+                break
+            victim = self.residents.least_recent_idle()
+            if victim is None:
+                break
+            log.info("unloading %s (idle longest) to make room for %s", victim.id, path.name)
+            await self._unload(victim)
+        if self.max_models is not None and len(self.residents) >= self.max_models:
+            raise EngineBusy(
+                f"{len(self.residents)} models are loaded (at most {self.max_models}) and each "
+                f"is in use; {path.name} is loaded when one is idle. Try again in a moment."
+            )
+        require_fit(plan)
+        resident = await asyncio.to_thread(self._build_resident, name, path, plan, None)
+        resident.on_demand = True
+        resident.keep_alive_s = self.keep_alive_s
+        self.residents.extra[resident.path] = resident
+        return resident
+
+    def _plan_beside(self, name: str, path: Path) -> Plan:
+        """The plan for ``path`` in the memory free now (the resident models' counted as used),
+        run the way measured fastest here if it was."""
+        from engine.backends.loader import current_resources, plan_model
+
+        plan = plan_model(name, resources=current_resources())[2]
+        choice = self._choose(path, None)
+        if choice is not None and choice.plan.verdict == plan.verdict == "fits":
+            return choice.plan
+        return plan
+
+    def _after_use(self, resident: Resident) -> None:
+        """Once nothing uses ``resident``, count down its keep-alive (on the event loop)."""
+        if not resident.idle or resident.keep_alive_s is None:
+            return
+        loop = self.loop
+        if loop is None:
+            return
+        stamp = resident.uses
+        if resident.expiry is not None:
+            resident.expiry.cancel()
+
+        def expire() -> None:
+            resident.expiry = None
+            if resident.uses == stamp and resident.idle and resident in list(self.residents):
+                loop.create_task(self._unload(resident))
+
+        delay = max(resident.keep_alive_s, 0.0)
+        resident.expires_at = time.time() + delay
+        resident.expiry = loop.call_later(delay, expire)
+
+    def keep_alive_from(self, resident: Resident, body: object, field: str) -> None:
+        """Honour a request's ``keep_alive`` (Ollama) or ``ttl`` (LM Studio) for its model."""
+        if isinstance(body, dict) and body.get(field) is not None:
+            self.set_keep_alive(resident, keep_alive_seconds(body[field], field))
+
+    def set_keep_alive(self, resident: Resident, seconds: float | None) -> None:
+        """A request's ``keep_alive`` / ``ttl``: how long ``resident`` stays once idle."""
+        resident.keep_alive_s = seconds
+        if seconds is None:
+            resident.expires_at = None
+            if resident.expiry is not None:
+                resident.expiry.cancel()
+                resident.expiry = None
+        else:
+            self._after_use(resident)
+
+    async def _unload(self, resident: Resident) -> None:
+        """Take ``resident`` out (at once: no request finds it any more), then free it."""
+        if resident not in list(self.residents):
+            return
+        self.residents.remove(resident)
+        await asyncio.to_thread(resident.model.close)
+        log.info("unloaded %s", resident.id)
+
+    async def unload_named(self, name: str | None) -> bool:
+        """Unload a chat model by name (the default one without a name), once it is idle."""
+        resident = self.chat if not name else self._resident_for(name)
+        if resident is None:
+            return False
+        if resident is self.chat:
+            async with self.turn_alone():
+                return await asyncio.to_thread(self.unload_chat)
+        async with resident.admission.turn(ALONE):
+            await self._unload(resident)
+        return True
+
+
+def _installed_path(name: str) -> Path | None:
+    """The model file or folder ``name`` (a path, a catalog id, a file's name) resolves to, or
+    None when no installed model has that name."""
+    from engine.library.names import resolve_model
+
+    try:
+        return resolve_model(name).resolve()
+    except (ModelNotFound, OSError):
+        return None

@@ -1,0 +1,217 @@
+"""Running one reply for the host: the blocking generation in a thread, its chunks handed to the
+event loop (merged, at most every ``STREAM_FLUSH_S``, with heartbeats while it is quiet), the
+counters, and the first reply's speed compared with the prediction once the engine is idle."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncGenerator, Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+from engine.errors import EngineError
+from engine.host.idle_tuning import IdleGate
+from engine.host.residents import CURRENT, Resident
+from engine.types import Chunk, TokenLogprob
+
+log = logging.getLogger("cove.host")
+
+# Sent on a stream when nothing else has been for this long, so that a client blocked on a read
+# regains control (to notice its own cancel) even while a long prompt is evaluated.
+HEARTBEAT_S: Final = 0.25
+HEARTBEAT: Final = "heartbeat"
+# Text is handed from the generating thread to the event loop at most this often (the first piece
+# at once). Every hand-off wakes the loop thread, which writes an SSE event that wakes the client:
+# per token, those wake-ups take CPU from the runtime's own threads when they use every core
+# (docs/PERFORMANCE.md measures it). The window repaints about every 30 ms, so nothing shows later.
+STREAM_FLUSH_S: Final = 0.03
+
+
+@dataclass(slots=True)
+class Counters:
+    completed: int = 0
+    cancelled: int = 0
+    errors: int = 0
+
+
+class Replies:
+    """What ``HostState`` does to run a reply (a part of it: the attributes are its)."""
+
+    flush_s: float
+    streams: int
+    counters: Counters
+    gate: IdleGate
+    _speed_checked: Resident | None
+
+    @property
+    def chat(self) -> Resident | None:
+        raise NotImplementedError
+
+    async def run_stream(
+        self, produce: Callable[[], Iterator[Chunk]], cancel: threading.Event
+    ) -> AsyncGenerator[Chunk | str, None]:
+        """Run a blocking chunk generator in a thread and yield its chunks here; text chunks that
+        arrived together are merged, and HEARTBEAT is yielded when the stream has been quiet.
+
+        Leaving early (the client went away) sets ``cancel`` and waits for the thread to finish,
+        so the model is free again when this returns."""
+        loop = asyncio.get_running_loop()
+        pending: deque[Chunk | BaseException | None] = deque()
+        ready = asyncio.Event()
+
+        def put(item: Chunk | BaseException | None) -> None:
+            pending.append(item)
+            ready.set()
+
+        flush_s = self.flush_s
+        # The terminal chunk, as the thread produced it: counted once the thread is done, whether
+        # or not a consumer (gone with its client) ever read it.
+        produced: list[Chunk] = []
+
+        resident = CURRENT.get() or self.chat
+
+        def work() -> None:
+            from engine.tuning.load import LoadMeter
+
+            meter = LoadMeter().start()
+            held: list[str] = []
+            thought: list[str] = []  # a reasoning model's thinking comes before its answer
+            scored: list[TokenLogprob] = []
+            due = 0.0
+            try:
+                for chunk in produce():
+                    if not chunk.is_terminal:
+                        held.append(chunk.text)
+                        thought.append(chunk.reasoning)
+                        scored.extend(chunk.logprobs)
+                        now = time.monotonic()
+                        if now < due:
+                            continue
+                        due = now + flush_s
+                    if any(thought):
+                        loop.call_soon_threadsafe(put, Chunk(reasoning="".join(thought)))
+                    thought.clear()
+                    if held:
+                        merged = Chunk(text="".join(held), logprobs=tuple(scored))
+                        loop.call_soon_threadsafe(put, merged)
+                        held.clear()
+                        scored.clear()
+                    if chunk.is_terminal:
+                        produced.append(chunk)
+                        loop.call_soon_threadsafe(put, chunk)
+                        others = meter.others_share()
+                        threading.Thread(
+                            target=self._check_speed,
+                            args=(resident, chunk, others),
+                            name="cove-speed-check",
+                            daemon=True,
+                        ).start()
+            except BaseException as exc:  # the thread boundary: hand the error to the loop
+                _safe_call(loop, put, exc)
+            finally:
+                _safe_call(loop, put, None)
+
+        thread = threading.Thread(target=work, name="cove-generate", daemon=True)
+        self.streams += 1
+        ended = False
+        thread.start()
+        finished = counted = False
+        try:
+            while True:
+                if not pending:
+                    ready.clear()
+                    timer = loop.call_later(HEARTBEAT_S, ready.set)
+                    await ready.wait()
+                    timer.cancel()
+                    if not pending:
+                        yield HEARTBEAT
+                        continue
+                item = pending.popleft()
+                if item is None:
+                    finished = True
+                    return
+                if isinstance(item, BaseException):
+                    raise EngineError(f"The engine failed while generating: {item}") from item
+                if item.is_terminal:
+                    # The backend released the model before its terminal chunk: a status asked
+                    # for once a client has read it must not count this reply.
+                    if not ended:
+                        ended = True
+                        self.streams -= 1
+                    self._count(item)
+                    counted = True
+                    yield item
+                    continue
+                # Join text chunks that are already waiting: fewer, larger writes when the
+                # network side falls behind the model.
+                parts = [item.text]
+                while pending and isinstance(pending[0], Chunk) and not pending[0].is_terminal:
+                    nxt = pending.popleft()
+                    assert isinstance(nxt, Chunk)
+                    parts.append(nxt.text)
+                yield item if len(parts) == 1 else Chunk(text="".join(parts))
+        finally:
+            if not finished:
+                cancel.set()
+                await asyncio.to_thread(thread.join)
+            if produced and not counted:
+                self._count(produced[-1])
+            if not ended:
+                self.streams -= 1
+
+    def _check_speed(self, resident: Resident | None, final: Chunk, others: float) -> None:
+        """The first reply of a load that counts (engine/speed/check.py) against the speed
+        predicted for it: off by more than 30 %, the prediction's rates are corrected. Not on a
+        busy machine, whose figures say more about the other programs, nor a reply batched with
+        others'. The comparison (which probes the hardware: ONNX Runtime's import alone takes a
+        second) waits for an idle moment, so that the next request does not wait for it."""
+        from engine.errors import LoadCancelled
+        from engine.speed.observe import observation_from_stats
+        from engine.tuning.load import is_busy
+
+        if (
+            resident is None
+            or self._speed_checked is resident
+            or final.stats is None
+            or final.stats.batched_tokens
+            or final.finish_reason not in ("stop", "length")
+            or is_busy(others)
+        ):
+            return
+        try:
+            from engine.hardware import probe_hardware
+            from engine.speed.check import check
+            from engine.speed.facts import read_model_info
+
+            info = read_model_info(resident.path)
+            obs = observation_from_stats(resident.path, info, resident.plan, final.stats)
+            if obs is None:
+                return
+            self._speed_checked = resident
+            try:
+                self.gate.done(self.gate.wait_idle())
+            except LoadCancelled:
+                return  # the engine is stopping
+            result = check(probe_hardware(), resident.path, resident.plan, obs)
+            if result is not None:
+                log.info("speed of %s here: %s", resident.id, result.to_dict())
+        except Exception as exc:  # a speed record is never worth a failed reply
+            log.warning("could not compare %s's speed with its prediction: %s", resident.id, exc)
+
+    def _count(self, final: Chunk) -> None:
+        if final.finish_reason == "cancelled":
+            self.counters.cancelled += 1
+        elif final.finish_reason == "error":
+            self.counters.errors += 1
+        else:
+            self.counters.completed += 1
+
+
+def _safe_call(loop: asyncio.AbstractEventLoop, fn: Callable[..., None], *args: Any) -> None:
+    with contextlib.suppress(RuntimeError):  # the loop closed: nobody is listening any more
+        loop.call_soon_threadsafe(fn, *args)
