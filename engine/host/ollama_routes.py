@@ -212,8 +212,17 @@ def _size(resident: Resident) -> int:
 
 
 async def show(request: Request, state: HostState, config: HostConfig) -> Response:
+    """A model's details; one that is installed but not in memory is read from its file, not
+    loaded (front ends ask this of every model they list)."""
     body = await read_json(request, config.max_body)
-    resident = await resolve(state, ow.model_name(body if isinstance(body, dict) else {}))
+    name = ow.model_name(body if isinstance(body, dict) else {})
+    resident = None
+    for candidate in dict.fromkeys((name, name.removesuffix(":latest"))):
+        with contextlib.suppress(ModelNotFound):
+            resident = state.resolve_chat(candidate)
+            break
+    if resident is None:
+        return JSONResponse(await asyncio.to_thread(_show_installed, name))
     plan = resident.plan
     return JSONResponse(
         {
@@ -225,6 +234,32 @@ async def show(request: Request, state: HostState, config: HostConfig) -> Respon
             "capabilities": ["completion", "tools"],
         }
     )
+
+
+def _show_installed(name: str) -> dict[str, Any]:
+    from engine.formats.gguf import read_gguf
+    from engine.library.names import resolve_model
+
+    path = None
+    for candidate in dict.fromkeys((name, name.removesuffix(":latest"))):
+        with contextlib.suppress(ModelNotFound, OSError):
+            path = resolve_model(candidate)
+            break
+    if path is None:
+        raise ModelNotFound(f"model '{name}' not found (GET /api/tags lists the models)")
+    if path.suffix.lower() != ".gguf":
+        return {"modelfile": f"FROM {path}", "parameters": "", "template": "",
+                "details": _details("onnx"), "model_info": {},
+                "capabilities": ["completion"]}  # fmt: skip
+    info = read_gguf(path)
+    return {
+        "modelfile": f"FROM {path}",
+        "parameters": "",
+        "template": info.chat_template or "",
+        "details": _details("gguf"),
+        "model_info": {"general.context_length": info.context_length},
+        "capabilities": ["completion", "tools"],
+    }
 
 
 def _card(name: str, size: int, fmt: str, quant: str = "") -> dict[str, Any]:

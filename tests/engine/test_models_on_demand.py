@@ -148,6 +148,20 @@ def test_keep_alive_zero_unloads_and_a_short_ttl_unloads_when_idle(host: LocalEn
     assert QWEN not in resident_names(host)
 
 
+def test_show_reads_an_installed_model_without_loading_it(host: LocalEngine) -> None:
+    """Front ends ask /api/show of every model they list: one not in memory stays out of it."""
+    unload(host, QWEN)
+    r = httpx.post(
+        f"http://127.0.0.1:{host.port}/api/show",
+        json={"model": f"{QWEN}:latest"},
+        headers={"Authorization": f"Bearer {host._token}"},
+        timeout=60,
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["model_info"]["general.context_length"] > 0
+    assert QWEN not in resident_names(host)
+
+
 def test_openai_anthropic_and_ollama_clients_stream_at_once(host: LocalEngine) -> None:
     model = host.client.status().model
     assert model is not None
