@@ -82,7 +82,7 @@ class Batcher:
     """The one thread that puts a context's sequences' tokens together and hands each batch to
     ``llama_decode`` (on the compute thread, engine/native/compute.py)."""
 
-    def __init__(self, lib: Any, ctx: Any, capacity: int, sequences: int) -> None:
+    def __init__(self, lib: Any, ctx: Any, capacity: int) -> None:
         self._lib = lib
         self._ctx = ctx
         self.capacity = capacity
@@ -97,11 +97,6 @@ class Batcher:
         self._pending: list[_Work] = []
         self._order = 0
         self._closed = False
-        self.steps = 0
-        self.longest_step_s = 0.0
-        self.decode_s = 0.0  # all steps' time in llama_decode
-        self.between_s = 0.0  # from a step's end to the next one's start
-        self._ended: float | None = None
         self._thread = threading.Thread(target=self._run, name="cove-batch", daemon=True)
         self._thread.start()
 
@@ -260,16 +255,8 @@ class Batcher:
                     batch.logits[n] = 1 if wants else 0
                     n += 1
             batch.n_tokens = n
-            began = time.perf_counter()
-            if self._ended is not None:
-                self.between_s += began - self._ended
             with self.lock:
                 rc = int(compute.run(lib.llama_decode, self._ctx, batch)) if n else 0
-            self._ended = time.perf_counter()
-            took = self._ended - began
-            self.steps += 1
-            self.decode_s += took
-            self.longest_step_s = max(self.longest_step_s, took)
             with self._cond:
                 row = 0
                 for work, start, end in share:
@@ -384,7 +371,7 @@ class ParallelLlamaCpp:
         self.template: ChatTemplate = owner.template
         self.exact_cells = owner.exact_cells
         self.vision = False
-        self._batcher = Batcher(owner._lib, owner._ctx, owner.n_batch, sequences)
+        self._batcher = Batcher(owner._lib, owner._ctx, owner.n_batch)
         slot_class = _slot_class()
         self._slots: list[LlamaCppModel] = []
         for seq in range(sequences):
@@ -411,10 +398,6 @@ class ParallelLlamaCpp:
         return self._owner.n_ctx
 
     @property
-    def n_batch(self) -> int:
-        return self._owner.n_batch
-
-    @property
     def busy(self) -> int:
         """Sequences generating now."""
         return sum(1 for idle in self._idle if not idle)
@@ -424,9 +407,6 @@ class ParallelLlamaCpp:
 
     def tokenize(self, text: str) -> list[int]:
         return self._owner.tokenize(text)
-
-    def render(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> str:
-        return self._owner.render(messages, tools)
 
     def keep_states(self, cache: StateCache | None) -> None:
         for slot in self._slots:
@@ -442,14 +422,6 @@ class ParallelLlamaCpp:
     @property
     def draft_name(self) -> str | None:
         return self._drafter.name if self._drafter is not None else None
-
-    @property
-    def cached_tokens(self) -> int:
-        return max(slot.cached_tokens for slot in self._slots)
-
-    @property
-    def longest_step_s(self) -> float:
-        return self._batcher.longest_step_s
 
     def chat(
         self,

@@ -19,6 +19,7 @@ from engine.host.model_names import NameRules, installed_names, unknown_model
 from engine.host.residents import Resident, Residents, keep_alive_seconds
 
 if TYPE_CHECKING:
+    from engine.hardware.report import HardwareReport
     from engine.planner.plan import Plan
     from engine.tuning import Choice
 
@@ -47,7 +48,9 @@ class OnDemand:
     def unload_chat(self) -> bool:
         raise NotImplementedError
 
-    def _choose(self, path: Path, ctx: int | None) -> Choice | None:
+    def _choose(
+        self, path: Path, ctx: int | None, report: HardwareReport | None = None
+    ) -> Choice | None:
         raise NotImplementedError
 
     def _build_resident(
@@ -155,10 +158,13 @@ class OnDemand:
     def _plan_beside(self, name: str, path: Path) -> Plan:
         """The plan for ``path`` in the memory free now (the resident models' counted as used),
         run the way measured fastest here if it was."""
-        from engine.backends.loader import current_resources, plan_model
+        from engine.backends.loader import plan_model
+        from engine.hardware import probe_hardware
+        from engine.planner.plan import resources_from
 
-        plan = plan_model(name, resources=current_resources())[2]
-        choice = self._choose(path, None)
+        report = probe_hardware()
+        plan = plan_model(name, resources=resources_from(report))[2]
+        choice = self._choose(path, None, report)
         if choice is not None and choice.plan.verdict == plan.verdict == "fits":
             return choice.plan
         return plan

@@ -122,8 +122,8 @@ class Residents:
         return min(idle, key=lambda r: r.last_used) if idle else None
 
     def hold(self, resident: Resident) -> None:
-        """A request named ``resident``: it is not unloaded until the request lets go."""
-        resident.held += 1
+        """A request named ``resident``: it is not unloaded until the request lets go (when
+        nothing will let go, outside a request's handler, its turn alone keeps it)."""
         resident.uses += 1
         resident.last_used = time.monotonic()
         resident.expires_at = None
@@ -133,9 +133,8 @@ class Residents:
         CURRENT.set(resident)
         held = HELD.get()
         if held is not None:
+            resident.held += 1
             held.append(resident)
-        else:  # nothing releases it but its turn: count it from there
-            resident.held -= 1
 
 
 def keep_alive_seconds(value: object, field_name: str = "keep_alive") -> float | None:

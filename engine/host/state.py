@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from engine.backends.llama_parallel import ParallelLlamaCpp
     from engine.documents.embeddings import EmbeddingModel
     from engine.documents.rerank import CrossEncoder
+    from engine.hardware.report import HardwareReport
     from engine.planner.plan import Plan
     from engine.remote.split import WorkerShare
     from engine.tuning import Choice
@@ -202,25 +203,13 @@ class HostState(OnDemand, Replies):
         source = path
         if choice is not None:
             path, plan = choice.path, choice.plan
-        resident = self._load_way(name, path, plan, progress)
+        self.unload_chat()
+        resident = self._build_resident(name, path, plan, progress)
+        with self._slot_lock:
+            self.chat = resident
         self.choice = choice
         if choice is not None and (choice.source == "not_measured" or choice.provisional):
             self._tune_later(name, source, ctx, resident)
-        return resident
-
-    def _load_way(
-        self,
-        name: str,
-        path: Path,
-        plan: Plan,
-        progress: Callable[[float], bool] | None,
-        aliases: frozenset[str] = frozenset(),
-    ) -> Resident:
-        """Load ``path`` with ``plan`` as the default chat model, in place of the default one."""
-        self.unload_chat()
-        resident = self._build_resident(name, path, plan, progress, aliases)
-        with self._slot_lock:
-            self.chat = resident
         return resident
 
     def _build_resident(
@@ -274,13 +263,14 @@ class HostState(OnDemand, Replies):
         from engine.backends.loader import current_resources, resources_after_unload
         from engine.hardware import probe_hardware
         from engine.host.idle_tuning import IdleTuner
+        from engine.planner.plan import resources_from
         from engine.tuning import choose
 
         if os.environ.get("COVE_NO_TUNING"):
             return
         report = probe_hardware()
         # The ways planned as they were for this load: with the resident model's memory free.
-        resources = resources_after_unload(current_resources(), resident.plan)
+        resources = resources_after_unload(resources_from(report), resident.plan)
 
         def measured(once: Any) -> Choice | None:
             from engine.tuning.ways import installed_siblings, ways_to_run
@@ -336,27 +326,14 @@ class HostState(OnDemand, Replies):
             await asyncio.to_thread(self._swap_way, resident, choice)
 
     def _swap_way(self, resident: Resident, choice: Choice) -> None:
-        from engine.backends import backend_for
-        from engine.planner.plan import with_parallel
-
-        plan = with_parallel(choice.plan, self.parallel)
-        backend = backend_for(choice.path)
-        self.loading = choice.path.name
-        try:
-            model = backend.load(choice.path, plan)
-            looped = _looped(model)
-            if looped is not None:
-                looped.keep_states(self.states)
-                self._attach_draft(looped, choice.path, plan)
-        finally:
-            self.loading = None
+        way = self._build_resident(resident.id, choice.path, choice.plan, None)
         with self._slot_lock:
             old = resident.model
-            resident.model, resident.plan = model, plan
-            resident.path, resident.backend = choice.path.resolve(), backend.name
+            resident.model, resident.plan = way.model, way.plan
+            resident.path, resident.backend = way.path, way.backend
             resident.aliases = resident.aliases | {str(choice.path)}
         old.close()
-        resident.admission.resize(plan.parallel)
+        resident.admission.resize(way.plan.parallel)
         self.choice = choice
         log.info("loaded %s the way measured fastest (%s)", resident.id, choice.config.label)
 
@@ -389,16 +366,19 @@ class HostState(OnDemand, Replies):
         model.attach_draft(DraftModel.load(choice.path, choice.plan))
         log.info("drafting with %s", choice.id)
 
-    def _choose(self, path: Path, ctx: int | None) -> Choice | None:
+    def _choose(
+        self, path: Path, ctx: int | None, report: HardwareReport | None = None
+    ) -> Choice | None:
         """The way to load ``path``: measured, chosen with ``cove tune``, or the planner's when
-        it is not measured yet (never measured here: a reply must not wait for it)."""
+        it is not measured yet (never measured here: a reply must not wait for it). ``report``:
+        the hardware probed just now, when the caller has it."""
         from engine.hardware import probe_hardware
         from engine.planner.plan import resources_from
         from engine.tuning import choose
 
         if os.environ.get("COVE_NO_TUNING"):
             return None
-        report = probe_hardware()
+        report = report or probe_hardware()
         return choose(path, resources_from(report), report, ctx=ctx, measure_now=False)
 
     def plan(self, name: str, ctx: int | None) -> Plan:
