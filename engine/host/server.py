@@ -207,8 +207,11 @@ def host_config(options: ServeOptions) -> HostConfig:
 
 
 def make_server(app: ASGIApp, options: ServeOptions) -> uvicorn.Server:
-    """uvicorn as Cove runs it: no log of its own, no lifespan, TLS with ``--lan``."""
+    """uvicorn as Cove runs it: no log of its own, no lifespan, TLS with ``--lan``, requests
+    acknowledged at once (engine/host/quick_ack.py)."""
     import uvicorn
+
+    from engine.host.quick_ack import QuickAckH11
 
     tls = options.tls
     return uvicorn.Server(
@@ -217,6 +220,7 @@ def make_server(app: ASGIApp, options: ServeOptions) -> uvicorn.Server:
             log_config=None,
             access_log=False,
             lifespan="off",
+            http=QuickAckH11,
             timeout_graceful_shutdown=2,
             ws="none",
             ssl_certfile=str(tls.cert_path) if tls else None,
