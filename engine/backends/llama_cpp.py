@@ -338,9 +338,10 @@ class LlamaCppModel(GenerationLoop):
             # repetition penalty looks every candidate up in a table.
             yield _Argmax(self, params.repeat_penalty, self._penalty_window(params))
             return
-        chain = self._make_sampler(params)
+        window = self._penalty_window(params)
+        chain = make_chain(self._lib, self._vocab, params, 0)  # the penalty applied in place
         try:
-            yield NativeSampler(self, chain)
+            yield NativeSampler(self, chain, params.repeat_penalty, window)
         finally:
             self._lib.llama_sampler_free(chain)
 
@@ -517,6 +518,7 @@ class LlamaCppModel(GenerationLoop):
         return self._n_ctx if p.repeat_last_n < 0 else p.repeat_last_n
 
     def _make_sampler(self, p: GenerationParams) -> Any:
+        """The whole native chain, its repetition penalty included."""
         return make_chain(self._lib, self._vocab, p, self._penalty_window(p))
 
     def _piece(self, token: int) -> bytes:

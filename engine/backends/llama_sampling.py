@@ -68,17 +68,35 @@ class _Picker:
 
 
 class NativeSampler(_Picker):
-    """llama.cpp's native sampler chain: sampling reads the context's last logits in place."""
+    """llama.cpp's native sampler chain: sampling reads the context's logits in place.
 
-    def __init__(self, model: Any, chain: Any) -> None:
+    With ``window`` > 0 the repetition penalty is applied here, to the logits of the tokens
+    generated within the window, and put back after the draw, instead of by the chain's own
+    penalty sampler, which looks every candidate of the vocabulary up in a table on every token
+    (0.20 against 0.05 ms a token for the starter's 49k-token vocabulary, 0.62 against 0.15 for
+    Qwen2.5's 151k). The chain is then made without it (``make_chain`` with window 0); what is
+    drawn is the same, which a test holds it to."""
+
+    def __init__(self, model: Any, chain: Any, penalty: float = 1.0, window: int = 0) -> None:
         self._sample = model._lib.llama_sampler_sample
         self._model = model
         self._ctx = model._ctx
         self._chain = chain
         self._decode = model._decode
+        self._penalty = _Penalty(model, penalty, window) if window else None
 
     def _pick(self, index: int) -> int:
-        return int(self._sample(self._chain, self._ctx, self._model._row(index)))
+        row = self._model._row(index)
+        penalty = self._penalty
+        if penalty is None:
+            return int(self._sample(self._chain, self._ctx, row))
+        restore = penalty.apply(row)
+        try:
+            token = int(self._sample(self._chain, self._ctx, row))
+        finally:
+            restore()
+        penalty.seen(token)
+        return token
 
     def logits(self) -> Any:
         return last_logits(self._model)
@@ -88,10 +106,49 @@ class NativeSampler(_Picker):
         return accepted
 
 
+class _Penalty:
+    """llama.cpp's repetition penalty (frequency and presence at 0), applied to a row of the
+    context's logits in place: a logit above 0 divided by the penalty, one at or below 0
+    multiplied by it, for each token among the last ``window`` generated."""
+
+    def __init__(self, model: Any, penalty: float, window: int) -> None:
+        import numpy as np
+
+        self._np = np
+        self._get = model._lib.llama_get_logits_ith
+        self._ctx = model._ctx
+        self._n_vocab = int(model._lib.llama_vocab_n_tokens(model._vocab))
+        self._penalty = np.float32(penalty)
+        self._recent: deque[int] = deque(maxlen=max(window, 1))
+
+    def apply(self, row: int) -> Any:
+        """Penalize ``row``'s logits; returns what puts them back."""
+        np = self._np
+        if not self._recent:
+            return _nothing
+        logits = np.ctypeslib.as_array(self._get(self._ctx, row), shape=(self._n_vocab,))
+        seen = np.fromiter(set(self._recent), dtype=np.int64)
+        values = logits[seen].copy()
+        # float32 throughout, as llama.cpp computes it, so that ties break the same way.
+        logits[seen] = np.where(values > 0, values / self._penalty, values * self._penalty)
+
+        def restore() -> None:
+            logits[seen] = values
+
+        return restore
+
+    def seen(self, token: int) -> None:
+        self._recent.append(token)
+
+
+def _nothing() -> None:
+    pass
+
+
 class Argmax(_Picker):
     """Greedy decoding, with llama.cpp's repetition penalty applied to the tokens generated so far
-    (a logit above 0 divided by the penalty, one at or below 0 multiplied by it), read from the
-    logits in place. Picks exactly what the native greedy chain picks; a test holds it to that."""
+    (``_Penalty``), read from the logits in place. Picks exactly what the native greedy chain
+    picks; a test holds it to that."""
 
     def __init__(self, model: Any, penalty: float, window: int) -> None:
         import numpy as np
@@ -103,9 +160,7 @@ class Argmax(_Picker):
         self._n_vocab = int(lib.llama_vocab_n_tokens(model._vocab))
         self._model = model
         self._decode = model._decode
-        self._penalty = np.float32(penalty)
-        self._recent: deque[int] = deque(maxlen=max(window, 1))
-        self._window = window
+        self._penalty = _Penalty(model, penalty, window) if window else None
 
     def logits(self) -> Any:
         row = self._model._row(-1)
@@ -114,16 +169,15 @@ class Argmax(_Picker):
     def _pick(self, index: int) -> int:
         row = self._model._row(index)
         logits = self._np.ctypeslib.as_array(self._get(self._ctx, row), shape=(self._n_vocab,))
-        if self._window and self._recent:
-            seen = self._np.fromiter(set(self._recent), dtype=self._np.int64)
-            values = logits[seen]
-            logits = logits.copy()
-            # float32 throughout, as llama.cpp computes it, so that ties break the same way.
-            penalty = self._penalty
-            logits[seen] = self._np.where(values > 0, values / penalty, values * penalty)
-        token = int(logits.argmax())
-        if self._window:
-            self._recent.append(token)
+        penalty = self._penalty
+        if penalty is None:
+            return int(logits.argmax())
+        restore = penalty.apply(row)
+        try:
+            token = int(logits.argmax())
+        finally:
+            restore()
+        penalty.seen(token)
         return token
 
     def accept(self, token: int, cancel: threading.Event) -> bool:

@@ -198,3 +198,28 @@ def test_the_loaded_model_answers_on_this_cpu(model: LlamaCppModel) -> None:
     # weight buffers on some Xeons), a prompt is read and a reply generated.
     text, final = collect(model.chat([ChatMessage("user", "Hello!")], GREEDY))
     assert final.error is None and final.finish_reason in ("stop", "length") and text.strip()
+
+
+@pytest.mark.parametrize(("penalty", "window"), [(1.1, 64), (1.5, 16)])
+def test_sampling_with_the_penalty_in_place_draws_what_the_native_chain_draws(
+    starter: Path, monkeypatch: pytest.MonkeyPatch, penalty: float, window: int
+) -> None:
+    from engine.backends import llama_cpp
+    from engine.backends.llama_sampling import NativeSampler, make_chain
+
+    msgs = [ChatMessage("user", "Write a long story about the sea, and say 'sea' often.")]
+    params = GenerationParams(
+        temperature=0.9, seed=11, repeat_penalty=penalty, repeat_last_n=window, max_tokens=96
+    )
+    with LlamaCppModel(starter, plan_for(starter, 1024)) as model:
+        fast, _ = collect(model.chat(msgs, params))
+
+        class Native(NativeSampler):  # the chain's own penalty sampler, nothing in place
+            def __init__(self, m: LlamaCppModel, chain: object, *_: object) -> None:
+                super().__init__(m, make_chain(m._lib, m._vocab, params, window))
+
+        monkeypatch.setattr(llama_cpp, "NativeSampler", Native)
+        model.reset()
+        slow, final = collect(model.chat(msgs, params))
+    assert final.stats is not None and final.stats.completion_tokens > 16
+    assert fast == slow
