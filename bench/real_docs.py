@@ -1,13 +1,21 @@
-"""The real-document evaluation set: public manuals nobody on the project wrote (R's manuals,
-gnuplot's and Octave's reference manuals, Git's and Node.js's documentation), 2,203 PDF pages
-plus Markdown, HTML and plain text, taken from Debian's documentation packages and checked by
-SHA-256; and the questions about them in ``bench/real_questions.json``.
+"""The real-document evaluation sets: public documents nobody on the project wrote, taken from
+Debian's documentation packages and checked by SHA-256, with questions labelled by file and page.
 
-    python bench/real_docs.py fetch     # download, extract, verify; prints the folder
-    python bench/real_docs.py check     # every label's key phrase is on its page
+- ``tuning`` (``MEMBERS``, bench/real_questions.json): R's manuals, gnuplot's and Octave's
+  reference manuals, Git's and Node.js's documentation; 2,203 PDF pages plus Markdown, HTML and
+  plain text. Retrieval is tuned on this set only.
+- ``heldout`` (``HELDOUT_MEMBERS``, bench/heldout_questions.json): documents of other kinds,
+  never tuned on: the TikZ & PGF manual (1,321 pages), the beamer user guide, two standards (the
+  Debian Policy Manual and the Filesystem Hierarchy Standard 3.0), a scientific paper (lme4's
+  "Fitting Linear Mixed-Effects Models using lme4") and a long HTML manual (Bash's reference);
+  1,849 PDF pages. A change that helps only the tuning set is not kept.
 
-The folder is ``$COVE_REAL_DOCS`` or ``~/.cache/cove-bench/real-docs``. Page numbers are
-PDF page indexes counted from 1 (what a viewer shows in its page box), as Cove cites them.
+    python bench/real_docs.py fetch [--set tuning|heldout]   # download, extract, verify
+    python bench/real_docs.py check [--set tuning|heldout]   # every key phrase is on its page
+
+The folders are ``$COVE_REAL_DOCS`` (tuning) and ``$COVE_HELDOUT_DOCS``, else
+``~/.cache/cove-bench/real-docs`` and ``heldout-docs``. Page numbers are PDF page indexes
+counted from 1 (what a viewer shows in its page box), as Cove cites them.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = Path(os.environ.get("COVE_REAL_QUESTIONS") or ROOT / "bench" / "real_questions.json")
+HELDOUT_QUESTIONS = ROOT / "bench" / "heldout_questions.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,13 +148,69 @@ MEMBERS = (
 )
 
 
+HELDOUT_MEMBERS = (
+    Member(
+        "pgfmanual.pdf",
+        "texlive-pictures-doc",
+        "usr/share/doc/texlive-doc/generic/pgf/pgfmanual.pdf",
+        "ac16c575526ff7038733ef7cbe86a0570b0ee9cc077af9d4ae468b7a6eaf0fc7",
+    ),
+    Member(
+        "beameruserguide.pdf",
+        "texlive-latex-recommended-doc",
+        "usr/share/doc/texlive-doc/latex/beamer/beameruserguide.pdf",
+        "9a1f87ab1036dec58ac19b59a27607d5ed51d115103cec41f8fd4d963ef9eb68",
+    ),
+    Member(
+        "debian-policy.pdf",
+        "debian-policy",
+        "usr/share/doc/debian-policy/policy.pdf.gz",
+        "220f9366d6deb3984e84236f02f04bdd6275d6fe7b5587acd6c689dfeb99020f",
+    ),
+    Member(
+        "fhs-3.0.pdf",
+        "debian-policy",
+        "usr/share/doc/debian-policy/fhs/fhs-3.0.pdf.gz",
+        "53d239e569a2d7b31a74fa09d585368c0f5a164e4624723fa2894660dd10fd23",
+    ),
+    Member(
+        "lme4-lmer.pdf",
+        "r-cran-lme4",
+        "usr/lib/R/site-library/lme4/doc/lmer.pdf",
+        "d13d6caf549b44c3543d01a7445c327ac472d266a8aee24f68a8d31d45d02ec9",
+    ),
+    Member(
+        "bashref.html",
+        "bash-doc",
+        "usr/share/doc/bash/bashref.html",
+        "572c0a2b543bc0cb57ae5bd32345c3c8f477672b1180ad01a5eece45abf414e0",
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    name: str
+    members: tuple[Member, ...]
+    questions: Path
+    env: str  # the variable that names its folder
+    folder_name: str  # under ~/.cache/cove-bench otherwise
+
+
+TUNING = Corpus("tuning", MEMBERS, QUESTIONS, "COVE_REAL_DOCS", "real-docs")
+HELDOUT = Corpus("heldout", HELDOUT_MEMBERS, HELDOUT_QUESTIONS, "COVE_HELDOUT_DOCS", "heldout-docs")
+SETS = {c.name: c for c in (TUNING, HELDOUT)}
+
+
 class CorpusError(RuntimeError):
     pass
 
 
-def corpus_dir() -> Path:
-    override = os.environ.get("COVE_REAL_DOCS")
-    return Path(override) if override else Path.home() / ".cache" / "cove-bench" / "real-docs"
+def corpus_dir(corpus: Corpus = TUNING) -> Path:
+    override = os.environ.get(corpus.env)
+    return (
+        Path(override) if override else Path.home() / ".cache" / "cove-bench" / corpus.folder_name
+    )
 
 
 def _sha256(path: Path) -> str:
@@ -156,15 +221,15 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def is_complete(folder: Path | None = None) -> bool:
-    folder = folder or corpus_dir()
-    return all((folder / m.name).is_file() for m in MEMBERS)
+def is_complete(folder: Path | None = None, corpus: Corpus = TUNING) -> bool:
+    folder = folder or corpus_dir(corpus)
+    return all((folder / m.name).is_file() for m in corpus.members)
 
 
-def fetch(folder: Path | None = None) -> Path:
+def fetch(folder: Path | None = None, corpus: Corpus = TUNING) -> Path:
     """Download the packages with apt-get, extract the members, verify each; idempotent."""
-    folder = folder or corpus_dir()
-    missing = [m for m in MEMBERS if not (folder / m.name).is_file()]
+    folder = folder or corpus_dir(corpus)
+    missing = [m for m in corpus.members if not (folder / m.name).is_file()]
     if not missing:
         return folder
     if shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None:
@@ -206,8 +271,8 @@ def fetch(folder: Path | None = None) -> Path:
     return folder
 
 
-def load_questions() -> list[dict[str, Any]]:
-    data = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+def load_questions(corpus: Corpus = TUNING) -> list[dict[str, Any]]:
+    data = json.loads(corpus.questions.read_text(encoding="utf-8"))
     assert isinstance(data, list)
     return data
 
@@ -242,16 +307,18 @@ def page_texts(path: Path) -> list[str]:
         document.close()
 
 
-def check(folder: Path | None = None, *, verbose: bool = False) -> list[str]:
+def check(
+    folder: Path | None = None, *, verbose: bool = False, corpus: Corpus = TUNING
+) -> list[str]:
     """Problems with the labels: a key phrase not on a labelled page, a file not in the set,
     a label on a question meant to be unanswerable. Also says on how many other pages of the
     same file the key phrase is found (a label should name every such page)."""
-    folder = folder or corpus_dir()
-    names = {m.name for m in MEMBERS}
+    folder = folder or corpus_dir(corpus)
+    names = {m.name for m in corpus.members}
     cache: dict[str, list[str]] = {}
     problems: list[str] = []
     ids: set[str] = set()
-    for q in load_questions():
+    for q in load_questions(corpus):
         qid = q["id"]
         if qid in ids:
             problems.append(f"{qid}: id used twice")
@@ -293,20 +360,22 @@ def check(folder: Path | None = None, *, verbose: bool = False) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("action", choices=("fetch", "check"))
+    parser.add_argument("--set", choices=sorted(SETS), default="tuning")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
+    corpus = SETS[args.set]
     try:
-        folder = fetch()
+        folder = fetch(corpus=corpus)
     except CorpusError as exc:
         print(f"real documents: {exc}", file=sys.stderr)
         return 2
     if args.action == "fetch":
         print(folder)
         return 0
-    problems = check(folder, verbose=args.verbose)
+    problems = check(folder, verbose=args.verbose, corpus=corpus)
     for line in problems:
         print(line)
-    questions = load_questions()
+    questions = load_questions(corpus)
     kinds: dict[str, int] = {}
     for q in questions:
         kinds[q["kind"]] = kinds.get(q["kind"], 0) + 1
