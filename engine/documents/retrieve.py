@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from engine.documents.index_db import Collection, IndexDB
+from engine.documents.page_choice import choose_page, weights
 
 if TYPE_CHECKING:
     from engine.documents.encoder import Encoder
@@ -31,6 +32,9 @@ T = TypeVar("T")
 CANDIDATES = 100  # from each half; fewer let a keyword-only page win on long manuals
 VECTOR_WEIGHT = 0.6  # of the fused score; the keyword score has the rest
 RERANK_POOL = 20  # the best pages a reranker reads again, when there is one
+PAGE_CHOICE = True  # False: cite the passage's own page (for measuring the choice)
+NEIGHBOURS_READ = 80  # candidates whose neighbours are read for the page to cite
+TERM_COUNT_CAP = 5000  # passages counted per question word, for its weight
 _WORD = re.compile(r"[\w][\w.\-]*[\w]|[\w]", re.UNICODE)
 # Words that carry no topic; dropped from keyword queries (they would match every chunk).
 _STOPWORDS_TEXT = """a an and are as at be been but by can could did do does for from had has have
@@ -57,6 +61,7 @@ class Source:
     score: float
     text: str
     similarity: float | None = None  # cosine of the passage and the question, when embedded
+    sentence: str = ""  # the sentence that decided the page (engine/documents/page_choice.py)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -65,6 +70,7 @@ class Source:
             "heading": self.heading,
             "score": round(self.score, 6),
             "text": self.text,
+            "sentence": self.sentence,
         }
 
 
@@ -123,26 +129,30 @@ class Retriever:
         similarity = dict(vector)
         order = sorted(fused.items(), key=lambda kv: kv[1], reverse=True)
         chunks = self.db.chunks_by_id([i for i, _s in order])
+        terms = self._term_weights(question)
+        near = self.db.neighbours([i for i, _s in order[:NEIGHBOURS_READ]])
         sources: list[Source] = []
         pages: set[tuple[str, int]] = set()
         for chunk_id, score in order:
             chunk = chunks.get(chunk_id)
             if chunk is None:
                 continue
-            if chunk.page is not None:
-                if (chunk.path, chunk.page) in pages:
+            choice = choose_page(chunk, near.get(chunk_id, ()) if PAGE_CHOICE else (), terms)
+            if choice.page is not None:
+                if (chunk.path, choice.page) in pages:
                     continue
-                pages.add((chunk.path, chunk.page))
+                pages.add((chunk.path, choice.page))
             sources.append(
                 Source(
                     chunk_id=chunk_id,
                     path=chunk.path,
-                    page=chunk.page,
+                    page=choice.page,
                     heading=chunk.headings[-1] if chunk.headings else None,
                     headings=chunk.headings,
                     score=score,
-                    text=chunk.text,
+                    text=choice.text,
                     similarity=similarity.get(chunk_id),
+                    sentence=choice.sentence,
                 )
             )
             if len(sources) == max(k, RERANK_POOL if self._reranks(mode) else k):
@@ -157,6 +167,14 @@ class Retriever:
             ranked = sorted(range(len(sources)), key=lambda i: (-scores[i], i))
             sources = [sources[i] for i in ranked]
         return sources[:k]
+
+    def _term_weights(self, question: str) -> dict[str, float]:
+        """The question's content words, each weighted by how rare it is in the collection."""
+        words = [w.lower() for w in _WORD.findall(question)]
+        terms = list(dict.fromkeys(w for w in words if w not in STOPWORDS))
+        counts = self.db.term_counts(self.collection, terms, cap=TERM_COUNT_CAP)
+        total = max(self.db.count_chunks(self.collection), 1)
+        return weights(terms, counts, total)
 
     def _reranks(self, mode: Mode) -> bool:
         return self.reranker is not None and mode == "hybrid"

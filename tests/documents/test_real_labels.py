@@ -27,3 +27,27 @@ def test_every_key_phrase_is_on_its_labelled_page() -> None:
     except CorpusError as exc:
         pytest.skip(f"the real documents cannot be fetched here: {exc}")
     assert check(folder) == []
+
+
+def test_the_held_out_set_mix() -> None:
+    from bench.real_docs import HELDOUT, TUNING
+
+    questions = load_questions(HELDOUT)
+    kinds = Counter(q["kind"] for q in questions)
+    answerable = [q for q in questions if q["answers"]]
+    assert len(answerable) >= 80
+    assert kinds["unanswerable"] >= 8
+    assert kinds["table"] >= 0.2 * len(questions)
+    assert kinds["recurring"] >= 0.2 * len(questions)
+    # Documents of other kinds than the tuning set's, never the same files.
+    assert not {m.name for m in HELDOUT.members} & {m.name for m in TUNING.members}
+
+
+def test_every_held_out_key_phrase_is_on_its_labelled_page() -> None:
+    from bench.real_docs import HELDOUT
+
+    try:
+        folder = fetch(corpus=HELDOUT)
+    except CorpusError as exc:
+        pytest.skip(f"the held-out documents cannot be fetched here: {exc}")
+    assert check(folder, corpus=HELDOUT) == []
