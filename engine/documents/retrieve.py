@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from engine.documents.index_db import Collection, IndexDB
-from engine.documents.page_choice import choose_page, weights
+from engine.documents.page_choice import NEAR, Similarity, choose_page, weights
 
 if TYPE_CHECKING:
     from engine.documents.encoder import Encoder
@@ -126,18 +126,20 @@ class Retriever:
         for found, share in ((keyword, 1.0 - weight), (vector, weight)):
             for chunk_id, scaled in _scaled(found).items():
                 fused[chunk_id] = fused.get(chunk_id, 0.0) + share * scaled
-        similarity = dict(vector)
+        cosine = dict(vector)
         order = sorted(fused.items(), key=lambda kv: kv[1], reverse=True)
         chunks = self.db.chunks_by_id([i for i, _s in order])
         terms = self._term_weights(question)
-        near = self.db.neighbours([i for i, _s in order[:NEIGHBOURS_READ]])
+        near = self.db.neighbours([i for i, _s in order[:NEIGHBOURS_READ]], NEAR)
+        similarity = self._sentence_similarity(question) if mode != "keyword" else None
         sources: list[Source] = []
         pages: set[tuple[str, int]] = set()
         for chunk_id, score in order:
             chunk = chunks.get(chunk_id)
             if chunk is None:
                 continue
-            choice = choose_page(chunk, near.get(chunk_id, ()) if PAGE_CHOICE else (), terms)
+            beside = near.get(chunk_id, ()) if PAGE_CHOICE else ()
+            choice = choose_page(chunk, beside, terms, similarity, VECTOR_WEIGHT)
             if choice.page is not None:
                 if (chunk.path, choice.page) in pages:
                     continue
@@ -151,7 +153,7 @@ class Retriever:
                     headings=chunk.headings,
                     score=score,
                     text=choice.text,
-                    similarity=similarity.get(chunk_id),
+                    similarity=cosine.get(chunk_id),
                     sentence=choice.sentence,
                 )
             )
@@ -167,6 +169,23 @@ class Retriever:
             ranked = sorted(range(len(sources)), key=lambda i: (-scores[i], i))
             sources = [sources[i] for i in ranked]
         return sources[:k]
+
+    def _sentence_similarity(self, question: str) -> Similarity:
+        """Cosines of sentences with the question, by the encoder (None without one)."""
+        encoder = self.encoder
+        if encoder is None:
+            return None
+        import numpy as np
+
+        asked: list[Any] = []
+
+        def cosines(texts: Sequence[str]) -> list[float]:
+            if not asked:
+                asked.append(np.asarray(encoder.embed([question])[0], np.float32))
+            vectors = np.asarray(encoder.embed(list(texts)), np.float32)
+            return [float(v) for v in vectors @ asked[0]]
+
+        return cosines
 
     def _term_weights(self, question: str) -> dict[str, float]:
         """The question's content words, each weighted by how rare it is in the collection."""

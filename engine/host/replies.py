@@ -12,7 +12,7 @@ import time
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from engine.errors import EngineError
 from engine.host.idle_tuning import IdleGate
@@ -63,10 +63,23 @@ class Replies:
         loop = asyncio.get_running_loop()
         pending: deque[Chunk | BaseException | None] = deque()
         ready = asyncio.Event()
+        # The thread appends to ``pending`` itself and wakes the loop only when no wake-up is
+        # already on its way: one wake-up (a write to the loop's pipe) for everything that
+        # arrived before the loop got to it.
+        waking = False
 
-        def put(item: Chunk | BaseException | None) -> None:
-            pending.append(item)
+        def wake() -> None:
+            nonlocal waking
+            waking = False
             ready.set()
+
+        def put(item: Chunk | BaseException | None) -> None:  # on the generating thread
+            nonlocal waking
+            pending.append(item)
+            if not waking:
+                waking = True
+                with contextlib.suppress(RuntimeError):  # the loop closed: nobody listens
+                    loop.call_soon_threadsafe(wake)
 
         flush_s = self.flush_s
         # The terminal chunk, as the thread produced it: counted once the thread is done, whether
@@ -94,16 +107,15 @@ class Replies:
                             continue
                         due = now + flush_s
                     if any(thought):
-                        loop.call_soon_threadsafe(put, Chunk(reasoning="".join(thought)))
+                        put(Chunk(reasoning="".join(thought)))
                     thought.clear()
                     if held:
-                        merged = Chunk(text="".join(held), logprobs=tuple(scored))
-                        loop.call_soon_threadsafe(put, merged)
+                        put(Chunk(text="".join(held), logprobs=tuple(scored)))
                         held.clear()
                         scored.clear()
                     if chunk.is_terminal:
                         produced.append(chunk)
-                        loop.call_soon_threadsafe(put, chunk)
+                        put(chunk)
                         others = meter.others_share()
                         threading.Thread(
                             target=self._check_speed,
@@ -112,9 +124,9 @@ class Replies:
                             daemon=True,
                         ).start()
             except BaseException as exc:  # the thread boundary: hand the error to the loop
-                _safe_call(loop, put, exc)
+                put(exc)
             finally:
-                _safe_call(loop, put, None)
+                put(None)
 
         thread = threading.Thread(target=work, name="cove-generate", daemon=True)
         self.streams += 1
@@ -125,9 +137,13 @@ class Replies:
             while True:
                 if not pending:
                     ready.clear()
-                    timer = loop.call_later(HEARTBEAT_S, ready.set)
-                    await ready.wait()
-                    timer.cancel()
+                    if not pending:  # nothing landed between the look and the clear
+                        quiet = _Quiet(ready)
+                        timer = loop.call_later(HEARTBEAT_S, quiet.beat)
+                        await ready.wait()
+                        timer.cancel()
+                        if not pending and not quiet.beaten:
+                            continue  # a wake-up for items already taken
                     if not pending:
                         yield HEARTBEAT
                         continue
@@ -212,6 +228,15 @@ class Replies:
             self.counters.completed += 1
 
 
-def _safe_call(loop: asyncio.AbstractEventLoop, fn: Callable[..., None], *args: Any) -> None:
-    with contextlib.suppress(RuntimeError):  # the loop closed: nobody is listening any more
-        loop.call_soon_threadsafe(fn, *args)
+class _Quiet:
+    """The heartbeat of one wait: set when the stream has been quiet for ``HEARTBEAT_S``."""
+
+    __slots__ = ("_ready", "beaten")
+
+    def __init__(self, ready: asyncio.Event) -> None:
+        self.beaten = False
+        self._ready = ready
+
+    def beat(self) -> None:
+        self.beaten = True
+        self._ready.set()

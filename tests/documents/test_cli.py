@@ -56,7 +56,7 @@ def test_index_ask_and_collections(
     )
     top = data["sources"][0]
     assert Path(top["path"]).is_absolute()
-    assert set(top) == {"path", "page", "heading", "score", "text"}
+    assert set(top) == {"path", "page", "heading", "score", "text", "sentence"}
     places = [(Path(s["path"]).name, s["page"]) for s in data["sources"][:3]]
     assert ("aerolux_x200_manual.pdf", 2) in places  # the page that says how big the battery is
     scores = [s["score"] for s in data["sources"]]

@@ -552,3 +552,24 @@ def test_a_pdf_table_is_read_as_rows_under_its_header(tmp_path: Path) -> None:
     assert rows[0].headings == ("3. Spring tides",)
     after = blocks[-1]
     assert after.kind == "paragraph" and after.text.startswith("Tides run an hour later")
+
+
+def test_a_chapters_own_and_alternating_running_heads_are_dropped(tmp_path: Path) -> None:
+    """Beyond the first pages, a head that only one chapter carries, and heads that alternate
+    between left and right pages, are running heads too; the body lines stay."""
+    path = tmp_path / "long.pdf"
+    pages = []
+    for number in range(1, 25):
+        chapter = "Chapter 1. Getting Started" if number <= 14 else "Chapter 2. Harbour Rules"
+        head = chapter if number % 2 else "Club Handbook, second edition"
+        body = [
+            f"{word} is what page {number} is about, beside the tide tables of the harbour."
+            for word in ("Sailing", "Rowing", "Mooring", "Fishing", "Swimming", "Diving")
+        ]
+        pages.append([head, "", *body[number % 6 :], *body[: number % 6]])
+    write_pdf(path, pages)
+    texts = " ".join(b.text for b in blocks(path))
+    assert "Harbour Rules" not in texts and "second edition" not in texts
+    assert "Getting Started" not in texts
+    for number in range(1, 25):
+        assert f"page {number} is about" in texts

@@ -3,7 +3,9 @@ page number, so that a citation names the page the passage is on.
 
 PDF text comes as lines. Paragraphs are rebuilt from them (a line much shorter than the page's
 text width ends one); a short line without closing punctuation, followed by more text, is a
-heading. A running header or footer (the same line, digits aside, on most pages) is dropped.
+heading. A running header or footer is dropped: the same line, digits aside, at the top or foot
+of most of the first pages, or of several pages around it (a chapter's or section's own head,
+or one that alternates between left and right pages).
 A page with images and no text layer (or a few characters of one, a page number) is a scanned
 page: it is reported as needing OCR, never indexed as empty. Pages stream: only the first
 ``RUNNING_WINDOW`` are held at once, to find the running headers. An encrypted or damaged file
@@ -28,6 +30,9 @@ if TYPE_CHECKING:
 
 MIN_TEXT_CHARS = 16  # less than this on a page with an image: a scan
 RUNNING_WINDOW = 12  # pages read ahead to find running headers and footers
+EDGE_LINES = 2  # lines at the top and at the foot of a page where running heads are
+RUNNING_REACH = 4  # pages either side where a chapter's own running head recurs
+RUNNING_SEEN = 2  # ... at the same end of at least this many of them
 HEADING_MAX = 80
 SHORT_LINE = 0.7  # of the page's longest line: a line this short ends its paragraph
 HEADING_SCALE = 1.1  # a line set this much larger than the body text is a heading
@@ -55,7 +60,7 @@ def read_pdf(path: Path, *, ocr: PageOcr | None = None) -> Iterator[Block | Page
         first = list(itertools.islice(pages, RUNNING_WINDOW))
         repeated = _running_lines(first)
         outline = _Outline(first, repeated)
-        for index, lines in enumerate(itertools.chain(first, pages)):
+        for index, lines, running in _with_running(itertools.chain(first, pages)):
             number = index + 1
             if lines is None:
                 yield PageIssue(number, "unreadable")
@@ -71,7 +76,12 @@ def read_pdf(path: Path, *, ocr: PageOcr | None = None) -> Iterator[Block | Page
                 for text in found:
                     yield Block("paragraph", text, page=number, headings=outline.headings)
                 continue
-            kept = [line for line in lines if _shape(line.text) not in repeated]
+            kept = [
+                line
+                for i, line in enumerate(lines)
+                if _shape(line.text) not in repeated
+                and (_side(i, len(lines)), _shape(line.text)) not in running
+            ]
             yield from _blocks(kept, number, outline)
     finally:
         document.close()
@@ -206,6 +216,59 @@ def _running_lines(pages: list[list[_Line] | None]) -> set[str]:
     for lines in texts:
         counts.update({_shape(line) for line in lines[:2] + lines[-2:]})
     return {shape for shape, n in counts.items() if n >= max(3, len(texts) * 0.6)}
+
+
+def _side(i: int, n: int) -> str | None:
+    """Whether line ``i`` of ``n`` is at the top or the foot of its page, where running heads
+    are."""
+    if i < EDGE_LINES:
+        return "top"
+    if i >= n - EDGE_LINES:
+        return "foot"
+    return None
+
+
+def _edges(lines: list[_Line] | None) -> set[tuple[str, str]]:
+    if not lines:
+        return set()
+    n = len(lines)
+    found = set()
+    for i, line in enumerate(lines):
+        side = _side(i, n)
+        if side is not None:
+            found.add((side, _shape(line.text)))
+    return found
+
+
+def _with_running(
+    pages: Iterator[list[_Line] | None],
+) -> Iterator[tuple[int, list[_Line] | None, set[tuple[str, str]]]]:
+    """Each page (index, lines) with its top and foot lines, as (side, shape), that recur at the
+    same end of at least ``RUNNING_SEEN`` of the ``RUNNING_REACH`` pages either side: the
+    running heads of its chapter. Holds ``RUNNING_REACH`` pages ahead."""
+    window: list[tuple[int, list[_Line] | None, set[tuple[str, str]]]] = []
+    done = 0
+
+    def running(at: int) -> set[tuple[str, str]]:
+        index, _lines, edges = window[at]
+        seen: Counter[tuple[str, str]] = Counter()
+        for other, _l, shapes in window:
+            if other != index and abs(other - index) <= RUNNING_REACH:
+                seen.update(shapes & edges)
+        return {shape for shape, n in seen.items() if n >= RUNNING_SEEN}
+
+    for index, lines in enumerate(pages):
+        window.append((index, lines, _edges(lines)))
+        while window and window[0][0] < index - 2 * RUNNING_REACH:
+            window.pop(0)
+        ready = index - RUNNING_REACH
+        if ready >= done:
+            at = next(i for i, item in enumerate(window) if item[0] == ready)
+            yield ready, window[at][1], running(at)
+            done = ready + 1
+    for at, (index, lines, _shapes) in enumerate(window):
+        if index >= done:
+            yield index, lines, running(at)
 
 
 def _body_size(pages: list[list[_Line] | None], repeated: set[str]) -> float:
