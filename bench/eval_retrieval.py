@@ -43,7 +43,6 @@ if str(ROOT) not in sys.path:
 
 from bench.embed_cache import CachedEncoder  # noqa: E402
 from bench.usual_recipe import UsualRecipe  # noqa: E402
-from engine.documents import retrieve  # noqa: E402
 from engine.documents.answerable import judge  # noqa: E402
 from engine.documents.embeddings import EmbeddingModel  # noqa: E402
 from engine.documents.index_db import IndexDB  # noqa: E402
@@ -188,12 +187,6 @@ def evaluate_set(
                 ]
 
             results["modes"][mode] = score(questions, search, k)
-            if mode == "hybrid":  # the same ranking, citing each passage's own page
-                retrieve.PAGE_CHOICE = False
-                try:
-                    results["modes"]["hybrid, own page"] = score(questions, search, k)
-                finally:
-                    retrieve.PAGE_CHOICE = True
         usual = UsualRecipe(root, encoder)
         results["modes"]["usual recipe"] = score(
             questions,
@@ -231,7 +224,7 @@ def print_set(results: dict[str, Any], misses: bool) -> None:
             f"  file {r['file_recall_at_k']:.3f}"
             f"  MRR {r['mrr']:.3f}  one page off {r['off_by_one']}  ({kinds})"
         )
-        if misses and mode in ("hybrid", "hybrid, own page", "usual recipe"):
+        if misses and mode in ("hybrid", "usual recipe"):
             for miss in r["misses"]:
                 print(
                     f"    {miss['id']} {miss['question']!r} want {miss['want']} got {miss['got']}"

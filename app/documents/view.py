@@ -454,10 +454,14 @@ class DocumentsView(QWidget):
         for n, source in enumerate(sources, 1):
             where = Path(source.path).name + (f", page {source.page}" if source.page else "")
             heading = f" — {source.heading}" if source.heading else ""
-            excerpt = " ".join(source.text.split())[:220]
+            if source.sentence:  # the sentence that decided the page, as the reader finds it
+                quote = " ".join(source.sentence.split())[:220]
+                excerpt = f"… <b>{_escape(quote)}</b> …"
+            else:
+                excerpt = _escape(" ".join(source.text.split())[:220])
             items.append(
                 f"<p><b>[{n}]</b> <a href='source:{n}'>{_escape(where)}</a>{_escape(heading)}<br>"
-                f"<span>{_escape(excerpt)}</span></p>"
+                f"<span>{excerpt}</span></p>"
             )
         self.sources.setHtml("".join(items))
         self.answered.emit(sources)

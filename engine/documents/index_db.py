@@ -461,28 +461,6 @@ class IndexDB:
             for r in rows
         }
 
-    def neighbours(
-        self, ids: Sequence[int], reach: int
-    ) -> dict[int, list[tuple[int, StoredChunk]]]:
-        """For each chunk, the chunks up to ``reach`` places before and after it in its file,
-        as (distance, negative before it, chunk)."""
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        rows = self._all(
-            "SELECT c.id, n.ordinal - c.ordinal, n.id, f.path, n.page, n.headings, n.text "
-            "FROM chunks c JOIN chunks n ON n.file_id = c.file_id "
-            "AND n.ordinal BETWEEN c.ordinal - ? AND c.ordinal + ? AND n.id != c.id "
-            f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
-            [reach, reach, *ids],
-        )
-        found: dict[int, list[tuple[int, StoredChunk]]] = {}
-        for r in rows:
-            headings = tuple(h for h in r[5].split(_SEP) if h)
-            chunk = StoredChunk(r[2], r[3], r[4], headings, r[6])
-            found.setdefault(r[0], []).append((int(r[1]), chunk))
-        return found
-
     def version(self) -> tuple[int, int]:
         """Changes since opening: this connection's writes and other processes' commits. Equal
         versions mean nothing was written in between."""

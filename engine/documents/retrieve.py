@@ -15,14 +15,15 @@ engine.documents.rerank) the best pages are read again with the question and reo
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
+from engine.documents.evidence import Similarity, best_sentence, sentences, weights
 from engine.documents.index_db import Collection, IndexDB
-from engine.documents.page_choice import NEAR, Similarity, choose_page, weights
 
 if TYPE_CHECKING:
     from engine.documents.encoder import Encoder
@@ -32,8 +33,6 @@ T = TypeVar("T")
 CANDIDATES = 100  # from each half; fewer let a keyword-only page win on long manuals
 VECTOR_WEIGHT = 0.6  # of the fused score; the keyword score has the rest
 RERANK_POOL = 20  # the best pages a reranker reads again, when there is one
-PAGE_CHOICE = True  # False: cite the passage's own page (for measuring the choice)
-NEIGHBOURS_READ = 80  # candidates whose neighbours are read for the page to cite
 TERM_COUNT_CAP = 5000  # passages counted per question word, for its weight
 _WORD = re.compile(r"[\w][\w.\-]*[\w]|[\w]", re.UNICODE)
 # Words that carry no topic; dropped from keyword queries (they would match every chunk).
@@ -129,32 +128,26 @@ class Retriever:
         cosine = dict(vector)
         order = sorted(fused.items(), key=lambda kv: kv[1], reverse=True)
         chunks = self.db.chunks_by_id([i for i, _s in order])
-        terms = self._term_weights(question)
-        near = self.db.neighbours([i for i, _s in order[:NEIGHBOURS_READ]], NEAR)
-        similarity = self._sentence_similarity(question) if mode != "keyword" else None
         sources: list[Source] = []
         pages: set[tuple[str, int]] = set()
         for chunk_id, score in order:
             chunk = chunks.get(chunk_id)
             if chunk is None:
                 continue
-            beside = near.get(chunk_id, ()) if PAGE_CHOICE else ()
-            choice = choose_page(chunk, beside, terms, similarity, VECTOR_WEIGHT)
-            if choice.page is not None:
-                if (chunk.path, choice.page) in pages:
+            if chunk.page is not None:
+                if (chunk.path, chunk.page) in pages:
                     continue
-                pages.add((chunk.path, choice.page))
+                pages.add((chunk.path, chunk.page))
             sources.append(
                 Source(
                     chunk_id=chunk_id,
                     path=chunk.path,
-                    page=choice.page,
+                    page=chunk.page,
                     heading=chunk.headings[-1] if chunk.headings else None,
                     headings=chunk.headings,
                     score=score,
-                    text=choice.text,
+                    text=chunk.text,
                     similarity=cosine.get(chunk_id),
-                    sentence=choice.sentence,
                 )
             )
             if len(sources) == max(k, RERANK_POOL if self._reranks(mode) else k):
@@ -168,7 +161,28 @@ class Retriever:
             scores = self.reranker.score(question, texts)
             ranked = sorted(range(len(sources)), key=lambda i: (-scores[i], i))
             sources = [sources[i] for i in ranked]
-        return sources[:k]
+        return self._with_sentences(question, sources[:k], mode)
+
+    def _with_sentences(self, question: str, sources: list[Source], mode: Mode) -> list[Source]:
+        """Each source with the sentence that answers (engine/documents/evidence.py); the
+        sentences of all of them are embedded in one batch."""
+        if not sources:
+            return sources
+        terms = self._term_weights(question)
+        similarity = self._sentence_similarity(question) if mode != "keyword" else None
+        cosines: dict[str, float] = {}
+        if similarity is not None:
+            texts = list(dict.fromkeys(x for s in sources for x in sentences(s.text)))
+            cosines = dict(zip(texts, similarity(texts), strict=True)) if texts else {}
+
+        def known(texts: Sequence[str]) -> list[float]:
+            return [cosines.get(t, 0.0) for t in texts]
+
+        scorer = known if similarity is not None else None
+        return [
+            dataclasses.replace(s, sentence=best_sentence(s.text, terms, scorer, VECTOR_WEIGHT))
+            for s in sources
+        ]
 
     def _sentence_similarity(self, question: str) -> Similarity:
         """Cosines of sentences with the question, by the encoder (None without one)."""

@@ -73,6 +73,9 @@ def test_add_a_folder_see_each_file_and_ask(
     assert sources, view.sources.toPlainText()
     assert Path(sources[0].path).name == "travel_policy_2024.md"
     assert "travel_policy_2024.md" in view.sources.toPlainText()
+    # The sentence that decided the cited page is shown with it.
+    assert sources[0].sentence
+    assert " ".join(sources[0].sentence.split())[:60] in view.sources.toPlainText()
 
 
 def test_cancel_keeps_what_was_read_and_adding_again_resumes(

@@ -1,15 +1,17 @@
-"""The cited page is where the answering sentence is: a section that runs on over a page break
-is read with its continuation, and the page of the sentence that matches the question best is
-cited, with that sentence (engine/documents/page_choice.py). Real PDFs (reportlab), the real
-reader, index and keyword retrieval."""
+"""A cited passage comes with the sentence that answers (engine/documents/evidence.py): real PDFs
+(reportlab), the real reader, index and retrieval, by keywords and with the real encoder."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
-from engine.documents.index_db import IndexDB, StoredChunk
+import pytest
+
+from engine.documents.embeddings import EmbeddingModel
+from engine.documents.evidence import best_sentence
+from engine.documents.index_db import IndexDB
 from engine.documents.indexer import Indexer
-from engine.documents.page_choice import choose_page
 from engine.documents.retrieve import Retriever
 from tests.documents.test_readers import write_pdf
 
@@ -64,28 +66,31 @@ def test_the_cited_page_comes_with_the_sentence_that_decided_it(tmp_path: Path) 
     db.close()
 
 
-def chunk(page: int | None, text: str, headings: tuple[str, ...] = ("Winch",)) -> StoredChunk:
-    return StoredChunk(1, "handbook.pdf", page, headings, text)
+@pytest.fixture
+def encoder(shared_models: Path) -> Iterator[EmbeddingModel]:
+    with EmbeddingModel.load(shared_models / "all-minilm-l6-v2-onnx") as model:
+        yield model
 
 
 TERMS = {"winch": 1.0, "load": 2.0, "maximum": 2.0}
 
 
-def test_a_clearly_better_sentence_on_the_next_page_moves_the_citation() -> None:
-    here = chunk(2, "Using the winch. Only trained members use the winch.")
-    after = chunk(3, "The maximum load of the winch is 900 kg.")
-    choice = choose_page(here, [(1, after)], TERMS)
-    assert choice.page == 3 and choice.sentence == "The maximum load of the winch is 900 kg."
+def test_the_sentence_holding_the_rarest_words_of_the_question() -> None:
+    text = "Using the winch. Only trained members use the winch. The maximum load is 900 kg."
+    assert best_sentence(text, TERMS) == "The maximum load is 900 kg."
+    assert best_sentence("Nothing here matches.", TERMS) == ""
 
 
-def test_the_own_page_stays_on_a_tie_another_section_or_a_page_apart() -> None:
-    here = chunk(2, "The maximum load of the winch is 900 kg.")
-    after = chunk(3, "The winch has a maximum load of 900 kg.")
-    assert choose_page(here, [(1, after)], TERMS).page == 2  # no better sentence there
-    weak = chunk(2, "Using the winch.")
-    other_section = chunk(3, "The maximum load is 900 kg.", ("Crane",))
-    assert choose_page(weak, [(1, other_section)], TERMS).page == 2
-    far = chunk(4, "The maximum load of the winch is 900 kg.")
-    assert choose_page(weak, [(1, far)], TERMS).page == 2
-    before = chunk(1, "The maximum load of the winch is 900 kg.")
-    assert choose_page(weak, [(-1, before)], TERMS).page == 1  # the page before, too
+def test_with_the_encoder_a_paraphrase_finds_its_sentence(
+    tmp_path: Path, encoder: EmbeddingModel
+) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    manual(folder / "handbook.pdf")
+    db = IndexDB(tmp_path / "index.sqlite3")
+    collection = db.collection("c", create=True)
+    assert collection is not None
+    Indexer(db, collection, encoder).add([folder])
+    found = Retriever(db, collection, encoder).search("What weight can the winch cable take?", 3)
+    assert any("900 kilograms" in s.sentence for s in found)
+    db.close()
