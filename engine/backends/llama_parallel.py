@@ -49,6 +49,10 @@ log = logging.getLogger("cove.engine")
 # apart; 256 took 26 s (llama-server, its prompt whole: 23 s) with gaps of 2.3 s at most
 # (llama-server: 13 s).
 PROMPT_SLICE = 256
+# A start of a prompt that another sequence holds is copied into the cache of the sequence a
+# request takes when it is at least this long: copying a sequence's cache costs about what
+# reading a few dozen tokens does on a small model (both read the whole cache once).
+SHARE_MIN = 32
 # How long a step waits for replies that stepped out to hand text to their client. Anything that
 # runs beside a step takes a core from llama.cpp's threads, which wait for each other at every
 # node of the graph (on 2 cores a step of 8 sequences took 65 ms with clients' text handled
@@ -316,7 +320,12 @@ def _slot_class() -> type[LlamaCppModel]:
 
         @contextlib.contextmanager
         def _prefilling(self) -> Iterator[None]:
+            self._settled = True  # its cached tokens match its cells again
             yield  # no abort callback: a step serves every sequence, cancelled ones or not
+
+        def _rewind(self, keep: int, params: GenerationParams) -> int:
+            self._settled = False  # until _prefilling: cells go before their tokens do
+            return super()._rewind(keep, params)
 
         def _alone(self) -> bool:
             return self._batcher.others(self._seq) == 0
@@ -382,6 +391,7 @@ class ParallelLlamaCpp:
             slot._shifts = []
             slot._batcher = self._batcher  # type: ignore[attr-defined]
             slot._rows = (0, 0)  # type: ignore[attr-defined]
+            slot._settled = True  # type: ignore[attr-defined]
             slot._piece_buf = ctypes.create_string_buffer(256)
             slot.exact_cells = owner.exact_cells
             self._slots.append(slot)
@@ -496,7 +506,36 @@ class ParallelLlamaCpp:
                     best, chosen = key, i
             if chosen is not None:
                 self._idle[chosen] = False
+                assert best is not None
+                self._share_start(chosen, tokens, best[0])
             return chosen
+
+    def _share_start(self, index: int, tokens: list[int], have: int) -> None:
+        """Copy into slot ``index``'s cache the longest start of ``tokens`` that another sequence
+        holds (busy or not), when it is at least ``SHARE_MIN`` tokens longer than what the slot
+        holds: requests that share a long system prompt, or a burst of them that outnumbers
+        the sequences holding it, read it once instead of once a sequence."""
+        best, source = have, None
+        for i, slot in enumerate(self._slots):
+            if i == index or slot._shifts:
+                continue
+            shared = common_prefix(slot._cached, tokens)
+            if shared > best:
+                best, source = shared, slot
+        if source is None or best - have < SHARE_MIN or any(t < 0 for t in tokens[:best]):
+            return
+        target = self._slots[index]
+        lib, mem = self._owner._lib, self._owner._mem
+        with self._batcher.lock:
+            # The source is not between dropping cells and forgetting their tokens (its
+            # ``_rewind``), so its cached tokens are what its cells hold.
+            if not source._settled or common_prefix(source._cached, tokens) < best:  # type: ignore[attr-defined]
+                return
+            lib.llama_memory_seq_cp(mem, source._seq, target._seq, -1, -1)
+            lib.llama_memory_seq_rm(mem, target._seq, best, -1)
+            target._cached[:] = tokens[:best]
+            target._shifts = []
+            target._saved = ()
 
     def _stream(self, index: int, chunks: Iterator[Chunk]) -> Iterator[Chunk]:
         seq = self._slots[index]._seq

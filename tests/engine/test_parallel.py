@@ -190,3 +190,30 @@ def test_a_bad_request_ends_in_its_terminal_chunk(parallel: ParallelLlamaCpp) ->
     _, final = collect(parallel.complete("word " * 5000, GREEDY))
     assert final.finish_reason == "error" and final.error
     assert parallel.busy == 0
+
+
+def test_a_long_start_another_sequence_holds_is_copied_not_read_again(
+    parallel: ParallelLlamaCpp,
+) -> None:
+    """Two requests with the same long system prompt at once: the second takes another
+    sequence, which gets the shared start copied from the first's cache (it counts as cached),
+    even though the first is still generating."""
+    system = ChatMessage(
+        "system",
+        "You are the help desk of the Fenwick Loom harbour. Answer in one short sentence, "
+        "politely, and never invent opening hours, fees or tide times that you were not given. "
+        "The harbour office is on the north quay, beside the crane, and the slipway is south.",
+    )
+    first = cast(
+        Generator[Chunk, None, None],
+        parallel.chat([system, *ask("Where is the office?")], GREEDY),
+    )
+    try:
+        assert not next(first).is_terminal  # its prompt is read: it is generating now
+        text, final = collect(parallel.chat([system, *ask("Where is the slipway?")], GREEDY))
+    finally:
+        first.close()
+    assert final.finish_reason in ("stop", "length") and text
+    assert final.stats is not None
+    assert final.stats.cached_tokens >= len(parallel.tokenize(system.content))
+    assert parallel.busy == 0
