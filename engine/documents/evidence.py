@@ -26,11 +26,17 @@ Similarity = Callable[[Sequence[str]], Sequence[float]] | None
 
 
 def stem(word: str) -> str:
-    """A light suffix strip, so that "arrows" finds "arrow" and "shading" finds "shad"."""
+    """A light suffix strip that meets itself: "takes", "take" and "taken" give "tak";
+    "charging", "charged" and "charge" give "charg"; "batteries" and "battery" give "battery"."""
     w = word.lower().strip(".-")
-    for suffix in ("ing", "ies", "es", "ed", "s"):
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    for suffix in ("ing", "ed", "en", "es", "s"):
         if len(w) > len(suffix) + 2 and w.endswith(suffix):
-            return w[: -len(suffix)]
+            w = w[: -len(suffix)]
+            break
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
     return w
 
 

@@ -94,3 +94,12 @@ def test_with_the_encoder_a_paraphrase_finds_its_sentence(
     found = Retriever(db, collection, encoder).search("What weight can the winch cable take?", 3)
     assert any("900 kilograms" in s.sentence for s in found)
     db.close()
+
+
+def test_word_forms_meet() -> None:
+    from engine.documents.evidence import stem
+
+    assert stem("takes") == stem("take") == stem("taken")
+    assert stem("charging") == stem("charged") == stem("charge") == stem("charges")
+    assert stem("batteries") == stem("battery")
+    assert stem("boxes") == stem("box")
