@@ -207,7 +207,7 @@ def generated_set() -> tuple[Path, list[dict[str, Any]]]:
     return root, json.loads(QUESTIONS.read_text(encoding="utf-8"))
 
 
-def real_set(name: str) -> tuple[Path, list[dict[str, Any]]]:
+def real_set(name: str = "real") -> tuple[Path, list[dict[str, Any]]]:
     from bench.real_docs import HELDOUT, TUNING, fetch, load_questions
 
     corpus = HELDOUT if name == "heldout" else TUNING
