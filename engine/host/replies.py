@@ -187,7 +187,7 @@ class Replies:
         others'. The comparison (which probes the hardware: ONNX Runtime's import alone takes a
         second) waits for an idle moment, so that the next request does not wait for it."""
         from engine.errors import LoadCancelled
-        from engine.speed.observe import observation_from_stats
+        from engine.speed.observe import counts, observation_from_stats
         from engine.tuning.load import is_busy
 
         if (
@@ -196,6 +196,7 @@ class Replies:
             or final.stats is None
             or final.stats.batched_tokens
             or final.finish_reason not in ("stop", "length")
+            or not counts(final.stats)  # before the header is read: a tenth of a second of Python
             or is_busy(others)
         ):
             return

@@ -86,6 +86,18 @@ def observation_from_sample(
     )
 
 
+def counts(stats: GenerationStats) -> bool:
+    """Whether a reply read enough of a prompt and wrote enough to say how fast this model runs
+    here (and did not speculate, which changes the decode rate)."""
+    return not (
+        stats.completion_tokens < MIN_DECODED
+        or stats.prompt_tokens - stats.cached_tokens < MIN_PROMPT
+        or stats.decode_tokens_per_s <= 0
+        or stats.prompt_tokens_per_s <= 0
+        or stats.draft_tokens
+    )
+
+
 def observation_from_stats(
     path: Path,
     info: GGUFFile | OnnxModelInfo | CoreMLModelInfo,
@@ -93,15 +105,9 @@ def observation_from_stats(
     stats: GenerationStats,
 ) -> Observation | None:
     """A reply's figures, when it read a prompt and wrote enough of a reply to count."""
-    evaluated = stats.prompt_tokens - stats.cached_tokens
-    if (
-        stats.completion_tokens < MIN_DECODED
-        or evaluated < MIN_PROMPT
-        or stats.decode_tokens_per_s <= 0
-        or stats.prompt_tokens_per_s <= 0
-        or stats.draft_tokens  # speculation changes the decode rate
-    ):
+    if not counts(stats):
         return None
+    evaluated = stats.prompt_tokens - stats.cached_tokens
     return observation(
         path,
         info,

@@ -521,17 +521,3 @@ def huge_sparse_model(folder: Path, gib: int = 256) -> Path:
 def test_huge_sparse_model_reads_as_huge(tmp_path: Path) -> None:
     info = read_gguf(huge_sparse_model(tmp_path, gib=64))
     assert info.weights_bytes >= 64 * (1 << 30)
-
-
-def test_a_real_models_header_is_read_once_while_its_file_is_unchanged(
-    starter: Path, tmp_path: Path
-) -> None:
-    copy = tmp_path / "model.gguf"
-    copy.write_bytes(starter.read_bytes())
-    first = read_gguf(copy)
-    assert read_gguf(copy) is first
-    stat = copy.stat()
-    os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # the file changed
-    again = read_gguf(copy)
-    assert again is not first
-    assert again.metadata == first.metadata

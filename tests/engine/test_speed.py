@@ -206,3 +206,28 @@ def test_a_corrupt_model_file_has_no_speed_and_breaks_nothing(
     assert model_speed(broken, report, plan) is None
     sound = model_speed(starter, report, plan)
     assert sound is not None and not sound.measured and sound.decode_tps > 0
+
+
+def test_a_reply_too_short_to_count_does_not_read_the_models_header(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The host compares a load's first counting reply with its prediction; replies too short
+    to count are passed over before the header is read (a large vocabulary takes a tenth of a
+    second of Python to parse, which the next request would wait for)."""
+    from types import SimpleNamespace
+
+    from engine.host.replies import Replies
+    from engine.speed import facts
+    from engine.speed.observe import counts
+    from engine.types import Chunk, GenerationStats
+
+    read: list[Path] = []
+    monkeypatch.setattr(facts, "read_model_info", lambda path: read.append(path))
+    short = GenerationStats(prompt_tokens=40, completion_tokens=2, ttft_s=0.05)
+    short = dataclasses.replace(short, prompt_tokens_per_s=800.0, decode_tokens_per_s=90.0)
+    assert not counts(short)
+    host = SimpleNamespace(_speed_checked=None)
+    resident = SimpleNamespace(path=Path("model.gguf"), plan=None, id="model")
+    final = Chunk(finish_reason="length", stats=short)
+    Replies._check_speed(host, resident, final, 0.0)  # type: ignore[arg-type]
+    assert read == []

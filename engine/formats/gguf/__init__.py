@@ -16,12 +16,11 @@ import math
 import os
 import stat
 import struct
-import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Final, TypeGuard
+from typing import BinaryIO, TypeGuard
 
 from engine.errors import ModelLoadError, ModelNotFound
 from engine.formats.gguf.cursor import REMEDY, Cursor
@@ -303,39 +302,17 @@ def _collapse(values: object) -> object:
     return values
 
 
-_READ_KEEP: Final = 4  # headers kept (a large vocabulary takes a tenth of a second to parse)
-_READ_KEEP_FROM: Final = 16 << 20  # bytes: a real model's file, not a handmade header
-_read: OrderedDict[tuple[str, int, int, int, int], GGUFFile] = OrderedDict()
-_read_lock = threading.Lock()
-
-
 def read_gguf(path: str | os.PathLike[str]) -> GGUFFile:
-    """Parse a GGUF file's header; ``ModelLoadError`` for anything malformed or unsupported.
-
-    The last few headers of real models' files are kept while the file is unchanged (device,
-    inode, size, modification time): the host reads a resident model's header after replies."""
+    """Parse a GGUF file's header; ``ModelLoadError`` for anything malformed or unsupported."""
     file_path = Path(path)
     try:
-        st = file_path.stat()
-        if not stat.S_ISREG(st.st_mode):  # reading a pipe or device could block or never end
-            kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a special file"
+        mode = file_path.stat().st_mode
+        if not stat.S_ISREG(mode):  # reading a pipe or device could block or never end
+            kind = "a folder" if stat.S_ISDIR(mode) else "a special file"
             raise ModelLoadError(f"{file_path} is {kind}, not a GGUF file. Give a .gguf file.")
-        key = (str(file_path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-        with _read_lock:
-            kept = _read.get(key)
-            if kept is not None:
-                _read.move_to_end(key)
-                return kept
         with file_path.open("rb") as file:
             size = os.fstat(file.fileno()).st_size
-            info = _parse(Cursor(file, file_path, size), file_path, size)
-        if st.st_size < _READ_KEEP_FROM:
-            return info
-        with _read_lock:
-            _read[key] = info
-            while len(_read) > _READ_KEEP:
-                _read.popitem(last=False)
-        return info
+            return _parse(Cursor(file, file_path, size), file_path, size)
     except FileNotFoundError:
         raise ModelNotFound(f"No model file at {file_path}. Give a path to a .gguf file.") from None
     except OSError as exc:
