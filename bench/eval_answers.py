@@ -8,7 +8,8 @@ documents." (by the retrieval check, by the model itself, both), and the share o
 questions that still get an answer. Replies are cut at --max-tokens: whether a model declines
 shows in its first words.
 
-    python bench/eval_answers.py [--set real|generated|all] [--model starter|PATH] [--json out]
+    python bench/eval_answers.py [--set real|heldout|generated|all] [--model starter|PATH]
+                                 [--json out]
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def reply(client: Any, messages: Any, max_tokens: int) -> str:
 def evaluate(
     name: str, encoder: Any, client: Any, n_ctx: int, max_tokens: int, limit: int | None
 ) -> dict[str, Any]:
-    root, questions = generated_set() if name == "generated" else real_set()
+    root, questions = generated_set() if name == "generated" else real_set(name)
     if limit:
         answerable = [q for q in questions if q["answers"]][:limit]
         questions = answerable + [q for q in questions if not q["answers"]][:limit]
@@ -101,13 +102,13 @@ def main() -> int:
     from engine.client.local import LocalEngine
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--set", choices=("generated", "real", "all"), default="all")
+    parser.add_argument("--set", choices=("generated", "real", "heldout", "all"), default="all")
     parser.add_argument("--model", default="starter", help="a catalog id, a name, or a path")
     parser.add_argument("--max-tokens", type=int, default=48)
     parser.add_argument("--limit", type=int, help="at most this many of each kind of question")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    names = ("generated", "real") if args.set == "all" else (args.set,)
+    names = ("generated", "real", "heldout") if args.set == "all" else (args.set,)
     report: dict[str, Any] = {"model": args.model, "max_tokens": args.max_tokens, "sets": {}}
     engine = LocalEngine.start()
     try:
