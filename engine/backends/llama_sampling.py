@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from engine.errors import InvalidRequest
@@ -51,6 +52,7 @@ class _Picker:
     token from the last row, and guessed tokens checked in one batch (speculation) row by row."""
 
     _model: Any
+    _decode: Any
 
     def _pick(self, index: int) -> int:
         raise NotImplementedError
@@ -65,6 +67,10 @@ class _Picker:
             token, draft, cancel, want_logits, self._pick
         )
         return drawn
+
+    def accept(self, token: int, cancel: threading.Event) -> bool:
+        accepted: bool = self._decode([token], cancel)
+        return accepted
 
 
 class NativeSampler(_Picker):
@@ -87,23 +93,14 @@ class NativeSampler(_Picker):
 
     def _pick(self, index: int) -> int:
         row = self._model._row(index)
-        penalty = self._penalty
-        if penalty is None:
+
+        def draw() -> int:
             return int(self._sample(self._chain, self._ctx, row))
-        restore = penalty.apply(row)
-        try:
-            token = int(self._sample(self._chain, self._ctx, row))
-        finally:
-            restore()
-        penalty.seen(token)
-        return token
+
+        return draw() if self._penalty is None else self._penalty.pick(row, draw)
 
     def logits(self) -> Any:
         return last_logits(self._model)
-
-    def accept(self, token: int, cancel: threading.Event) -> bool:
-        accepted: bool = self._decode([token], cancel)
-        return accepted
 
 
 class _Penalty:
@@ -121,28 +118,24 @@ class _Penalty:
         self._penalty = np.float32(penalty)
         self._recent: deque[int] = deque(maxlen=max(window, 1))
 
-    def apply(self, row: int) -> Any:
-        """Penalize ``row``'s logits; returns what puts them back."""
+    def pick(self, row: int, choose: Callable[[], int]) -> int:
+        """``choose()`` from ``row``'s logits penalized, which are put back afterwards; the
+        token chosen joins the window."""
         np = self._np
-        if not self._recent:
-            return _nothing
-        logits = np.ctypeslib.as_array(self._get(self._ctx, row), shape=(self._n_vocab,))
-        seen = np.fromiter(set(self._recent), dtype=np.int64)
-        values = logits[seen].copy()
-        # float32 throughout, as llama.cpp computes it, so that ties break the same way.
-        logits[seen] = np.where(values > 0, values / self._penalty, values * self._penalty)
-
-        def restore() -> None:
-            logits[seen] = values
-
-        return restore
-
-    def seen(self, token: int) -> None:
+        if self._recent:
+            logits = np.ctypeslib.as_array(self._get(self._ctx, row), shape=(self._n_vocab,))
+            seen = np.fromiter(set(self._recent), dtype=np.int64)
+            values = logits[seen].copy()
+            # float32 throughout, as llama.cpp computes it, so that ties break the same way.
+            logits[seen] = np.where(values > 0, values / self._penalty, values * self._penalty)
+            try:
+                token = choose()
+            finally:
+                logits[seen] = values
+        else:
+            token = choose()
         self._recent.append(token)
-
-
-def _nothing() -> None:
-    pass
+        return token
 
 
 class Argmax(_Picker):
@@ -169,20 +162,11 @@ class Argmax(_Picker):
     def _pick(self, index: int) -> int:
         row = self._model._row(index)
         logits = self._np.ctypeslib.as_array(self._get(self._ctx, row), shape=(self._n_vocab,))
-        penalty = self._penalty
-        if penalty is None:
-            return int(logits.argmax())
-        restore = penalty.apply(row)
-        try:
-            token = int(logits.argmax())
-        finally:
-            restore()
-        penalty.seen(token)
-        return token
 
-    def accept(self, token: int, cancel: threading.Event) -> bool:
-        accepted: bool = self._decode([token], cancel)
-        return accepted
+        def argmax() -> int:
+            return int(logits.argmax())
+
+        return argmax() if self._penalty is None else self._penalty.pick(row, argmax)
 
 
 def last_logits(model: Any) -> Any:
