@@ -495,36 +495,29 @@ class ParallelLlamaCpp:
         """The idle slot holding the longest prefix of ``tokens``; among equals, the one idle
         longest (its cache is the least likely to be continued)."""
         with self._take_lock:
-            best: tuple[int, float] | None = None
-            chosen = None
-            for i, slot in enumerate(self._slots):
-                if not self._idle[i]:
-                    continue
-                shared = common_prefix(slot._cached, tokens)
-                key = (shared, -self._used[i])
-                if best is None or key > best:
-                    best, chosen = key, i
-            if chosen is not None:
-                self._idle[chosen] = False
-                assert best is not None
-                self._share_start(chosen, tokens, best[0])
+            shared = [common_prefix(slot._cached, tokens) for slot in self._slots]
+            idle = [i for i in range(len(self._slots)) if self._idle[i]]
+            if not idle:
+                return None
+            chosen = max(idle, key=lambda i: (shared[i], -self._used[i]))
+            self._idle[chosen] = False
+            self._share_start(chosen, tokens, shared)
             return chosen
 
-    def _share_start(self, index: int, tokens: list[int], have: int) -> None:
+    def _share_start(self, index: int, tokens: list[int], shared: list[int]) -> None:
         """Copy into slot ``index``'s cache the longest start of ``tokens`` that another sequence
-        holds (busy or not), when it is at least ``SHARE_MIN`` tokens longer than what the slot
-        holds: requests that share a long system prompt, or a burst of them that outnumbers
-        the sequences holding it, read it once instead of once a sequence."""
-        best, source = have, None
-        for i, slot in enumerate(self._slots):
-            if i == index or slot._shifts:
-                continue
-            shared = common_prefix(slot._cached, tokens)
-            if shared > best:
-                best, source = shared, slot
-        if source is None or best - have < SHARE_MIN or any(t < 0 for t in tokens[:best]):
+        holds (busy or not; ``shared``: each slot's), when it is at least ``SHARE_MIN`` tokens
+        longer than what the slot holds: requests that share a long system prompt, or a burst of
+        them that outnumbers the sequences holding it, read it once instead of once a sequence."""
+        have = shared[index]
+        others = [i for i in range(len(self._slots)) if i != index and not self._slots[i]._shifts]
+        if not others:
             return
-        target = self._slots[index]
+        source_index = max(others, key=shared.__getitem__)
+        best = shared[source_index]
+        if best - have < SHARE_MIN or any(t < 0 for t in tokens[:best]):
+            return
+        source, target = self._slots[source_index], self._slots[index]
         lib, mem = self._owner._lib, self._owner._mem
         with self._batcher.lock:
             # The source is not between dropping cells and forgetting their tokens (its
