@@ -454,7 +454,7 @@ class DocumentsView(QWidget):
         for n, source in enumerate(sources, 1):
             where = Path(source.path).name + (f", page {source.page}" if source.page else "")
             heading = f" — {source.heading}" if source.heading else ""
-            if source.sentence:  # the sentence that decided the page, as the reader finds it
+            if source.sentence:  # the sentence that answers, as the reader finds it
                 quote = " ".join(source.sentence.split())[:220]
                 excerpt = f"… <b>{_escape(quote)}</b> …"
             else:

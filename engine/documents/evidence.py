@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+|\n+")
-_WORD = re.compile(r"[\w][\w.\-]*[\w]|[\w]", re.UNICODE)
+WORD = re.compile(r"[\w][\w.\-]*[\w]|[\w]", re.UNICODE)  # a word, or a name with dots and dashes
 
 # Cosines of sentences with the question, for the sentences given (None: no encoder).
 Similarity = Callable[[Sequence[str]], Sequence[float]] | None
@@ -53,7 +53,7 @@ def sentences(text: str) -> list[str]:
 
 
 def sentence_score(sentence: str, terms: Mapping[str, float]) -> float:
-    words = {stem(w) for w in _WORD.findall(sentence)}
+    words = {stem(w) for w in WORD.findall(sentence)}
     return sum(weight for term, weight in terms.items() if term in words)
 
 

@@ -16,13 +16,12 @@ engine.documents.rerank) the best pages are read again with the question and reo
 from __future__ import annotations
 
 import dataclasses
-import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
-from engine.documents.evidence import Similarity, best_sentence, sentences, weights
+from engine.documents.evidence import WORD, Similarity, best_sentence, sentences, weights
 from engine.documents.index_db import Collection, IndexDB
 
 if TYPE_CHECKING:
@@ -34,7 +33,6 @@ CANDIDATES = 100  # from each half; fewer let a keyword-only page win on long ma
 VECTOR_WEIGHT = 0.6  # of the fused score; the keyword score has the rest
 RERANK_POOL = 20  # the best pages a reranker reads again, when there is one
 TERM_COUNT_CAP = 5000  # passages counted per question word, for its weight
-_WORD = re.compile(r"[\w][\w.\-]*[\w]|[\w]", re.UNICODE)
 # Words that carry no topic; dropped from keyword queries (they would match every chunk).
 _STOPWORDS_TEXT = """a an and are as at be been but by can could did do does for from had has have
 how i if in into is it its me my of on or our should so than that the their them then there these
@@ -60,7 +58,7 @@ class Source:
     score: float
     text: str
     similarity: float | None = None  # cosine of the passage and the question, when embedded
-    sentence: str = ""  # the sentence that decided the page (engine/documents/page_choice.py)
+    sentence: str = ""  # the sentence that answers (engine/documents/evidence.py)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -73,13 +71,20 @@ class Source:
         }
 
 
+def content_words(question: str) -> list[str]:
+    """A question's words that carry its topic, lower case, each once, in order."""
+    return list(dict.fromkeys(w for w in _words(question) if w not in STOPWORDS))
+
+
 def keyword_query(question: str) -> str:
-    """An FTS5 query from a question: its content words, OR-ed, each quoted (so that nothing the
-    user typed is read as FTS syntax)."""
-    words = [w.lower() for w in _WORD.findall(question)]
-    terms = [w for w in words if w not in STOPWORDS] or words
-    unique = list(dict.fromkeys(terms))
-    return " OR ".join('"' + w.replace('"', "") + '"' for w in unique)
+    """An FTS5 query from a question: its content words (all its words when it has none), OR-ed,
+    each quoted (so that nothing the user typed is read as FTS syntax)."""
+    terms = content_words(question) or list(dict.fromkeys(_words(question)))
+    return " OR ".join('"' + w.replace('"', "") + '"' for w in terms)
+
+
+def _words(question: str) -> list[str]:
+    return [w.lower() for w in WORD.findall(question)]
 
 
 class Retriever:
@@ -104,10 +109,12 @@ class Retriever:
         (for measuring each)."""
         keyword: list[tuple[int, float]] = []
         vector: list[tuple[int, float]] = []
+        asked: Any = None  # the question's vector, when meaning is searched
         if mode == "keyword" or self.encoder is None:
             keyword = self.db.keyword(self.collection, keyword_query(question), CANDIDATES)
         elif mode == "vector":
-            vector = self.vector_search(question, CANDIDATES)
+            asked = self._embed(question)
+            vector = self.vector_search(question, CANDIDATES, asked)
         else:
             # The two halves overlap: SQLite, the encoder and the matrix product each let go
             # of the GIL, so the search takes about as long as the slower half, not both.
@@ -115,7 +122,8 @@ class Retriever:
             words = keyword_query(question)
             pending = _started(lambda: self.db.keyword(self.collection, words, CANDIDATES))
             try:
-                vector = self.vector_search(question, CANDIDATES)
+                asked = self._embed(question)
+                vector = self.vector_search(question, CANDIDATES, asked)
             finally:
                 keyword = pending()
         weight = {"keyword": 0.0, "vector": 1.0, "hybrid": VECTOR_WEIGHT}[mode]
@@ -161,50 +169,41 @@ class Retriever:
             scores = self.reranker.score(question, texts)
             ranked = sorted(range(len(sources)), key=lambda i: (-scores[i], i))
             sources = [sources[i] for i in ranked]
-        return self._with_sentences(question, sources[:k], mode)
+        return self._with_sentences(question, sources[:k], asked)
 
-    def _with_sentences(self, question: str, sources: list[Source], mode: Mode) -> list[Source]:
-        """Each source with the sentence that answers (engine/documents/evidence.py); the
-        sentences of all of them are embedded in one batch."""
+    def _with_sentences(self, question: str, sources: list[Source], asked: Any) -> list[Source]:
+        """Each source with the sentence that answers (engine/documents/evidence.py), by
+        keywords and, when the question was embedded (``asked``), by meaning: the sentences of
+        all of them are embedded in one batch."""
         if not sources:
             return sources
         terms = self._term_weights(question)
-        similarity = self._sentence_similarity(question) if mode != "keyword" else None
-        cosines: dict[str, float] = {}
-        if similarity is not None:
+        scorer: Similarity = None
+        if asked is not None and self.encoder is not None:
+            import numpy as np
+
             texts = list(dict.fromkeys(x for s in sources for x in sentences(s.text)))
-            cosines = dict(zip(texts, similarity(texts), strict=True)) if texts else {}
+            vectors = np.asarray(self.encoder.embed(texts), np.float32) if texts else None
+            cosines = dict(zip(texts, (vectors @ asked).tolist(), strict=True)) if texts else {}
 
-        def known(texts: Sequence[str]) -> list[float]:
-            return [cosines.get(t, 0.0) for t in texts]
+            def known(found: Sequence[str]) -> list[float]:
+                return [cosines.get(t, 0.0) for t in found]
 
-        scorer = known if similarity is not None else None
+            scorer = known
         return [
             dataclasses.replace(s, sentence=best_sentence(s.text, terms, scorer, VECTOR_WEIGHT))
             for s in sources
         ]
 
-    def _sentence_similarity(self, question: str) -> Similarity:
-        """Cosines of sentences with the question, by the encoder (None without one)."""
-        encoder = self.encoder
-        if encoder is None:
-            return None
+    def _embed(self, question: str) -> Any:
         import numpy as np
 
-        asked: list[Any] = []
-
-        def cosines(texts: Sequence[str]) -> list[float]:
-            if not asked:
-                asked.append(np.asarray(encoder.embed([question])[0], np.float32))
-            vectors = np.asarray(encoder.embed(list(texts)), np.float32)
-            return [float(v) for v in vectors @ asked[0]]
-
-        return cosines
+        assert self.encoder is not None
+        return np.asarray(self.encoder.embed([question])[0], np.float32)
 
     def _term_weights(self, question: str) -> dict[str, float]:
         """The question's content words, each weighted by how rare it is in the collection."""
-        words = [w.lower() for w in _WORD.findall(question)]
-        terms = list(dict.fromkeys(w for w in words if w not in STOPWORDS))
+        terms = content_words(question)
         counts = self.db.term_counts(self.collection, terms, cap=TERM_COUNT_CAP)
         total = max(self.db.count_chunks(self.collection), 1)
         return weights(terms, counts, total)
@@ -212,7 +211,11 @@ class Retriever:
     def _reranks(self, mode: Mode) -> bool:
         return self.reranker is not None and mode == "hybrid"
 
-    def vector_search(self, question: str, limit: int) -> list[tuple[int, float]]:
+    def vector_search(
+        self, question: str, limit: int, asked: Any = None
+    ) -> list[tuple[int, float]]:
+        """The ``limit`` passages closest in meaning to ``question`` (``asked``: its vector,
+        when already embedded)."""
         import numpy as np
 
         if self.encoder is None:
@@ -220,7 +223,7 @@ class Retriever:
         matrix, ids = self._vectors()
         if not ids:
             return []
-        query = np.asarray(self.encoder.embed([question])[0], np.float32)
+        query = self._embed(question) if asked is None else asked
         scores = matrix @ query
         top = np.argpartition(-scores, min(limit, len(ids) - 1))[:limit]
         order = top[np.argsort(-scores[top])]
