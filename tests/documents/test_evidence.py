@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -49,21 +50,30 @@ def manual(path: Path) -> None:
     write_pdf(path, [intro, page2, page3])
 
 
-def test_the_cited_page_comes_with_the_sentence_that_decided_it(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def handbook(tmp_path: Path, encoder: EmbeddingModel | None = None) -> Iterator[Retriever]:
+    """The handbook indexed (with ``encoder``'s vectors, when given), and its retriever."""
     folder = tmp_path / "docs"
     folder.mkdir()
     manual(folder / "handbook.pdf")
     db = IndexDB(tmp_path / "index.sqlite3")
     collection = db.collection("c", create=True)
     assert collection is not None
-    Indexer(db, collection).add([folder])
-    best = Retriever(db, collection).search(
-        "What is the maximum load the slipway winch takes in one haul?", 3
-    )[0]
+    Indexer(db, collection, encoder).add([folder])
+    try:
+        yield Retriever(db, collection, encoder)
+    finally:
+        db.close()
+
+
+def test_the_cited_page_comes_with_the_sentence_that_decided_it(tmp_path: Path) -> None:
+    with handbook(tmp_path) as retriever:
+        best = retriever.search("What is the maximum load the slipway winch takes in one haul?", 3)[
+            0
+        ]
     assert best.page == 3
     assert "900 kilograms" in best.sentence
     assert best.to_dict()["sentence"] == best.sentence
-    db.close()
 
 
 @pytest.fixture
@@ -84,16 +94,9 @@ def test_the_sentence_holding_the_rarest_words_of_the_question() -> None:
 def test_with_the_encoder_a_paraphrase_finds_its_sentence(
     tmp_path: Path, encoder: EmbeddingModel
 ) -> None:
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    manual(folder / "handbook.pdf")
-    db = IndexDB(tmp_path / "index.sqlite3")
-    collection = db.collection("c", create=True)
-    assert collection is not None
-    Indexer(db, collection, encoder).add([folder])
-    found = Retriever(db, collection, encoder).search("What weight can the winch cable take?", 3)
+    with handbook(tmp_path, encoder) as retriever:
+        found = retriever.search("What weight can the winch cable take?", 3)
     assert any("900 kilograms" in s.sentence for s in found)
-    db.close()
 
 
 def test_word_forms_meet() -> None:

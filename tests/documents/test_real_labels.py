@@ -1,5 +1,5 @@
-"""The real-document evaluation set's labels hold: every answerable question's key phrase is on
-each page it is labelled with, and the set has the mix it claims (bench/real_docs.py)."""
+"""The real-document evaluation sets' labels hold: every answerable question's key phrase is on
+each page it is labelled with, and each set has the mix it claims (bench/real_docs.py)."""
 
 from __future__ import annotations
 
@@ -7,47 +7,35 @@ from collections import Counter
 
 import pytest
 
-from bench.real_docs import CorpusError, check, fetch, load_questions
+from bench.real_docs import HELDOUT, TUNING, Corpus, CorpusError, check, fetch, load_questions
+
+SETS = [pytest.param(TUNING, id="tuning"), pytest.param(HELDOUT, id="heldout")]
 
 
-def test_the_question_mix() -> None:
-    questions = load_questions()
+@pytest.mark.parametrize(
+    ("corpus", "unanswerable"),
+    [pytest.param(TUNING, 20, id="tuning"), pytest.param(HELDOUT, 8, id="heldout")],
+)
+def test_the_question_mix(corpus: Corpus, unanswerable: int) -> None:
+    questions = load_questions(corpus)
     kinds = Counter(q["kind"] for q in questions)
     answerable = [q for q in questions if q["answers"]]
     assert len(answerable) >= 80
-    assert kinds["unanswerable"] >= 20
+    assert kinds["unanswerable"] >= unanswerable
     assert kinds["table"] >= 0.2 * len(questions)
     assert kinds["recurring"] >= 0.2 * len(questions)
     assert all(q["key"] for q in answerable)
 
 
-def test_every_key_phrase_is_on_its_labelled_page() -> None:
-    try:
-        folder = fetch()
-    except CorpusError as exc:
-        pytest.skip(f"the real documents cannot be fetched here: {exc}")
-    assert check(folder) == []
-
-
-def test_the_held_out_set_mix() -> None:
-    from bench.real_docs import HELDOUT, TUNING
-
-    questions = load_questions(HELDOUT)
-    kinds = Counter(q["kind"] for q in questions)
-    answerable = [q for q in questions if q["answers"]]
-    assert len(answerable) >= 80
-    assert kinds["unanswerable"] >= 8
-    assert kinds["table"] >= 0.2 * len(questions)
-    assert kinds["recurring"] >= 0.2 * len(questions)
+def test_the_held_out_documents_are_not_the_tuning_ones() -> None:
     # Documents of other kinds than the tuning set's, never the same files.
     assert not {m.name for m in HELDOUT.members} & {m.name for m in TUNING.members}
 
 
-def test_every_held_out_key_phrase_is_on_its_labelled_page() -> None:
-    from bench.real_docs import HELDOUT
-
+@pytest.mark.parametrize("corpus", SETS)
+def test_every_key_phrase_is_on_its_labelled_page(corpus: Corpus) -> None:
     try:
-        folder = fetch(corpus=HELDOUT)
+        folder = fetch(corpus=corpus)
     except CorpusError as exc:
-        pytest.skip(f"the held-out documents cannot be fetched here: {exc}")
-    assert check(folder, corpus=HELDOUT) == []
+        pytest.skip(f"the {corpus.name} documents cannot be fetched here: {exc}")
+    assert check(folder, corpus=corpus) == []
