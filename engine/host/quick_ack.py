@@ -11,8 +11,8 @@
   request, Linux delays that acknowledgement in the hope of sending it with the answer, which
   cannot come before the body. ``TCP_QUICKACK`` (tcp(7), Linux only) sends it when data arrives.
 
-Measured on a connection kept alive (the starter, a 2-token streamed reply): the first token 59
-ms after the request with either wait, 21 ms without.
+Measured on a connection kept alive (the starter, a 2-token streamed reply, median of 25): the
+first token 59 ms after the request with either wait left, 17 ms with neither.
 """
 
 from __future__ import annotations
