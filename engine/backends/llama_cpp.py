@@ -148,23 +148,7 @@ class LlamaCppModel(GenerationLoop):
                 raise LoadCancelled(f"Loading {path.name} was cancelled.")
             raise ModelLoadError(_native_failure(f"llama.cpp could not load {path.name}"))
 
-        cparams = lib.llama_context_default_params()
-        # Several sequences each get a cache of the planned context (not one shared cache:
-        # attention then reads only a sequence's own cells).
-        cparams.n_ctx = plan.n_ctx * sequences
-        cparams.n_seq_max = sequences
-        cparams.kv_unified = False
-        cparams.n_batch = plan.n_batch
-        cparams.n_ubatch = plan.n_ubatch
-        cparams.n_threads = plan.threads
-        cparams.n_threads_batch = plan.threads
-        cparams.flash_attn_type = (
-            lib.LLAMA_FLASH_ATTN_TYPE_AUTO
-            if plan.flash_attn
-            else lib.LLAMA_FLASH_ATTN_TYPE_DISABLED
-        )
-        cparams.type_k = cparams.type_v = _KV_GGML_TYPE[plan.kv_type]
-        cparams.swa_full = plan.swa_full  # the planner sized the sliding-window cache for this
+        cparams = self.context_params(plan.n_ctx, sequences)
         # Polled by ggml between graph nodes; installed only while a prompt is evaluated (see
         # _prefilling) so that single-token decoding does not pay a Python call per node.
         self._abort_cb = lib.ggml_abort_callback(lambda _data: self._cancel.is_set())
@@ -211,6 +195,28 @@ class LlamaCppModel(GenerationLoop):
             raise
         self.vision = True
         self.image_marker = self._vision.marker
+
+    def context_params(self, n_ctx: int, sequences: int) -> Any:
+        """llama.cpp's parameters for a context of this model as planned: ``sequences`` each
+        with a cache of ``n_ctx`` tokens (not one shared cache: attention then reads only a
+        sequence's own cells)."""
+        lib, plan = self._lib, self.plan
+        cparams = lib.llama_context_default_params()
+        cparams.n_ctx = n_ctx * sequences
+        cparams.n_seq_max = sequences
+        cparams.kv_unified = False
+        cparams.n_batch = plan.n_batch
+        cparams.n_ubatch = plan.n_ubatch
+        cparams.n_threads = plan.threads
+        cparams.n_threads_batch = plan.threads
+        cparams.flash_attn_type = (
+            lib.LLAMA_FLASH_ATTN_TYPE_AUTO
+            if plan.flash_attn
+            else lib.LLAMA_FLASH_ATTN_TYPE_DISABLED
+        )
+        cparams.type_k = cparams.type_v = _KV_GGML_TYPE[plan.kv_type]
+        cparams.swa_full = plan.swa_full  # the planner sized the sliding-window cache for this
+        return cparams
 
     # -- what the loop asks of llama.cpp --------------------------------------------------------
 

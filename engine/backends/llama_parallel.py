@@ -584,5 +584,13 @@ def _computed(prompt: Any) -> _Computed:
     return _Computed(list(tokens), truncation, None)
 
 
+def weights_of(model: object) -> LlamaCppModel | None:
+    """The llama.cpp model holding ``model``'s weights (itself, or the one a parallel model's
+    slots share); None for another runtime's."""
+    if isinstance(model, ParallelLlamaCpp):
+        return model._owner
+    return model if isinstance(model, LlamaCppModel) else None
+
+
 def _failed(exc: EngineError) -> Iterator[Chunk]:
     yield Chunk(finish_reason="error", error=str(exc), code=exc.code)

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from engine.formats.gguf import GGUFFile
     from engine.planner.plan import Plan
     from engine.speed.installed import ModelSpeed
+    from engine.tuning.batching import Batching
 
 
 def plan_command(
@@ -39,7 +40,8 @@ def plan_command(
     choice = choice_for(path, ctx, measure_now=False)
     if choice is not None and choice.source != "not_measured":
         plan = choice.plan  # what loading it will do
-    plan = with_parallel(plan, parallel)
+    auto = _auto_parallel(path, plan) if parallel is None else None
+    plan = with_parallel(plan, parallel, **({} if auto is None else {"auto": auto[0]}))
     drafts = _drafts(path, plan)
     speed = _speed(path, plan)
     if as_json:
@@ -49,10 +51,13 @@ def plan_command(
                 **speed_fields(speed),
                 "choice": choice.to_dict() if choice else None,
                 "drafts": [d.to_dict() for d in drafts],
+                **({} if parallel is not None else {"parallel_auto": _auto_dict(plan, auto)}),
             }
         )
         return 0
     print(describe_plan(plan))
+    if parallel is None and plan.backend == "llama.cpp":
+        print(f"Because   {_auto_dict(plan, auto)['reason']}")
     if speed is not None:
         print(describe_speed(speed))
     if choice is not None:
@@ -60,6 +65,24 @@ def plan_command(
     for d in drafts:
         print(describe_draft(d))
     return 0
+
+
+def _auto_parallel(path: Path, plan: Plan) -> tuple[int, str, Batching] | None:
+    """``--parallel auto``'s measured count for ``plan``, if measured."""
+    from engine.hardware import probe_hardware
+    from engine.tuning.batching import measured_parallel
+
+    if plan.backend != "llama.cpp" or plan.projector is not None:
+        return None
+    return measured_parallel(path, plan, probe_hardware())
+
+
+def _auto_dict(plan: Plan, found: tuple[int, str, Batching] | None) -> dict[str, object]:
+    from engine.tuning.batching import describe
+
+    if plan.backend != "llama.cpp" or plan.projector is not None:
+        return {"count": 1, "source": "runtime", "reason": "one reply at a time", "speeds": {}}
+    return describe(found)
 
 
 def _plan_split(model: str, ctx: int | None, as_json: bool, specs: list[str]) -> int:

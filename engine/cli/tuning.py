@@ -38,19 +38,35 @@ def tune_command(args: argparse.Namespace) -> int:
     if choice is None:
         raise InsufficientMemory(f"{path.name} does not fit in the memory free now.")
     speed = _speed_check(choice)
+    batching = None if args.use else _measure_batching(path, choice, args.again)
     if args.json:
         print_json(
             {
                 **choice.plan.to_dict(),
                 "choice": choice.to_dict(),
                 "speed": speed.to_dict() if speed is not None else None,
+                "parallel_auto": batching,
             }
         )
         return 0
     print(describe_choice(choice))
     if speed is not None:
         print(describe_check(speed))
+    if batching is not None:
+        print(f"Parallel  --parallel auto runs {batching['reason']}")
     return 0
+
+
+def _measure_batching(path: Path, choice: Choice, again: bool) -> dict[str, object] | None:
+    """How many replies at once pay for the chosen way (llama.cpp models), measured unless
+    kept from a quiet machine."""
+    from engine.hardware import probe_hardware
+    from engine.tuning.batching import describe, measure_batching
+
+    if sys.stderr.isatty():
+        print("Measuring how many replies at once pay…", file=sys.stderr, flush=True)
+    found = measure_batching(path, choice.plan, probe_hardware(), again=again)
+    return None if found is None else describe(found)
 
 
 def _speed_check(choice: Choice) -> Check | None:

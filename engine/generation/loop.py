@@ -346,6 +346,20 @@ class GenerationLoop(ABC):
                 self._drafter = None
             self._free()
 
+    @contextlib.contextmanager
+    def held(self) -> Iterator[threading.Event]:
+        """The model held for other work on its weights (a measurement) as a reply holds it:
+        ``close()`` sets the event it yields and waits for it to let go. EngineBusy when a
+        reply holds the model now."""
+        if not self._lock.acquire(blocking=False):
+            raise EngineBusy("The model is generating.")
+        try:
+            self._check_open()
+            event = self._cancel = threading.Event()
+            yield event
+        finally:
+            self._lock.release()
+
     def __enter__(self) -> Self:
         return self
 

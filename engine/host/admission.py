@@ -16,6 +16,7 @@ from collections import OrderedDict, deque
 from collections.abc import AsyncIterator
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Final
 
 from engine.errors import EngineBusy
 from engine.planner.plan import PARALLEL_MAX
@@ -38,6 +39,10 @@ def client_key(headers: dict[str, str], address: str | None) -> str:
 class _Waiter:
     future: asyncio.Future[None]
     weight: int
+
+
+# Requests that may wait for each sequence of the chat model before the host answers 429.
+QUEUE_PER_SEQUENCE: Final = 8
 
 
 class Admission:

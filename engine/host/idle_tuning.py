@@ -1,4 +1,5 @@
-"""Measuring the ways to run the chat model while the engine is idle, never before a reply.
+"""Measuring the ways to run the chat model, and how many replies at once pay for it, while
+the engine is idle, never before a reply.
 
 A model that can run more than one way here (flash attention on or off, GPU or CPU, its GGUF
 or its ONNX build) loads at once the planner's way. The ways are then measured in the idle
@@ -20,8 +21,10 @@ from typing import TYPE_CHECKING, Final
 from engine.errors import LoadCancelled
 
 if TYPE_CHECKING:
+    from engine.backends.llama_cpp import LlamaCppModel
     from engine.planner.plan import Plan
     from engine.tuning import Choice
+    from engine.tuning.batching import Batching
     from engine.tuning.figures import Sample
 
 log = logging.getLogger("cove.host")
@@ -156,3 +159,92 @@ class IdleTuner:
         self.found = f"{label}: {choice.config.label} ({choice.reason})"
         log.info("measured the ways to run %s: %s", label, choice.reason)
         self._on_choice(choice)
+
+
+class BatchingTuner:
+    """Measures how many replies at once pay for the chat model (engine/tuning/batching.py), a
+    round at a time in idle moments (a thread), then hands the measurement on. It runs on the
+    loaded model's weights, after the ways to run it are measured (``after``): a round that
+    finds another way loaded starts the rounds again."""
+
+    def __init__(
+        self,
+        gate: IdleGate,
+        current: Callable[[], tuple[LlamaCppModel, Path, Plan] | None],
+        on_done: Callable[[Batching, str], None],
+        after: IdleTuner | None = None,
+        measure_round: Callable[..., tuple[dict[int, float], float]] | None = None,
+    ) -> None:
+        self._gate = gate
+        self._current = current
+        self._on_done = on_done
+        self._after = after
+        self._measure_round = measure_round
+        self.status: str | None = None
+        self.found: str | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self, label: str) -> None:
+        self.status = f"Measuring how many replies at once pay for {label} while the engine is idle"
+        self._thread = threading.Thread(
+            target=self._run, args=(label,), name="cove-idle-batching", daemon=True
+        )
+        self._thread.start()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self, label: str) -> None:
+        try:
+            found = self._rounds()
+        except LoadCancelled:
+            found = None
+        except Exception as exc:  # measuring is never worth the engine: keep what is loaded
+            log.warning("could not measure how many replies at once pay for %s: %s", label, exc)
+            found = None
+        self.status = None
+        if found is not None:
+            self._on_done(*found)
+
+    def _rounds(self) -> tuple[Batching, str] | None:
+        from engine.errors import EngineBusy
+        from engine.tuning.batching import (
+            ROUNDS,
+            batching_key,
+            batching_of,
+            counts_for,
+            measure_round,
+        )
+
+        if self._after is not None:
+            self._after.join()
+        run = self._measure_round or measure_round
+        rounds: list[tuple[dict[int, float], float]] = []
+        key: str | None = None
+        counts: list[int] = []
+        while len(rounds) < ROUNDS:
+            stop = self._gate.wait_idle()
+            try:
+                now = self._current()
+                if now is None:
+                    return None  # unloaded, or another model loaded
+                model, path, plan = now
+                if batching_key(path, plan) != key:
+                    rounds, key, counts = [], batching_key(path, plan), counts_for(plan)
+                speeds, share = run(
+                    model, counts, reverse=len(rounds) % 2 == 1, climb=not rounds, stop=stop
+                )
+                if not rounds:
+                    counts = sorted(speeds)
+                rounds.append((speeds, share))
+            except LoadCancelled:
+                if not stop.is_set():
+                    return None  # the model was closed
+                log.info("a request arrived: this measuring round is taken again when idle")
+            except EngineBusy:
+                self._gate.touch()  # a reply holds the model: wait for the next quiet moment
+            finally:
+                self._gate.done(stop)
+        assert key is not None
+        return batching_of(rounds), key

@@ -16,9 +16,9 @@ import contextlib
 import logging
 import os
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from engine.client.protocol import EngineStatus
 from engine.errors import (
@@ -26,9 +26,10 @@ from engine.errors import (
 )
 from engine.generation.loop import GenerationLoop
 from engine.generation.state_cache import StateCache
-from engine.host.admission import ALONE, Admission
+from engine.host.admission import ALONE, QUEUE_PER_SEQUENCE, Admission
+from engine.host.auto_parallel import AutoParallel
 from engine.host.encoders import cross_encoders, sentence_encoders
-from engine.host.idle_tuning import IdleGate, IdleTuner
+from engine.host.idle_tuning import BatchingTuner, IdleGate, IdleTuner
 from engine.host.model_names import NameRules, installed_names, unknown_model
 from engine.host.on_demand import OnDemand, _installed_path
 from engine.host.replies import STREAM_FLUSH_S, Counters, Replies
@@ -45,11 +46,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("cove.host")
 
-# Requests that may wait for each sequence of the chat model before the host answers 429.
-QUEUE_PER_SEQUENCE: Final = 8
 
-
-class HostState(OnDemand, Replies):
+class HostState(OnDemand, Replies, AutoParallel):
     def __init__(
         self,
         *,
@@ -100,6 +98,9 @@ class HostState(OnDemand, Replies):
         self.tuner: IdleTuner | None = None
         # What takes one measuring run (engine.tuning.measure.measure_once unless replaced).
         self.measure_once: Callable[..., Any] | None = None
+        # How many replies at once pay, measured when idle (engine/host/auto_parallel.py).
+        self.batching: BatchingTuner | None = None
+        self.measure_round: Callable[..., tuple[dict[int, float], float]] | None = None
         # The server's event loop, once known (a measured way is switched to from a thread).
         self.loop: asyncio.AbstractEventLoop | None = None
         # Guards the resident slots against a load racing an unload at shutdown.
@@ -210,6 +211,7 @@ class HostState(OnDemand, Replies):
         self.choice = choice
         if choice is not None and (choice.source == "not_measured" or choice.provisional):
             self._tune_later(name, source, ctx, resident)
+        self._measure_batching_later(resident, plan)
         return resident
 
     def _build_resident(
@@ -219,12 +221,18 @@ class HostState(OnDemand, Replies):
         plan: Plan,
         progress: Callable[[float], bool] | None,
         aliases: frozenset[str] = frozenset(),
+        *,
+        auto: int | None = None,
     ) -> Resident:
+        """Load ``path`` with ``plan`` (one sequence), running as many replies at once as
+        ``--parallel`` says; for "auto", ``auto`` or what was measured to pay."""
         from engine.backends import backend_for
         from engine.planner.plan import with_parallel
 
         if not self.workers:  # a model split across machines generates one sequence
-            plan = with_parallel(plan, self.parallel)
+            if self.parallel is None and auto is None:
+                auto = self._auto_count(path, plan)
+            plan = with_parallel(plan, self.parallel, **({} if auto is None else {"auto": auto}))
         self.loading = path.name
         try:
             backend = backend_for(path)
@@ -482,8 +490,8 @@ class HostState(OnDemand, Replies):
             exact_tokens=looped.exact_cells if looped is not None else 0,
             parallel=chat.plan.parallel if chat else 1,
             running=self.streams,
-            measuring=self.tuner.status if self.tuner is not None else None,
-            measured=self.tuner.found if self.tuner is not None else None,
+            measuring=_first(t.status for t in (self.tuner, self.batching) if t is not None),
+            measured=_first(t.found for t in (self.batching, self.tuner) if t is not None),
             vision=bool(chat and getattr(chat.model, "vision", False)),
             residents=tuple(r.describe() for r in self.residents),
         )
@@ -492,6 +500,8 @@ class HostState(OnDemand, Replies):
         self.gate.close()
         if self.tuner is not None:
             self.tuner.join(timeout=30)  # its measuring run frees its copy of the model
+        if self.batching is not None:
+            self.batching.join(timeout=30)
         self.unload_chat()
         with self._slot_lock:
             others = list(self.residents)
@@ -511,3 +521,7 @@ def _looped(model: object) -> GenerationLoop | ParallelLlamaCpp | None:
     from engine.backends.llama_parallel import ParallelLlamaCpp
 
     return model if isinstance(model, GenerationLoop | ParallelLlamaCpp) else None
+
+
+def _first(texts: Iterable[str | None]) -> str | None:
+    return next((t for t in texts if t), None)

@@ -257,17 +257,17 @@ AUTO_KV_SHARE = 0.25
 PARALLEL_MAX = 64
 
 
-def with_parallel(plan: Plan, wanted: int | None) -> Plan:
-    """``plan`` generating ``wanted`` sequences at once (None: as many as fit, up to
-    ``AUTO_PARALLEL`` and ``AUTO_KV_SHARE``), each with a KV cache of the plan's context,
-    counted in every device's budget. Fewer where that many do not fit, with the reason; one
-    where the runtime generates one sequence at a time (anything but llama.cpp, and vision
-    models)."""
+def with_parallel(plan: Plan, wanted: int | None, *, auto: int = AUTO_PARALLEL) -> Plan:
+    """``plan`` generating ``wanted`` sequences at once (None: as many as fit, up to ``auto``
+    and ``AUTO_KV_SHARE``; ``auto`` is the count measured to pay here, engine/tuning/batching.py,
+    or the default), each with a KV cache of the plan's context, counted in every device's
+    budget. Fewer where that many do not fit, with the reason; one where the runtime generates
+    one sequence at a time (anything but llama.cpp, and vision models)."""
     from dataclasses import replace
 
     if plan.parallel != 1:
         raise ValueError("the plan already counts several sequences")
-    target = AUTO_PARALLEL if wanted is None else max(1, min(wanted, PARALLEL_MAX))
+    target = max(1, min(auto if wanted is None else wanted, PARALLEL_MAX))
     if target == 1 or not plan.loadable:
         return plan
     if plan.backend != "llama.cpp" or plan.projector is not None:
@@ -304,3 +304,13 @@ def with_parallel(plan: Plan, wanted: int | None) -> Plan:
     if n == 1:
         return replace(plan, reasons=reasons)
     return replace(plan, budgets=budgets(n), parallel=n, reasons=reasons)
+
+
+def one_sequence(plan: Plan) -> Plan:
+    """``plan`` (made by ``with_parallel``) for one sequence."""
+    from dataclasses import replace
+
+    if plan.parallel == 1:
+        return plan
+    budgets = tuple(replace(b, kv_cache=b.kv_cache // plan.parallel) for b in plan.budgets)
+    return replace(plan, budgets=budgets, parallel=1)

@@ -75,18 +75,20 @@ class TuningStore:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            return {"version": VERSION, "measurements": {}, "overrides": {}}
+            return _empty()
         except (OSError, ValueError) as exc:
             log.warning("%s is unreadable (%s); measuring again", self.path, exc)
-            return {"version": VERSION, "measurements": {}, "overrides": {}}
+            return _empty()
         if not isinstance(data, dict) or data.get("version") not in (1, VERSION):
-            return {"version": VERSION, "measurements": {}, "overrides": {}}
+            return _empty()
         if data["version"] == 1:
             overrides = data.get("overrides")
             kept = overrides if isinstance(overrides, dict) else {}
             data = {"version": VERSION, "measurements": {}, "overrides": kept}
         data.setdefault("measurements", {})
         data.setdefault("overrides", {})
+        if not isinstance(data.get("batching"), dict):
+            data["batching"] = {}
         return data
 
     def _write(self, data: dict[str, Any]) -> None:
@@ -107,6 +109,19 @@ class TuningStore:
             data = self._read()
             key = _entry_key(machine, build, measurement.config)
             data["measurements"][key] = measurement.to_dict()
+            self._write(data)
+
+    def batching(self, machine: str, key: str) -> dict[str, Any] | None:
+        """How many replies at once paid for one model's way here, as engine/tuning/batching.py
+        kept it."""
+        with _lock:
+            entry = self._read()["batching"].get(f"{machine}:{key}")
+        return entry if isinstance(entry, dict) else None
+
+    def save_batching(self, machine: str, key: str, entry: dict[str, Any]) -> None:
+        with _lock:
+            data = self._read()
+            data["batching"][f"{machine}:{key}"] = entry
             self._write(data)
 
     def measured(self, machine: str) -> dict[str, list[Measurement]]:
@@ -152,6 +167,10 @@ class TuningStore:
             else:
                 data["overrides"][str(model.resolve())] = label
             self._write(data)
+
+
+def _empty() -> dict[str, Any]:
+    return {"version": VERSION, "measurements": {}, "overrides": {}, "batching": {}}
 
 
 def _entry_key(machine: str, build: str, config: Config) -> str:

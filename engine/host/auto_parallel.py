@@ -1,0 +1,144 @@
+"""``--parallel auto``: as many replies at once as measured to pay on this machine.
+
+The chat model loads at once with the count kept from an earlier measurement, or the planner's
+default where there is none (engine/planner/plan.py: up to ``AUTO_PARALLEL``, within memory).
+A model not measured yet (or measured on a busy machine) is measured in the engine's idle
+moments on its own weights (engine/host/idle_tuning.py, engine/tuning/batching.py), and where the
+measured count differs from the loaded one, its context is made again with that count at the
+next moment no reply runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.host.admission import QUEUE_PER_SEQUENCE
+
+if TYPE_CHECKING:
+    from engine.backends.llama_cpp import LlamaCppModel
+    from engine.host.idle_tuning import BatchingTuner, IdleGate, IdleTuner
+    from engine.host.residents import Resident
+    from engine.planner.plan import Plan
+    from engine.tuning.batching import Batching
+
+log = logging.getLogger("cove.host")
+
+
+class AutoParallel:
+    """The part of the host state that chooses and measures ``--parallel auto``'s count."""
+
+    parallel: int | None
+    max_queue: int | None
+    workers: tuple[Any, ...]
+    gate: IdleGate
+    tuner: IdleTuner | None
+    batching: BatchingTuner | None
+    loop: asyncio.AbstractEventLoop | None
+    chat: Resident | None
+    # What takes one measuring round (engine.tuning.batching.measure_round unless replaced).
+    measure_round: Callable[..., tuple[dict[int, float], float]] | None
+
+    turn_alone: Callable[[], AbstractAsyncContextManager[None]]
+    _build_resident: Callable[..., Resident]
+
+    def _auto_count(self, path: Path, plan: Plan) -> int:
+        """Replies at once for ``plan`` (one sequence) under ``--parallel auto``: measured, or
+        the planner's default."""
+        from engine.planner.plan import AUTO_PARALLEL
+
+        if plan.backend != "llama.cpp" or plan.projector is not None:
+            return AUTO_PARALLEL
+        from engine.hardware import probe_hardware
+        from engine.tuning.batching import measured_parallel
+
+        try:
+            found = measured_parallel(path, plan, probe_hardware())
+        except OSError:
+            return AUTO_PARALLEL
+        return AUTO_PARALLEL if found is None else found[0]
+
+    def _measure_batching_later(self, resident: Resident, single: Plan) -> None:
+        """Measure how many replies at once pay for ``resident`` in idle moments, unless a
+        measurement made on a quiet machine is kept for it."""
+        if self.parallel is not None or self.workers or os.environ.get("COVE_NO_TUNING"):
+            return
+        if single.backend != "llama.cpp" or single.projector is not None:
+            return
+        from engine.hardware import probe_hardware
+        from engine.host.idle_tuning import BatchingTuner
+        from engine.tuning.batching import measured_parallel
+
+        report = probe_hardware()
+        found = measured_parallel(resident.path, single, report)
+        if found is not None and not found[2].provisional:
+            return
+
+        def current() -> tuple[LlamaCppModel, Path, Plan] | None:
+            from engine.backends.llama_parallel import weights_of
+
+            if self.chat is not resident:
+                return None
+            model = weights_of(resident.model)
+            if model is None:
+                return None
+            return model, resident.path, model.plan
+
+        def done(batching: Batching, key: str) -> None:
+            self._batching_measured(report, resident, batching, key)
+
+        tuner = BatchingTuner(self.gate, current, done, self.tuner, self.measure_round)
+        self.batching = tuner
+        tuner.start(resident.id)
+
+    def _batching_measured(
+        self, report: Any, resident: Resident, batching: Batching, key: str
+    ) -> None:
+        from engine.planner.plan import AUTO_PARALLEL, one_sequence
+        from engine.tuning.batching import most_at_once, parallel_from
+        from engine.tuning.store import TuningStore, machine_key
+
+        try:
+            TuningStore().save_batching(machine_key(report), key, batching.to_dict())
+        except OSError as exc:
+            log.warning("could not keep the measurement of replies at once: %s", exc)
+        single = one_sequence(resident.plan)
+        most = most_at_once(single)
+        speeds = {n: v for n, v in batching.speeds.items() if n <= most}
+        n, why = parallel_from(speeds, min(AUTO_PARALLEL, most))
+        if self.batching is not None:
+            self.batching.found = f"{resident.id}: {why}"
+        log.info("measured replies at once for %s: %s", resident.id, why)
+        if self.chat is not resident or resident.plan.parallel == n or self.loop is None:
+            return
+        asyncio.run_coroutine_threadsafe(self._resize(resident, n), self.loop)
+
+    async def _resize(self, resident: Resident, n: int) -> None:
+        """Make the resident model's context again with ``n`` sequences, once no reply runs;
+        the resident entry is updated in place, so that requests holding it follow."""
+        async with self.turn_alone():
+            if self.chat is not resident or resident.plan.parallel == n:
+                return
+            await asyncio.to_thread(self._resized, resident, n)
+
+    def _resized(self, resident: Resident, n: int) -> None:
+        from engine.planner.plan import one_sequence
+
+        single, before = one_sequence(resident.plan), resident.plan.parallel
+        old = resident.model
+        old.close()  # first: the new context may need the memory the old one holds
+        try:
+            way = self._build_resident(resident.id, resident.path, single, None, auto=n)
+        except Exception as exc:
+            log.warning("could not run %d replies at once (%s); back to %d", n, exc, before)
+            way = self._build_resident(resident.id, resident.path, single, None, auto=before)
+        resident.model, resident.plan = way.model, way.plan
+        if self.max_queue is None:
+            resident.admission.max_queue = QUEUE_PER_SEQUENCE * way.plan.parallel
+        resident.admission.resize(way.plan.parallel)
+        log.info("%s now runs %d replies at once", resident.id, way.plan.parallel)
