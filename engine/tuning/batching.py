@@ -49,7 +49,7 @@ GAIN = 1.15
 LOSS = 0.90
 DEPTH = 128  # tokens of context each sequence decodes at
 WARM_STEPS = 2
-STEPS = 12
+STEPS = 24
 ROUNDS = 3
 # Counts are measured up to here at least (the first round stops rising where doubling no longer
 # gains, once past it).
