@@ -23,6 +23,7 @@ from app.chat.composer import Composer
 from app.chat.generation import (
     DocumentsRequest,
     GenerationRequest,
+    GenerationSignals,
     GenerationWorker,
     Mode,
     NewConversation,
@@ -51,17 +52,55 @@ TOKENS_PER_MESSAGE = 6  # the chat template's role markers around each message
 WARN_AT = 0.8
 
 
-@dataclass
+@dataclass(eq=False)
 class ActiveReply:
     request: GenerationRequest
     conversation_id: int | None
     view_token: int  # which opening of the chat view the reply was started from
     reply_id: int | None = None
     parts: list[str] = field(default_factory=list)
+    worker: GenerationWorker | None = None  # its signals object must outlive the run
+    relay: _Relay | None = None
 
     @property
     def text(self) -> str:
         return "".join(self.parts)
+
+
+class _Relay(QObject):
+    """Hands one reply's worker signals to the controller with the reply they belong to: a
+    QObject of the window's thread, so that they arrive there, in order."""
+
+    def __init__(self, controller: ChatController, active: ActiveReply) -> None:
+        super().__init__(controller)
+        self._c = controller
+        self._a = active
+
+    def wire(self, signals: GenerationSignals) -> None:
+        signals.conversation_created.connect(self.conversation_created)
+        signals.turn_saved.connect(self.turn_saved)
+        signals.chunk_received.connect(self.chunk_received)
+        signals.call_changed.connect(self.call_changed)
+        signals.reasoning_received.connect(self.reasoning_received)
+        signals.reply_finished.connect(self.reply_finished)
+
+    def conversation_created(self, conversation: Conversation) -> None:
+        self._c._conversation_created(self._a, conversation)
+
+    def turn_saved(self, user: Message | None, reply: Message) -> None:
+        self._c._turn_saved(self._a, user, reply)
+
+    def chunk_received(self, reply_id: int, text: str) -> None:
+        self._c._chunk_received(self._a, reply_id, text)
+
+    def call_changed(self, reply_id: int, call: dict[str, Any]) -> None:
+        self._c._call_changed(self._a, reply_id, call)
+
+    def reasoning_received(self, reply_id: int, text: str) -> None:
+        self._c._reasoning_received(self._a, reply_id, text)
+
+    def reply_finished(self, outcome: ReplyOutcome) -> None:
+        self._c._reply_finished(self._a, outcome)
 
 
 def title_from(text: str) -> str:
@@ -94,9 +133,10 @@ class ChatController(QObject):
         self.current: Conversation | None = None
         self.draft_system_prompt = ""
         self.draft_settings: ChatSettings | None = None
-        self.active: ActiveReply | None = None
+        # The replies streaming, each into its own conversation: one per conversation, and any
+        # number of conversations at once (a document answer in one, a chat in another).
+        self.replies: list[ActiveReply] = []
         self._opening = 0
-        self.worker: GenerationWorker | None = None
         # Makes the request that answers from a collection (set by the window).
         self.documents: Callable[[str], DocumentsRequest] | None = None
         # The MCP servers' tools for a reply, and where the consent prompt's answers go (set by
@@ -140,10 +180,10 @@ class ChatController(QObject):
         self.io.submit(job, done, lambda exc: self.store_failed.emit(str(exc)))
 
     def close(self) -> None:
-        """At exit: stop the reply (its text so far is saved) and close the history."""
-        if self.active is not None:
-            self.active.request.cancel.set()
-        self.engine.model_pool.wait(10_000)
+        """At exit: stop the replies (their text so far is saved) and close the history."""
+        for active in self.replies:
+            active.request.cancel.set()
+        self.engine.wait_for_replies(10_000)
         self.io.wait(5_000)
         if self.store is not None:
             self.store.close()
@@ -177,6 +217,7 @@ class ChatController(QObject):
         self.draft_system_prompt = ""
         self.draft_settings = None
         self.view.clear()
+        self._show_busy()
         self.conversation_opened.emit(None)
         self._update_context()
         self.check_vision()
@@ -202,7 +243,7 @@ class ChatController(QObject):
                 return
             self.current = conversation
             self.view.set_messages(messages, self._live_text, focus=message_id)
-            self.view.set_busy(self.active is not None)
+            self._show_busy()
             self.conversation_opened.emit(conversation)
             self._update_context()
             self.check_vision()
@@ -210,9 +251,9 @@ class ChatController(QObject):
         self._io(job, done)
 
     def _live_text(self, message_id: int) -> str | None:
-        active = self.active
-        if active is not None and active.reply_id == message_id:
-            return active.text
+        for active in self.replies:
+            if active.reply_id == message_id:
+                return active.text
         return None
 
     def rename(self, conv_id: int, title: str) -> None:
@@ -224,8 +265,9 @@ class ChatController(QObject):
         self._io(lambda s: s.rename_conversation(conv_id, title), done)
 
     def delete_conversation(self, conv_id: int) -> None:
-        if self.active is not None and self.active.conversation_id == conv_id:
-            self.active.request.cancel.set()
+        for active in self.replies:
+            if active.conversation_id == conv_id:
+                active.request.cancel.set()
         if self.current is not None and self.current.id == conv_id:
             self.new_chat()
         self._io(lambda s: s.delete_conversation(conv_id), lambda _r: self.refresh_list())
@@ -274,8 +316,26 @@ class ChatController(QObject):
     # -- replies ---------------------------------------------------------------------------------
 
     @property
+    def active(self) -> ActiveReply | None:
+        """The reply streaming into the chat on screen, if any."""
+        for active in self.replies:
+            if self._on_screen(active.conversation_id) or (
+                active.conversation_id is None and active.view_token == self._opening
+            ):
+                return active
+        return None
+
+    @property
     def generating(self) -> bool:
+        """Whether the chat on screen is being answered."""
         return self.active is not None
+
+    def _show_busy(self) -> None:
+        """The view, the composer and the Stop action follow the chat on screen."""
+        busy = self.active is not None
+        self.view.set_busy(busy)
+        self.composer.set_generating(busy)
+        self.generating_changed.emit(busy)
 
     def send(self, text: str) -> bool:
         """Send what the composer holds (text, images or both). False (and the text and images
@@ -288,7 +348,10 @@ class ChatController(QObject):
             self.notice.emit("The chat history is still opening; try again in a moment.")
             return False
         if self.active is not None:
-            self.notice.emit("Cove is still answering. Stop the reply (Esc) or wait for it.")
+            self.notice.emit(
+                "Cove is still answering in this chat. Stop the reply (Esc), wait for it, or "
+                "start a new chat meanwhile."
+            )
             return False
         blind = self._blind_model()
         if attached and blind:
@@ -366,7 +429,7 @@ class ChatController(QObject):
             images=images,
             see_images=not self._blind_model(),
         )
-        self.active = ActiveReply(request, request.conversation_id, self._opening)
+        active = ActiveReply(request, request.conversation_id, self._opening)
         reply = self.view.add_message("assistant")
         reply.start_stream()
         if self.engine.loading:
@@ -380,17 +443,11 @@ class ChatController(QObject):
         self.view.update_regenerate()
         self.view.scroll_to_bottom()
         worker = GenerationWorker(self.store, self.engine.chat_fn, request, self.model_images)
-        worker.signals.conversation_created.connect(self._conversation_created)
-        worker.signals.turn_saved.connect(self._turn_saved)
-        worker.signals.chunk_received.connect(self._chunk_received)
-        worker.signals.call_changed.connect(self._call_changed)
-        worker.signals.reasoning_received.connect(self._reasoning_received)
-        worker.signals.reply_finished.connect(self._reply_finished)
+        active.worker, active.relay = worker, _Relay(self, active)
+        active.relay.wire(worker.signals)
         worker.signals.engine_crashed.connect(self.engine.report_crash)
-        self.worker = worker  # its signals object must outlive the run
-        self.view.set_busy(True)
-        self.composer.set_generating(True)
-        self.generating_changed.emit(True)
+        self.replies.append(active)
+        self._show_busy()
         self.engine.run(worker)
 
     def _on_screen(self, conversation_id: int | None) -> bool:
@@ -398,19 +455,14 @@ class ChatController(QObject):
             return False
         return self.current is not None and self.current.id == conversation_id
 
-    def _conversation_created(self, conversation: Conversation) -> None:
-        active = self.active
-        if active is not None:
-            active.conversation_id = conversation.id
-        if self.current is None and active is not None and active.view_token == self._opening:
+    def _conversation_created(self, active: ActiveReply, conversation: Conversation) -> None:
+        active.conversation_id = conversation.id
+        if self.current is None and active.view_token == self._opening:
             self.current = conversation
             self.conversation_opened.emit(conversation)
         self.refresh_list()
 
-    def _turn_saved(self, user: Message | None, reply: Message) -> None:
-        active = self.active
-        if active is None:
-            return
+    def _turn_saved(self, active: ActiveReply, user: Message | None, reply: Message) -> None:
         active.reply_id = reply.id
         if not self._on_screen(reply.conversation_id):
             return
@@ -425,10 +477,7 @@ class ChatController(QObject):
             return
         self.reply_started.emit()
 
-    def _chunk_received(self, reply_id: int, text: str) -> None:
-        active = self.active
-        if active is None:
-            return
+    def _chunk_received(self, active: ActiveReply, reply_id: int, text: str) -> None:
         if active.reply_id is None:
             active.reply_id = reply_id
         active.parts.append(text)
@@ -437,17 +486,15 @@ class ChatController(QObject):
             if widget is not None:
                 widget.append(text)
 
-    def _reasoning_received(self, reply_id: int, text: str) -> None:
-        active = self.active
-        if active is None or not self._on_screen(active.conversation_id):
+    def _reasoning_received(self, active: ActiveReply, reply_id: int, text: str) -> None:
+        if not self._on_screen(active.conversation_id):
             return
         widget = self.view.message_widget(reply_id)
         if widget is not None:
             widget.append_reasoning(text)
 
-    def _call_changed(self, reply_id: int, call: dict[str, Any]) -> None:
-        active = self.active
-        if active is None or not self._on_screen(active.conversation_id):
+    def _call_changed(self, active: ActiveReply, reply_id: int, call: dict[str, Any]) -> None:
+        if not self._on_screen(active.conversation_id):
             return
         widget = self.view.message_widget(reply_id)
         if widget is None:
@@ -465,11 +512,12 @@ class ChatController(QObject):
         if not self.answer_call(call_id, decision):  # type: ignore[arg-type]
             self.notice.emit("That tool call is no longer waiting for an answer.")
 
-    def _reply_finished(self, outcome: ReplyOutcome) -> None:
-        self.active = None
-        self.view.set_busy(False)
-        self.composer.set_generating(False)
-        self.generating_changed.emit(False)
+    def _reply_finished(self, active: ActiveReply, outcome: ReplyOutcome) -> None:
+        if active in self.replies:
+            self.replies.remove(active)
+        if active.relay is not None:
+            active.relay.deleteLater()
+        self._show_busy()
         message = outcome.message
         if self._on_screen(outcome.conversation_id):
             widget = self.view.message_widget(message.id) if message is not None else None

@@ -39,6 +39,9 @@ def _log_failure(exc: BaseException) -> None:
 
 WATCH_INTERVAL_MS = 1500
 STARTER = "starter"
+# Replies that may stream at once from the window (its own engine generates 2 at a time; more
+# wait in the engine's queue, in turn).
+REPLY_THREADS = 4
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -84,6 +87,9 @@ class EngineService(QObject):
         self._stopping = False
         self._owned = True
         self.model_pool = WorkerPool("engine", 1)
+        # Replies stream side by side (the engine generates several at once); each starts once
+        # the loads queued before it are done.
+        self.reply_pool = WorkerPool("replies", REPLY_THREADS)
         self.control_pool = WorkerPool("engine-control", 2)
         self._watch = QTimer(self)
         self._watch.setInterval(WATCH_INTERVAL_MS)
@@ -454,8 +460,13 @@ class EngineService(QObject):
         return chat
 
     def run(self, runnable: QRunnable) -> None:
-        """Queue work that uses the model behind any load or reply in progress."""
-        self.model_pool.start_runnable(runnable)
+        """Start a reply once the loads queued before it are done; replies run side by side
+        (the engine takes them in turn as its sequences allow)."""
+        self.model_pool.submit(lambda: None, lambda _r: self.reply_pool.start_runnable(runnable))
+
+    def wait_for_replies(self, timeout_ms: int) -> None:
+        self.model_pool.wait(timeout_ms)
+        self.reply_pool.wait(timeout_ms)
 
     # -- crashes -------------------------------------------------------------------------------
 

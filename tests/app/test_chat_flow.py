@@ -56,7 +56,7 @@ def test_send_streams_renders_and_saves(qtbot: QtBot, make_window: WindowFactory
     with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS) as blocker:
         type_and_send(qtbot, window, "Name three colours.")
         # The worker exists once the message is sent; count its coalesced updates.
-        worker = window.controller.worker
+        worker = window.controller.replies[-1].worker
         assert worker is not None
         worker.signals.chunk_received.connect(lambda _id, text: appended.append(text))
     outcome = blocker.args[0]

@@ -114,3 +114,49 @@ def test_without_a_collection_the_chat_is_plain(
     outcome = ask(qtbot, window, "Say hello.")
     assert "documents" not in outcome.message.meta
     assert window.view.messages[-1].sources_panel is None
+
+
+def test_a_document_answer_streams_beside_a_chat_reply(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    harbour: Path,
+    engine: Any,
+    shared_models: Path,
+) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from engine.store import ChatSettings
+
+    window = make_window()
+    use_host_encoder(window, engine, shared_models)
+    controller = window.controller
+    # A long story in one chat...
+    controller.draft_settings = ChatSettings(temperature=0.0, max_tokens=1500)
+    finished: list[Any] = []
+    controller.reply_finished.connect(finished.append)
+    type_and_send(qtbot, window, "Write a very long story about a lighthouse keeper.")
+    qtbot.waitUntil(
+        lambda: bool(controller.replies and controller.replies[0].parts), timeout=REPLY_TIMEOUT_MS
+    )
+    story = controller.replies[0]
+    # ...and, while it is written, a question to the documents in another.
+    QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    assert not controller.generating  # the new chat on screen is not being answered
+    assert window.composer.button.text() == "Send"
+    window.composer.choose_collection("Harbour")
+    type_and_send(qtbot, window, "When does the boat to Gull Island depart?")
+    assert len(controller.replies) == 2 and controller.generating
+    qtbot.waitUntil(lambda: len(finished) == 1, timeout=REPLY_TIMEOUT_MS)
+    answer = finished[0]
+    assert answer.error is None, answer.error
+    assert answer.message.meta["documents"]["sources"][0]["page"] == 2
+    # The story was still being written when the answer was complete.
+    assert story in controller.replies and story.parts
+    assert window.view.messages[-1].sources_panel is not None
+    assert window.composer.button.text() == "Send"
+    story.request.cancel.set()
+    qtbot.waitUntil(lambda: len(finished) == 2, timeout=REPLY_TIMEOUT_MS)
+    assert finished[1].final.finish_reason == "cancelled"
+    assert stored_messages(finished[1].conversation_id)[-1].content == story.text
+    assert not controller.replies

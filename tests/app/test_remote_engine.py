@@ -154,7 +154,7 @@ def test_the_window_chats_through_another_cove_over_https(
     appended: list[str] = []
     with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS) as done:
         type_and_send(qtbot, window, "Name three colours.")
-        worker = window.controller.worker
+        worker = window.controller.replies[-1].worker
         assert worker is not None
         worker.signals.chunk_received.connect(lambda _id, text: appended.append(text))
     outcome = done.args[0]
