@@ -115,6 +115,8 @@ class ChatController(QObject):
     search_found = Signal(list)
     conversation_opened = Signal(object)  # Conversation | None (a new, unsaved chat)
     generating_changed = Signal(bool)
+    # The conversations whose replies are streaming now (frozenset of ids).
+    answering_changed = Signal(object)
     reply_started = Signal()
     reply_finished = Signal(object)  # ReplyOutcome
     context_changed = Signal(int, int, str)  # (tokens used, limit or 0, message)
@@ -331,11 +333,15 @@ class ChatController(QObject):
         return self.active is not None
 
     def _show_busy(self) -> None:
-        """The view, the composer and the Stop action follow the chat on screen."""
+        """The view, the composer and the Stop action follow the chat on screen; the list marks
+        every chat being answered."""
         busy = self.active is not None
         self.view.set_busy(busy)
         self.composer.set_generating(busy)
         self.generating_changed.emit(busy)
+        self.answering_changed.emit(
+            frozenset(a.conversation_id for a in self.replies if a.conversation_id is not None)
+        )
 
     def send(self, text: str) -> bool:
         """Send what the composer holds (text, images or both). False (and the text and images
@@ -457,6 +463,7 @@ class ChatController(QObject):
 
     def _conversation_created(self, active: ActiveReply, conversation: Conversation) -> None:
         active.conversation_id = conversation.id
+        self._show_busy()
         if self.current is None and active.view_token == self._opening:
             self.current = conversation
             self.conversation_opened.emit(conversation)

@@ -301,6 +301,7 @@ class MainWindow(QMainWindow):
         c.store_opened.connect(self._store_opened)
         c.store_failed.connect(lambda msg: self.banner.show_crash(msg, [], "No chat history"))
         c.reply_finished.connect(self._reply_finished)
+        c.answering_changed.connect(s.set_answering)
         c.context_changed.connect(self._context_changed)
         c.vision_notice.connect(self.chat_page.show_vision_notice)
         self.chat_page.vision_models_requested.connect(self.show_vision_models)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -105,6 +106,7 @@ class Sidebar(QWidget):
         layout.addLayout(bottom)
         self._current: int | None = None
         self._filling = False
+        self._answering: frozenset[int] = frozenset()  # conversations with a reply streaming
 
     @property
     def query(self) -> str:
@@ -118,6 +120,7 @@ class Sidebar(QWidget):
             item.setData(CONVERSATION_ROLE, conv.id)
             item.setToolTip(conv.title)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+            self._mark(item)
             self.list.addItem(item)
             if conv.id == self._current:
                 item.setSelected(True)
@@ -139,6 +142,23 @@ class Sidebar(QWidget):
         self._filling = False
         self.empty.setVisible(not hits)
         self.empty.setText("Nothing found.")
+
+    def set_answering(self, conversation_ids: frozenset[int]) -> None:
+        """Mark the conversations whose reply is being written (a dot before the title)."""
+        self._answering = conversation_ids
+        self._filling = True
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            if item.data(MESSAGE_ROLE) is None:
+                self._mark(item)
+        self._filling = False
+
+    def _mark(self, item: QListWidgetItem) -> None:
+        answering = item.data(CONVERSATION_ROLE) in self._answering
+        dot = _answering_dot(self.palette().color(QPalette.ColorRole.Link))
+        item.setIcon(dot if answering else QIcon())
+        title = item.text()
+        item.setToolTip(f"{title}\nCove is answering here" if answering else title)
 
     def set_current(self, conversation_id: int | None) -> None:
         self._current = conversation_id
@@ -183,3 +203,17 @@ class Sidebar(QWidget):
         menu.addSeparator()
         menu.addAction("Delete…", lambda: self.delete_requested.emit(conv_id))
         menu.exec(self.list.viewport().mapToGlobal(pos))
+
+
+def _answering_dot(color: QColor) -> QIcon:
+    """A small filled circle in the accent colour: this conversation's reply is streaming."""
+    size = 16
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(color)
+    painter.drawEllipse(4, 4, 8, 8)
+    painter.end()
+    return QIcon(pixmap)

@@ -5,6 +5,7 @@ answered "Not in your documents." without the model."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -151,8 +152,16 @@ def test_a_document_answer_streams_beside_a_chat_reply(
     answer = finished[0]
     assert answer.error is None, answer.error
     assert answer.message.meta["documents"]["sources"][0]["page"] == 2
-    # The story was still being written when the answer was complete.
+    # The story was still being written when the answer was complete, and the list says so.
     assert story in controller.replies and story.parts
+    qtbot.waitUntil(lambda: window.sidebar.list.count() == 2, timeout=REPLY_TIMEOUT_MS)
+    marked = {
+        item.data(Qt.ItemDataRole.UserRole): not item.icon().isNull()
+        for item in (window.sidebar.list.item(i) for i in range(window.sidebar.list.count()))
+    }
+    assert marked == {story.conversation_id: True, answer.conversation_id: False}
+    if os.environ.get("COVE_SHOT"):
+        window.grab().save(os.environ["COVE_SHOT"])
     assert window.view.messages[-1].sources_panel is not None
     assert window.composer.button.text() == "Send"
     story.request.cancel.set()
