@@ -163,6 +163,22 @@ class Batcher:
         with self._cond:
             if self._closed:
                 raise EngineError("The model was unloaded.")
+            alone = all(s == seq for s in self._state) and not self._pending
+            if alone and len(tokens) <= self.capacity:
+                # The only reply in the loop: its tokens are the whole step, evaluated from its
+                # own thread (one hand-over to the compute thread, not three). It stays a busy
+                # member, so no step starts while it reads its logits.
+                if seq not in self._state:
+                    self._state[seq] = _BUSY
+                    self._busy += 1
+                else:
+                    self._mark(seq, _BUSY)
+                direct = _Work(seq, tokens, pos0, logits_all, logits_last, order=0)
+            else:
+                direct = None
+        if direct is not None:
+            return self._step_alone(direct)
+        with self._cond:
             self._order += 1
             work = _Work(seq, tokens, pos0, logits_all, logits_last, order=self._order)
             self._pending.append(work)
@@ -179,6 +195,25 @@ class Batcher:
         if work.rc != 0:
             raise decode_error(work.rc)
         return work.rows
+
+    def _step_alone(self, work: _Work) -> tuple[int, int]:
+        n = len(work.tokens)
+        with self.lock:
+            batch = self._batch
+            if batch is None:
+                raise EngineError("The model was unloaded.")
+            for i, token in enumerate(work.tokens):
+                batch.token[i] = token
+                batch.pos[i] = work.pos0 + i
+                batch.n_seq_id[i] = 1
+                batch.seq_id[i][0] = work.seq
+                wants = work.logits_all or (i == n - 1 and work.logits_last)
+                batch.logits[i] = 1 if wants else 0
+            batch.n_tokens = n
+            rc = int(compute.run(self._lib.llama_decode, self._ctx, batch))
+        if rc != 0:
+            raise decode_error(rc)
+        return (0, n - 1)
 
     def close(self) -> None:
         with self._cond:
