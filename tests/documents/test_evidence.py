@@ -106,3 +106,32 @@ def test_word_forms_meet() -> None:
     assert stem("charging") == stem("charged") == stem("charge") == stem("charges")
     assert stem("batteries") == stem("battery")
     assert stem("boxes") == stem("box")
+
+
+def test_pages_close_in_score_are_ordered_by_their_best_sentence(
+    tmp_path: Path, encoder: EmbeddingModel
+) -> None:
+    from dataclasses import replace
+
+    from engine.documents.retrieve import Source
+
+    question = "How heavy a boat can the slipway winch pull up?"
+    blank = Source(0, "handbook.pdf", 1, None, (), 0.0, "")
+    sources = [
+        # Best by the fused score, its words spread over sentences about other things.
+        replace(blank, chunk_id=1, page=2, score=1.0, text=" ".join(FILLER[:3]) + " Boats."),
+        # Just behind it, with one sentence that answers.
+        replace(
+            blank,
+            chunk_id=2,
+            page=3,
+            score=0.98,
+            text=f"{FILLER[3]} The slipway winch pulls up boats of at most 900 kilograms.",
+        ),
+        replace(blank, chunk_id=3, page=4, score=0.1, text=" ".join(FILLER[4:])),
+    ]
+    with handbook(tmp_path, encoder) as retriever:
+        asked = retriever._embed(question)
+        ordered, cosines = retriever._by_sentences(sources, asked)
+    assert [s.page for s in ordered] == [3, 2, 4]
+    assert set(cosines) >= {"The slipway winch pulls up boats of at most 900 kilograms."}
