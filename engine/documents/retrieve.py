@@ -204,8 +204,8 @@ class Retriever:
     def _by_sentences(
         self, sources: list[Source], asked: Any
     ) -> tuple[list[Source], dict[str, float]]:
-        """``sources`` ordered by their fused score and their best sentence's cosine (see
-        ``SENTENCE_WEIGHT``), and the cosines of their sentences."""
+        """``sources`` ordered (and scored) by their fused score and their best sentence's
+        cosine (see ``SENTENCE_WEIGHT``), and the cosines of their sentences."""
         cosines = self._sentence_cosines(sources, asked)
         best = [max((cosines.get(x, 0.0) for x in sentences(s.text)), default=0.0) for s in sources]
         fused = [s.score for s in sources]
@@ -213,7 +213,10 @@ class Retriever:
             a + SENTENCE_WEIGHT * b for a, b in zip(_spread(fused), _spread(best), strict=True)
         ]
         order = sorted(range(len(sources)), key=lambda i: (-combined[i], i))
-        return [sources[i] for i in order], cosines
+        # The score the order is by, 0..1 over the pool.
+        scale = 1.0 + SENTENCE_WEIGHT
+        ordered = [dataclasses.replace(sources[i], score=combined[i] / scale) for i in order]
+        return ordered, cosines
 
     def _with_sentences(
         self, question: str, sources: list[Source], asked: Any, cosines: dict[str, float]
