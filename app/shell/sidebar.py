@@ -155,8 +155,8 @@ class Sidebar(QWidget):
 
     def _mark(self, item: QListWidgetItem) -> None:
         answering = item.data(CONVERSATION_ROLE) in self._answering
-        dot = _answering_dot(self.palette().color(QPalette.ColorRole.Link))
-        item.setIcon(dot if answering else QIcon())
+        link = self.palette().color(QPalette.ColorRole.Link)
+        item.setIcon(_answering_dot(link) if answering else QIcon())
         title = item.text()
         item.setToolTip(f"{title}\nCove is answering here" if answering else title)
 

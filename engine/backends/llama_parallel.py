@@ -202,14 +202,7 @@ class Batcher:
             batch = self._batch
             if batch is None:
                 raise EngineError("The model was unloaded.")
-            for i, token in enumerate(work.tokens):
-                batch.token[i] = token
-                batch.pos[i] = work.pos0 + i
-                batch.n_seq_id[i] = 1
-                batch.seq_id[i][0] = work.seq
-                wants = work.logits_all or (i == n - 1 and work.logits_last)
-                batch.logits[i] = 1 if wants else 0
-            batch.n_tokens = n
+            batch.n_tokens = _fill(batch, 0, work, 0, n)
             rc = int(compute.run(self._lib.llama_decode, self._ctx, batch))
         if rc != 0:
             raise decode_error(rc)
@@ -284,15 +277,7 @@ class Batcher:
             batch = self._batch
             n = 0
             for work, start, end in share:
-                last_part = end == len(work.tokens)
-                for i in range(start, end):
-                    batch.token[n] = work.tokens[i]
-                    batch.pos[n] = work.pos0 + i
-                    batch.n_seq_id[n] = 1
-                    batch.seq_id[n][0] = work.seq
-                    wants = work.logits_all or (last_part and i == end - 1 and work.logits_last)
-                    batch.logits[n] = 1 if wants else 0
-                    n += 1
+                n = _fill(batch, n, work, start, end)
             batch.n_tokens = n
             with self.lock:
                 rc = int(compute.run(lib.llama_decode, self._ctx, batch)) if n else 0
@@ -617,6 +602,20 @@ def _computed(prompt: Any) -> _Computed:
     except Exception as exc:  # raised again in the loop, which turns it into the terminal chunk
         return _Computed([], None, exc)
     return _Computed(list(tokens), truncation, None)
+
+
+def _fill(batch: Any, n: int, work: _Work, start: int, end: int) -> int:
+    """Put ``work``'s tokens ``start:end`` into ``batch`` from row ``n`` on; the row after."""
+    last_part = end == len(work.tokens)
+    for i in range(start, end):
+        batch.token[n] = work.tokens[i]
+        batch.pos[n] = work.pos0 + i
+        batch.n_seq_id[n] = 1
+        batch.seq_id[n][0] = work.seq
+        wants = work.logits_all or (last_part and i == end - 1 and work.logits_last)
+        batch.logits[n] = 1 if wants else 0
+        n += 1
+    return n
 
 
 def weights_of(model: object) -> LlamaCppModel | None:

@@ -27,7 +27,7 @@ def plan_command(
 ) -> int:
     from engine.backends.loader import plan_model
     from engine.errors import ModelNotFound
-    from engine.planner.plan import with_parallel
+    from engine.planner.plan import AUTO_PARALLEL, several_at_once, with_parallel
 
     if workers:
         return _plan_split(model, ctx, as_json, workers)
@@ -41,7 +41,7 @@ def plan_command(
     if choice is not None and choice.source != "not_measured":
         plan = choice.plan  # what loading it will do
     auto = _auto_parallel(path, plan) if parallel is None else None
-    plan = with_parallel(plan, parallel, **({} if auto is None else {"auto": auto[0]}))
+    plan = with_parallel(plan, parallel, auto=AUTO_PARALLEL if auto is None else auto[0])
     drafts = _drafts(path, plan)
     speed = _speed(path, plan)
     if as_json:
@@ -56,7 +56,7 @@ def plan_command(
         )
         return 0
     print(describe_plan(plan))
-    if parallel is None and plan.backend == "llama.cpp":
+    if parallel is None and several_at_once(plan):
         print(f"Because   {_auto_dict(plan, auto)['reason']}")
     if speed is not None:
         print(describe_speed(speed))
@@ -70,17 +70,19 @@ def plan_command(
 def _auto_parallel(path: Path, plan: Plan) -> tuple[int, str, Batching] | None:
     """``--parallel auto``'s measured count for ``plan``, if measured."""
     from engine.hardware import probe_hardware
+    from engine.planner.plan import several_at_once
     from engine.tuning.batching import measured_parallel
 
-    if plan.backend != "llama.cpp" or plan.projector is not None:
+    if not several_at_once(plan):
         return None
     return measured_parallel(path, plan, probe_hardware())
 
 
 def _auto_dict(plan: Plan, found: tuple[int, str, Batching] | None) -> dict[str, object]:
+    from engine.planner.plan import several_at_once
     from engine.tuning.batching import describe
 
-    if plan.backend != "llama.cpp" or plan.projector is not None:
+    if not several_at_once(plan):
         return {"count": 1, "source": "runtime", "reason": "one reply at a time", "speeds": {}}
     return describe(found)
 

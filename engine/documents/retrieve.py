@@ -324,7 +324,4 @@ def _scaled(found: list[tuple[int, float]]) -> dict[int, float]:
     """Scores scaled to 0..1 over the candidates (min-max); a single candidate scores 1."""
     if not found:
         return {}
-    low = min(score for _i, score in found)
-    high = max(score for _i, score in found)
-    span = high - low
-    return {i: (score - low) / span if span > 0 else 1.0 for i, score in found}
+    return dict(zip((i for i, _s in found), _spread([s for _i, s in found]), strict=True))

@@ -18,8 +18,6 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.host.admission import QUEUE_PER_SEQUENCE
-
 if TYPE_CHECKING:
     from engine.backends.llama_cpp import LlamaCppModel
     from engine.host.idle_tuning import BatchingTuner, IdleGate, IdleTuner
@@ -50,9 +48,9 @@ class AutoParallel:
     def _auto_count(self, path: Path, plan: Plan) -> int:
         """Replies at once for ``plan`` (one sequence) under ``--parallel auto``: measured, or
         the planner's default."""
-        from engine.planner.plan import AUTO_PARALLEL
+        from engine.planner.plan import AUTO_PARALLEL, several_at_once
 
-        if plan.backend != "llama.cpp" or plan.projector is not None:
+        if not several_at_once(plan):
             return AUTO_PARALLEL
         from engine.hardware import probe_hardware
         from engine.tuning.batching import measured_parallel
@@ -68,7 +66,9 @@ class AutoParallel:
         measurement made on a quiet machine is kept for it."""
         if self.parallel is not None or self.workers or os.environ.get("COVE_NO_TUNING"):
             return
-        if single.backend != "llama.cpp" or single.projector is not None:
+        from engine.planner.plan import several_at_once
+
+        if not several_at_once(single):
             return
         from engine.hardware import probe_hardware
         from engine.host.idle_tuning import BatchingTuner
@@ -99,18 +99,18 @@ class AutoParallel:
     def _batching_measured(
         self, report: Any, resident: Resident, batching: Batching, key: str
     ) -> None:
-        from engine.planner.plan import AUTO_PARALLEL, one_sequence
-        from engine.tuning.batching import most_at_once, parallel_from
+        from engine.planner.plan import one_sequence
+        from engine.tuning.batching import count_for
         from engine.tuning.store import TuningStore, machine_key
 
         try:
             TuningStore().save_batching(machine_key(report), key, batching.to_dict())
         except OSError as exc:
             log.warning("could not keep the measurement of replies at once: %s", exc)
-        single = one_sequence(resident.plan)
-        most = most_at_once(single)
-        speeds = {n: v for n, v in batching.speeds.items() if n <= most}
-        n, why = parallel_from(speeds, min(AUTO_PARALLEL, most))
+        chosen = count_for(one_sequence(resident.plan), batching)
+        if chosen is None:
+            return
+        n, why = chosen
         if self.batching is not None:
             self.batching.found = f"{resident.id}: {why}"
         log.info("measured replies at once for %s: %s", resident.id, why)
@@ -138,7 +138,6 @@ class AutoParallel:
             log.warning("could not run %d replies at once (%s); back to %d", n, exc, before)
             way = self._build_resident(resident.id, resident.path, single, None, auto=before)
         resident.model, resident.plan = way.model, way.plan
-        if self.max_queue is None:
-            resident.admission.max_queue = QUEUE_PER_SEQUENCE * way.plan.parallel
+        resident.admission.max_queue = way.admission.max_queue  # it scales with the slots
         resident.admission.resize(way.plan.parallel)
         log.info("%s now runs %d replies at once", resident.id, way.plan.parallel)

@@ -95,8 +95,36 @@ class IdleGate:
                 self._watchers.remove(watcher)
 
 
-class IdleTuner:
+class _IdleThread:
+    """A measurement that runs in a thread of its own, saying what it measures (``status``, for
+    the status bar) and what it found."""
+
+    _thread_name = "cove-idle"
+
+    def __init__(self) -> None:
+        self.status: str | None = None  # what is being measured, for the status bar
+        self.found: str | None = None  # what the last measurement found
+        self._thread: threading.Thread | None = None
+
+    def _start(self, label: str, status: str) -> None:
+        self.status = status
+        self._thread = threading.Thread(
+            target=self._run, args=(label,), name=self._thread_name, daemon=True
+        )
+        self._thread.start()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self, label: str) -> None:
+        raise NotImplementedError
+
+
+class IdleTuner(_IdleThread):
     """Measures one model's ways in idle moments (a thread), then hands the choice on."""
+
+    _thread_name = "cove-idle-tuning"
 
     def __init__(
         self,
@@ -105,24 +133,14 @@ class IdleTuner:
         on_choice: Callable[[Choice], None],
         measure_once: Callable[..., tuple[Sample, float]] | None = None,
     ) -> None:
+        super().__init__()
         self._gate = gate
         self._choose = choose
         self._on_choice = on_choice
         self._measure_once = measure_once
-        self.status: str | None = None  # what is being measured, for the status bar
-        self.found: str | None = None  # what the last measurement found
-        self._thread: threading.Thread | None = None
 
     def start(self, label: str) -> None:
-        self.status = f"Measuring the ways to run {label} while the engine is idle"
-        self._thread = threading.Thread(
-            target=self._run, args=(label,), name="cove-idle-tuning", daemon=True
-        )
-        self._thread.start()
-
-    def join(self, timeout: float | None = None) -> None:
-        if self._thread is not None:
-            self._thread.join(timeout)
+        self._start(label, f"Measuring the ways to run {label} while the engine is idle")
 
     def once(
         self, path: Path, plan: Plan, progress: Callable[[float], bool] | None = None
@@ -161,11 +179,13 @@ class IdleTuner:
         self._on_choice(choice)
 
 
-class BatchingTuner:
+class BatchingTuner(_IdleThread):
     """Measures how many replies at once pay for the chat model (engine/tuning/batching.py), a
     round at a time in idle moments (a thread), then hands the measurement on. It runs on the
     loaded model's weights, after the ways to run it are measured (``after``): a round that
     finds another way loaded starts the rounds again."""
+
+    _thread_name = "cove-idle-batching"
 
     def __init__(
         self,
@@ -175,25 +195,16 @@ class BatchingTuner:
         after: IdleTuner | None = None,
         measure_round: Callable[..., tuple[dict[int, float], float]] | None = None,
     ) -> None:
+        super().__init__()
         self._gate = gate
         self._current = current
         self._on_done = on_done
         self._after = after
         self._measure_round = measure_round
-        self.status: str | None = None
-        self.found: str | None = None
-        self._thread: threading.Thread | None = None
 
     def start(self, label: str) -> None:
-        self.status = f"Measuring how many replies at once pay for {label} while the engine is idle"
-        self._thread = threading.Thread(
-            target=self._run, args=(label,), name="cove-idle-batching", daemon=True
-        )
-        self._thread.start()
-
-    def join(self, timeout: float | None = None) -> None:
-        if self._thread is not None:
-            self._thread.join(timeout)
+        status = f"Measuring how many replies at once pay for {label} while the engine is idle"
+        self._start(label, status)
 
     def _run(self, label: str) -> None:
         try:
@@ -230,8 +241,9 @@ class BatchingTuner:
                 if now is None:
                     return None  # unloaded, or another model loaded
                 model, path, plan = now
-                if batching_key(path, plan) != key:
-                    rounds, key, counts = [], batching_key(path, plan), counts_for(plan)
+                here = batching_key(path, plan)
+                if here != key:
+                    rounds, key, counts = [], here, counts_for(plan)
                 speeds, share = run(
                     model, counts, reverse=len(rounds) % 2 == 1, climb=not rounds, stop=stop
                 )

@@ -227,12 +227,12 @@ class HostState(OnDemand, Replies, AutoParallel):
         """Load ``path`` with ``plan`` (one sequence), running as many replies at once as
         ``--parallel`` says; for "auto", ``auto`` or what was measured to pay."""
         from engine.backends import backend_for
-        from engine.planner.plan import with_parallel
+        from engine.planner.plan import AUTO_PARALLEL, with_parallel
 
         if not self.workers:  # a model split across machines generates one sequence
             if self.parallel is None and auto is None:
                 auto = self._auto_count(path, plan)
-            plan = with_parallel(plan, self.parallel, **({} if auto is None else {"auto": auto}))
+            plan = with_parallel(plan, self.parallel, auto=auto or AUTO_PARALLEL)
         self.loading = path.name
         try:
             backend = backend_for(path)

@@ -257,6 +257,12 @@ AUTO_KV_SHARE = 0.25
 PARALLEL_MAX = 64
 
 
+def several_at_once(plan: Plan) -> bool:
+    """Whether ``plan``'s runtime generates several sequences at once: llama.cpp, but not a
+    vision model."""
+    return plan.backend == "llama.cpp" and plan.projector is None
+
+
 def with_parallel(plan: Plan, wanted: int | None, *, auto: int = AUTO_PARALLEL) -> Plan:
     """``plan`` generating ``wanted`` sequences at once (None: as many as fit, up to ``auto``
     and ``AUTO_KV_SHARE``; ``auto`` is the count measured to pay here, engine/tuning/batching.py,
@@ -270,7 +276,7 @@ def with_parallel(plan: Plan, wanted: int | None, *, auto: int = AUTO_PARALLEL) 
     target = max(1, min(auto if wanted is None else wanted, PARALLEL_MAX))
     if target == 1 or not plan.loadable:
         return plan
-    if plan.backend != "llama.cpp" or plan.projector is not None:
+    if not several_at_once(plan):
         if wanted is None:
             return plan
         why = "vision models" if plan.projector is not None else f"{plan.backend} models"

@@ -162,7 +162,7 @@ def measure_round(
 ) -> tuple[dict[int, float], float]:
     """One round: the aggregate decode speed of each count in ``counts`` on a small context of
     ``model``'s weights, and other processes' share of the machine meanwhile. ``climb``: counts
-    in rising order, ending after the first beyond ``CLIMB_TO`` that gains less than ``GAIN``.
+    in rising order, ending (past ``CLIMB_TO``) two doublings beyond the count that pays.
     Setting ``stop``, or closing the model, ends it (LoadCancelled) between two steps;
     EngineBusy when a reply holds the model."""
     from engine.native.lock import GGML_LOCK
@@ -268,12 +268,24 @@ def counts_for(plan: Plan) -> list[int]:
     return counts_up_to(most_at_once(plan))
 
 
+def count_for(plan: Plan, record: Batching) -> tuple[int, str] | None:
+    """``--parallel auto``'s count for ``plan`` from ``record``, with the reason: among the
+    counts that fit in the memory it was made for; None where not even one sequence was
+    measured."""
+    from engine.planner.plan import AUTO_PARALLEL
+
+    most = most_at_once(plan)
+    speeds = {n: v for n, v in record.speeds.items() if n <= most}
+    if 1 not in speeds:
+        return None
+    return parallel_from(speeds, min(AUTO_PARALLEL, most))
+
+
 def measured_parallel(
     path: Path, plan: Plan, report: HardwareReport, store: TuningStore | None = None
 ) -> tuple[int, str, Batching] | None:
     """``--parallel auto``'s count for ``plan`` (one sequence) from the measurement kept for
     it, with the reason and the measurement; None where it was not measured."""
-    from engine.planner.plan import AUTO_PARALLEL
     from engine.tuning.store import TuningStore, machine_key
 
     entry = (store or TuningStore()).batching(machine_key(report), batching_key(path, plan))
@@ -281,14 +293,10 @@ def measured_parallel(
         record = Batching.from_dict(entry) if entry is not None else None
     except (KeyError, TypeError, ValueError):
         record = None
-    if record is None:
+    chosen = count_for(plan, record) if record is not None else None
+    if record is None or chosen is None:
         return None
-    most = most_at_once(plan)
-    speeds = {n: v for n, v in record.speeds.items() if n <= most}
-    if 1 not in speeds:
-        return None
-    n, why = parallel_from(speeds, min(AUTO_PARALLEL, most))
-    return n, why, record
+    return (*chosen, record)
 
 
 def measure_batching(
@@ -303,9 +311,10 @@ def measure_batching(
     a llama.cpp model), unless a measurement made on a quiet machine is kept; keep it, and
     return ``--parallel auto``'s count with the reason. None for another runtime's model."""
     from engine.backends.llama_cpp import LlamaCppModel
+    from engine.planner.plan import several_at_once
     from engine.tuning.store import TuningStore, machine_key
 
-    if plan.backend != "llama.cpp" or plan.projector is not None:
+    if not several_at_once(plan):
         return None
     store = store or TuningStore()
     found = measured_parallel(path, plan, report, store)

@@ -17,19 +17,12 @@ from engine.planner.plan import AUTO_PARALLEL
 from engine.tuning.figures import Sample
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
+from tests.engine.test_idle_tuning import sample
 
 
 def same_speed(*_args: object, **_kwargs: object) -> tuple[Sample, float]:
     """Every way to run the model measures alike: the planner's way stays."""
-    sample = Sample(
-        prefill_tokens_per_s=500.0,
-        near_depth=300,
-        near_tokens_per_s=100.0,
-        deep_depth=600,
-        deep_tokens_per_s=90.0,
-        seconds=1.0,
-    )
-    return sample, 0.1
+    return sample(100.0), 0.1
 
 
 def test_auto_loads_at_once_then_runs_the_count_measured_to_pay(
