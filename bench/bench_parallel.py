@@ -6,8 +6,9 @@ Cove, ...).
         [--rounds 3] [--tokens 128] [--json]
     .venv/bin/python bench/bench_parallel.py --admission [--model M]
 
-Each client streams a request for a story (temperature 0.8, its own seed) through
-``/v1/chat/completions``; all start together. Reported per server and number of clients, the
+Each client streams a request for a story (temperature 0.8, its own seed, ``ignore_eos`` so
+that every reply is ``--tokens`` long on both servers) through ``/v1/chat/completions``; all
+start together. Reported per server and number of clients, the
 median over rounds of: the aggregate decode rate (completion tokens of all clients over the
 wall time from the first request to the last token), and the p50 and p95 time to the first
 token. Both servers get the same context per sequence (``--ctx``) and as many sequences as the
@@ -122,6 +123,9 @@ async def stream(
         "max_tokens": tokens,
         "temperature": 0.8,
         "seed": seed,
+        # Every reply runs to max_tokens on both servers, so that a round's work does not depend
+        # on where each server's draws happen to end a story.
+        "ignore_eos": True,
         "messages": [{"role": "user", "content": prompt}],
     }
     start = time.perf_counter()

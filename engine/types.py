@@ -102,6 +102,12 @@ class GenerationParams:
     # The client's name for the conversation, kept with its saved state so that deleting the
     # conversation deletes the state (engine/generation/state_cache.py).
     conversation: str | None = None
+    # Added to the logits of these tokens before every choice (OpenAI's ``logit_bias``): -100
+    # or -inf forbids a token, +100 all but forces it.
+    logit_bias: tuple[tuple[int, float], ...] = ()
+    # The model's end-of-reply tokens are never chosen, so the reply runs to ``max_tokens``
+    # (llama-server's and vLLM's ``ignore_eos``: what load tests send for replies of one length).
+    ignore_eos: bool = False
 
     def __post_init__(self) -> None:
         low, high = TEMPERATURE_RANGE
@@ -126,6 +132,8 @@ class GenerationParams:
             raise ValueError("stop strings must not be empty")
         if self.speculation not in get_args(Speculation):
             raise ValueError("speculation must be auto, exact, on or off")
+        if any(t < 0 or b != b for t, b in self.logit_bias):
+            raise ValueError("logit_bias maps token ids (0 or more) to numbers")
         if self.logprobs is not None and not 0 <= self.logprobs <= TOP_LOGPROBS_MAX:
             raise ValueError(f"top_logprobs must be between 0 and {TOP_LOGPROBS_MAX}")
 

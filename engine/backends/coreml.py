@@ -137,7 +137,7 @@ class CoreMLModel(GenerationLoop):
 
     @contextlib.contextmanager
     def _sampler(self, params: GenerationParams) -> Iterator[TokenSource]:
-        yield _Sampler(self, LogitSampler(params))
+        yield _Sampler(self, LogitSampler(params, self._end))
 
     def _is_end(self, token: int) -> bool:
         return token in self._end

@@ -24,6 +24,7 @@ from engine.backends.llama_sampling import NativeSampler, last_logits, logits_at
 from engine.backends.vision import Vision
 from engine.errors import (
     EngineError,
+    InvalidRequest,
     LoadCancelled,
     ModelLoadError,
 )
@@ -169,6 +170,8 @@ class LlamaCppModel(GenerationLoop):
         self._window = 0 if plan.swa_full else int(lib.llama_model_n_swa(self._model))
         self._batch = lib.llama_batch_init(plan.n_batch, 0, 1)
         self._pieces: dict[int, bytes] = {}
+        # Found on first use, shared with the model's sequences (backends/llama_parallel.py).
+        self._known: dict[str, frozenset[int]] = {}
         self._piece_buf = ctypes.create_string_buffer(256)
         self.bos_text = self._token_text(lib.llama_vocab_bos(self._vocab))
         self.eos_text = self._token_text(lib.llama_vocab_eos(self._vocab))
@@ -338,18 +341,43 @@ class LlamaCppModel(GenerationLoop):
 
     @contextlib.contextmanager
     def _sampler(self, params: GenerationParams) -> Iterator[TokenSource]:
+        bias = self._biases(params)
+        window = self._penalty_window(params)
         if params.temperature <= 0.0 and params.grammar is None:
             # Greedy: the argmax of the logits, read in place. The native chain would first copy
             # every logit into a candidate array (n_vocab x 12 bytes) on every token, and its
             # repetition penalty looks every candidate up in a table.
-            yield _Argmax(self, params.repeat_penalty, self._penalty_window(params))
+            yield _Argmax(self, params.repeat_penalty, window, bias)
             return
-        window = self._penalty_window(params)
         chain = make_chain(self._lib, self._vocab, params, 0)  # the penalty applied in place
         try:
-            yield NativeSampler(self, chain, params.repeat_penalty, window)
+            yield NativeSampler(self, chain, params.repeat_penalty, window, bias)
         finally:
             self._lib.llama_sampler_free(chain)
+
+    def _biases(self, params: GenerationParams) -> dict[int, float]:
+        """The request's logit biases, and with ``ignore_eos`` every end-of-reply token
+        forbidden (llama.cpp's end-of-generation tokens and the template's own stop tokens)."""
+        if not params.logit_bias and not params.ignore_eos:
+            return {}
+        n_vocab = int(self._lib.llama_vocab_n_tokens(self._vocab))
+        bias: dict[int, float] = {}
+        for token, value in params.logit_bias:
+            if token >= n_vocab:
+                raise InvalidRequest(
+                    f"'logit_bias': token {token} is not in this model's vocabulary "
+                    f"({n_vocab} tokens, 0 to {n_vocab - 1})."
+                )
+            bias[token] = value
+        if params.ignore_eos:
+            ends = self._known.get("ends")
+            if ends is None:  # found once per model: 150k calls take about 50 ms
+                is_eog = self._lib.llama_vocab_is_eog
+                ends = frozenset(t for t in range(n_vocab) if is_eog(self._vocab, t))
+                self._known["ends"] = ends
+            for token in ends | self._stop_tokens:
+                bias[token] = float("-inf")
+        return bias
 
     def _is_end(self, token: int) -> bool:
         return bool(self._lib.llama_vocab_is_eog(self._vocab, token)) or token in self._stop_tokens

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.backends.base import LoadProgress
-from engine.errors import BackendUnavailable, LoadCancelled, ModelLoadError
+from engine.errors import BackendUnavailable, InvalidRequest, LoadCancelled, ModelLoadError
 from engine.formats.onnx import is_onnx_chat_folder, read_onnx_model
 from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource
 from engine.planner.plan import Plan
@@ -132,6 +132,11 @@ class OrtGenaiModel(GenerationLoop):
 
     @contextlib.contextmanager
     def _sampler(self, params: GenerationParams) -> Iterator[TokenSource]:
+        if params.logit_bias or params.ignore_eos:
+            raise InvalidRequest(
+                "This model runs on ONNX Runtime GenAI, which chooses each token itself: "
+                "'logit_bias' and 'ignore_eos' need a GGUF or Core ML model."
+            )
         yield _OrtSampler(self._generator)
 
     def _is_end(self, token: int) -> bool:

@@ -1,29 +1,44 @@
 """Choosing the next token from logits, for runtimes that give logits and no sampler of their own
-(Core ML): repetition penalty over the last N tokens, temperature, top-k, top-p and min-p, in
-llama.cpp's order, greedy at temperature 0, reproducible with a seed. And, for every runtime, a
-token's log-probability with the most likely alternatives (``logprobs``).
+(Core ML): logit biases, repetition penalty over the last N tokens, temperature, top-k, top-p and
+min-p, in llama.cpp's order, greedy at temperature 0, reproducible with a seed. And, for every
+runtime, a token's log-probability with the most likely alternatives (``logprobs``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
+from engine.errors import InvalidRequest
 from engine.types import GenerationParams, TokenLogprob
 
 
 class LogitSampler:
-    def __init__(self, params: GenerationParams) -> None:
+    """``ends``: the model's end-of-reply tokens, forbidden when the request says ``ignore_eos``."""
+
+    def __init__(self, params: GenerationParams, ends: Collection[int] = ()) -> None:
         import numpy as np
 
         self.params = params
         self._rng = np.random.default_rng(params.seed)
+        bias = dict(params.logit_bias)
+        if params.ignore_eos:
+            bias.update((t, float("-inf")) for t in ends)
+        self._bias = bias
 
     def choose(self, logits: Any, recent: Sequence[int]) -> int:
         import numpy as np
 
         p = self.params
         scores = np.asarray(logits, dtype=np.float64).reshape(-1).copy()
+        if self._bias:  # first, as llama.cpp's sampler order has it
+            ids = np.fromiter(self._bias, dtype=np.int64, count=len(self._bias))
+            if ids.max() >= scores.size:
+                raise InvalidRequest(
+                    f"'logit_bias': token {int(ids.max())} is not in this model's vocabulary "
+                    f"({scores.size} tokens)."
+                )
+            scores[ids] += np.fromiter(self._bias.values(), dtype=np.float64, count=ids.size)
         if p.repeat_penalty != 1.0 and recent:
             window = recent[-p.repeat_last_n :] if p.repeat_last_n > 0 else recent
             seen = np.unique(np.asarray(window, dtype=np.int64))

@@ -26,7 +26,10 @@ SAMPLING_FIELDS = {
     "seed",
     "speculation",
     "cove_conversation",
+    "logit_bias",
+    "ignore_eos",
 }
+MAX_LOGIT_BIAS = 1024  # tokens one request may bias (OpenAI allows 300)
 
 
 def parse_params(data: Mapping[str, Any]) -> GenerationParams:
@@ -68,6 +71,9 @@ def parse_params(data: Mapping[str, Any]) -> GenerationParams:
         if not isinstance(conversation, str) or not 0 < len(conversation) <= 200:
             raise InvalidRequest("'cove_conversation' must be a short string.")
         kwargs["conversation"] = conversation
+    if data.get("logit_bias") is not None:
+        kwargs["logit_bias"] = logit_bias(data["logit_bias"])
+    kwargs["ignore_eos"] = flag(data, "ignore_eos", False)
     try:
         return GenerationParams(**kwargs)
     except ValueError as exc:
@@ -89,3 +95,42 @@ def is_number(value: object) -> bool:
 
 def is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def logit_bias(value: object) -> tuple[tuple[int, float], ...]:
+    """OpenAI's ``logit_bias`` (``{"1234": -100}``: token ids as keys, a bias from -100 to 100)
+    or llama-server's list form (``[[1234, -1.5], [15, false]]``, false forbidding the token),
+    as (token, bias) pairs; -100 and false forbid the token outright, as both servers mean."""
+    pairs: list[tuple[object, object]]
+    if isinstance(value, dict):
+        pairs = list(value.items())
+    elif isinstance(value, list) and all(isinstance(p, list) and len(p) == 2 for p in value):
+        pairs = [(p[0], p[1]) for p in value]
+    else:
+        raise InvalidRequest(
+            "'logit_bias' must map token ids to numbers from -100 to 100 ({\"1234\": -100})."
+        )
+    if len(pairs) > MAX_LOGIT_BIAS:
+        raise InvalidRequest(f"'logit_bias' may name at most {MAX_LOGIT_BIAS} tokens.")
+    out: dict[int, float] = {}
+    for key, bias in pairs:
+        token = _token_id(key)
+        if token is None:
+            raise InvalidRequest(f"'logit_bias': {key!r} is not a token id.")
+        if bias is False:
+            out[token] = float("-inf")
+        elif isinstance(bias, int | float) and is_number(bias) and -100 <= bias <= 100:
+            out[token] = float("-inf") if bias == -100 else float(bias)
+        else:
+            raise InvalidRequest(
+                f"'logit_bias': the bias of token {key} must be a number from -100 to 100."
+            )
+    return tuple(sorted(out.items()))
+
+
+def _token_id(key: object) -> int | None:
+    if isinstance(key, str) and key.isascii() and key.isdigit():
+        return int(key)
+    if is_int(key) and isinstance(key, int) and key >= 0:
+        return key
+    return None

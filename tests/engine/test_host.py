@@ -108,6 +108,46 @@ def test_completions(oai: openai.OpenAI, model_id: str) -> None:
     assert text.strip()
 
 
+def test_logit_bias_and_ignore_eos_through_openai(
+    oai: openai.OpenAI, model_id: str, starter: Path
+) -> None:
+    from engine.formats.gguf import read_gguf
+
+    end = read_gguf(starter).metadata["tokenizer.ggml.eos_token_id"]
+    forced = {str(end): 100}
+    out = oai.chat.completions.create(
+        model=model_id, messages=QUESTION, max_tokens=12, temperature=0.8, logit_bias=forced
+    )
+    assert out.choices[0].finish_reason == "stop" and not out.choices[0].message.content
+    # A load test's request: every reply runs to max_tokens, streamed or not, in both APIs.
+    stream = oai.chat.completions.create(
+        model=model_id,
+        messages=QUESTION,
+        max_tokens=12,
+        temperature=0.8,
+        logit_bias=forced,
+        stream=True,
+        stream_options={"include_usage": True},
+        extra_body={"ignore_eos": True},
+    )
+    chunks = list(stream)
+    usage = chunks[-1].usage
+    assert usage is not None and usage.completion_tokens == 12
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "length"
+    done = oai.completions.create(
+        model=model_id,
+        prompt="1, 2,",
+        max_tokens=5,
+        logit_bias=forced,
+        extra_body={"ignore_eos": True},
+    )
+    assert done.usage is not None and done.usage.completion_tokens == 5
+    with pytest.raises(openai.BadRequestError, match="logit_bias"):
+        oai.chat.completions.create(
+            model=model_id, messages=QUESTION, max_tokens=4, logit_bias={"5": 1000}
+        )
+
+
 def test_embeddings_through_openai(oai: openai.OpenAI, host: LocalEngine) -> None:
     if host.client.status().embedding_model is None:
         pytest.skip("the embedding model folder is absent")

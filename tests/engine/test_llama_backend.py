@@ -174,7 +174,7 @@ def test_greedy_in_place_picks_what_the_native_chain_picks(
     with LlamaCppModel(starter, plan_for(starter, 1024)) as model:
         fast, _ = collect(model.chat(msgs, params))
 
-        def native(m: LlamaCppModel, _penalty: float, _window: int) -> object:
+        def native(m: LlamaCppModel, _penalty: float, _window: int, *_: object) -> object:
             return NativeSampler(m, m._make_sampler(params))
 
         monkeypatch.setattr(llama_cpp, "_Argmax", native)
