@@ -92,6 +92,76 @@ def test_pdf_pages_beyond_the_look_ahead_keep_their_numbers(tmp_path: Path) -> N
     assert not any("Logbook" in b.text for b in found)
 
 
+def write_outlined_pdf(path: Path, bookmarks: bool) -> None:
+    """A small manual: headings set larger than the text, a large word inside an example
+    figure, a heading below the outline's depth, and, with ``bookmarks``, the PDF's outline
+    naming the chapters and the section."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen.canvas import Canvas
+
+    canvas = Canvas(str(path), pagesize=A4)
+    body = "The kiosk beside the slipway takes cards and cash for visiting boats in season."
+    charge = "Charge the handset overnight before its first trip out of the harbour."
+    quick = "Twenty minutes on the dock charger give an hour of calls."
+    dead = "A handset that will not switch on needs a fresh battery from the office."
+    pages: list[tuple[list[tuple[str, int]], list[tuple[str, int]]]] = [
+        ([("Handset Manual", 24), ("Second edition, for the harbour office.", 10)], []),
+        ([("1 Getting Started", 18), (body, 10), (body, 10)], [("Getting Started", 0)]),
+        (
+            [
+                ("Harbour Chart", 30),
+                (body, 10),
+                ("1.1 Charging the Battery", 14),
+                (charge, 10),
+                ("Quick Charging", 12),
+                (quick, 10),
+            ],
+            [("Charging the Battery", 1)],
+        ),
+        ([(body, 10), ("2 Troubleshooting", 18), (dead, 10)], [("Troubleshooting", 0)]),
+        ([("Spare batteries are kept in the drawer under the counter all year.", 10)], []),
+    ]
+    for number, (lines, marks) in enumerate(pages, 1):
+        canvas.bookmarkPage(f"p{number}")
+        for title, level in marks if bookmarks else []:
+            canvas.addOutlineEntry(title, f"p{number}", level=level)
+        y = 800
+        for text, size in lines:
+            canvas.setFont("Helvetica", size)
+            canvas.drawString(60, y, text)
+            y -= size * 2
+        canvas.showPage()
+    canvas.save()
+
+
+def test_a_pdfs_bookmarks_tell_its_headings_from_a_figures_large_words(tmp_path: Path) -> None:
+    path = tmp_path / "handset.pdf"
+    write_outlined_pdf(path, bookmarks=True)
+    found = blocks(path)
+    heads = [(b.text, b.level) for b in found if b.kind == "heading"]
+    # The title before the first bookmark stays over every chapter.
+    title, first, section = (
+        ("Handset Manual", 1),
+        ("1 Getting Started", 2),
+        ("1.1 Charging the Battery", 3),
+    )
+    assert heads == [title, first, section, ("Quick Charging", 4), ("2 Troubleshooting", 2)]
+    overnight = next(b for b in found if "overnight" in b.text)
+    assert overnight.headings == ("Handset Manual", "1 Getting Started", "1.1 Charging the Battery")
+    chart = next(b for b in found if "Harbour Chart" in b.text)
+    assert chart.kind == "paragraph" and chart.headings == ("Handset Manual", "1 Getting Started")
+    for text in ("fresh battery", "Spare batteries"):
+        found_in = next(b for b in found if text in b.text).headings
+        assert found_in == ("Handset Manual", "2 Troubleshooting")
+    assert not any("Harbour Chart" in " ".join(b.headings) for b in found)
+
+    # Without the outline the sizes alone decide, and the figure's word stands over the section.
+    write_outlined_pdf(path, bookmarks=False)
+    sized = blocks(path)
+    overnight = next(b for b in sized if "overnight" in b.text)
+    assert "Harbour Chart" in overnight.headings
+
+
 def test_a_page_that_is_only_an_image_needs_ocr(tmp_path: Path) -> None:
     from PIL import Image, ImageDraw
     from reportlab.lib.pagesizes import A4

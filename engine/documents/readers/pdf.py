@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -37,6 +38,10 @@ HEADING_MAX = 80
 SHORT_LINE = 0.7  # of the page's longest line: a line this short ends its paragraph
 HEADING_SCALE = 1.1  # a line set this much larger than the body text is a heading
 SIZE_TOLERANCE = 0.25  # points: sizes closer than this are one size
+BOOKMARK_DEPTH = 6  # bookmark levels read as headings
+BOOKMARKS_PER_PAGE = 0.1  # fewer bookmarks than this a page are not the document's outline
+TITLE_LABEL = 8  # letters a heading line may add to its bookmark's title ("Part I", "Chapter")
+TITLE_LINES = 3  # a heading set over at most this many lines
 WRAP_LEADING = 1.3  # font sizes between the baselines of two lines of one paragraph, at most
 CELL_GAP = 1.5  # a gap this many line heights wide between two texts on a line parts two cells
 _DIGITS = re.compile(r"\d+")
@@ -59,32 +64,45 @@ def read_pdf(path: Path, *, ocr: PageOcr | None = None) -> Iterator[Block | Page
         # the rest streams.
         first = list(itertools.islice(pages, RUNNING_WINDOW))
         repeated = _running_lines(first)
-        outline = _Outline(first, repeated)
+        outline = _Outline(first, repeated, _bookmarks(document))
         for index, lines, running in _with_running(itertools.chain(first, pages)):
             number = index + 1
-            if lines is None:
-                yield PageIssue(number, "unreadable")
-                continue
-            if sum(len(line.text) for line in lines) < MIN_TEXT_CHARS and _has_images(
-                document, index
-            ):
-                found = ocr.read(document, index) if ocr is not None else []
-                if not found:
-                    yield PageIssue(number, "needs_ocr")
-                    continue
-                yield PageIssue(number, "read_by_ocr")
-                for text in found:
-                    yield Block("paragraph", text, page=number, headings=outline.headings)
-                continue
-            kept = [
-                line
-                for i, line in enumerate(lines)
-                if _shape(line.text) not in repeated
-                and (_side(i, len(lines)), _shape(line.text)) not in running
-            ]
-            yield from _blocks(kept, number, outline)
+            yield from _page_blocks(document, index, lines, running, repeated, outline, ocr)
+            outline.end_page(number)
     finally:
         document.close()
+
+
+def _page_blocks(
+    document: Any,
+    index: int,
+    lines: list[_Line] | None,
+    running: set[tuple[str, str]],
+    repeated: set[str],
+    outline: _Outline,
+    ocr: PageOcr | None,
+) -> Iterator[Block | PageIssue]:
+    """One page's blocks, or what is wrong with it (unreadable, a scan needing OCR)."""
+    number = index + 1
+    if lines is None:
+        yield PageIssue(number, "unreadable")
+        return
+    if sum(len(line.text) for line in lines) < MIN_TEXT_CHARS and _has_images(document, index):
+        found = ocr.read(document, index) if ocr is not None else []
+        if not found:
+            yield PageIssue(number, "needs_ocr")
+            return
+        yield PageIssue(number, "read_by_ocr")
+        for text in found:
+            yield Block("paragraph", text, page=number, headings=outline.headings)
+        return
+    kept = [
+        line
+        for i, line in enumerate(lines)
+        if _shape(line.text) not in repeated
+        and (_side(i, len(lines)), _shape(line.text)) not in running
+    ]
+    yield from _blocks(kept, number, outline)
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,14 +300,34 @@ def _body_size(pages: list[list[_Line] | None], repeated: set[str]) -> float:
 
 
 class _Outline:
-    """The heading path so far. Where the PDF sets headings larger than its body text, a
-    heading's size gives its level (a larger one closes the smaller ones under it); where every
-    line is one size, headings are guessed from the text alone and stand one level deep."""
+    """The heading path so far.
 
-    def __init__(self, pages: list[list[_Line] | None], repeated: set[str]) -> None:
+    Where the PDF has bookmarks (its own outline, as a reader's side panel shows it) and enough
+    of them, they are the headings: a line that reads as the title of a bookmark pointing at
+    its page is that heading, at the bookmark's depth, and a bookmark no line matched takes
+    effect at its page's end. Large text that is no bookmark (the words of an example figure,
+    a title page's logo) stays text: taken by size, such words stood above the real chapters
+    for hundreds of pages of a manual. Otherwise, where the PDF sets headings larger than its
+    body text, a heading's size gives its level (a larger one closes the smaller ones under
+    it); where every line is one size, headings are guessed from the text alone and stand one
+    level deep."""
+
+    def __init__(
+        self,
+        pages: list[list[_Line] | None],
+        repeated: set[str],
+        marks: dict[int, list[tuple[int, str]]] | None = None,
+    ) -> None:
         self.body = _body_size(pages, repeated)
         self.stack: list[tuple[float, str]] = []
+        # The stack's headings down to the innermost one a bookmark confirmed (0: none yet).
+        self.marked = 0
+        self.marks = marks or {}
         self.sized = any(self.is_heading(line) for lines in pages for line in lines or ())
+
+    @property
+    def outlined(self) -> bool:
+        return bool(self.marks)
 
     def is_heading(self, line: _Line) -> bool:
         return (
@@ -300,16 +338,93 @@ class _Outline:
             and not _BULLET.match(line.text)  # a numbered line this large is a heading
         )
 
+    def may_head(self, size: float) -> bool:
+        """Whether a line this large may be a heading: with bookmarks, one in the front matter
+        before the first of them (the document's title, which stays over every chapter), or one
+        set smaller than the innermost bookmark's heading, below it (where the outline is
+        shallower than the text)."""
+        if not self.outlined or not self.marked:
+            return True
+        return size < self.stack[self.marked - 1][0] - SIZE_TOLERANCE
+
     def enter(self, text: str, size: float, page: int) -> Block:
-        while self.stack and self.stack[-1][0] <= size + SIZE_TOLERANCE:
+        while len(self.stack) > self.marked and self.stack[-1][0] <= size + SIZE_TOLERANCE:
             self.stack.pop()
         parents = self.headings
         self.stack.append((size, text))
         return Block("heading", text, page=page, headings=parents, level=len(self.stack))
 
+    def bookmark(self, lines: list[str], page: int) -> int:
+        """How many of ``lines`` (from the first) read as the title of the next bookmarks of
+        ``page`` not yet met; 0 when they do not."""
+        pending = self.marks.get(page)
+        if not pending or len(lines[0]) > 2 * HEADING_MAX:
+            return 0
+        wanted = [_letters(title) for _level, title in pending]
+        seen = ""
+        for n, line in enumerate(lines[:TITLE_LINES], start=1):
+            seen += _letters(line)
+            if not seen or len(seen) > max(map(len, wanted)) + TITLE_LABEL:
+                return 0
+            if any(_same_title(seen, title) for title in wanted):
+                return n
+        return 0
+
+    def enter_bookmark(self, text: str, size: float, page: int) -> Block:
+        """A heading its bookmark confirms, at the level its size gives, as without bookmarks."""
+        pending = self.marks[page]
+        got = _letters(text)
+        at = next(i for i, (_l, title) in enumerate(pending) if _same_title(got, _letters(title)))
+        del pending[: at + 1]
+        while self.stack and self.stack[-1][0] <= size + SIZE_TOLERANCE:
+            self.stack.pop()
+        parents = self.headings
+        self.stack.append((size, text))
+        self.marked = len(self.stack)
+        return Block("heading", text, page=page, headings=parents, level=len(self.stack))
+
+    def end_page(self, page: int) -> None:
+        self.marks.pop(page, None)
+
     @property
     def headings(self) -> tuple[str, ...]:
         return tuple(text for _size, text in self.stack)
+
+
+def _bookmarks(document: Any) -> dict[int, list[tuple[int, str]]]:
+    """The PDF's bookmarks by the 1-based page they point at, in order, each (depth from 0,
+    title); none where there are too few of them to be the document's outline."""
+    marks: dict[int, list[tuple[int, str]]] = {}
+    count = 0
+    try:
+        for item in document.get_toc(max_depth=BOOKMARK_DEPTH):
+            dest = item.get_dest()
+            index = dest.get_index() if dest is not None else None
+            title = " ".join(str(item.get_title() or "").split())
+            if index is None or not _letters(title):
+                continue
+            marks.setdefault(int(index) + 1, []).append((int(item.level), title))
+            count += 1
+    except Exception:  # a damaged outline is no outline: the sizes decide
+        return {}
+    if count < max(3, len(document) * BOOKMARKS_PER_PAGE):
+        return {}
+    return marks
+
+
+def _letters(text: str) -> str:
+    """A title as compared with a line: letters only, lower case (numbering, punctuation and
+    typographic quotes aside)."""
+    return "".join(c for c in unicodedata.normalize("NFKC", text).lower() if c.isalpha())
+
+
+def _same_title(line: str, title: str) -> bool:
+    """Whether a line's letters are a bookmark's title: the same, or with a short label more
+    on either side ("Part I", "Chapter")."""
+    if line == title:
+        return True
+    short, long = sorted((line, title), key=len)
+    return len(short) >= 6 and long.endswith(short) and len(long) - len(short) <= TITLE_LABEL
 
 
 _SOFT_BREAK = re.compile("[\ufffe\x02] ?")
@@ -347,7 +462,14 @@ def _blocks(lines: list[_Line], page: int, outline: _Outline) -> Iterator[Block]
                 )
             i += len(run)
             continue
-        if sized and outline.is_heading(line):
+        if outline.outlined and sized and outline.is_heading(line):
+            n = outline.bookmark(texts[i:], page)
+            if n:
+                yield from flush()
+                yield outline.enter_bookmark(_joined(texts[i : i + n]), line.size, page)
+                i += n
+                continue
+        if sized and outline.is_heading(line) and outline.may_head(line.size):
             # A heading set over several lines is one heading.
             j = i + 1
             while (
@@ -363,7 +485,7 @@ def _blocks(lines: list[_Line], page: int, outline: _Outline) -> Iterator[Block]
             continue
         # Without sizes, a run of short lines is a table or a list, not a heading and its text.
         alone = following is not None and not candidate[i + 1] and (i == 0 or not candidate[i - 1])
-        if not sized and not paragraph and candidate[i] and alone:
+        if not sized and not outline.outlined and not paragraph and candidate[i] and alone:
             outline.stack = [(0.0, line.text)]
             yield Block("heading", line.text, page=page, level=1)
             i += 1
@@ -376,7 +498,7 @@ def _blocks(lines: list[_Line], page: int, outline: _Outline) -> Iterator[Block]
         if (
             ends
             or (following is not None and _starts_item(following))
-            or (not sized and candidate[i])
+            or (not sized and not outline.outlined and candidate[i])
             or abs(next_size - line.size) > SIZE_TOLERANCE
         ):
             yield from flush()
