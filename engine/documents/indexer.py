@@ -1,6 +1,8 @@
 """Add files and folders to a collection: walk, read, chunk, store, embed, with progress and
-cancel. A file is read again only when its content hash changed; files gone from a folder leave
-the index; a file that cannot be read is skipped with its reason and the rest goes on.
+cancel. A file is read again only when its content hash changed, or the way files are read did
+(``READING``: a file indexed by an older reader is read again by the next ``cove index`` or
+folder scan, re-embedding only the passages that changed); files gone from a folder leave the
+index; a file that cannot be read is skipped with its reason and the rest goes on.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ CHUNK_BATCH = 256
 EMBED_BATCH = 64  # texts per call to the encoder: progress and cancel between calls
 EMBED_WINDOW = 1024  # passages taken at once, shortest first, to share vectors and lengths
 HASH_BLOCK = 1 << 20
+# Raised when a reader or the chunker changes what a file becomes (2: a PDF's headings confirmed
+# by its bookmarks), so that files indexed before are read again.
+READING = 2
 
 Outcome = Literal["indexed", "unchanged", "needs_ocr", "skipped", "removed", "cancelled"]
 
@@ -405,7 +410,8 @@ def walk(root: Path) -> Iterator[Path | FileOutcome]:
 
 
 def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
+    """The file's SHA-256, with the version of the reading it was indexed by (``READING``)."""
+    digest = hashlib.sha256(f"cove reading {READING}\n".encode())
     with path.open("rb") as f:
         while block := f.read(HASH_BLOCK):
             digest.update(block)

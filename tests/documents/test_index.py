@@ -100,6 +100,25 @@ def test_only_changed_files_are_read_again_and_deleted_ones_leave(
     db.close()
 
 
+def test_files_read_by_an_older_reader_are_read_again(
+    folder: Path, tmp_path: Path, encoder: EmbeddingModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.documents import indexer as indexer_module
+
+    db = IndexDB(tmp_path / "index.sqlite3")
+    collection = db.collection("mine", create=True)
+    assert collection is not None
+    Indexer(db, collection, encoder).add([folder])
+    unchanged = {
+        Path(o.path).name: o.outcome for o in Indexer(db, collection, encoder).add([folder])
+    }
+    assert unchanged["lighthouse.md"] == "unchanged"
+    monkeypatch.setattr(indexer_module, "READING", indexer_module.READING + 1)
+    again = {Path(o.path).name: o.outcome for o in Indexer(db, collection, encoder).add([folder])}
+    assert again["lighthouse.md"] == again["bakery.txt"] == "indexed"
+    db.close()
+
+
 def test_a_collection_remembers_its_encoder(folder: Path, tmp_path: Path) -> None:
     class Other:
         name = "other-encoder"
