@@ -132,6 +132,7 @@ class _InPlace:
         self._window = window
         self._recent: deque[int] = deque(maxlen=max(window, 1))
         bias = bias or {}
+        self._bias_set = frozenset(bias)
         self._bias_ids = np.fromiter(bias, dtype=np.int64, count=len(bias))
         self._bias = np.fromiter(bias.values(), dtype=np.float32, count=len(bias))
 
@@ -142,13 +143,15 @@ class _InPlace:
         biased = self._bias_ids.size > 0
         if (self._recent and self._window) or biased:
             logits = np.ctypeslib.as_array(self._get(self._ctx, row), shape=(self._n_vocab,))
-            seen = np.fromiter(set(self._recent), dtype=np.int64) if self._window else None
-            touched = self._bias_ids if seen is None else np.union1d(self._bias_ids, seen)
-            saved = logits[touched].copy()
+            ids = set(self._recent) if self._window else set()
+            seen = np.fromiter(ids, dtype=np.int64, count=len(ids))
+            ids |= self._bias_set
+            touched = np.fromiter(ids, dtype=np.int64, count=len(ids))
+            saved = logits[touched]  # a copy: indexed by an array
             # float32 throughout, as llama.cpp computes it, so that ties break the same way.
             if biased:
                 logits[self._bias_ids] += self._bias
-            if seen is not None and seen.size:
+            if seen.size:
                 values = logits[seen]
                 logits[seen] = np.where(values > 0, values / self._penalty, values * self._penalty)
             try:
