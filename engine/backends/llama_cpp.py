@@ -360,6 +360,14 @@ class LlamaCppModel(GenerationLoop):
         forbidden (llama.cpp's end-of-generation tokens and the template's own stop tokens)."""
         if not params.logit_bias and not params.ignore_eos:
             return {}
+        forbids = params.ignore_eos or any(b == float("-inf") for _t, b in params.logit_bias)
+        if forbids and params.grammar is not None:
+            # A grammar that can only go on with a forbidden token would leave nothing to draw.
+            raise InvalidRequest(
+                "'ignore_eos' and a 'logit_bias' of -100 cannot be combined with a "
+                "response_format or a required tool call: the grammar decides which tokens may "
+                "come, the end included."
+            )
         n_vocab = int(self._lib.llama_vocab_n_tokens(self._vocab))
         bias: dict[int, float] = {}
         for token, value in params.logit_bias:

@@ -389,6 +389,10 @@ def _sampling(p: GenerationParams) -> dict[str, Any]:
         body["speculation"] = p.speculation
     if p.conversation is not None:
         body["cove_conversation"] = p.conversation
+    if p.logit_bias:  # -inf (forbidden) travels as OpenAI's -100, which the host reads back so
+        body["logit_bias"] = {str(t): min(max(b, -100.0), 100.0) for t, b in p.logit_bias}
+    if p.ignore_eos:
+        body["ignore_eos"] = True
     return body
 
 

@@ -1,8 +1,9 @@
 """Add files and folders to a collection: walk, read, chunk, store, embed, with progress and
 cancel. A file is read again only when its content hash changed, or the way files are read did
-(``READING``: a file indexed by an older reader is read again by the next ``cove index`` or
-folder scan, re-embedding only the passages that changed); files gone from a folder leave the
-index; a file that cannot be read is skipped with its reason and the rest goes on.
+(``READING``: a file indexed by an older reader is read again the next time its folder or
+file is added, by ``cove index`` or the window, re-embedding only the passages that changed);
+files gone from a folder leave the index; a file that cannot be read is skipped with its reason
+and the rest goes on.
 """
 
 from __future__ import annotations

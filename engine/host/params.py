@@ -101,11 +101,12 @@ def logit_bias(value: object) -> tuple[tuple[int, float], ...]:
     """OpenAI's ``logit_bias`` (``{"1234": -100}``: token ids as keys, a bias from -100 to 100)
     or llama-server's list form (``[[1234, -1.5], [15, false]]``, false forbidding the token),
     as (token, bias) pairs; -100 and false forbid the token outright, as both servers mean."""
-    pairs: list[tuple[object, object]]
+    pairs: list[tuple[int, object]]
     if isinstance(value, dict):
-        pairs = list(value.items())
+        pairs = [(_token_id(k, text=True), v) for k, v in value.items()]
     elif isinstance(value, list) and all(isinstance(p, list) and len(p) == 2 for p in value):
-        pairs = [(p[0], p[1]) for p in value]
+        # llama-server reads a string here as text to tokenize: only ids are taken.
+        pairs = [(_token_id(p[0], text=False), p[1]) for p in value]
     else:
         raise InvalidRequest(
             "'logit_bias' must map token ids to numbers from -100 to 100 ({\"1234\": -100})."
@@ -113,24 +114,22 @@ def logit_bias(value: object) -> tuple[tuple[int, float], ...]:
     if len(pairs) > MAX_LOGIT_BIAS:
         raise InvalidRequest(f"'logit_bias' may name at most {MAX_LOGIT_BIAS} tokens.")
     out: dict[int, float] = {}
-    for key, bias in pairs:
-        token = _token_id(key)
-        if token is None:
-            raise InvalidRequest(f"'logit_bias': {key!r} is not a token id.")
+    for token, bias in pairs:
         if bias is False:
             out[token] = float("-inf")
         elif isinstance(bias, int | float) and is_number(bias) and -100 <= bias <= 100:
             out[token] = float("-inf") if bias == -100 else float(bias)
         else:
             raise InvalidRequest(
-                f"'logit_bias': the bias of token {key} must be a number from -100 to 100."
+                f"'logit_bias': the bias of token {token} must be a number from -100 to 100."
             )
     return tuple(sorted(out.items()))
 
 
-def _token_id(key: object) -> int | None:
-    if isinstance(key, str) and key.isascii() and key.isdigit():
-        return int(key)
-    if is_int(key) and isinstance(key, int) and key >= 0:
+def _token_id(key: object, *, text: bool) -> int:
+    """A token id: a number (or, as OpenAI's map keys are, its digits), below 2**31."""
+    if text and isinstance(key, str) and key.isascii() and key.isdigit() and len(key) <= 10:
+        key = int(key)
+    if is_int(key) and isinstance(key, int) and 0 <= key < 2**31:
         return key
-    return None
+    raise InvalidRequest(f"'logit_bias': {str(key)[:40]!r} is not a token id.")

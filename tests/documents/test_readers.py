@@ -120,6 +120,11 @@ def write_outlined_pdf(path: Path, bookmarks: bool) -> None:
         ),
         ([(body, 10), ("2 Troubleshooting", 18), (dead, 10)], [("Troubleshooting", 0)]),
         ([("Spare batteries are kept in the drawer under the counter all year.", 10)], []),
+        # The outline words a chapter otherwise than its page does.
+        (
+            [("3 Looking After the Handset", 18), ("Keep it dry and out of the sun.", 10)],
+            [("Care and Storage", 0)],
+        ),
     ]
     for number, (lines, marks) in enumerate(pages, 1):
         canvas.bookmarkPage(f"p{number}")
@@ -145,7 +150,8 @@ def test_a_pdfs_bookmarks_tell_its_headings_from_a_figures_large_words(tmp_path:
         ("1 Getting Started", 2),
         ("1.1 Charging the Battery", 3),
     )
-    assert heads == [title, first, section, ("Quick Charging", 4), ("2 Troubleshooting", 2)]
+    care = ("3 Looking After the Handset", 2)
+    assert heads == [title, first, section, ("Quick Charging", 4), ("2 Troubleshooting", 2), care]
     overnight = next(b for b in found if "overnight" in b.text)
     assert overnight.headings == ("Handset Manual", "1 Getting Started", "1.1 Charging the Battery")
     chart = next(b for b in found if "Harbour Chart" in b.text)
@@ -153,6 +159,8 @@ def test_a_pdfs_bookmarks_tell_its_headings_from_a_figures_large_words(tmp_path:
     for text in ("fresh battery", "Spare batteries"):
         found_in = next(b for b in found if text in b.text).headings
         assert found_in == ("Handset Manual", "2 Troubleshooting")
+    dry = next(b for b in found if "Keep it dry" in b.text)
+    assert dry.headings == ("Handset Manual", "3 Looking After the Handset")
     assert not any("Harbour Chart" in " ".join(b.headings) for b in found)
 
     # Without the outline the sizes alone decide, and the figure's word stands over the section.

@@ -74,6 +74,21 @@ def test_a_bias_of_100_makes_the_token_every_choice(model: Any) -> None:
     assert text.split() == ["sea"] * 4
 
 
+def test_forbidding_tokens_under_a_grammar_is_refused(model: Any, end_token: int) -> None:
+    """A grammar that could only go on with a forbidden token would leave nothing to draw."""
+    from engine.tools.constrain import ANY_JSON_OBJECT, grammar_for
+
+    json_only = replace(GREEDY, grammar=grammar_for(ANY_JSON_OBJECT))
+    for params in (
+        replace(json_only, ignore_eos=True),
+        replace(json_only, logit_bias=((end_token, float("-inf")),)),
+    ):
+        _, final = collect(model.chat(ASK, params))
+        assert final.finish_reason == "error" and final.error and "grammar" in final.error
+    _, final = collect(model.chat(ASK, replace(json_only, logit_bias=((end_token, -2.0),))))
+    assert final.error is None
+
+
 def test_a_token_outside_the_vocabulary_is_a_clear_error(model: Any) -> None:
     params = replace(GREEDY, logit_bias=((10_000_000, 1.0),))
     _, final = collect(model.chat(ASK, params))
@@ -137,7 +152,19 @@ def test_the_openai_fields_are_read_in_both_forms() -> None:
     listed = parse_params({"logit_bias": [[15, False], [7, -1]]})
     assert listed.logit_bias == ((7, -1.0), (15, float("-inf")))
     assert parse_params({}).logit_bias == () and not parse_params({}).ignore_eos
-    for bad in ({"x": 1}, {"-3": 1}, {"5": 101}, {"5": "a lot"}, [[5]], 12, {"5": True}):
+    too_long = {"9" * 5000: 1}  # no int() of thousands of digits
+    for bad in (
+        {"x": 1},
+        {"-3": 1},
+        {"5": 101},
+        {"5": "a lot"},
+        [[5]],
+        12,
+        {"5": True},
+        [["5", 1]],  # llama-server tokenizes a string there: only ids are taken
+        {str(2**40): 1},
+        too_long,
+    ):
         with pytest.raises(InvalidRequest, match="logit_bias"):
             parse_params({"logit_bias": bad})
     with pytest.raises(InvalidRequest, match="ignore_eos"):
@@ -164,3 +191,13 @@ def test_runtimes_that_give_logits_bias_them_the_same_way() -> None:
     assert {sampled.choose(logits, []) for _ in range(50)} <= {1, 2}
     with pytest.raises(InvalidRequest, match="vocabulary"):
         LogitSampler(replace(GREEDY, logit_bias=((4, 1.0),))).choose(logits, [])
+
+
+def test_cove_s_own_client_sends_both_fields_as_the_host_reads_them() -> None:
+    from engine.client.http_client import _sampling
+
+    params = replace(SAMPLED, logit_bias=((3, float("-inf")), (9, 2.0)), ignore_eos=True)
+    body = _sampling(params)
+    assert body["logit_bias"] == {"3": -100.0, "9": 2.0} and body["ignore_eos"] is True
+    assert parse_params(body).logit_bias == params.logit_bias
+    assert "logit_bias" not in _sampling(SAMPLED) and "ignore_eos" not in _sampling(SAMPLED)

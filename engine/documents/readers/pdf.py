@@ -322,6 +322,7 @@ class _Outline:
         self.stack: list[tuple[float, str]] = []
         # The stack's headings down to the innermost one a bookmark confirmed (0: none yet).
         self.marked = 0
+        self.largest = 0.0  # the largest size of a heading a bookmark confirmed
         self.marks = marks or {}
         self.sized = any(self.is_heading(line) for lines in pages for line in lines or ())
 
@@ -338,20 +339,33 @@ class _Outline:
             and not _BULLET.match(line.text)  # a numbered line this large is a heading
         )
 
-    def may_head(self, size: float) -> bool:
+    def may_head(self, size: float, page: int) -> bool:
         """Whether a line this large may be a heading: with bookmarks, one in the front matter
         before the first of them (the document's title, which stays over every chapter), or one
         set smaller than the innermost bookmark's heading, below it (where the outline is
         shallower than the text)."""
         if not self.outlined or not self.marked:
             return True
+        if self.marks.get(page) and size <= self.largest + SIZE_TOLERANCE:
+            # A bookmark of this page its heading's words did not match ("Chapter 3" in the
+            # outline, "Installing" on the page): the size decides, as without bookmarks, within
+            # the sizes of the headings bookmarks confirmed.
+            return True
         return size < self.stack[self.marked - 1][0] - SIZE_TOLERANCE
 
     def enter(self, text: str, size: float, page: int) -> Block:
-        while len(self.stack) > self.marked and self.stack[-1][0] <= size + SIZE_TOLERANCE:
+        pending = self.marks.get(page) if self.marked else None
+        # As large as the bookmarked headings, on a page whose bookmark it did not match: it
+        # stands for that bookmark. Otherwise it goes below the innermost bookmarked heading.
+        stands_in = bool(pending) and size >= self.stack[self.marked - 1][0] - SIZE_TOLERANCE
+        floor = 0 if stands_in else self.marked
+        while len(self.stack) > floor and self.stack[-1][0] <= size + SIZE_TOLERANCE:
             self.stack.pop()
         parents = self.headings
         self.stack.append((size, text))
+        if stands_in and pending:
+            pending.pop(0)
+            self.marked = len(self.stack)
         return Block("heading", text, page=page, headings=parents, level=len(self.stack))
 
     def bookmark(self, lines: list[str], page: int) -> int:
@@ -370,17 +384,22 @@ class _Outline:
                 return n
         return 0
 
-    def enter_bookmark(self, text: str, size: float, page: int) -> Block:
-        """A heading its bookmark confirms, at the level its size gives, as without bookmarks."""
+    def enter_bookmark(self, lines: list[str], size: float, page: int) -> Block:
+        """A heading its bookmark confirms (``lines``, as ``bookmark`` matched them), at the
+        level its size gives, as without bookmarks."""
         pending = self.marks[page]
-        got = _letters(text)
-        at = next(i for i, (_l, title) in enumerate(pending) if _same_title(got, _letters(title)))
+        got = "".join(_letters(line) for line in lines)
+        at = next(
+            (i for i, (_l, title) in enumerate(pending) if _same_title(got, _letters(title))), 0
+        )
         del pending[: at + 1]
+        text = _joined(lines)
         while self.stack and self.stack[-1][0] <= size + SIZE_TOLERANCE:
             self.stack.pop()
         parents = self.headings
         self.stack.append((size, text))
         self.marked = len(self.stack)
+        self.largest = max(self.largest, size)
         return Block("heading", text, page=page, headings=parents, level=len(self.stack))
 
     def end_page(self, page: int) -> None:
@@ -466,10 +485,10 @@ def _blocks(lines: list[_Line], page: int, outline: _Outline) -> Iterator[Block]
             n = outline.bookmark(texts[i:], page)
             if n:
                 yield from flush()
-                yield outline.enter_bookmark(_joined(texts[i : i + n]), line.size, page)
+                yield outline.enter_bookmark(texts[i : i + n], line.size, page)
                 i += n
                 continue
-        if sized and outline.is_heading(line) and outline.may_head(line.size):
+        if sized and outline.is_heading(line) and outline.may_head(line.size, page):
             # A heading set over several lines is one heading.
             j = i + 1
             while (
