@@ -1,9 +1,8 @@
 """Add files and folders to a collection: walk, read, chunk, store, embed, with progress and
 cancel. A file is read again only when its content hash changed, or the way files are read did
-(``READING``: a file indexed by an older reader is read again the next time its folder or
-file is added, by ``cove index`` or the window, re-embedding only the passages that changed);
-files gone from a folder leave the index; a file that cannot be read is skipped with its reason
-and the rest goes on.
+(``READING``: a file indexed by an older reader is read again when it is next added or its
+folder caught up with, re-embedding only the passages that changed); files gone from a folder
+leave the index; a file that cannot be read is skipped with its reason and the rest goes on.
 """
 
 from __future__ import annotations
@@ -286,9 +285,10 @@ class Indexer:
 
     def refresh(self) -> list[FileOutcome]:
         """Catch up with what changed while Cove was closed: a file whose size or modification
-        time differs from when it was read is read again (its content hash decides whether it
-        changed), new files are added, files gone leave the index, and work left pending
-        (files half read, passages not embedded) is finished. Unchanged files are not read."""
+        time differs from when it was read, or that an older reader read, is read again (its
+        content hash decides whether it changed), new files are added, files gone leave the
+        index, and work left pending (files half read, passages not embedded) is finished.
+        Unchanged files are not read."""
         outcomes: list[FileOutcome] = []
         records = {f.path: f for f in self.db.files(self.collection)}
         found: list[Path] = []
@@ -347,6 +347,8 @@ def _under(path: Path, sources: Sequence[Path]) -> bool:
 def _stale(path: Path, record: FileRecord | None) -> bool:
     if record is None or record.status == "pending":
         return True
+    if not (record.sha256 or "").startswith(_reading()):
+        return True  # read by an older reader
     try:
         stat = path.stat()
     except OSError:
@@ -411,12 +413,17 @@ def walk(root: Path) -> Iterator[Path | FileOutcome]:
 
 
 def file_sha256(path: Path) -> str:
-    """The file's SHA-256, with the version of the reading it was indexed by (``READING``)."""
-    digest = hashlib.sha256(f"cove reading {READING}\n".encode())
+    """The file's SHA-256 as it is kept: after the version of the reading it is indexed by
+    (``r2:<hex>``), so that a file read by an older reader is told apart without hashing it."""
+    digest = hashlib.sha256()
     with path.open("rb") as f:
         while block := f.read(HASH_BLOCK):
             digest.update(block)
-    return digest.hexdigest()
+    return f"{_reading()}{digest.hexdigest()}"
+
+
+def _reading() -> str:
+    return f"r{READING}:"
 
 
 def _os_reason(exc: OSError) -> str:

@@ -195,4 +195,11 @@ def test_catching_up_reads_only_what_changed_while_closed(
     assert sorted(hashed) == ["note1.md", "note9.md"]  # the unchanged were not even hashed
     hashed.clear()
     assert Indexer(db, collection).refresh() == [] and hashed == []
+
+    # A new way of reading: every file is read again on catching up, once.
+    monkeypatch.setattr(indexer_module, "READING", indexer_module.READING + 1)
+    again = {Path(o.path).name: o.outcome for o in Indexer(db, collection).refresh()}
+    assert set(again.values()) == {"indexed"} and len(again) == 6
+    hashed.clear()
+    assert Indexer(db, collection).refresh() == [] and hashed == []
     db.close()
