@@ -97,8 +97,7 @@ class NativeSampler(_Picker):
         self._ctx = model._ctx
         self._chain = chain
         self._decode = model._decode
-        adjust = _InPlace(model, penalty, window, bias)
-        self._penalty = adjust if adjust.needed else None
+        self._adjust = in_place(model, penalty, window, bias)
 
     def _pick(self, index: int) -> int:
         row = self._model._row(index)
@@ -106,7 +105,7 @@ class NativeSampler(_Picker):
         def draw() -> int:
             return int(self._sample(self._chain, self._ctx, row))
 
-        return draw() if self._penalty is None else self._penalty.pick(row, draw)
+        return draw() if self._adjust is None else self._adjust.pick(row, draw)
 
     def logits(self) -> Any:
         return last_logits(self._model)
@@ -141,9 +140,9 @@ class _InPlace:
         chosen joins the penalty's window."""
         np = self._np
         biased = self._bias_ids.size > 0
-        if (self._recent and self._window) or biased:
+        if self._recent or biased:  # tokens join ``_recent`` only with a penalty window
             logits = np.ctypeslib.as_array(self._get(self._ctx, row), shape=(self._n_vocab,))
-            ids = set(self._recent) if self._window else set()
+            ids = set(self._recent)
             seen = np.fromiter(ids, dtype=np.int64, count=len(ids))
             ids |= self._bias_set
             touched = np.fromiter(ids, dtype=np.int64, count=len(ids))
@@ -169,6 +168,14 @@ class _InPlace:
         return bool(self._window) or self._bias_ids.size > 0
 
 
+def in_place(
+    model: Any, penalty: float, window: int, bias: Mapping[int, float] | None
+) -> _InPlace | None:
+    """The changes to make to each row before a choice, or None where there are none."""
+    adjust = _InPlace(model, penalty, window, bias)
+    return adjust if adjust.needed else None
+
+
 class Argmax(_Picker):
     """Greedy decoding, with the request's logit biases and llama.cpp's repetition penalty on the
     tokens generated so far (``_InPlace``), read from the logits in place. Picks exactly what
@@ -186,8 +193,7 @@ class Argmax(_Picker):
         self._n_vocab = int(lib.llama_vocab_n_tokens(model._vocab))
         self._model = model
         self._decode = model._decode
-        adjust = _InPlace(model, penalty, window, bias)
-        self._penalty = adjust if adjust.needed else None
+        self._adjust = in_place(model, penalty, window, bias)
 
     def logits(self) -> Any:
         row = self._model._row(-1)
@@ -200,7 +206,7 @@ class Argmax(_Picker):
         def argmax() -> int:
             return int(logits.argmax())
 
-        return argmax() if self._penalty is None else self._penalty.pick(row, argmax)
+        return argmax() if self._adjust is None else self._adjust.pick(row, argmax)
 
 
 def last_logits(model: Any) -> Any:

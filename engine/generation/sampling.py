@@ -24,21 +24,22 @@ class LogitSampler:
         bias = dict(params.logit_bias)
         if params.ignore_eos:
             bias.update((t, float("-inf")) for t in ends)
-        self._bias = bias
+        self._bias_ids = np.fromiter(bias, dtype=np.int64, count=len(bias))
+        self._bias = np.fromiter(bias.values(), dtype=np.float64, count=len(bias))
 
     def choose(self, logits: Any, recent: Sequence[int]) -> int:
         import numpy as np
 
         p = self.params
         scores = np.asarray(logits, dtype=np.float64).reshape(-1).copy()
-        if self._bias:  # first, as llama.cpp's sampler order has it
-            ids = np.fromiter(self._bias, dtype=np.int64, count=len(self._bias))
+        ids = self._bias_ids
+        if ids.size:  # first, as llama.cpp's sampler order has it
             if ids.max() >= scores.size:
                 raise InvalidRequest(
                     f"'logit_bias': token {int(ids.max())} is not in this model's vocabulary "
                     f"({scores.size} tokens)."
                 )
-            scores[ids] += np.fromiter(self._bias.values(), dtype=np.float64, count=ids.size)
+            scores[ids] += self._bias
         if p.repeat_penalty != 1.0 and recent:
             window = recent[-p.repeat_last_n :] if p.repeat_last_n > 0 else recent
             seen = np.unique(np.asarray(window, dtype=np.int64))

@@ -302,15 +302,17 @@ def _body_size(pages: list[list[_Line] | None], repeated: set[str]) -> float:
 class _Outline:
     """The heading path so far.
 
-    Where the PDF has bookmarks (its own outline, as a reader's side panel shows it) and enough
-    of them, they are the headings: a line that reads as the title of a bookmark pointing at
-    its page is that heading, at the bookmark's depth, and a bookmark no line matched takes
-    effect at its page's end. Large text that is no bookmark (the words of an example figure,
-    a title page's logo) stays text: taken by size, such words stood above the real chapters
-    for hundreds of pages of a manual. Otherwise, where the PDF sets headings larger than its
-    body text, a heading's size gives its level (a larger one closes the smaller ones under
-    it); where every line is one size, headings are guessed from the text alone and stand one
-    level deep."""
+    Where the PDF sets headings larger than its body text, a heading's size gives its level (a
+    larger one closes the smaller ones under it); where every line is one size, headings are
+    guessed from the text alone and stand one level deep.
+
+    Where the PDF also has bookmarks (its own outline, as a reader's side panel shows it) and
+    enough of them, they decide which large lines are headings: one that reads as the title of
+    a bookmark pointing at its page; one set smaller than the innermost such heading (below
+    it); one before the first of them (the title); one on a page whose bookmark no line
+    matched, no larger than the bookmarked headings (it stands for that bookmark). Other large
+    text (the words of an example figure) stays text: taken by size, such words stood above the
+    real chapters for hundreds of pages of a manual."""
 
     def __init__(
         self,
@@ -357,16 +359,10 @@ class _Outline:
         pending = self.marks.get(page) if self.marked else None
         # As large as the bookmarked headings, on a page whose bookmark it did not match: it
         # stands for that bookmark. Otherwise it goes below the innermost bookmarked heading.
-        stands_in = bool(pending) and size >= self.stack[self.marked - 1][0] - SIZE_TOLERANCE
-        floor = 0 if stands_in else self.marked
-        while len(self.stack) > floor and self.stack[-1][0] <= size + SIZE_TOLERANCE:
-            self.stack.pop()
-        parents = self.headings
-        self.stack.append((size, text))
-        if stands_in and pending:
+        if pending and size >= self.stack[self.marked - 1][0] - SIZE_TOLERANCE:
             pending.pop(0)
-            self.marked = len(self.stack)
-        return Block("heading", text, page=page, headings=parents, level=len(self.stack))
+            return self._push(text, size, page, confirmed=True)
+        return self._push(text, size, page, confirmed=False)
 
     def bookmark(self, lines: list[str], page: int) -> int:
         """How many of ``lines`` (from the first) read as the title of the next bookmarks of
@@ -393,13 +389,19 @@ class _Outline:
             (i for i, (_l, title) in enumerate(pending) if _same_title(got, _letters(title))), 0
         )
         del pending[: at + 1]
-        text = _joined(lines)
-        while self.stack and self.stack[-1][0] <= size + SIZE_TOLERANCE:
+        self.largest = max(self.largest, size)
+        return self._push(_joined(lines), size, page, confirmed=True)
+
+    def _push(self, text: str, size: float, page: int, *, confirmed: bool) -> Block:
+        """The heading over what follows, closing the ones no larger (a bookmarked one only
+        when ``confirmed``, which it then is itself)."""
+        floor = 0 if confirmed else self.marked
+        while len(self.stack) > floor and self.stack[-1][0] <= size + SIZE_TOLERANCE:
             self.stack.pop()
         parents = self.headings
         self.stack.append((size, text))
-        self.marked = len(self.stack)
-        self.largest = max(self.largest, size)
+        if confirmed:
+            self.marked = len(self.stack)
         return Block("heading", text, page=page, headings=parents, level=len(self.stack))
 
     def end_page(self, page: int) -> None:
@@ -414,7 +416,6 @@ def _bookmarks(document: Any) -> dict[int, list[tuple[int, str]]]:
     """The PDF's bookmarks by the 1-based page they point at, in order, each (depth from 0,
     title); none where there are too few of them to be the document's outline."""
     marks: dict[int, list[tuple[int, str]]] = {}
-    count = 0
     try:
         for item in document.get_toc(max_depth=BOOKMARK_DEPTH):
             dest = item.get_dest()
@@ -423,10 +424,9 @@ def _bookmarks(document: Any) -> dict[int, list[tuple[int, str]]]:
             if index is None or not _letters(title):
                 continue
             marks.setdefault(int(index) + 1, []).append((int(item.level), title))
-            count += 1
     except Exception:  # a damaged outline is no outline: the sizes decide
         return {}
-    if count < max(3, len(document) * BOOKMARKS_PER_PAGE):
+    if sum(map(len, marks.values())) < max(3, len(document) * BOOKMARKS_PER_PAGE):
         return {}
     return marks
 
@@ -481,14 +481,14 @@ def _blocks(lines: list[_Line], page: int, outline: _Outline) -> Iterator[Block]
                 )
             i += len(run)
             continue
-        if outline.outlined and sized and outline.is_heading(line):
-            n = outline.bookmark(texts[i:], page)
-            if n:
-                yield from flush()
-                yield outline.enter_bookmark(texts[i : i + n], line.size, page)
-                i += n
-                continue
-        if sized and outline.is_heading(line) and outline.may_head(line.size, page):
+        heading = sized and outline.is_heading(line)
+        n = outline.bookmark(texts[i:], page) if heading else 0
+        if n:
+            yield from flush()
+            yield outline.enter_bookmark(texts[i : i + n], line.size, page)
+            i += n
+            continue
+        if heading and outline.may_head(line.size, page):
             # A heading set over several lines is one heading.
             j = i + 1
             while (
