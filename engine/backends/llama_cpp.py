@@ -30,7 +30,7 @@ from engine.errors import (
 )
 from engine.formats.gguf import GGUFFile, read_gguf
 from engine.generation.kv_reuse import reusable_prefix
-from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource
+from engine.generation.loop import GenerationLoop, HandedIn, TokenDecoder, TokenSource
 from engine.generation.state_cache import state_key
 from engine.native import compute
 from engine.native.llama import clear_log, has_amx, native, recent_log, route_mtmd_log
@@ -408,6 +408,11 @@ class LlamaCppModel(GenerationLoop):
         """Remove this sequence's cells from position ``pos`` on."""
         with self._native():
             self._lib.llama_memory_seq_rm(self._mem, self._seq, pos, -1)
+
+    def _hand_in(self, tokens: list[int], cancel: threading.Event) -> HandedIn | None:
+        """Tokens evaluated while the caller goes on (``HandedIn``): none on a context of its
+        own, where evaluating is the caller's own work."""
+        return None
 
     def _row(self, index: int) -> int:
         """Where the logits of position ``index`` of the last evaluated tokens (-1: the last)

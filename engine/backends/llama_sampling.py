@@ -72,6 +72,11 @@ class _Picker:
         accepted: bool = self._decode([token], cancel)
         return accepted
 
+    def hand_in(self, token: int, cancel: threading.Event) -> Any:
+        """``token`` handed in ahead of ``accept`` where the model can (a shared context's
+        sequence beside others; engine/generation/loop.py ``HandedIn``), else None."""
+        return self._model._hand_in([token], cancel)
+
 
 class NativeSampler(_Picker):
     """llama.cpp's native sampler chain: sampling reads the context's logits in place.

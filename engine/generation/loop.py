@@ -96,6 +96,20 @@ class Verifier(Protocol):
         ...
 
 
+class HandedIn(Protocol):
+    """A token handed in for evaluation ahead of being accepted (a source's optional
+    ``hand_in(token, cancel)``, which may return None: not now)."""
+
+    def finish(self, cancel: threading.Event) -> bool:
+        """Wait for the evaluation: ``token`` is then part of the sequence; False when
+        cancelled on the way (it is not)."""
+        ...
+
+    def drop(self) -> None:
+        """Take the token back (not needed after all)."""
+        ...
+
+
 class TokenDecoder(Protocol):
     """Token ids to text, holding back bytes of a character split across tokens."""
 
@@ -538,71 +552,91 @@ class GenerationLoop(ABC):
         # guesses the model agreed with, already in the cache (``ahead`` of plain decoding).
         ready: deque[tuple[int, Any]] = deque()
         ahead = 0
-        while True:
-            if cancel.is_set():
-                return "cancelled", False
-            if not ready:
-                logits = source.logits() if top is not None else None
-                ready.append((source.sample(), logits))
-            token, logits = ready.popleft()
-            if generated == 0:
-                stats.first_token()
-            if self._is_end(token):
-                break
-            if top is not None:
-                scored.append(token_logprob(logits, token, top, self._token_bytes))
-            generated += 1
-            stats.completion_tokens = generated
-            text, hit = matcher.feed(decoder.feed(token))
-            if text:
-                yield Chunk(text=text, logprobs=tuple(scored))
-                scored.clear()
-            if hit:
-                return "stop", False
-            if limit is not None and generated >= limit:
-                finish = "length"
-                break
-            # Room for this token and the one sampled after it (counted as plain decoding would).
-            if len(self._cached) - ahead + 2 > self._n_ctx:
-                finish, context_full = "length", True
-                break
-            if ahead:  # a guess the model agreed with: already evaluated
-                ahead -= 1
-                if guesses is not None:
-                    guesses.agreed(token)
-                continue
-            draft: list[int] = []
-            used = self._draft_policy
-            alone = self._alone()
-            if not alone:
-                stats.batched_tokens += 1
-            if guesses is not None and alone:  # set exactly when there is a verifier
-                room = self._n_ctx - len(self._cached) - 2
-                if params.speculation == "exact":
-                    room = min(room, self.exact_cells - len(self._cached) - 1)
-                if limit is not None:
-                    room = min(room, limit - generated - 1)
-                draft, used = guesses.after(token, room, cancel)
-            began = time.perf_counter()
-            if not draft:
-                if not source.accept(token, cancel):
+        hand_in = getattr(source, "hand_in", None)
+        early: HandedIn | None = None  # the token handed in before its text was sent
+        try:
+            while True:
+                if cancel.is_set():
                     return "cancelled", False
-                if guesses is not None:  # a single step, the unit both policies measure in
-                    guesses.timed_step(time.perf_counter() - began)
+                if not ready:
+                    logits = source.logits() if top is not None else None
+                    ready.append((source.sample(), logits))
+                token, logits = ready.popleft()
+                if generated == 0:
+                    stats.first_token()
+                if self._is_end(token):
+                    break
+                if top is not None:
+                    scored.append(token_logprob(logits, token, top, self._token_bytes))
+                generated += 1
+                stats.completion_tokens = generated
+                at_limit = limit is not None and generated >= limit
+                # Room for this token and the one sampled after it (counted as plain decoding
+                # would).
+                full = len(self._cached) - ahead + 2 > self._n_ctx
+                alone = self._alone()
+                if hand_in is not None and not (ahead or at_limit or full or alone):
+                    # Beside other replies the token goes into the next step before its text
+                    # goes to the client, so that the step need not wait for this reply's
+                    # client; taken back if the text ends the reply.
+                    early = hand_in(token, cancel)
+                text, hit = matcher.feed(decoder.feed(token))
+                if text:
+                    yield Chunk(text=text, logprobs=tuple(scored))
+                    scored.clear()
+                if hit:
+                    return "stop", False
+                if at_limit:
+                    finish = "length"
+                    break
+                if full:
+                    finish, context_full = "length", True
+                    break
+                if ahead:  # a guess the model agreed with: already evaluated
+                    ahead -= 1
+                    if guesses is not None:
+                        guesses.agreed(token)
+                    continue
+                if not alone:
+                    stats.batched_tokens += 1
+                if early is not None:
+                    handed, early = early, None
+                    if not handed.finish(cancel):
+                        return "cancelled", False
+                    self._cached.append(token)
+                    continue
+                draft: list[int] = []
+                used = self._draft_policy
+                if guesses is not None and alone:  # set exactly when there is a verifier
+                    room = self._n_ctx - len(self._cached) - 2
+                    if params.speculation == "exact":
+                        room = min(room, self.exact_cells - len(self._cached) - 1)
+                    if limit is not None:
+                        room = min(room, limit - generated - 1)
+                    draft, used = guesses.after(token, room, cancel)
+                began = time.perf_counter()
+                if not draft:
+                    if not source.accept(token, cancel):
+                        return "cancelled", False
+                    if guesses is not None:  # a single step, the unit both policies measure in
+                        guesses.timed_step(time.perf_counter() - began)
+                    self._cached.append(token)
+                    continue
+                assert verifier is not None
+                drawn = verifier.verify(token, draft, cancel, top is not None)
+                if drawn is None:
+                    return "cancelled", False
+                used.timed_batch(len(draft) + 1, time.perf_counter() - began)
+                agreed = len(drawn) - 1
+                used.guessed(agreed, missed=agreed < len(draft))
+                stats.drafted(len(draft), agreed)
                 self._cached.append(token)
-                continue
-            assert verifier is not None
-            drawn = verifier.verify(token, draft, cancel, top is not None)
-            if drawn is None:
-                return "cancelled", False
-            used.timed_batch(len(draft) + 1, time.perf_counter() - began)
-            agreed = len(drawn) - 1
-            used.guessed(agreed, missed=agreed < len(draft))
-            stats.drafted(len(draft), agreed)
-            self._cached.append(token)
-            self._cached.extend(draft[:agreed])
-            ready.extend(drawn)
-            ahead = agreed
+                self._cached.extend(draft[:agreed])
+                ready.extend(drawn)
+                ahead = agreed
+        finally:
+            if early is not None:  # the reply ended (or its client left) with a token handed in
+                early.drop()
         tail = matcher.flush(decoder.flush())
         if tail:
             yield Chunk(text=tail, logprobs=tuple(scored))
