@@ -78,6 +78,8 @@ class _Work:
     logits_last: bool
     taken: int = 0  # how many tokens earlier steps evaluated
     stepping: bool = False  # part of the step being evaluated now
+    early: bool = False  # handed in before its sequence's text went out (``hand_in``)
+    stale: bool = False  # evaluated, but a later step overwrote its logits before they were read
     started: threading.Event = field(default_factory=threading.Event)  # a step has taken it
     done: threading.Event = field(default_factory=threading.Event)
     rc: int = 0
@@ -109,6 +111,10 @@ class Batcher:
         self._step_over.set()
         self._grace_until: float | None = None
         self._pending: list[_Work] = []
+        # Works handed in early whose step has ended and whose logits their reply has not read:
+        # a step that starts meanwhile (the reply out with its client past the grace) makes them
+        # stale, and the reply evaluates its token again.
+        self._unread: dict[int, _Work] = {}
         self._order = 0
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="cove-batch", daemon=True)
@@ -138,6 +144,7 @@ class Batcher:
     def leave(self, seq: int) -> None:
         with self._cond:
             self._out.discard(seq)
+            self._unread.pop(seq, None)
             self._mark(seq, None)
             self._pending = [w for w in self._pending if w.seq != seq]
 
@@ -195,15 +202,23 @@ class Batcher:
         return self.result(self.hand_in(seq, tokens, pos0, logits_last, logits_all), cancel)
 
     def hand_in(
-        self, seq: int, tokens: list[int], pos0: int, logits_last: bool, logits_all: bool = False
+        self,
+        seq: int,
+        tokens: list[int],
+        pos0: int,
+        logits_last: bool,
+        logits_all: bool = False,
+        early: bool = False,
     ) -> _Work:
         """Queue ``tokens`` of sequence ``seq`` for the next steps and return at once; the
-        sequence counts as handed in until ``result`` (or ``withdraw``)."""
+        sequence counts as handed in until ``result`` (or ``withdraw``). ``early``: the reply
+        goes out to its client before it waits for the result (see ``collect``)."""
         with self._cond:
             if self._closed:
                 raise EngineError("The model was unloaded.")
             self._order += 1
             work = _Work(seq, tokens, pos0, logits_all, logits_last, order=self._order)
+            work.early = early
             self._pending.append(work)
             self._mark(seq, _WAITING)
         return work
@@ -220,13 +235,22 @@ class Batcher:
             raise decode_error(work.rc)
         return work.rows
 
+    def collect(self, work: _Work) -> bool:
+        """An early work's reply is back to read its logits (no step starts before it hands in
+        again): False when a step overwrote them while it was out."""
+        with self._cond:
+            self._unread.pop(work.seq, None)
+            return not work.stale
+
     def withdraw(self, work: _Work) -> None:
         """Take back ``work`` handed in but no longer wanted: out of the queue, after the step
         evaluating part of it now has ended (the caller then drops its cells: a cell that step
         writes after they were dropped would stand where the sequence goes on)."""
         while True:
             with self._cond:
-                if not work.stepping:
+                if not work.stepping or self._closed:
+                    if self._unread.get(work.seq) is work:
+                        del self._unread[work.seq]
                     if work in self._pending:
                         self._pending.remove(work)
                     if not work.done.is_set():
@@ -307,12 +331,24 @@ class Batcher:
         return sorted(out, key=lambda share: share[0].seq)
 
     def _run(self) -> None:
+        try:
+            self._steps()
+        except BaseException:  # no step will come: every waiting reply ends as cancelled
+            log.exception("The batch thread of %s failed.", self._ctx)
+            with self._cond:
+                self._closed = True
+                self._step_over.set()
+
+    def _steps(self) -> None:
         lib = self._lib
         while True:
             with self._cond:
                 if not self._wait_for_step():
                     return
                 share = self._take()
+                for work in self._unread.values():
+                    work.stale = True
+                self._unread.clear()
                 for work, _start, _end in share:
                     work.stepping = True
                     work.started.set()
@@ -335,6 +371,8 @@ class Batcher:
                             self._pending.remove(work)
                         if self._state.get(work.seq) == _WAITING:
                             self._mark(work.seq, _BUSY)
+                        if work.early and rc == 0:
+                            self._unread[work.seq] = work
                         work.done.set()
                     else:
                         work.taken = end
@@ -352,15 +390,21 @@ class _HandedIn:
         self._pos0 = pos0
 
     def finish(self, cancel: threading.Event) -> bool:
-        slot = self._slot
+        slot, work = self._slot, self._work
         try:
-            rows = slot._batcher.result(self._work, cancel)
+            rows = slot._batcher.result(work, cancel)
         except EngineError:
             slot._drop_from(self._pos0)
             raise
         if rows is None:
             slot._drop_from(self._pos0)
             return False
+        if not slot._batcher.collect(work):
+            # Out with its client past the grace, the reply let a step overwrite its logits:
+            # its token is evaluated again, from inside the loop.
+            slot._drop_from(self._pos0)
+            accepted: bool = slot._decode(work.tokens, cancel)
+            return accepted
         slot._rows = rows
         return True
 
@@ -452,7 +496,7 @@ def _slot_class() -> type[LlamaCppModel]:
             if batcher.others(self._seq) == 0:
                 return None  # alone: evaluated directly when accepted
             pos0 = self._pos(len(self._cached))
-            work = batcher.hand_in(self._seq, tokens, pos0, True)
+            work = batcher.hand_in(self._seq, tokens, pos0, True, early=True)
             # What the reply does next (its text, and the client's share of the interpreter)
             # waits for the step to start: the others' hand-ins come first.
             while not work.started.wait(0.05) and not (cancel.is_set() or batcher.closed):

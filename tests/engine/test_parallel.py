@@ -217,3 +217,57 @@ def test_a_long_start_another_sequence_holds_is_copied_not_read_again(
     assert final.stats is not None
     assert final.stats.cached_tokens >= len(parallel.tokenize(system.content))
     assert parallel.busy == 0
+
+
+def cells_match_tokens(model: ParallelLlamaCpp) -> None:
+    """Every sequence's cells in the KV cache are exactly its cached tokens: nothing evaluated
+    for a reply and then not kept stays behind where the sequence goes on."""
+    for slot in model._slots:
+        last = slot._lib.llama_memory_seq_pos_max(slot._mem, slot._seq)
+        assert last + 1 == len(slot._cached), (slot._seq, last, len(slot._cached))
+
+
+def test_a_token_handed_in_beside_others_is_taken_back_when_the_reply_ends(
+    parallel: ParallelLlamaCpp, single: LlamaCppModel
+) -> None:
+    """Beside other replies a reply hands in its next token before sending its text: when the
+    text then ends the reply (a stop string) or its client leaves, the token is taken back,
+    and the sequence's cache holds only what it keeps."""
+    long = GenerationParams(temperature=0.0, max_tokens=60)
+    question = ask("Describe a walk in the forest.")
+    plain = replace(long, speculation="off")
+    alone, _ = collect(single.chat(question, plain))
+    words = alone.split()
+    assert len(words) > 6
+    stop = " " + words[len(words) // 2]  # a word from the middle of the reply
+    start = threading.Barrier(SEQUENCES)
+    outcome: dict[str, Chunk] = {}
+
+    def stopped() -> None:
+        start.wait()
+        outcome["stop"] = collect(parallel.chat(question, replace(long, stop=[stop])))[1]
+
+    def beside() -> None:
+        start.wait()
+        outcome["beside"] = collect(parallel.chat(ask("Count to forty."), long))[1]
+
+    def left() -> None:
+        start.wait()
+        stream = cast(Generator[Chunk, None, None], parallel.chat(ask("Name ten birds."), long))
+        for _ in range(3):
+            assert not next(stream).is_terminal
+        stream.close()  # the client went away
+
+    threads = [threading.Thread(target=run) for run in (stopped, beside, left)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    assert outcome["stop"].finish_reason in ("stop", "length")
+    assert outcome["beside"].finish_reason in ("stop", "length")
+    assert parallel.busy == 0
+    cells_match_tokens(parallel)
+    # The stopped conversation goes on from its sequence's cache.
+    _, final = collect(parallel.chat([*question, ChatMessage("assistant", alone)], GREEDY))
+    assert final.finish_reason in ("stop", "length")
+    cells_match_tokens(parallel)
