@@ -245,7 +245,7 @@ def test_a_token_handed_in_beside_others_is_taken_back_when_the_reply_ends(
 
     def stopped() -> None:
         start.wait()
-        outcome["stop"] = collect(parallel.chat(question, replace(long, stop=[stop])))[1]
+        outcome["stop"] = collect(parallel.chat(question, replace(long, stop=(stop,))))[1]
 
     def beside() -> None:
         start.wait()
