@@ -7,16 +7,8 @@ it hands its tokens to the ``Batcher`` instead. The batcher's thread evaluates o
 the next token of every running reply and a slice of any prompt being read, then lets each slot
 sample from its own rows of the logits.
 
-A step waits until every reply in the loop has either handed in its tokens or stepped out of
-it (to send text to its client): the logits of a step are valid only until the next, so no
-step starts while a slot may still be reading its own. Beside others, a reply hands in its next
-token as soon as it is drawn and sends that token's text while the step runs (taking the token
-back when the text ends the reply, on a stop string): the pause between two steps is then only
-each reply's draw, not also its text, its client's share of the interpreter and the event
-loop's writes (the starter, 8 streams over HTTP on 2 cores: 4.3 ms a step down to 2.3).
-
-A prompt is read in slices of at most ``PROMPT_SLICE`` tokens while other replies are running,
-so that admitting a long prompt delays their next token by one slice, not by the whole prompt.
+How steps wait for the replies, hand-ins ahead of a reply's text and prompts read in slices:
+engine/backends/llama_batcher.py.
 
 Speculation checks guesses in a batch of one sequence: a reply alone speculates as before, and
 beside others it decodes one token a step, which the stats count (``batched_tokens``).
@@ -26,17 +18,15 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import logging
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine.backends.llama_cpp import LlamaCppModel, decode_error
+from engine.backends.llama_batcher import Batcher, HandedInWork
+from engine.backends.llama_cpp import LlamaCppModel
 from engine.errors import EngineBusy, EngineError
 from engine.generation.kv_reuse import common_prefix
-from engine.native import compute
 from engine.tools import Tool
 from engine.types import ChatMessage, Chunk, GenerationParams, Truncation
 
@@ -45,372 +35,11 @@ if TYPE_CHECKING:
     from engine.generation.state_cache import StateCache
     from engine.templates import ChatTemplate
 
-log = logging.getLogger("cove.engine")
 
-# While other replies are running, a prompt is read this many tokens a step, so that their next
-# token waits for one slice, not the whole prompt. Smaller slices read a long prompt far slower
-# (each slice streams the weights again): for a 3,900-token prompt of Qwen2.5 0.5B beside three
-# running replies on 2 cores, slices of ~50 tokens took 95 s and kept the others' tokens 1.2 s
-# apart; 256 took 26 s (llama-server, its prompt whole: 23 s) with gaps of 2.3 s at most
-# (llama-server: 13 s).
-PROMPT_SLICE = 256
 # A start of a prompt that another sequence holds is copied into the cache of the sequence a
 # request takes when it is at least this long: copying a sequence's cache costs about what
 # reading a few dozen tokens does on a small model (both read the whole cache once).
 SHARE_MIN = 32
-# How long a step waits for replies that stepped out to hand text to their client. Anything that
-# runs beside a step takes a core from llama.cpp's threads, which wait for each other at every
-# node of the graph (on 2 cores a step of 8 sequences took 65 ms with clients' text handled
-# beside it, 36 ms without); a client that keeps its reply out longer is not waited for.
-AWAY_GRACE_S = 0.01
-
-_BUSY, _WAITING = "busy", "waiting"
-
-
-@dataclass(eq=False)
-class _Work:
-    """Tokens one sequence hands in, evaluated in one step or, for a prompt, over several."""
-
-    seq: int
-    tokens: list[int]
-    pos0: int
-    logits_all: bool
-    logits_last: bool
-    taken: int = 0  # how many tokens earlier steps evaluated
-    stepping: bool = False  # part of the step being evaluated now
-    early: bool = False  # handed in before its sequence's text went out (``hand_in``)
-    stale: bool = False  # evaluated, but a later step overwrote its logits before they were read
-    started: threading.Event = field(default_factory=threading.Event)  # a step has taken it
-    done: threading.Event = field(default_factory=threading.Event)
-    rc: int = 0
-    rows: tuple[int, int] = (0, 0)  # the first and last row of this work's logits
-    order: int = 0
-
-    @property
-    def splittable(self) -> bool:
-        return not self.logits_all and len(self.tokens) > 1
-
-
-class Batcher:
-    """The one thread that puts a context's sequences' tokens together and hands each batch to
-    ``llama_decode`` (on the compute thread, engine/native/compute.py)."""
-
-    def __init__(self, lib: Any, ctx: Any, capacity: int) -> None:
-        self._lib = lib
-        self._ctx = ctx
-        self.capacity = capacity
-        self._batch = lib.llama_batch_init(capacity, 0, 1)
-        # Held around a decode, and by a slot around anything else that changes the cache.
-        self.lock = threading.Lock()
-        self._cond = threading.Condition()
-        self._state: dict[int, str] = {}  # the members: sequences with a reply in the loop
-        self._busy = 0  # members reading their logits or between hand-ins
-        self._away = 0  # busy members out handing text to their clients
-        self._out: set[int] = set()  # the members out with their clients
-        self._step_over = threading.Event()  # set when the step being evaluated has ended
-        self._step_over.set()
-        self._grace_until: float | None = None
-        self._pending: list[_Work] = []
-        # Works handed in early whose step has ended and whose logits their reply has not read:
-        # a step that starts meanwhile (the reply out with its client past the grace) makes them
-        # stale, and the reply evaluates its token again.
-        self._unread: dict[int, _Work] = {}
-        self._order = 0
-        self._closed = False
-        self._thread = threading.Thread(target=self._run, name="cove-batch", daemon=True)
-        self._thread.start()
-
-    # -- what a slot calls -----------------------------------------------------------------------
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    def others(self, seq: int) -> int:
-        """How many other sequences have a reply in the loop."""
-        return sum(1 for s in self._state if s != seq)
-
-    def away(self, seq: int) -> None:
-        """The reply stepped out of the loop (to hand text to its client)."""
-        with self._cond:
-            self._out.add(seq)
-            self._recount()
-
-    def back(self, seq: int) -> None:
-        with self._cond:
-            self._out.discard(seq)
-            self._recount()
-
-    def leave(self, seq: int) -> None:
-        with self._cond:
-            self._out.discard(seq)
-            self._unread.pop(seq, None)
-            self._mark(seq, None)
-            self._pending = [w for w in self._pending if w.seq != seq]
-
-    def _mark(self, seq: int, state: str | None) -> None:
-        """Set a member's state (None: it leaves). Called with the condition held."""
-        was = self._state.get(seq)
-        if was is None and state != _WAITING:
-            return  # not a member (it has not handed anything in yet)
-        if state is None:
-            self._state.pop(seq, None)
-        else:
-            self._state[seq] = state
-        self._recount()
-
-    def _recount(self) -> None:
-        """Count the members a step waits for (busy, in the loop) and those it gives a grace
-        (busy, out with their client); a member whose tokens are in holds up nothing, wherever
-        it is. The step thread is woken when that may let it go on. The condition held."""
-        busy = [s for s, state in self._state.items() if state == _BUSY]
-        self._away = sum(1 for s in busy if s in self._out)
-        self._busy = len(busy) - self._away
-        if self._busy == 0 and self._pending:
-            self._cond.notify()
-
-    def run(
-        self,
-        seq: int,
-        tokens: list[int],
-        pos0: int,
-        cancel: threading.Event,
-        *,
-        logits_last: bool,
-        logits_all: bool,
-    ) -> tuple[int, int] | None:
-        """Evaluate ``tokens`` of sequence ``seq`` at ``pos0``... in the next steps; returns the
-        rows of their logits, or None when cancelled first (some of a prompt may then be in
-        the cache). Raises EngineError when the step fails."""
-        if logits_all and len(tokens) > self.capacity:
-            raise EngineError("Too many tokens for one batch.")
-        with self._cond:
-            if self._closed:
-                raise EngineError("The model was unloaded.")
-            alone = all(s == seq for s in self._state) and not self._pending
-            if alone and len(tokens) <= self.capacity:
-                # The only reply in the loop: its tokens are the whole step, evaluated from its
-                # own thread (one hand-over to the compute thread, not three). It stays a busy
-                # member, so no step starts while it reads its logits.
-                self._state[seq] = _BUSY
-                self._recount()
-                direct = _Work(seq, tokens, pos0, logits_all, logits_last, order=0)
-            else:
-                direct = None
-        if direct is not None:
-            return self._step_alone(direct)
-        return self.result(self.hand_in(seq, tokens, pos0, logits_last, logits_all), cancel)
-
-    def hand_in(
-        self,
-        seq: int,
-        tokens: list[int],
-        pos0: int,
-        logits_last: bool,
-        logits_all: bool = False,
-        early: bool = False,
-    ) -> _Work:
-        """Queue ``tokens`` of sequence ``seq`` for the next steps and return at once; the
-        sequence counts as handed in until ``result`` (or ``withdraw``). ``early``: the reply
-        goes out to its client before it waits for the result (see ``collect``)."""
-        with self._cond:
-            if self._closed:
-                raise EngineError("The model was unloaded.")
-            self._order += 1
-            work = _Work(seq, tokens, pos0, logits_all, logits_last, order=self._order)
-            work.early = early
-            self._pending.append(work)
-            self._mark(seq, _WAITING)
-        return work
-
-    def result(self, work: _Work, cancel: threading.Event) -> tuple[int, int] | None:
-        """Wait for ``work``'s steps: the rows of its logits, or None when cancelled first (the
-        work is then withdrawn; some of a prompt may be in the cache). Raises EngineError when
-        the step fails."""
-        while not work.done.wait(0.05):
-            if cancel.is_set() or self._closed:
-                self.withdraw(work)
-                return None
-        if work.rc != 0:
-            raise decode_error(work.rc)
-        return work.rows
-
-    def collect(self, work: _Work) -> bool:
-        """An early work's reply is back to read its logits (no step starts before it hands in
-        again): False when a step overwrote them while it was out."""
-        with self._cond:
-            self._unread.pop(work.seq, None)
-            return not work.stale
-
-    def withdraw(self, work: _Work) -> None:
-        """Take back ``work`` handed in but no longer wanted: out of the queue, after the step
-        evaluating part of it now has ended (the caller then drops its cells: a cell that step
-        writes after they were dropped would stand where the sequence goes on)."""
-        while True:
-            with self._cond:
-                if not work.stepping or self._closed:
-                    if self._unread.get(work.seq) is work:
-                        del self._unread[work.seq]
-                    if work in self._pending:
-                        self._pending.remove(work)
-                    if not work.done.is_set():
-                        self._mark(work.seq, _BUSY)
-                    return
-                step_over = self._step_over
-            step_over.wait()
-
-    def _step_alone(self, work: _Work) -> tuple[int, int]:
-        n = len(work.tokens)
-        with self.lock:
-            batch = self._batch
-            if batch is None:
-                raise EngineError("The model was unloaded.")
-            batch.n_tokens = _fill(batch, 0, work, 0, n)
-            rc = int(compute.run(self._lib.llama_decode, self._ctx, batch))
-        if rc != 0:
-            raise decode_error(rc)
-        return (0, n - 1)
-
-    def close(self) -> None:
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
-        self._thread.join(timeout=30)
-        with self.lock:
-            if self._batch is not None:
-                self._lib.llama_batch_free(self._batch)
-                self._batch = None
-
-    # -- the steps -------------------------------------------------------------------------------
-
-    def _wait_for_step(self) -> bool:
-        """Wait (the condition held) until a step can start: something handed in, no member
-        between a step and its hand-in, and none out with its client, or the grace for those
-        past. False once closed."""
-        while not self._closed:
-            if not self._pending or self._busy:
-                self._grace_until = None
-                self._cond.wait()
-                continue
-            if not self._away:
-                break
-            now = time.monotonic()
-            if self._grace_until is None:
-                self._grace_until = now + AWAY_GRACE_S
-            if now >= self._grace_until:
-                break
-            self._cond.wait(self._grace_until - now)
-        self._grace_until = None
-        return not self._closed
-
-    def _take(self) -> list[tuple[_Work, int, int]]:
-        """This step's share of each pending work: (work, start, end). Single tokens and
-        guesses first, then prompts in arrival order, sliced while replies are running."""
-        room = self.capacity
-        decoding = [w for w in self._pending if not w.splittable]
-        prompts = sorted((w for w in self._pending if w.splittable), key=lambda w: w.order)
-        out: list[tuple[_Work, int, int]] = []
-        for w in sorted(decoding, key=lambda w: w.order):
-            if len(w.tokens) <= room:
-                out.append((w, 0, len(w.tokens)))
-                room -= len(w.tokens)
-        # Replies in the loop beside the prompts being read (some may be out with their client
-        # for a moment): the prompts are sliced for them.
-        running = len(self._state) > len(prompts) or len(prompts) > 1
-        for w in prompts:
-            budget = min(room, PROMPT_SLICE) if running else room
-            if budget <= 0:
-                break
-            end = min(len(w.tokens), w.taken + budget)
-            out.append((w, w.taken, end))
-            room -= end - w.taken
-            running = True
-        # In sequence order: llama.cpp splits a batch for caches kept per sequence wherever the
-        # sequence ids stop running in order (a batch of 8 out of order took 9 ms a sequence on
-        # 2 cores, in order 4.6 ms).
-        return sorted(out, key=lambda share: share[0].seq)
-
-    def _run(self) -> None:
-        try:
-            self._steps()
-        except BaseException:  # no step will come: every waiting reply ends as cancelled
-            log.exception("The batch thread of %s failed.", self._ctx)
-            with self._cond:
-                self._closed = True
-                self._step_over.set()
-
-    def _steps(self) -> None:
-        lib = self._lib
-        while True:
-            with self._cond:
-                if not self._wait_for_step():
-                    return
-                share = self._take()
-                for work in self._unread.values():
-                    work.stale = True
-                self._unread.clear()
-                for work, _start, _end in share:
-                    work.stepping = True
-                    work.started.set()
-                self._step_over = threading.Event()
-            batch = self._batch
-            n = 0
-            for work, start, end in share:
-                n = _fill(batch, n, work, start, end)
-            batch.n_tokens = n
-            with self.lock:
-                rc = int(compute.run(lib.llama_decode, self._ctx, batch)) if n else 0
-            with self._cond:
-                row = 0
-                for work, start, end in share:
-                    count = end - start
-                    if rc != 0 or end == len(work.tokens):
-                        work.rc = rc
-                        work.rows = (row, row + count - 1)
-                        if work in self._pending:
-                            self._pending.remove(work)
-                        if self._state.get(work.seq) == _WAITING:
-                            self._mark(work.seq, _BUSY)
-                        if work.early and rc == 0:
-                            self._unread[work.seq] = work
-                        work.done.set()
-                    else:
-                        work.taken = end
-                    work.stepping = False
-                    row += count
-                self._step_over.set()
-
-
-class _HandedIn:
-    """A slot's token in the batcher's queue while the slot's reply sends the token's text."""
-
-    def __init__(self, slot: Any, work: _Work, pos0: int) -> None:
-        self._slot = slot
-        self._work = work
-        self._pos0 = pos0
-
-    def finish(self, cancel: threading.Event) -> bool:
-        slot, work = self._slot, self._work
-        try:
-            rows = slot._batcher.result(work, cancel)
-        except EngineError:
-            slot._drop_from(self._pos0)
-            raise
-        if rows is None:
-            slot._drop_from(self._pos0)
-            return False
-        if not slot._batcher.collect(work):
-            # Out with its client past the grace, the reply let a step overwrite its logits:
-            # its token is evaluated again, from inside the loop.
-            slot._drop_from(self._pos0)
-            accepted: bool = slot._decode(work.tokens, cancel)
-            return accepted
-        slot._rows = rows
-        return True
-
-    def drop(self) -> None:
-        self._slot._batcher.withdraw(self._work)
-        self._slot._drop_from(self._pos0)
 
 
 class _SharedDrafter:
@@ -491,7 +120,7 @@ def _slot_class() -> type[LlamaCppModel]:
             self._rows = rows
             return True
 
-        def _hand_in(self, tokens: list[int], cancel: threading.Event) -> _HandedIn | None:
+        def _hand_in(self, tokens: list[int], cancel: threading.Event) -> HandedInWork | None:
             batcher = self._batcher
             if batcher.others(self._seq) == 0:
                 return None  # alone: evaluated directly when accepted
@@ -501,7 +130,7 @@ def _slot_class() -> type[LlamaCppModel]:
             # waits for the step to start: the others' hand-ins come first.
             while not work.started.wait(0.05) and not (cancel.is_set() or batcher.closed):
                 pass
-            return _HandedIn(self, work, pos0)
+            return HandedInWork(self, work, pos0)
 
         def _free(self) -> None:
             """The owner frees the context and the model."""
@@ -729,20 +358,6 @@ def _computed(prompt: Any) -> _Computed:
     except Exception as exc:  # raised again in the loop, which turns it into the terminal chunk
         return _Computed([], None, exc)
     return _Computed(list(tokens), truncation, None)
-
-
-def _fill(batch: Any, n: int, work: _Work, start: int, end: int) -> int:
-    """Put ``work``'s tokens ``start:end`` into ``batch`` from row ``n`` on; the row after."""
-    last_part = end == len(work.tokens)
-    for i in range(start, end):
-        batch.token[n] = work.tokens[i]
-        batch.pos[n] = work.pos0 + i
-        batch.n_seq_id[n] = 1
-        batch.seq_id[n][0] = work.seq
-        wants = work.logits_all or (last_part and i == end - 1 and work.logits_last)
-        batch.logits[n] = 1 if wants else 0
-        n += 1
-    return n
 
 
 def weights_of(model: object) -> LlamaCppModel | None:
