@@ -6,7 +6,8 @@ Cove, ...).
         [--rounds 3] [--tokens 128] [--json]
     .venv/bin/python bench/bench_parallel.py --admission [--model M]
 
-Each client streams a request for a story (temperature 0.8, its own seed, ``ignore_eos`` so
+Each client streams a request for a story (temperature 0.8 and the same sampling settings on
+both servers, ``SAMPLING``; its own seed, ``ignore_eos`` so
 that every reply is ``--tokens`` long on both servers) through ``/v1/chat/completions``; all
 start together. Reported per server and number of clients, the
 median over rounds of: the aggregate decode rate (completion tokens of all clients over the
@@ -42,6 +43,10 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = [""]  # the name requests send: the model's path (Cove resolves it; llama-server ignores it)
+# The sampling every request names, so that both servers draw with the same chain: llama-server's
+# defaults (top-k 40, top-p 0.95, min-p 0.05, no repetition penalty). Cove's own default
+# repetition penalty is 1.1, which a request leaving it out gets (``--repeat-penalty 1.1``).
+SAMPLING: dict[str, float] = {"top_k": 40, "top_p": 0.95, "min_p": 0.05, "repeat_penalty": 1.0}
 BUILD = ROOT.parent / "shared" / "tools" / "build-llama-bench.sh"
 
 
@@ -126,6 +131,7 @@ async def stream(
         # Every reply runs to max_tokens on both servers, so that a round's work does not depend
         # on where each server's draws happen to end a story.
         "ignore_eos": True,
+        **SAMPLING,
         "messages": [{"role": "user", "content": prompt}],
     }
     start = time.perf_counter()
@@ -295,13 +301,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ctx", type=int, default=2048)
     parser.add_argument("--admission", action="store_true")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--repeat-penalty", type=float, default=1.0)
     args = parser.parse_args(argv)
+    SAMPLING["repeat_penalty"] = args.repeat_penalty
     result = admission(args) if args.admission else compare(args)
     if args.json:
         print(json.dumps(result, indent=2))
     elif not args.admission:
         print(f"\n{result['model']}, {result['tokens']} tokens a client, medians of "
-              f"{result['rounds']} rounds")  # fmt: skip
+              f"{result['rounds']} rounds, sampling {SAMPLING}")  # fmt: skip
         print("| clients | llama-server tok/s | Cove tok/s | ratio | llama-server p50/p95 first "
               "token | Cove p50/p95 first token |")  # fmt: skip
         print("|---:|---:|---:|---:|---:|---:|")
