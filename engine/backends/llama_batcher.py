@@ -361,25 +361,24 @@ class Batcher:
 class HandedInWork:
     """A slot's token in the batcher's queue while the slot's reply sends the token's text."""
 
-    def __init__(self, slot: Any, work: _Work, pos0: int) -> None:
+    def __init__(self, slot: Any, work: _Work) -> None:
         self._slot = slot
         self._work = work
-        self._pos0 = pos0
 
     def finish(self, cancel: threading.Event) -> bool:
         slot, work = self._slot, self._work
         try:
             rows = slot._batcher.result(work, cancel)
         except EngineError:
-            slot._drop_from(self._pos0)
+            slot._drop_from(work.pos0)
             raise
         if rows is None:
-            slot._drop_from(self._pos0)
+            slot._drop_from(work.pos0)
             return False
         if not slot._batcher.collect(work):
             # Out with its client past the grace, the reply let a step overwrite its logits:
             # its token is evaluated again, from inside the loop.
-            slot._drop_from(self._pos0)
+            slot._drop_from(work.pos0)
             accepted: bool = slot._decode(work.tokens, cancel)
             return accepted
         slot._rows = rows
@@ -387,7 +386,7 @@ class HandedInWork:
 
     def drop(self) -> None:
         self._slot._batcher.withdraw(self._work)
-        self._slot._drop_from(self._pos0)
+        self._slot._drop_from(self._work.pos0)
 
 
 def _fill(batch: Any, n: int, work: _Work, start: int, end: int) -> int:

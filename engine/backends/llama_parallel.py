@@ -130,7 +130,7 @@ def _slot_class() -> type[LlamaCppModel]:
             # waits for the step to start: the others' hand-ins come first.
             while not work.started.wait(0.05) and not (cancel.is_set() or batcher.closed):
                 pass
-            return HandedInWork(self, work, pos0)
+            return HandedInWork(self, work)
 
         def _free(self) -> None:
             """The owner frees the context and the model."""
