@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from engine.documents.dictionary import is_english, reads_as_english
+from engine.documents.dictionary import is_english, reads_as_english, spelled_otherwise
 from engine.documents.retrieve import STOPWORDS
 
 if TYPE_CHECKING:
@@ -35,6 +35,12 @@ _ASKING_TEXT = """able ask change default difference does doing done example fin
     rather say see set show something tell thing things turn type use used using value values
     want way ways work works write"""
 _ASKING = frozenset(_ASKING_TEXT.split())
+# The placeholder names of programming examples (RFC 3092, "Etymology of 'Foo'", and the
+# Jargon File's "metasyntactic variable"): ``foo.cron`` is a name the asker made up to show
+# the shape of one, not a subject the documents must hold. "bar" (also a plain word, as in
+# ``status_bar``) is one only beside another.
+_PLACEHOLDER_TEXT = "foo baz qux quux corge grault garply waldo plugh xyzzy thud"
+PLACEHOLDERS = frozenset(_PLACEHOLDER_TEXT.split())
 _TERM = re.compile(r"[A-Za-z_][\w]*(?:[.\-][\w]+)*|\d+(?:\.\d+)*")
 # Passages less similar to the question than this are about something else: the answer is
 # "not in your documents" without asking the model. The lowest best-source similarity of an
@@ -193,13 +199,25 @@ def judge(retriever: Retriever, question: str, sources: Sequence[Source] | None 
 
 def _found(term: str, counts: dict[str, int], retriever: Retriever) -> bool:
     """Whether the collection holds ``term``; a hyphenated compound ("pdflib-based") counts
-    when each of its words is there, an option (``--max-vsize``) only whole."""
+    when each of its words is there, an option (``--max-vsize``) only whole. A British
+    spelling counts when the American one is there ("colour", "color"), and a name made up
+    with a placeholder (``foo.cron``, ``bar_baz``) when its other parts are."""
     if counts.get(term, 0) > 0:
         return True
-    parts = [p for p in term.split("-") if p]
-    if len(parts) < 2 or term.startswith("-"):
+    if term.startswith("-"):
         return False
-    found = retriever.db.term_counts(retriever.collection, parts, cap=1)
+    variants = spelled_otherwise(term)
+    parts = [p for p in re.split(r"[-._]", term) if p]
+    examples = [p for p in parts if p in PLACEHOLDERS]
+    if examples:
+        parts = [p for p in parts if p not in PLACEHOLDERS and p != "bar"]
+    elif len(parts) < 2 or "-" not in term:
+        parts = []
+    found = retriever.db.term_counts(retriever.collection, variants + parts, cap=1)
+    if any(found.get(v, 0) > 0 for v in variants):
+        return True
+    if not parts:
+        return bool(examples)
     return all(found.get(p, 0) > 0 for p in parts)
 
 

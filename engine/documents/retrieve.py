@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
+from engine.documents.dictionary import spelled_otherwise
 from engine.documents.evidence import WORD, Similarity, best_sentence, sentences, weights
 from engine.documents.index_db import Collection, IndexDB
 
@@ -86,9 +87,16 @@ def content_words(question: str) -> list[str]:
 
 def keyword_query(question: str) -> str:
     """An FTS5 query from a question: its content words (all its words when it has none), OR-ed,
-    each quoted (so that nothing the user typed is read as FTS syntax)."""
+    each quoted (so that nothing the user typed is read as FTS syntax). A British spelling
+    brings its American one ("colour" also finds "color")."""
     terms = content_words(question) or list(dict.fromkeys(_words(question)))
+    terms = with_spellings(terms)
     return " OR ".join('"' + w.replace('"', "") + '"' for w in terms)
+
+
+def with_spellings(terms: Sequence[str]) -> list[str]:
+    """``terms`` with the American spelling after each British one ("colour", "color")."""
+    return list(dict.fromkeys(v for t in terms for v in (t, *spelled_otherwise(t))))
 
 
 def _words(question: str) -> list[str]:
@@ -249,7 +257,7 @@ class Retriever:
 
     def _term_weights(self, question: str) -> dict[str, float]:
         """The question's content words, each weighted by how rare it is in the collection."""
-        terms = content_words(question)
+        terms = with_spellings(content_words(question))
         counts = self.db.term_counts(self.collection, terms, cap=TERM_COUNT_CAP)
         total = max(self.db.count_chunks(self.collection), 1)
         return weights(terms, counts, total)

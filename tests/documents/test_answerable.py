@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.documents.answerable import code_phrases, coined_candidates, judge, names
+from engine.documents.dictionary import spelled_otherwise
 from engine.documents.embeddings import EmbeddingModel
 from engine.documents.grounding import claims, unsupported_share
 from engine.documents.index_db import IndexDB
@@ -25,6 +26,10 @@ builds the X11 terminal.
 ## Output
 
 The pngcairo terminal writes PNG files; its default size is 640 by 480 pixels.
+
+## Colors
+
+Lines are drawn in the color of their style; the background color is white.
 """
 
 
@@ -84,6 +89,28 @@ def test_a_lower_case_name_the_documents_never_use_is_not_in_them(retriever: Ret
     # The guide's own lower-case name is found, and so is an English word it lacks.
     assert judge(retriever, "What size are pictures from pngcairo?").answerable
     assert judge(retriever, "How do I draw the third line in dashes?").answerable
+
+
+def test_a_british_spelling_is_an_english_word_and_finds_the_american_one(
+    retriever: Retriever,
+) -> None:
+    assert coined_candidates("Which colour is the background, and is it centred?") == []
+    assert spelled_otherwise("colour") == ["color"]
+    assert spelled_otherwise("four") == [] and spelled_otherwise("renv") == []
+    assert judge(retriever, "What background colour do the pictures get?").answerable
+    # Named in quotes, the British spelling is found through the American one.
+    assert judge(retriever, "What does the guide say about 'colour'?").answerable
+    found = retriever.search("colour", 1, mode="keyword")
+    assert found and "background color" in found[0].text
+
+
+def test_a_name_made_up_with_a_placeholder_is_judged_by_its_other_parts(
+    retriever: Retriever,
+) -> None:
+    """``foo.png`` shows the shape of a file name; ``frob.png`` is a name the guide lacks."""
+    assert judge(retriever, "Can the pngcairo terminal write a file like foo.png?").answerable
+    verdict = judge(retriever, "Can the pngcairo terminal write a file like frob.png?")
+    assert not verdict.answerable and verdict.missing == ("frob.png",)
 
 
 def test_code_in_backticks_must_be_in_the_documents_as_written(retriever: Retriever) -> None:
