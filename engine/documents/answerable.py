@@ -206,18 +206,21 @@ def _found(term: str, counts: dict[str, int], retriever: Retriever) -> bool:
         return True
     if term.startswith("-"):
         return False
+    pieces = [p for p in re.split(r"[-._]", term) if p]
+    made_up = any(p in PLACEHOLDERS for p in pieces)
+    if made_up:
+        parts = [p for p in pieces if p not in PLACEHOLDERS and p != "bar"]
+    else:
+        parts = [p for p in term.split("-") if p]
+        if len(parts) < 2:
+            parts = []
     variants = spelled_otherwise(term)
-    parts = [p for p in re.split(r"[-._]", term) if p]
-    examples = [p for p in parts if p in PLACEHOLDERS]
-    if examples:
-        parts = [p for p in parts if p not in PLACEHOLDERS and p != "bar"]
-    elif len(parts) < 2 or "-" not in term:
-        parts = []
-    found = retriever.db.term_counts(retriever.collection, variants + parts, cap=1)
+    wanted = variants + parts
+    found = retriever.db.term_counts(retriever.collection, wanted, cap=1) if wanted else {}
     if any(found.get(v, 0) > 0 for v in variants):
         return True
     if not parts:
-        return bool(examples)
+        return made_up
     return all(found.get(p, 0) > 0 for p in parts)
 
 

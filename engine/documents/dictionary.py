@@ -67,9 +67,7 @@ def spelled_otherwise(word: str) -> list[str]:
 
 
 def is_english(word: str) -> bool:
-    english = _english()
-    w = word.lower()
-    return w in english or any(a in english for a in american(w))
+    return word.lower() in _english() or bool(spelled_otherwise(word))
 
 
 def reads_as_english(words: Iterable[str]) -> bool:
