@@ -45,7 +45,7 @@ _BUSY, _WAITING = "busy", "waiting"
 
 
 @dataclass(eq=False)
-class _Work:
+class Work:
     """Tokens one sequence hands in, evaluated in one step or, for a prompt, over several."""
 
     seq: int
@@ -81,17 +81,15 @@ class Batcher:
         self.lock = threading.Lock()
         self._cond = threading.Condition()
         self._state: dict[int, str] = {}  # the members: sequences with a reply in the loop
-        self._busy = 0  # members reading their logits or between hand-ins
-        self._away = 0  # busy members out handing text to their clients
         self._out: set[int] = set()  # the members out with their clients
         self._step_over = threading.Event()  # set when the step being evaluated has ended
         self._step_over.set()
         self._grace_until: float | None = None
-        self._pending: list[_Work] = []
+        self._pending: list[Work] = []
         # Works handed in early whose step has ended and whose logits their reply has not read:
         # a step that starts meanwhile (the reply out with its client past the grace) makes them
         # stale, and the reply evaluates its token again.
-        self._unread: dict[int, _Work] = {}
+        self._unread: dict[int, Work] = {}
         self._order = 0
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="cove-batch", daemon=True)
@@ -111,12 +109,12 @@ class Batcher:
         """The reply stepped out of the loop (to hand text to its client)."""
         with self._cond:
             self._out.add(seq)
-            self._recount()
+            self._wake()
 
     def back(self, seq: int) -> None:
         with self._cond:
             self._out.discard(seq)
-            self._recount()
+            self._wake()
 
     def leave(self, seq: int) -> None:
         with self._cond:
@@ -134,16 +132,19 @@ class Batcher:
             self._state.pop(seq, None)
         else:
             self._state[seq] = state
-        self._recount()
+        self._wake()
 
-    def _recount(self) -> None:
-        """Count the members a step waits for (busy, in the loop) and those it gives a grace
-        (busy, out with their client); a member whose tokens are in holds up nothing, wherever
-        it is. The step thread is woken when that may let it go on. The condition held."""
+    def _counts(self) -> tuple[int, int]:
+        """The members a step waits for (busy: reading their logits or between hand-ins, in
+        the loop) and those it gives a grace (busy, out with their client); a member whose
+        tokens are in holds up nothing, wherever it is. The condition held."""
         busy = [s for s, state in self._state.items() if state == _BUSY]
-        self._away = sum(1 for s in busy if s in self._out)
-        self._busy = len(busy) - self._away
-        if self._busy == 0 and self._pending:
+        away = sum(1 for s in busy if s in self._out)
+        return len(busy) - away, away
+
+    def _wake(self) -> None:
+        """Wake the step thread when a change may let it go on. The condition held."""
+        if self._pending and self._counts()[0] == 0:
             self._cond.notify()
 
     def run(
@@ -170,8 +171,8 @@ class Batcher:
                 # own thread (one hand-over to the compute thread, not three). It stays a busy
                 # member, so no step starts while it reads its logits.
                 self._state[seq] = _BUSY
-                self._recount()
-                direct = _Work(seq, tokens, pos0, logits_all, logits_last, order=0)
+                self._wake()
+                direct = Work(seq, tokens, pos0, logits_all, logits_last, order=0)
             else:
                 direct = None
         if direct is not None:
@@ -186,7 +187,7 @@ class Batcher:
         logits_last: bool,
         logits_all: bool = False,
         early: bool = False,
-    ) -> _Work:
+    ) -> Work:
         """Queue ``tokens`` of sequence ``seq`` for the next steps and return at once; the
         sequence counts as handed in until ``result`` (or ``withdraw``). ``early``: the reply
         goes out to its client before it waits for the result (see ``collect``)."""
@@ -194,13 +195,13 @@ class Batcher:
             if self._closed:
                 raise EngineError("The model was unloaded.")
             self._order += 1
-            work = _Work(seq, tokens, pos0, logits_all, logits_last, order=self._order)
+            work = Work(seq, tokens, pos0, logits_all, logits_last, order=self._order)
             work.early = early
             self._pending.append(work)
             self._mark(seq, _WAITING)
         return work
 
-    def result(self, work: _Work, cancel: threading.Event) -> tuple[int, int] | None:
+    def result(self, work: Work, cancel: threading.Event) -> tuple[int, int] | None:
         """Wait for ``work``'s steps: the rows of its logits, or None when cancelled first (the
         work is then withdrawn; some of a prompt may be in the cache). Raises EngineError when
         the step fails."""
@@ -212,14 +213,14 @@ class Batcher:
             raise decode_error(work.rc)
         return work.rows
 
-    def collect(self, work: _Work) -> bool:
+    def collect(self, work: Work) -> bool:
         """An early work's reply is back to read its logits (no step starts before it hands in
         again): False when a step overwrote them while it was out."""
         with self._cond:
             self._unread.pop(work.seq, None)
             return not work.stale
 
-    def withdraw(self, work: _Work) -> None:
+    def withdraw(self, work: Work) -> None:
         """Take back ``work`` handed in but no longer wanted: out of the queue, after the step
         evaluating part of it now has ended (the caller then drops its cells: a cell that step
         writes after they were dropped would stand where the sequence goes on)."""
@@ -236,7 +237,7 @@ class Batcher:
                 step_over = self._step_over
             step_over.wait()
 
-    def _step_alone(self, work: _Work) -> tuple[int, int]:
+    def _step_alone(self, work: Work) -> tuple[int, int]:
         n = len(work.tokens)
         with self.lock:
             batch = self._batch
@@ -265,11 +266,12 @@ class Batcher:
         between a step and its hand-in, and none out with its client, or the grace for those
         past. False once closed."""
         while not self._closed:
-            if not self._pending or self._busy:
+            busy, away = self._counts()
+            if not self._pending or busy:
                 self._grace_until = None
                 self._cond.wait()
                 continue
-            if not self._away:
+            if not away:
                 break
             now = time.monotonic()
             if self._grace_until is None:
@@ -280,13 +282,13 @@ class Batcher:
         self._grace_until = None
         return not self._closed
 
-    def _take(self) -> list[tuple[_Work, int, int]]:
+    def _take(self) -> list[tuple[Work, int, int]]:
         """This step's share of each pending work: (work, start, end). Single tokens and
         guesses first, then prompts in arrival order, sliced while replies are running."""
         room = self.capacity
         decoding = [w for w in self._pending if not w.splittable]
         prompts = sorted((w for w in self._pending if w.splittable), key=lambda w: w.order)
-        out: list[tuple[_Work, int, int]] = []
+        out: list[tuple[Work, int, int]] = []
         for w in sorted(decoding, key=lambda w: w.order):
             if len(w.tokens) <= room:
                 out.append((w, 0, len(w.tokens)))
@@ -358,38 +360,7 @@ class Batcher:
                 self._step_over.set()
 
 
-class HandedInWork:
-    """A slot's token in the batcher's queue while the slot's reply sends the token's text."""
-
-    def __init__(self, slot: Any, work: _Work) -> None:
-        self._slot = slot
-        self._work = work
-
-    def finish(self, cancel: threading.Event) -> bool:
-        slot, work = self._slot, self._work
-        try:
-            rows = slot._batcher.result(work, cancel)
-        except EngineError:
-            slot._drop_from(work.pos0)
-            raise
-        if rows is None:
-            slot._drop_from(work.pos0)
-            return False
-        if not slot._batcher.collect(work):
-            # Out with its client past the grace, the reply let a step overwrite its logits:
-            # its token is evaluated again, from inside the loop.
-            slot._drop_from(work.pos0)
-            accepted: bool = slot._decode(work.tokens, cancel)
-            return accepted
-        slot._rows = rows
-        return True
-
-    def drop(self) -> None:
-        self._slot._batcher.withdraw(self._work)
-        self._slot._drop_from(self._work.pos0)
-
-
-def _fill(batch: Any, n: int, work: _Work, start: int, end: int) -> int:
+def _fill(batch: Any, n: int, work: Work, start: int, end: int) -> int:
     """Put ``work``'s tokens ``start:end`` into ``batch`` from row ``n`` on; the row after."""
     last_part = end == len(work.tokens)
     for i in range(start, end):

@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.backends.llama_batcher import Batcher, HandedInWork
+from engine.backends.llama_batcher import Batcher, Work
 from engine.backends.llama_cpp import LlamaCppModel
 from engine.errors import EngineBusy, EngineError
 from engine.generation.kv_reuse import common_prefix
@@ -40,6 +40,37 @@ if TYPE_CHECKING:
 # request takes when it is at least this long: copying a sequence's cache costs about what
 # reading a few dozen tokens does on a small model (both read the whole cache once).
 SHARE_MIN = 32
+
+
+class HandedInWork:
+    """A slot's token in the batcher's queue while the slot's reply sends the token's text."""
+
+    def __init__(self, slot: Any, work: Work) -> None:
+        self._slot = slot
+        self._work = work
+
+    def finish(self, cancel: threading.Event) -> bool:
+        slot, work = self._slot, self._work
+        try:
+            rows = slot._batcher.result(work, cancel)
+        except EngineError:
+            slot._drop_from(work.pos0)
+            raise
+        if rows is None:
+            slot._drop_from(work.pos0)
+            return False
+        if not slot._batcher.collect(work):
+            # Out with its client past the grace, the reply let a step overwrite its logits:
+            # its token is evaluated again, from inside the loop.
+            slot._drop_from(work.pos0)
+            accepted: bool = slot._decode(work.tokens, cancel)
+            return accepted
+        slot._rows = rows
+        return True
+
+    def drop(self) -> None:
+        self._slot._batcher.withdraw(self._work)
+        self._slot._drop_from(self._work.pos0)
 
 
 class _SharedDrafter:

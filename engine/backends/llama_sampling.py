@@ -9,10 +9,13 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import InvalidRequest
 from engine.types import GenerationParams
+
+if TYPE_CHECKING:
+    from engine.generation.loop import HandedIn
 
 
 def make_chain(lib: Any, vocab: Any, p: GenerationParams, window: int) -> Any:
@@ -72,10 +75,11 @@ class _Picker:
         accepted: bool = self._decode([token], cancel)
         return accepted
 
-    def hand_in(self, token: int, cancel: threading.Event) -> Any:
+    def hand_in(self, token: int, cancel: threading.Event) -> HandedIn | None:
         """``token`` handed in ahead of ``accept`` where the model can (a shared context's
-        sequence beside others; engine/generation/loop.py ``HandedIn``), else None."""
-        return self._model._hand_in([token], cancel)
+        sequence beside others; engine/generation/loop.py ``HandsIn``), else None."""
+        handed: HandedIn | None = self._model._hand_in([token], cancel)
+        return handed
 
 
 class NativeSampler(_Picker):

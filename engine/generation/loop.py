@@ -97,8 +97,7 @@ class Verifier(Protocol):
 
 
 class HandedIn(Protocol):
-    """A token handed in for evaluation ahead of being accepted (a source's optional
-    ``hand_in(token, cancel)``, which may return None: not now)."""
+    """A token handed in for evaluation ahead of being accepted (``HandsIn``)."""
 
     def finish(self, cancel: threading.Event) -> bool:
         """Wait for the evaluation: ``token`` is then part of the sequence; False when
@@ -107,6 +106,16 @@ class HandedIn(Protocol):
 
     def drop(self) -> None:
         """Take the token back (not needed after all)."""
+        ...
+
+
+@runtime_checkable
+class HandsIn(Protocol):
+    """A source that can hand a token in for evaluation before it is accepted (a shared
+    context's sequence beside others), so that its text goes out while the step runs."""
+
+    def hand_in(self, token: int, cancel: threading.Event) -> HandedIn | None:
+        """``token`` on its way into the sequence; None: not now (``accept`` it instead)."""
         ...
 
 
@@ -552,7 +561,7 @@ class GenerationLoop(ABC):
         # guesses the model agreed with, already in the cache (``ahead`` of plain decoding).
         ready: deque[tuple[int, Any]] = deque()
         ahead = 0
-        hand_in = getattr(source, "hand_in", None)
+        hand_in = source.hand_in if isinstance(source, HandsIn) else None
         early: HandedIn | None = None  # the token handed in before its text was sent
         try:
             while True:
