@@ -185,6 +185,11 @@ class LlamaCppModel(GenerationLoop):
         if plan.projector is not None:
             self._load_projector(Path(plan.projector.path), plan)
 
+    @property
+    def path(self) -> Path:
+        """The model's file, resolved."""
+        return Path(self._file_id[0])
+
     def _load_projector(self, projector: Path, plan: Plan) -> None:
         from engine.backends.vision import Vision
 

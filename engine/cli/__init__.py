@@ -269,6 +269,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--log-prompts", action="store_true", help="write prompts to the log")
     serve.add_argument(
+        "--no-background-measuring",
+        action="store_true",
+        help="never measure in the background (the ways to run a model, how many replies at "
+        "once pay); by default that waits until this computer is idle and runs at the lowest "
+        "priority",
+    )
+    serve.add_argument(
         "--ollama",
         action="store_true",
         help="also listen on Ollama's port (127.0.0.1:11434), for tools that expect it there",
@@ -428,6 +435,7 @@ def _serve(args: argparse.Namespace) -> int:
         draft=args.draft,
         parent_pid=args.exit_with_parent,
         names=NameRules(tuple(parse_alias(a) for a in args.alias), args.any_model_name),
+        background_measuring=not args.no_background_measuring,
     )
     if args.lan:
         from engine.host.lan import lan_options

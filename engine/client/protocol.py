@@ -81,6 +81,11 @@ class EngineStatus:
     # its last measurement found.
     measuring: str | None = None
     measured: str | None = None
+    # Idle work and what it waits for: each piece's "work", "state" (waiting, running, paused
+    # after failed tries, off), "why" in words, "next_try" (ISO time, when paused) and
+    # "failed_tries"; and whether background measuring is on.
+    background: tuple[dict[str, Any], ...] = ()
+    background_measuring: bool = True
     # Every chat model in memory (the default one first): its context, sequences, the replies
     # it is running and waiting, its size, and when it is unloaded if left idle.
     residents: tuple[dict[str, Any], ...] = ()

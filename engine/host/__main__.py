@@ -45,6 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--state-cache-mb", type=int, default=STATE_CACHE_MB)
     parser.add_argument("--draft", metavar="MODEL")
+    parser.add_argument("--no-background-measuring", action="store_true")
     parser.add_argument(
         "--workers", metavar="JSON", help="cove workers reached through loopback tunnels"
     )
@@ -67,6 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         state_cache_bytes=max(args.state_cache_mb, 0) * 2**20,
         draft=args.draft,
         workers=decode(args.workers) if args.workers else (),
+        background_measuring=not args.no_background_measuring,
     )
     try:
         return serve(options)

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from engine.backends.llama_cpp import LlamaCppModel
-    from engine.host.idle_tuning import BatchingTuner, IdleGate, IdleTuner
+    from engine.host.background import Background, IdleGate
+    from engine.host.idle_tuning import BatchingTuner, IdleTuner
     from engine.host.residents import Resident
     from engine.planner.plan import Plan
     from engine.tuning.batching import Batching
@@ -35,6 +36,7 @@ class AutoParallel:
     max_queue: int | None
     workers: tuple[Any, ...]
     gate: IdleGate
+    background: Background
     tuner: IdleTuner | None
     batching: BatchingTuner | None
     loop: asyncio.AbstractEventLoop | None
@@ -72,7 +74,8 @@ class AutoParallel:
             return
         from engine.hardware import probe_hardware
         from engine.host.idle_tuning import BatchingTuner
-        from engine.tuning.batching import measured_parallel
+        from engine.tuning.batching import batching_key, measured_parallel
+        from engine.tuning.store import machine_key
 
         report = probe_hardware()
         found = measured_parallel(resident.path, single, report)
@@ -85,14 +88,17 @@ class AutoParallel:
             if self.chat is not resident:
                 return None
             model = weights_of(resident.model)
-            if model is None:
+            if model is None or not _second_copy_fits(model.plan, resident.id):
                 return None
             return model, resident.path, model.plan
 
         def done(batching: Batching, key: str) -> None:
             self._batching_measured(report, resident, batching, key)
 
-        tuner = BatchingTuner(self.gate, current, done, self.tuner, self.measure_round)
+        key = f"batching:{machine_key(report)}:{batching_key(resident.path, single)}"
+        what = f"Measuring how many replies at once pay for {resident.id}"
+        work = self.background.work(what, key)
+        tuner = BatchingTuner(work, current, done, self.tuner, self.measure_round)
         self.batching = tuner
         tuner.start(resident.id)
 
@@ -141,3 +147,19 @@ class AutoParallel:
         resident.admission.max_queue = way.admission.max_queue  # it scales with the slots
         resident.admission.resize(way.plan.parallel)
         log.info("%s now runs %d replies at once", resident.id, way.plan.parallel)
+
+
+def _second_copy_fits(plan: Plan, name: str) -> bool:
+    """Whether a measuring process can load the model's weights beside the engine's copy (its
+    memory-mapped pages are shared with it, but weights repacked for this processor are not)."""
+    from engine.backends.loader import current_resources
+
+    need = sum(b.weights for b in plan.budgets) + 64 * 2**20
+    if need <= current_resources().cpu.free_bytes:
+        return True
+    log.info(
+        "not measuring how many replies at once pay for %s while it is loaded: a second copy "
+        "would not fit beside it (cove tune measures it)",
+        name,
+    )
+    return False

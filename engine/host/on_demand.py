@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from engine.errors import EngineBusy, ModelNotFound
 from engine.host.admission import ALONE
-from engine.host.idle_tuning import IdleGate
+from engine.host.background import IdleGate
 from engine.host.model_names import NameRules, installed_names, unknown_model
 from engine.host.residents import Resident, Residents, keep_alive_seconds
 

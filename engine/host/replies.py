@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine.errors import EngineError
-from engine.host.idle_tuning import IdleGate
+from engine.host.background import Background, IdleGate
 from engine.host.residents import CURRENT, Resident
 from engine.types import Chunk, TokenLogprob
 
@@ -46,6 +46,7 @@ class Replies:
     streams: int
     counters: Counters
     gate: IdleGate
+    background: Background
     _speed_checked: Resident | None
 
     @property
@@ -186,7 +187,6 @@ class Replies:
         busy machine, whose figures say more about the other programs, nor a reply batched with
         others'. The comparison (which probes the hardware: ONNX Runtime's import alone takes a
         second) waits for an idle moment, so that the next request does not wait for it."""
-        from engine.errors import LoadCancelled
         from engine.speed.observe import counts, observation_from_stats
         from engine.tuning.load import is_busy
 
@@ -210,10 +210,8 @@ class Replies:
             if obs is None:
                 return
             self._speed_checked = resident
-            try:
-                self.gate.done(self.gate.wait_idle())
-            except LoadCancelled:
-                return  # the engine is stopping
+            if not self.background.wait_quiet():
+                return  # background measuring is off, or the engine is stopping
             result = check(probe_hardware(), resident.path, resident.plan, obs)
             if result is not None:
                 log.info("speed of %s here: %s", resident.id, result.to_dict())

@@ -71,6 +71,7 @@ def make_app(state: HostState, config: HostConfig) -> ASGIApp:
         Route("/cove/v1/unload", endpoint(state, config, _unload), methods=["POST"]),
         Route("/cove/v1/plan", endpoint(state, config, _plan), methods=["POST"]),
         Route("/cove/v1/hardware", endpoint(state, config, _hardware), methods=["GET"]),
+        Route("/cove/v1/background", endpoint(state, config, _background), methods=["POST"]),
         Route(
             "/cove/v1/state",
             endpoint(state, config, _saved_state),
@@ -297,6 +298,22 @@ async def _rerank(request: Request, state: HostState, config: HostConfig) -> Res
 
 
 async def _status(request: Request, state: HostState, config: HostConfig) -> Response:
+    return JSONResponse(state.status().to_dict())
+
+
+async def _background(request: Request, state: HostState, config: HostConfig) -> Response:
+    """Turn measuring in the background on or off (``{"measuring": false}``), kept in the data
+    folder for every later start; turning it off stops what runs now. Answers the status."""
+    body = await read_json(request, config.max_body)
+    on = body.get("measuring") if isinstance(body, dict) else None
+    if not isinstance(on, bool):
+        raise InvalidRequest('The body must be {"measuring": true} or {"measuring": false}.')
+    if on and not state.background.allowed:
+        raise InvalidRequest(
+            "Background measuring is off for this run (--no-background-measuring); start the "
+            "engine without it to turn it on."
+        )
+    await asyncio.to_thread(state.background.set_enabled, on)
     return JSONResponse(state.status().to_dict())
 
 

@@ -76,6 +76,9 @@ class ServeOptions:
     workers: tuple[WorkerShare, ...] = ()
     # The model names clients send: --alias PATTERN=MODEL, --any-model-name.
     names: NameRules = field(default_factory=NameRules)
+    # Measuring in the background when the computer is idle (False: off for this run, whatever
+    # the kept setting says; engine/host/background.py).
+    background_measuring: bool = True
 
 
 def is_loopback(host: str) -> bool:
@@ -123,6 +126,7 @@ def serve(options: ServeOptions) -> int:
         parallel=options.parallel,
         keep_alive_s=options.keep_alive_s,
         max_models=options.max_models,
+        background_measuring=options.background_measuring,
     )
     sock = bind(options.host, options.port)
     sockets = [sock]

@@ -28,8 +28,9 @@ from engine.generation.loop import GenerationLoop
 from engine.generation.state_cache import StateCache
 from engine.host.admission import ALONE, QUEUE_PER_SEQUENCE, Admission
 from engine.host.auto_parallel import AutoParallel
+from engine.host.background import Background, IdleGate
 from engine.host.encoders import cross_encoders, sentence_encoders
-from engine.host.idle_tuning import BatchingTuner, IdleGate, IdleTuner
+from engine.host.idle_tuning import BatchingTuner, IdleTuner
 from engine.host.model_names import NameRules, installed_names, unknown_model
 from engine.host.on_demand import OnDemand, _installed_path
 from engine.host.replies import STREAM_FLUSH_S, Counters, Replies
@@ -61,6 +62,7 @@ class HostState(OnDemand, Replies, AutoParallel):
         parallel: int | None = 1,
         keep_alive_s: float | None = DEFAULT_KEEP_ALIVE_S,
         max_models: int | None = None,
+        background_measuring: bool = True,
     ) -> None:
         self.max_queue = max_queue
         # Replies at once for a llama.cpp model (None: as many as fit, up to AUTO_PARALLEL).
@@ -95,6 +97,9 @@ class HostState(OnDemand, Replies, AutoParallel):
         self._no_model = Admission(1, QUEUE_PER_SEQUENCE if max_queue is None else max_queue)
         # Requests in the engine, for work that waits for an idle moment (measuring).
         self.gate = IdleGate()
+        # Idle work as a whole: on or off, the watch on the rest of the machine, what waits
+        # (engine/host/background.py).
+        self.background = Background(self.gate, allowed=background_measuring)
         self.tuner: IdleTuner | None = None
         # What takes one measuring run (engine.tuning.measure.measure_once unless replaced).
         self.measure_once: Callable[..., Any] | None = None
@@ -273,6 +278,7 @@ class HostState(OnDemand, Replies, AutoParallel):
         from engine.host.idle_tuning import IdleTuner
         from engine.planner.plan import resources_from
         from engine.tuning import choose
+        from engine.tuning.store import build_key, machine_key
 
         if os.environ.get("COVE_NO_TUNING"):
             return
@@ -293,12 +299,17 @@ class HostState(OnDemand, Replies, AutoParallel):
                     path.name,
                 )
                 return None
-            return choose(path, resources, report, ctx=ctx, measure_now=True, once=once)
+            # The machine's quiet was waited for before each run (engine/host/background.py).
+            return choose(
+                path, resources, report, ctx=ctx, measure_now=True, once=once, quiet=_always
+            )
 
         def chosen(choice: Choice) -> None:
             self._measured(report, name, resident, choice)
 
-        tuner = IdleTuner(self.gate, measured, chosen, self.measure_once)
+        key = f"ways:{machine_key(report)}:{build_key(path)}:{ctx}"
+        work = self.background.work(f"Measuring the ways to run {resident.id}", key)
+        tuner = IdleTuner(work, measured, chosen, self.measure_once)
         self.gate.touch()
         self.tuner = tuner
         tuner.start(resident.id)
@@ -491,6 +502,8 @@ class HostState(OnDemand, Replies, AutoParallel):
             parallel=chat.plan.parallel if chat else 1,
             running=self.streams,
             measuring=_first(t.status for t in (self.tuner, self.batching) if t is not None),
+            background=tuple(self.background.describe()),
+            background_measuring=self.background.enabled(),
             measured=_first(t.found for t in (self.batching, self.tuner) if t is not None),
             vision=bool(chat and getattr(chat.model, "vision", False)),
             residents=tuple(r.describe() for r in self.residents),
@@ -521,6 +534,10 @@ def _looped(model: object) -> GenerationLoop | ParallelLlamaCpp | None:
     from engine.backends.llama_parallel import ParallelLlamaCpp
 
     return model if isinstance(model, GenerationLoop | ParallelLlamaCpp) else None
+
+
+def _always() -> bool:
+    return True
 
 
 def _first(texts: Iterable[str | None]) -> str | None:

@@ -4,11 +4,14 @@ the system's counters less this process's own (the runtimes measure inside it).
 A measurement taken while others kept the processor busy is kept as provisional: used, but taken
 again once the machine is quiet. Busy means other processes used at least half a core, or a
 tenth of the machine where that is more: on two cores one busy loop is busy, on sixteen a
-browser's background work is not.
+browser's background work is not. Quiet, what idle work waits for (engine/tuning/idle.py), is
+stricter: others used less than a fifth of a core, or a twentieth of the machine where that is
+more (a desktop at rest, a player paused).
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 
@@ -16,6 +19,8 @@ import psutil
 
 BUSY_CORES = 0.5
 BUSY_SHARE = 0.10
+QUIET_CORES = 0.2
+QUIET_SHARE = 0.05
 QUIET_CHECK_S = 0.5  # how long the machine is watched before measuring again
 # The system's counters tick every 10 ms: over a shorter window they say nothing.
 MIN_WINDOW_S = 0.05
@@ -62,6 +67,55 @@ class LoadMeter:
 def is_busy(others_share: float, cores: int | None = None) -> bool:
     n = cores or psutil.cpu_count(logical=True) or 1
     return others_share * n >= max(BUSY_CORES, BUSY_SHARE * n)
+
+
+def is_quiet(others_cores: float, cores: int | None = None) -> bool:
+    """Others used so little of the processor (cores' worth) that idle work may start."""
+    n = cores or psutil.cpu_count(logical=True) or 1
+    return others_cores < max(QUIET_CORES, QUIET_SHARE * n)
+
+
+class OthersLoad:
+    """Other processes' use of the processor from one reading to the next, in cores' worth: the
+    system's counters less this process's own and those of the children it runs idle work in
+    (``adopt``), which are its own work too. A child's time moves to this process's own once it
+    is waited for, so nothing is counted twice or lost when it ends."""
+
+    def __init__(self) -> None:
+        self.cores = psutil.cpu_count(logical=True) or 1
+        self._children: dict[int, psutil.Process] = {}
+        self._last: tuple[float, float, float] | None = None
+
+    def adopt(self, pid: int) -> None:
+        # Gone already: its time is this process's own once waited for.
+        with contextlib.suppress(psutil.Error):
+            self._children[pid] = psutil.Process(pid)
+
+    def forget(self, pid: int) -> None:
+        self._children.pop(pid, None)
+
+    def _own(self) -> float:
+        own = _own_seconds()
+        for child in list(self._children.values()):
+            try:
+                t = child.cpu_times()
+            except psutil.Error:
+                continue
+            own += t.user + t.system
+        return own
+
+    def read(self) -> float:
+        """Cores' worth others used since the last reading (0 at the first, or over a window
+        too short for the counters to say anything: the window then runs on)."""
+        now = (time.monotonic(), _busy_seconds(), self._own())
+        last = self._last
+        if last is None or now[0] - last[0] < MIN_WINDOW_S:
+            if last is None:
+                self._last = now
+            return 0.0
+        self._last = now
+        others = (now[1] - last[1]) - (now[2] - last[2])
+        return max(others, 0.0) / (now[0] - last[0])
 
 
 def machine_is_quiet() -> bool:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from engine.json_file import write_json_atomic
 from engine.tuning.configs import Config
 from engine.tuning.figures import Measurement
+from engine.tuning.retry import Retries
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
@@ -87,8 +88,9 @@ class TuningStore:
             data = {"version": VERSION, "measurements": {}, "overrides": kept}
         data.setdefault("measurements", {})
         data.setdefault("overrides", {})
-        if not isinstance(data.get("batching"), dict):
-            data["batching"] = {}
+        for part in ("batching", "retries", "background"):
+            if not isinstance(data.get(part), dict):
+                data[part] = {}
         return data
 
     def _write(self, data: dict[str, Any]) -> None:
@@ -122,6 +124,38 @@ class TuningStore:
         with _lock:
             data = self._read()
             data["batching"][f"{machine}:{key}"] = entry
+            self._write(data)
+
+    def retries(self, key: str) -> Retries:
+        """The failed tries of one piece of idle work (engine/tuning/retry.py)."""
+        with _lock:
+            entry = self._read()["retries"].get(key)
+        try:
+            return Retries.from_dict(entry) if isinstance(entry, dict) else Retries()
+        except (KeyError, TypeError, ValueError):
+            return Retries()
+
+    def save_retries(self, key: str, retries: Retries) -> None:
+        """Keep ``retries`` for ``key``; a clean record (it succeeded) is dropped."""
+        with _lock:
+            data = self._read()
+            if retries.failures:
+                data["retries"][key] = retries.to_dict()
+            elif data["retries"].pop(key, None) is None:
+                return
+            self._write(data)
+
+    def background_measuring(self) -> bool:
+        """Whether the engine measures in the background when the computer is idle (on unless
+        turned off)."""
+        with _lock:
+            value = self._read()["background"].get("measuring", True)
+        return value is not False
+
+    def set_background_measuring(self, on: bool) -> None:
+        with _lock:
+            data = self._read()
+            data["background"]["measuring"] = bool(on)
             self._write(data)
 
     def measured(self, machine: str) -> dict[str, list[Measurement]]:
@@ -170,7 +204,14 @@ class TuningStore:
 
 
 def _empty() -> dict[str, Any]:
-    return {"version": VERSION, "measurements": {}, "overrides": {}, "batching": {}}
+    return {
+        "version": VERSION,
+        "measurements": {},
+        "overrides": {},
+        "batching": {},
+        "retries": {},
+        "background": {},
+    }
 
 
 def _entry_key(machine: str, build: str, config: Config) -> str:

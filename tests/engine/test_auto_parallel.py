@@ -17,7 +17,7 @@ from engine.planner.plan import AUTO_PARALLEL
 from engine.tuning.figures import Sample
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
-from tests.engine.test_idle_tuning import sample
+from tests.engine.test_idle_tuning import quiet_host, sample
 
 
 def same_speed(*_args: object, **_kwargs: object) -> tuple[Sample, float]:
@@ -48,7 +48,7 @@ def test_auto_loads_at_once_then_runs_the_count_measured_to_pay(
 
     async def main() -> None:
         state = HostState(parallel=None)
-        state.gate.settle_s = 0.0
+        quiet_host(state)
         state.measure_once = same_speed
         state.measure_round = measurer
         state.loop = asyncio.get_running_loop()
