@@ -38,6 +38,8 @@ def _log_failure(exc: BaseException) -> None:
 
 
 WATCH_INTERVAL_MS = 1500
+# While measuring only waits, the status is asked for every this many watch ticks.
+WAITING_REFRESH_TICKS = 6
 STARTER = "starter"
 # Replies that may stream at once from the window (its own engine generates 2 at a time; more
 # wait in the engine's queue, in turn).
@@ -91,6 +93,7 @@ class EngineService(QObject):
         # the loads queued before it are done.
         self.reply_pool = WorkerPool("replies", REPLY_THREADS)
         self.control_pool = WorkerPool("engine-control", 2)
+        self._measuring_ticks = 0
         self._watch = QTimer(self)
         self._watch.setInterval(WATCH_INTERVAL_MS)
         self._watch.timeout.connect(self._check_alive)
@@ -508,8 +511,14 @@ class EngineService(QObject):
             self._crash_reported = True  # until the description arrives
             self.control_pool.submit(ask, lambda _r: self._reset_crash(), died)
             return
-        if self.status is not None and self.status.measuring and self.remote is None:
-            self.refresh_status()  # the status bar follows the measuring to its end
+        status = self.status
+        if status is not None and status.measuring and self.remote is None:
+            # The status bar follows the measuring to its end: closely while a run goes on,
+            # now and then while it waits for an idle computer (which can take hours).
+            self._measuring_ticks += 1
+            running = any(w.get("state") == "running" for w in status.background)
+            if running or self._measuring_ticks % WAITING_REFRESH_TICKS == 0:
+                self.refresh_status()
 
     def _reset_crash(self) -> None:
         self._crash_reported = False

@@ -12,7 +12,7 @@ import json
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QProcess, Qt, Signal
-from PySide6.QtWidgets import QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
 from app.common.engine_service import EngineService
@@ -147,6 +147,19 @@ def speculation_text(status: EngineStatus) -> str:
         else " No draft model (cove plan lists the catalog's drafts for a model)."
     )
     return f"Speculative decoding: {guesses}{draft}"
+
+
+def background_text(status: EngineStatus) -> str:
+    """What the engine's background work is doing, in a line."""
+    if not status.background_measuring:
+        return "Background measuring is off: models run the way the planner chose."
+    if not status.background:
+        return "Nothing is waiting to be measured."
+    lines = []
+    for work in status.background:
+        what, why = str(work.get("work", "")), str(work.get("why", ""))
+        lines.append(f"{what}: {why}." if why else f"{what}.")
+    return " ".join(lines)
 
 
 def report_html(report: HardwareReport, status: EngineStatus | None, colors: Colors) -> str:
@@ -285,6 +298,20 @@ class HardwareView(QWidget):
         self.page.setOpenLinks(False)
         self.page.setFrameShape(QTextBrowser.Shape.NoFrame)
         layout.addWidget(self.page, 1)
+        # Measuring in the background (the ways to run a model, how many replies at once pay):
+        # only when this computer is idle, at the lowest priority; a person may turn it off.
+        self.background_box = QCheckBox("Measure in the background when this computer is idle")
+        self.background_box.setChecked(True)
+        self.background_box.setToolTip(
+            "Cove measures the fastest way to run a model on this computer only while nothing "
+            "else is using the processor, and stops at once when another program needs it."
+        )
+        self.background_box.toggled.connect(self._background_toggled)
+        layout.addWidget(self.background_box)
+        self.background_line = QLabel("")
+        self.background_line.setProperty("muted", True)
+        self.background_line.setWordWrap(True)
+        layout.addWidget(self.background_line)
         probe.probed.connect(lambda _r: self.show_report())
         probe.probe_failed.connect(lambda _e: self.show_report())
         self.show_report()
@@ -296,6 +323,29 @@ class HardwareView(QWidget):
     def set_status(self, status: EngineStatus | None) -> None:
         self.status = status
         self.show_report()
+        self._show_background(status)
+
+    def _show_background(self, status: EngineStatus | None) -> None:
+        here = status is not None and self.probe.engine.remote is None
+        self.background_box.setEnabled(here)
+        if status is None or not here:
+            self.background_line.setText("")
+            return
+        self.background_box.blockSignals(True)
+        self.background_box.setChecked(status.background_measuring)
+        self.background_box.blockSignals(False)
+        self.background_line.setText(background_text(status))
+
+    def _background_toggled(self, on: bool) -> None:
+        engine = self.probe.engine.engine
+        if engine is None or self.probe.engine.remote is not None:
+            return
+        service = self.probe.engine
+        service.control_pool.submit(
+            lambda: engine.client.set_background_measuring(on),
+            lambda status: self.set_status(status),
+            lambda exc: self.background_line.setText(f"Could not change the setting: {exc}"),
+        )
 
     def set_colors(self, colors: Colors) -> None:
         self.colors = colors

@@ -107,12 +107,10 @@ class StatusBar(QStatusBar):
             self.model_button.setToolTip("Choose a model")
 
     def _show_measuring(self, status: EngineStatus) -> None:
-        self.measuring.setVisible(bool(status.measuring))
-        if status.measuring:
-            self.measuring.setText("Measuring while idle…")
-            self.measuring.setToolTip(
-                f"{status.measuring}: replies are not held up, a reply pauses it."
-            )
+        text, tip = measuring_words(status)
+        self.measuring.setVisible(bool(text))
+        self.measuring.setText(text)
+        self.measuring.setToolTip(tip)
         found = status.measured
         if found and found != self._measured and self._measured is not None:
             self.notify(f"Measured: {found}")
@@ -162,3 +160,25 @@ class StatusBar(QStatusBar):
         self.notice.setText(" ".join(text.split())[:200])
         self.notice.setToolTip(text)
         self._notice_timer.start(NOTICE_MS)
+
+
+def measuring_words(status: EngineStatus) -> tuple[str, str]:
+    """The status bar's words for the engine's background measuring, and their tooltip: what
+    waits and why ("" when nothing does, or measuring is off)."""
+    works = [w for w in status.background if w.get("state") != "off"]
+    if not status.measuring or not status.background_measuring:
+        return "", ""
+    work = works[0] if works else {}
+    what = str(work.get("work") or status.measuring)
+    why = str(work.get("why") or "")
+    state = work.get("state")
+    if state == "running":
+        text = "Measuring while idle…"
+        tip = f"{what}. It stops at once for a reply or another program."
+    elif state == "paused":
+        text = "Measuring later"
+        tip = f"{what}: {why}. Until then the planner's way serves."
+    else:
+        text = "Measuring when this computer is idle"
+        tip = f"{what}: {why}. Replies are never held up; the planner's way serves meanwhile."
+    return text, tip + " It can be turned off on the Hardware page."

@@ -135,6 +135,12 @@ class EngineClient:
         """Keep at most this much conversation state on disk (0: none)."""
         return self._request("POST", f"{self._root}/cove/v1/state", {"limit_bytes": limit_bytes})
 
+    def set_background_measuring(self, on: bool) -> EngineStatus:
+        """Turn measuring in the background on or off (kept for every later start); the status
+        after."""
+        body = {"measuring": bool(on)}
+        return status_from(self._request("POST", f"{self._root}/cove/v1/background", body))
+
     def forget_state(self, conversation: str | None = None) -> int:
         """Delete the saved state of one conversation (all, when None); returns how many
         snapshots went."""

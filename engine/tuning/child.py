@@ -167,9 +167,9 @@ def _run(job: dict[str, Any]) -> dict[str, Any]:
 
 def main() -> int:
     from engine.launch import die_with_parent
-    from engine.tuning.priority import lowest_priority
+    from engine.tuning.priority import is_lowest, lowest_priority
 
-    lowest_priority()  # first: every thread started after this one inherits it
+    taken = lowest_priority()  # first: every thread started after this one inherits it
     die_with_parent()
     try:
         job = json.loads(sys.stdin.read())
@@ -177,6 +177,8 @@ def main() -> int:
     except (EngineError, OSError, KeyError, TypeError, ValueError) as exc:
         print(json.dumps({"error": str(exc) or type(exc).__name__}), flush=True)
         return 1
+    # The priority it ran at, as the system reports it (read at the end: every thread had it).
+    found["priority"] = {"taken": taken, "lowest": is_lowest()}
     print(json.dumps(found), flush=True)
     return 0
 
