@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.common.idle_runner import IdleRunner
 from app.common.open_source import open_source
 from app.common.page_header import page_header
 from app.common.workers import WorkerPool
@@ -44,6 +45,7 @@ from engine.documents.ocr import ocr_installed
 from engine.documents.retrieve import Retriever, Source
 from engine.documents.watch import FolderWatcher
 from engine.paths import shown
+from engine.tuning.idle import CLOSING, Stop
 
 STATUS_WORDS = {
     "indexed": "Indexed",
@@ -70,10 +72,19 @@ class DocumentsView(QWidget):
     collections_changed = Signal(list)  # list[str], the collections' names
     folders_updated = Signal(str, list)  # a collection brought up to date: (name, outcomes)
 
-    def __init__(self, db: IndexDB | None = None, encoder: EncoderSource = lambda: None) -> None:
+    def __init__(
+        self,
+        db: IndexDB | None = None,
+        encoder: EncoderSource = lambda: None,
+        idle: IdleRunner | None = None,
+    ) -> None:
         super().__init__()
         self.db = db or IndexDB()
         self._encoder = encoder
+        # Catching up with watched folders waits for a quiet computer (app/common/idle_runner.py).
+        self.idle = idle or IdleRunner(self)
+        self.idle.setParent(self)
+        self.idle.waiting_changed.connect(lambda _n: self._show_watching())
         self.pool = WorkerPool("documents", 1)
         # Asking has its own worker, so that a question asked while indexing runs is answered
         # from what is indexed so far (and says so) rather than after it.
@@ -197,6 +208,7 @@ class DocumentsView(QWidget):
             self._queue_update(collection.name, None)
 
     def stop_watching(self) -> None:
+        self.idle.stop_all(CLOSING)
         watcher, self._watcher = self._watcher, None
         if watcher is not None:
             watcher.close()
@@ -224,6 +236,8 @@ class DocumentsView(QWidget):
         folders = f"{count} folder{'s' * (count != 1)}"
         if not count:
             self.watch_line.setText("")
+        elif self._updating and self._updating == self.idle.waiting:
+            self.watch_line.setText(f"Watching {folders} · updating when this computer is idle")
         elif self._updating:
             self.watch_line.setText(f"Watching {folders} · updating…")
         else:
@@ -242,27 +256,41 @@ class DocumentsView(QWidget):
         self, name: str, batch: tuple[frozenset[Path], frozenset[Path]] | None
     ) -> None:
         """Bring collection ``name`` up to date (a batch of changes, or a catch-up) on the
-        documents worker: after any indexing the user started, never beside it."""
+        documents worker, once the computer is idle (background work: it gives way to other
+        programs, and is taken up again at the next quiet spell where one stopped it); after
+        any indexing the user started, never beside it."""
         self._updating += 1
+        self._show_watching()
+        self.idle.submit(lambda stop: self._update(name, batch, stop))
+
+    def _update(
+        self, name: str, batch: tuple[frozenset[Path], frozenset[Path]] | None, stop: Stop
+    ) -> None:
         self._show_watching()
 
         def job() -> list[FileOutcome]:
             collection = self.db.collection(name)
-            if collection is None:
+            if collection is None or stop.is_set():
                 return []
             encoder = self._encoder() if collection.encoder is not None else None
-            indexer = Indexer(self.db, collection, encoder)
+            indexer = Indexer(self.db, collection, encoder, cancel=stop)
             return indexer.refresh() if batch is None else indexer.update(*batch)
 
         def done(outcomes: list[FileOutcome]) -> None:
-            self._updating -= 1
+            again = stop.is_set() and stop.why != CLOSING  # another program: waits again
+            if not again:
+                self._updating -= 1
+            self.idle.finished(stop)
             self._show_watching()
-            if outcomes and self.collection is not None and self.collection.name == name:
+            kept = [o for o in outcomes if o.outcome != "cancelled"]
+            if kept and self.collection is not None and self.collection.name == name:
                 self._show_files()
-            self.folders_updated.emit(name, outcomes)
+            if not again:
+                self.folders_updated.emit(name, kept)
 
         def failed(exc: BaseException) -> None:
             self._updating -= 1
+            self.idle.finished(stop)
             self._show_watching()
             self.status.setText(f"Could not update {name}: {exc}")
 

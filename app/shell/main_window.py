@@ -27,6 +27,7 @@ from app.chat.state_dialog import LIMIT_SETTING, stored_limit
 from app.chat.view import ChatView
 from app.common.document_encoder import DocumentEncoder
 from app.common.engine_service import STARTER, EngineService
+from app.common.idle_runner import IdleRunner
 from app.common.mcp_service import ENABLED_SETTING, McpService
 from app.common.theme import ThemeManager
 from app.common.verdicts import verdict_from_error, verdict_from_plan
@@ -114,7 +115,9 @@ class MainWindow(QMainWindow):
         # The library's embedding model (tests give their own).
         self.encoder_folder: Callable[[], Path | None] = default_encoder_folder
         self.document_encoder = DocumentEncoder(self.engine, lambda: self.encoder_folder())
-        self.documents_view = DocumentsView(encoder=self.document_encoder)
+        # Background work gives way to other programs; the window's engine is not one of them.
+        idle = IdleRunner(own=self._own_processes)
+        self.documents_view = DocumentsView(encoder=self.document_encoder, idle=idle)
         self.composer.set_collections([c.name for c in self.documents_view.db.collections()])
         self.documents_view.collections_changed.connect(self.composer.set_collections)
         self.document_answers = DocumentAnswers(
@@ -420,6 +423,12 @@ class MainWindow(QMainWindow):
             painted = time.perf_counter()
             QTimer.singleShot(0, lambda: self.first_painted.emit(painted))
         return super().eventFilter(watched, event)
+
+    def _own_processes(self) -> list[int]:
+        """This computer's processes of the window's own (its engine host, when local)."""
+        engine = self.engine.engine
+        pid = getattr(engine, "pid", None) if self.engine.remote is None else None
+        return [pid] if isinstance(pid, int) else []
 
     # -- pages ---------------------------------------------------------------------------------
 

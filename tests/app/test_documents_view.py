@@ -13,6 +13,7 @@ import pytest
 from engine.documents.embeddings import EmbeddingModel
 from engine.documents.index_db import IndexDB
 from tests.documents.corpus.build import build_corpus
+from tests.scripted_load import BUSY, QUIET, ReadingClock, ScriptedLoad
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
@@ -33,9 +34,15 @@ def encoder(shared_models: Path) -> Iterator[EmbeddingModel]:
 def view(
     qtbot: QtBot, theme: ThemeManager, tmp_path: Path, encoder: EmbeddingModel
 ) -> Iterator[DocumentsView]:
+    from app.common.idle_runner import IdleRunner
     from app.documents.view import DocumentsView
+    from engine.tuning.idle import QuietWatch
 
-    widget = DocumentsView(IndexDB(tmp_path / "documents.sqlite3"), lambda: encoder)
+    # A quiet computer at once (waiting for one is tested below, with a scripted load).
+    load = ScriptedLoad()
+    idle = IdleRunner(watch=QuietWatch(load, clock=ReadingClock(load)), quiet_for_s=0, poll_ms=5)
+    widget = DocumentsView(IndexDB(tmp_path / "documents.sqlite3"), lambda: encoder, idle)
+    widget.load = load  # type: ignore[attr-defined]
     qtbot.addWidget(widget)
     widget.resize(1100, 720)
     widget.show()
@@ -143,3 +150,31 @@ def test_a_question_asked_while_indexing_says_the_index_is_partial(
         view.ask("How long does the X200 take to charge?")
     assert "still being indexed" not in view.sources.toPlainText()
     assert Path(answered.args[0][0].path).name == "aerolux_x200_manual.pdf"
+
+
+def test_catching_up_waits_for_a_quiet_computer(
+    qtbot: QtBot, view: DocumentsView, tmp_path: Path
+) -> None:
+    """Catching up with a watched folder is background work: on a busy computer it waits (and
+    says so), and it runs once the computer has been quiet a while."""
+    load: ScriptedLoad = view.load  # type: ignore[attr-defined]
+    docs = tmp_path / "notes"
+    docs.mkdir()
+    (docs / "ferry.md").write_text("# Ferry\n\nThe ferry leaves at nine.\n", encoding="utf-8")
+    view.new_collection("notes")
+    with qtbot.waitSignal(view.indexing_finished, timeout=WAIT_MS):
+        view.add_paths([docs])
+    (docs / "tides.md").write_text("# Tides\n\nHigh water at noon.\n", encoding="utf-8")
+    load.now = BUSY
+    view.idle.quiet_for_s = 10
+    updated: list[object] = []
+    view.folders_updated.connect(lambda name, outcomes: updated.append(outcomes))
+    view.start_watching()
+    qtbot.waitUntil(lambda: load.reads >= 40, timeout=WAIT_MS)
+    assert not updated  # forty seconds of a busy computer: it waited
+    assert view.watch_line.text() == "Watching 1 folder · updating when this computer is idle"
+    quiet_from = load.reads
+    load.now = QUIET
+    qtbot.waitUntil(lambda: bool(updated), timeout=WAIT_MS)
+    assert load.reads - quiet_from >= 10  # after ten quiet (clock) seconds, not before
+    assert [o.outcome for o in updated[0]] == ["indexed"]  # type: ignore[attr-defined]

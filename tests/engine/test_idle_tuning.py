@@ -30,40 +30,7 @@ from engine.tuning.idle import A_REQUEST, ANOTHER_PROGRAM, RUN_POLL_S, QuietWatc
 from engine.tuning.retry import FIRST_PAUSE_S
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
-
-QUIET = 0.0
-BUSY = 2.0  # both cores of a two-core machine
-
-
-class ScriptedLoad:
-    """Other programs' load as the test sets it (``now``), counted per reading."""
-
-    cores = 2
-
-    def __init__(self, now: float = QUIET) -> None:
-        self.now = now
-        self.reads = 0
-        self.adopted: list[int] = []
-
-    def read(self) -> float:
-        self.reads += 1
-        return self.now
-
-    def adopt(self, pid: int) -> None:
-        self.adopted.append(pid)
-
-    def forget(self, pid: int) -> None:
-        pass
-
-
-class ReadingClock:
-    """A clock that moves one second each time the load is read."""
-
-    def __init__(self, load: ScriptedLoad) -> None:
-        self.load = load
-
-    def __call__(self) -> float:
-        return float(self.load.reads)
+from tests.scripted_load import BUSY, QUIET, ReadingClock, ScriptedLoad
 
 
 def quiet_background(gate: IdleGate, load: ScriptedLoad, quiet_for_s: float = 0.0) -> Background:
