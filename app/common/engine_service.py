@@ -512,7 +512,8 @@ class EngineService(QObject):
             self.control_pool.submit(ask, lambda _r: self._reset_crash(), died)
             return
         status = self.status
-        if status is not None and status.measuring and self.remote is None:
+        measuring = status is not None and status.measuring and status.background_measuring
+        if status is not None and measuring and self.remote is None:
             # The status bar follows the measuring to its end: closely while a run goes on,
             # now and then while it waits for an idle computer (which can take hours).
             self._measuring_ticks += 1

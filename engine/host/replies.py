@@ -212,6 +212,9 @@ class Replies:
             self._speed_checked = resident
             if not self.background.wait_quiet():
                 return  # background measuring is off, or the engine is stopping
+            from engine.tuning.priority import lower_this_thread
+
+            lower_this_thread()  # this thread's own, and it ends with the comparison
             result = check(probe_hardware(), resident.path, resident.plan, obs)
             if result is not None:
                 log.info("speed of %s here: %s", resident.id, result.to_dict())

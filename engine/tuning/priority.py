@@ -61,3 +61,22 @@ def is_lowest(pid: int | None = None) -> bool:
     if sys.platform.startswith("linux"):
         return os.sched_getscheduler(proc.pid) == os.SCHED_IDLE
     return bool(proc.nice() >= 19)
+
+
+def lower_this_thread() -> bool:
+    """Give the calling thread (and threads it starts) the lowest priority, where the system
+    sets it per thread (Linux); for a short-lived thread of its own, since it cannot be raised
+    again. False where it could not."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import threading
+
+    tid = threading.get_native_id()
+    try:
+        os.sched_setscheduler(tid, os.SCHED_IDLE, os.sched_param(0))
+    except (OSError, AttributeError):
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, tid, 19)
+            return True
+        return False
+    return True
