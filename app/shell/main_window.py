@@ -45,6 +45,7 @@ from app.shell.sidebar import Sidebar
 from app.shell.status_bar import StatusBar
 from app.shell.warm_up import WarmUp
 from app.shell.welcome import WelcomeView
+from engine.client.protocol import SPEED_WORK
 from engine.documents.encoder import default_encoder_folder
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
 
@@ -89,6 +90,7 @@ class MainWindow(QMainWindow):
         self.engine = EngineService(self)
         self.background = WorkerPool("background", 1)
         self.probe = HardwareProbe(self.engine, self)
+        self._speed_waited = False  # the engine's speed probe was waiting at the last status
         self.sidebar = Sidebar()
         self.view = ChatView(colors)
         self.composer = Composer()
@@ -542,6 +544,14 @@ class MainWindow(QMainWindow):
         # What runs on another computer is not this computer's hardware's doing.
         self.hardware_view.set_status(status if self.engine.remote is None else None)
         self.controller.refresh_context()
+        # The engine probes this computer's speed when it is idle: once done, the report (and
+        # the recommendations' predicted speeds) is asked for again.
+        waits = self.engine.remote is None and any(
+            w.get("work") == SPEED_WORK for w in status.background
+        )
+        if self._speed_waited and not waits:
+            self.probe.refresh()
+        self._speed_waited = waits
 
     def _crashed(self, message: str, log_lines: list[str]) -> None:
         self.banner.show_crash(message, log_lines)

@@ -21,6 +21,9 @@ from engine.types import Chunk, Truncation
 # The child's environment variable that carries the per-launch token, and the line the host prints
 # on stdout once it serves (followed by JSON: port, pid).
 TOKEN_ENV = "COVE_HOST_TOKEN"
+# The background work that probes this computer's speed, as ``EngineStatus.background`` names it:
+# once it is done, the hardware report carries the speed profile.
+SPEED_WORK = "Measuring this computer's speed"
 READY_PREFIX = "COVE-HOST-READY "
 
 

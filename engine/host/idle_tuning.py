@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from engine.tuning.batching import Batching
     from engine.tuning.figures import Sample
 
-__all__ = ["BatchingTuner", "IdleGate", "IdleTuner"]
+__all__ = ["BatchingTuner", "IdleGate", "IdleTuner", "SpeedProber"]
 
 log = logging.getLogger("cove.host")
 
@@ -230,3 +230,49 @@ class BatchingTuner(_IdleThread):
             rounds.append((speeds, share))
         assert key is not None
         return batching_of(rounds), key
+
+
+class SpeedProber(_IdleThread):
+    """Probes this computer's speed (its devices, and the starter run to calibrate llama.cpp:
+    engine/speed/child.py) at this work's turn, until a profile taken on a quiet machine is kept
+    in the data folder, where the host's hardware report reads it."""
+
+    _thread_name = "cove-idle-speed"
+
+    def __init__(
+        self, work: IdleWork, probe: Callable[[threading.Event], dict[str, object]] | None = None
+    ) -> None:
+        super().__init__(work)
+        self._probe = probe
+
+    def start(self) -> None:
+        self._start("")
+
+    def _default_probe(self, stop: threading.Event) -> dict[str, object]:
+        from engine.speed.child import MODULE
+        from engine.tuning.child import run_child
+
+        return run_child({"again": True}, stop, module=MODULE)
+
+    def _run(self, label: str) -> None:
+        probe = self._probe or self._default_probe
+        retry = False
+        while True:
+            try:
+                if retry:
+                    self._after_pause()
+                retry = True
+                found = self._turns(probe)
+            except LoadCancelled:
+                return
+            except Exception as exc:  # a speed profile is never worth the engine
+                log.warning("could not probe this computer's speed: %s", exc)
+                self.work.failed(f"the probe failed ({exc})")
+                continue
+            if found.get("provisional"):
+                self.work.failed("measured while other programs kept the processor busy")
+                continue
+            self.found = "this computer's speed"
+            log.info("probed this computer's speed")
+            self.work.succeeded()
+            return

@@ -326,11 +326,9 @@ async def _plan(request: Request, state: HostState, config: HostConfig) -> Respo
 async def _hardware(request: Request, state: HostState, config: HostConfig) -> Response:
     """What the probe found, what Cove chose and why: probed here, in the process that owns the
     runtimes, so that the app never loads one to find out."""
-    from engine.hardware import probe_hardware
-    from engine.speed.machine import with_speed
 
     def run() -> dict[str, object]:
-        report = with_speed(probe_hardware())
+        report = state.hardware_report()
         data = report.to_dict()
         data["summary"] = report.summary_lines()
         data["best_device"] = report.best_device()

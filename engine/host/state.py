@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.client.protocol import EngineStatus
+from engine.client.protocol import SPEED_WORK, EngineStatus
 from engine.errors import (
     ModelNotFound,
 )
@@ -30,7 +30,7 @@ from engine.host.admission import ALONE, QUEUE_PER_SEQUENCE, Admission
 from engine.host.auto_parallel import AutoParallel
 from engine.host.background import Background, IdleGate
 from engine.host.encoders import cross_encoders, sentence_encoders
-from engine.host.idle_tuning import BatchingTuner, IdleTuner
+from engine.host.idle_tuning import BatchingTuner, IdleTuner, SpeedProber
 from engine.host.model_names import NameRules, installed_names, unknown_model
 from engine.host.on_demand import OnDemand, _installed_path
 from engine.host.replies import STREAM_FLUSH_S, Counters, Replies
@@ -103,6 +103,8 @@ class HostState(OnDemand, Replies, AutoParallel):
         self.tuner: IdleTuner | None = None
         # What takes one measuring run (engine.tuning.measure.measure_once unless replaced).
         self.measure_once: Callable[..., Any] | None = None
+        # This computer's speed profile, probed when idle (the hardware report's predictions).
+        self.speed_probe: SpeedProber | None = None
         # How many replies at once pay, measured when idle (engine/host/auto_parallel.py).
         self.batching: BatchingTuner | None = None
         self.measure_round: Callable[..., tuple[dict[int, float], float]] | None = None
@@ -356,6 +358,32 @@ class HostState(OnDemand, Replies, AutoParallel):
         self.choice = choice
         log.info("loaded %s the way measured fastest (%s)", resident.id, choice.config.label)
 
+    # -- this computer's speed, probed when idle --------------------------------------------------
+
+    def hardware_report(self) -> HardwareReport:
+        """What the probe found, with the speed profile kept in the data folder. Where there is
+        none yet, or it was taken on a busy machine, the report goes without (or with it, as it
+        is) and the profile is probed when the computer is idle: a window's first start must not
+        keep the processor busy for seconds while other programs work."""
+        from engine.hardware import probe_hardware
+        from engine.speed.machine import with_speed
+
+        report = with_speed(probe_hardware(), measure=False)
+        if report.speed is None or report.speed.provisional:
+            self._probe_speed_later(report)
+        return report
+
+    def _probe_speed_later(self, report: HardwareReport) -> None:
+        from engine.tuning.store import machine_key
+
+        running = self.speed_probe
+        if running is not None and not running.work.finished:
+            return
+        key = f"speed:{machine_key(report)}"
+        work = self.background.work(SPEED_WORK, key)
+        self.speed_probe = SpeedProber(work)
+        self.speed_probe.start()
+
     def _attach_draft(
         self, model: GenerationLoop | ParallelLlamaCpp, path: Path, plan: Plan
     ) -> None:
@@ -501,7 +529,9 @@ class HostState(OnDemand, Replies, AutoParallel):
             exact_tokens=looped.exact_cells if looped is not None else 0,
             parallel=chat.plan.parallel if chat else 1,
             running=self.streams,
-            measuring=_first(t.status for t in (self.tuner, self.batching) if t is not None),
+            measuring=_first(
+                t.status for t in (self.tuner, self.batching, self.speed_probe) if t is not None
+            ),
             background=tuple(self.background.describe()),
             background_measuring=self.background.enabled(),
             measured=_first(t.found for t in (self.batching, self.tuner) if t is not None),
@@ -515,6 +545,8 @@ class HostState(OnDemand, Replies, AutoParallel):
             self.tuner.join(timeout=30)  # its measuring run frees its copy of the model
         if self.batching is not None:
             self.batching.join(timeout=30)
+        if self.speed_probe is not None:
+            self.speed_probe.join(timeout=30)
         self.unload_chat()
         with self._slot_lock:
             others = list(self.residents)

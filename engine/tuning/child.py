@@ -21,6 +21,7 @@ import json
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -86,14 +87,17 @@ def measure_round_in_child(
         ) from None
 
 
-def run_child(job: dict[str, Any], stop: threading.Event | None) -> dict[str, Any]:
-    """Run ``job`` in a child and return what it printed; LoadCancelled once ``stop`` is set
-    (the child is ended at once), GenerationError when it failed."""
+def run_child(
+    job: dict[str, Any], stop: threading.Event | None, module: str = MODULE
+) -> dict[str, Any]:
+    """Run ``job`` in a child (``python -m module``, whose ``main`` is ``child_main``) and return
+    what it printed; LoadCancelled once ``stop`` is set (the child is ended at once),
+    GenerationError when it failed."""
     cancel = stop or threading.Event()
     if cancel.is_set():
         raise LoadCancelled("Measuring was stopped.")
     proc = subprocess.Popen(
-        module_command(MODULE),
+        module_command(module),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -165,15 +169,18 @@ def _run(job: dict[str, Any]) -> dict[str, Any]:
     raise ValueError(f"no such job: {job['kind']!r}")
 
 
-def main() -> int:
+def child_main(run: Callable[[dict[str, Any]], dict[str, Any]]) -> int:
+    """A measuring child's life: the lowest priority first (every thread started after inherits
+    it), an end with the process that started it, the job read from standard input, and what
+    ``run`` found (or the error) printed as one line of JSON, with the priority it ran at."""
     from engine.launch import die_with_parent
     from engine.tuning.priority import is_lowest, lowest_priority
 
-    taken = lowest_priority()  # first: every thread started after this one inherits it
+    taken = lowest_priority()
     die_with_parent()
     try:
         job = json.loads(sys.stdin.read())
-        found = _run(job)
+        found = run(job)
     except (EngineError, OSError, KeyError, TypeError, ValueError) as exc:
         print(json.dumps({"error": str(exc) or type(exc).__name__}), flush=True)
         return 1
@@ -181,6 +188,10 @@ def main() -> int:
     found["priority"] = {"taken": taken, "lowest": is_lowest()}
     print(json.dumps(found), flush=True)
     return 0
+
+
+def main() -> int:
+    return child_main(_run)
 
 
 if __name__ == "__main__":
