@@ -159,6 +159,8 @@ class Background:
         self._read_at = 0.0
         self._lock = threading.Lock()
         self.works: list[IdleWork] = []
+        # The one piece of idle work running now: two at once would each measure the other.
+        self.running: IdleWork | None = None
 
     @property
     def watch(self) -> QuietWatch:
@@ -264,6 +266,9 @@ class IdleWork:
             return "waiting", "waiting for the engine to be idle"
         if not background.any_load and watch.quiet_s() < background.quiet_for_s:
             return "waiting", IDLE_WORDS
+        other = background.running
+        if other is not None and other is not self:
+            return "waiting", f"waiting for: {other.what[0].lower()}{other.what[1:]}"
         return None
 
     def wait(self) -> Stop:
@@ -274,16 +279,33 @@ class IdleWork:
             if gate.closed:
                 raise LoadCancelled("The engine is stopping.")
             blocked = self._blocked()
-            if blocked is None:
+            if blocked is None and self._claim():
                 stop = Stop(self.background.watch.reading)
                 if gate.watch(stop, self._settle_s):
                     if not self.background.any_load:
                         self._ending[id(stop)] = self.background.watch.watch(stop)
                     self.state, self.why = "running", "measuring while this computer is idle"
                     return stop
+                self._release()
                 continue
+            if blocked is None:
+                continue  # another piece took its turn first: it is named at the next look
             self.state, self.why = blocked
             gate.nap(self.background.poll_s)
+
+    def _claim(self) -> bool:
+        background = self.background
+        with background._lock:
+            if background.running not in (None, self):
+                return False
+            background.running = self
+            return True
+
+    def _release(self) -> None:
+        background = self.background
+        with background._lock:
+            if background.running is self:
+                background.running = None
 
     def done(self, stop: Stop) -> None:
         """The run that ``stop`` belongs to has ended, however it ended."""
@@ -291,6 +313,7 @@ class IdleWork:
         if end is not None:
             end()
         self.background.gate.done(stop)
+        self._release()
         if self.state == "running":
             self.state, self.why = "waiting", IDLE_WORDS
 

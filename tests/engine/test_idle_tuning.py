@@ -363,3 +363,33 @@ def test_the_speed_profile_is_probed_when_the_computer_is_idle_not_when_asked(
         assert state.speed_probe is not None and state.speed_probe.work.key
     finally:
         state.close()
+
+
+def test_two_pieces_of_idle_work_never_run_at_once() -> None:
+    """Each would measure the other as another program's load."""
+    background = quiet_background(IdleGate(settle_s=0.0), ScriptedLoad())
+    release = threading.Event()
+    order: list[str] = []
+
+    def first(
+        path: Path, plan: Plan, progress: object = None, stop: threading.Event | None = None
+    ) -> tuple[Sample, float]:
+        order.append("first")
+        assert release.wait(60)
+        return sample(100.0), 0.1
+
+    def second(
+        path: Path, plan: Plan, progress: object = None, stop: threading.Event | None = None
+    ) -> tuple[Sample, float]:
+        order.append("second")
+        return sample(100.0), 0.1
+
+    _, _, one = _tuner(background, first)
+    wait_for(lambda: order == ["first"], "the first run started")
+    other, _, two = _tuner(background, second)
+    wait_for(lambda: other.work.why.startswith("waiting for: "), "the second waits for it")
+    assert order == ["first"] and other.work.why == "waiting for: measuring the ways to run m"
+    release.set()
+    one.join(60)
+    two.join(60)
+    assert order == ["first", "second"]
