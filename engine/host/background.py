@@ -161,18 +161,29 @@ class Background:
         self.works: list[IdleWork] = []
         # The one piece of idle work running now: two at once would each measure the other.
         self.running: IdleWork | None = None
+        self._own: list[int] = []
 
     @property
     def watch(self) -> QuietWatch:
         with self._lock:
             if self._watch is None:
                 self._watch = QuietWatch()
+                for pid in self._own:
+                    self._watch.reading.adopt(pid)
             return self._watch
 
     @watch.setter
     def watch(self, watch: QuietWatch) -> None:
         with self._lock:
             self._watch = watch
+
+    def adopt(self, pid: int) -> None:
+        """Count ``pid``'s use of the processor as Cove's own, not another program's (the window
+        that started this engine)."""
+        self._own.append(pid)
+        with self._lock:
+            if self._watch is not None:
+                self._watch.reading.adopt(pid)
 
     def enabled(self) -> bool:
         if not self.allowed:

@@ -128,6 +128,8 @@ def serve(options: ServeOptions) -> int:
         max_models=options.max_models,
         background_measuring=options.background_measuring,
     )
+    if options.parent_pid is not None:
+        state.background.adopt(options.parent_pid)  # the window's work is Cove's own
     sock = bind(options.host, options.port)
     sockets = [sock]
     if options.ollama:
