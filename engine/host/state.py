@@ -361,17 +361,30 @@ class HostState(OnDemand, Replies, AutoParallel):
     # -- this computer's speed, probed when idle --------------------------------------------------
 
     def hardware_report(self) -> HardwareReport:
-        """What the probe found, with the speed profile kept in the data folder. Where there is
-        none yet, or it was taken on a busy machine, the report goes without (or with it, as it
-        is) and the profile is probed when the computer is idle: a window's first start must not
-        keep the processor busy for seconds while other programs work."""
-        from engine.hardware import probe_hardware
-        from engine.speed.machine import with_speed
+        """What the probe found, with this computer's speed profile. A fresh data folder has
+        none: the devices' figures are probed now (about a second: the window's first start
+        shows predicted speeds at once), and the rest, the starter run to calibrate llama.cpp
+        (seconds of both cores), is left to when the computer is idle, as is probing again a
+        profile taken on a busy machine."""
+        from dataclasses import replace
 
-        report = with_speed(probe_hardware(), measure=False)
-        if report.speed is None or report.speed.provisional:
+        from engine.hardware import probe_hardware
+        from engine.speed.machine import calibration_wanted, profile_for
+        from engine.speed.store import SpeedStore
+        from engine.tuning.store import machine_key
+
+        report = probe_hardware()
+        store, machine = SpeedStore(), machine_key(report)
+        try:
+            fresh = store.devices(machine) is None
+            profile = profile_for(report, store=store, measure=fresh, calibrate=False)
+            uncalibrated = calibration_wanted(report) and not store.calibrating(machine)
+        except OSError as exc:  # an unwritable data folder: predictions are not worth a failure
+            log.warning("speed profile unavailable: %s", exc)
+            return report
+        if profile is None or profile.provisional or uncalibrated:
             self._probe_speed_later(report)
-        return report
+        return replace(report, speed=profile)
 
     def _probe_speed_later(self, report: HardwareReport) -> None:
         from engine.tuning.store import machine_key

@@ -75,6 +75,11 @@ def _no_calibration() -> bool:
     return bool(os.environ.get(NO_CALIBRATION_ENV))
 
 
+def calibration_wanted(report: HardwareReport) -> bool:
+    """Whether the starter is run to calibrate llama.cpp here (it can run, and it is not off)."""
+    return report.llama_cpp.available and not _no_calibration()
+
+
 def _provisional_and_due(entry: dict[str, Any]) -> bool:
     checked = entry.get("checked_at", 0.0)
     due = not isinstance(checked, int | float) or time.time() - checked > RECHECK_S

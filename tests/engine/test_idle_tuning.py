@@ -333,34 +333,43 @@ def test_a_closing_engine_ends_the_wait() -> None:
     assert failures and "stopping" in str(failures[0])
 
 
-def test_the_speed_profile_is_probed_when_the_computer_is_idle_not_when_asked(
+def test_the_speed_calibration_runs_when_the_computer_is_idle_not_when_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A window's first start asks for the hardware report: it comes at once without a speed
-    profile, and the profile is probed (in a child, at the lowest priority) once the computer is
-    quiet; the next report carries it."""
+    """A window's first start asks for the hardware report: it comes with the devices' figures
+    (a second's probe), and the starter's runs that calibrate llama.cpp (seconds of both cores)
+    are made once the computer is quiet, in a child at the lowest priority."""
     from engine.client.protocol import SPEED_WORK
     from engine.hardware import probe_hardware
     from engine.speed.store import SpeedStore
     from engine.tuning.store import machine_key
 
     monkeypatch.setenv("COVE_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("COVE_NO_SPEED_CALIBRATION", raising=False)
     state = HostState(parallel=1)
     load = quiet_host(state)
     load.now = BUSY
     state.background.quiet_for_s = 5.0
     machine = machine_key(probe_hardware())
+
+    def probed_at() -> float:
+        kept = SpeedStore().devices(machine)
+        return float(kept[1]["measured_at"]) if kept is not None else 0.0
+
     try:
-        assert state.hardware_report().speed is None  # not probed while asked
+        if not probe_hardware().llama_cpp.available:
+            pytest.skip("no llama.cpp to calibrate")
+        assert state.hardware_report().speed is not None  # the devices' figures, at once
+        first = probed_at()
+        assert not SpeedStore().calibrating(machine)  # no starter run while asked
         wait_for(lambda: load.reads >= 20, "twenty readings of a busy computer")
         (waiting,) = state.status().background
         assert waiting["work"] == SPEED_WORK and waiting["state"] == "waiting"
         assert state.status().measuring == SPEED_WORK
-        assert SpeedStore().devices(machine) is None  # nothing probed on a busy computer
+        assert probed_at() == first  # nothing run on a busy computer
         load.now = QUIET
-        wait_for(lambda: SpeedStore().devices(machine) is not None, "the profile probed")
+        wait_for(lambda: probed_at() > first, "the probe and calibration run when quiet")
         assert state.hardware_report().speed is not None
-        assert state.speed_probe is not None and state.speed_probe.work.key
     finally:
         state.close()
 
