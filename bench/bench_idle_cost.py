@@ -274,6 +274,38 @@ def until_measured(url: str) -> dict[str, Any]:
     }
 
 
+def first_reply(cove_root: Path) -> dict[str, float]:
+    """Seconds from starting ``cove serve --model starter`` on a fresh data folder to its port
+    answering, and to a short reply sent then being complete."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    cmd = [sys.executable, "-m", "engine.cli", "serve", "--model", "starter", "--port", str(port)]
+    with tempfile.TemporaryDirectory(prefix="cove-first-") as data:
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            cmd, cwd=cove_root, env=cove_env(Path(data), cove_root),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            while True:
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(url + "/v1/models", timeout=2).status_code == 200:
+                        break
+                if proc.poll() is not None or time.perf_counter() - started > 300:
+                    raise RuntimeError("cove serve did not start")
+                time.sleep(0.05)
+            serving = time.perf_counter() - started
+            body = {"model": "starter", "max_tokens": 32,
+                    "messages": [{"role": "user", "content": "Say hello."}]}  # fmt: skip
+            httpx.post(url + "/v1/chat/completions", json=body, timeout=300).raise_for_status()
+            return {
+                "serving_s": round(serving, 2),
+                "reply_s": round(time.perf_counter() - started, 2),
+            }
+        finally:
+            stop_tree(proc)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cove", nargs="+", choices=("serve", "window"),
@@ -284,7 +316,16 @@ def main() -> int:
     parser.add_argument("--cove-root", type=Path, default=ROOT)
     parser.add_argument("--no-quiet", action="store_true", help="skip the quiet phase")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--first-reply", type=int, metavar="N",
+        help="instead: N starts on a fresh data folder, timed to serving and to a first reply",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.first_reply:
+        runs = [first_reply(args.cove_root) for _ in range(args.first_reply)]
+        medians = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+        print(json.dumps({"runs": runs, "median": medians}, indent=2))
+        return 0
     model = starter_path()
     work: dict[str, Any] = {}
     if "llama-bench" in args.work:

@@ -70,6 +70,38 @@ class _IdleThread:
     def _run(self, label: str) -> None:
         raise NotImplementedError
 
+    def _until_kept(
+        self,
+        what: str,
+        attempt: Callable[[], _T | None],
+        provisional: Callable[[_T], bool],
+        use: Callable[[_T], None],
+    ) -> None:
+        """``attempt`` until what it found is kept as final: each result is used; one that is
+        provisional, or a failure, is tried again after this work's pause. Ends when the engine
+        stops, or the attempt finds there is nothing to measure (None)."""
+        retry = False
+        while True:
+            try:
+                if retry:
+                    self._after_pause()
+                retry = True
+                found = attempt()
+            except LoadCancelled:
+                return
+            except Exception as exc:  # measuring is never worth the engine: keep what serves
+                log.warning("could not measure %s: %s", what, exc)
+                self.work.failed(f"the measurement failed ({exc})")
+                continue
+            if found is None:
+                return
+            use(found)
+            if not provisional(found):
+                self.work.succeeded()
+                return
+            # Used, and measured again after a pause: others kept the machine busy meanwhile.
+            self.work.failed("measured while other programs kept the processor busy")
+
     def _after_pause(self) -> None:
         """Wait until this work may run again (a failed try's pause over, the machine quiet)."""
         self.work.done(self.work.wait())
@@ -120,29 +152,17 @@ class IdleTuner(_IdleThread):
         return self._turns(lambda stop: measure(path, plan, progress, stop=stop))
 
     def _run(self, label: str) -> None:
-        retry = False
-        while True:
-            try:
-                if retry:
-                    self._after_pause()
-                retry = True
-                choice = self._choose(once=self.once)
-            except LoadCancelled:
-                return
-            except Exception as exc:  # measuring is never worth the engine: keep the way loaded
-                log.warning("could not measure the ways to run %s: %s", label, exc)
-                self.work.failed(f"the measurement failed ({exc})")
-                continue
-            if choice is None:
-                return
+        def use(choice: Choice) -> None:
             self.found = f"{label}: {choice.config.label} ({choice.reason})"
             log.info("measured the ways to run %s: %s", label, choice.reason)
             self._on_choice(choice)
-            if not choice.provisional:
-                self.work.succeeded()
-                return
-            # Used, and measured again after a pause: others kept the machine busy meanwhile.
-            self.work.failed("measured while other programs kept the processor busy")
+
+        self._until_kept(
+            f"the ways to run {label}",
+            lambda: self._choose(once=self.once),
+            lambda choice: choice.provisional,
+            use,
+        )
 
 
 class BatchingTuner(_IdleThread):
@@ -173,26 +193,12 @@ class BatchingTuner(_IdleThread):
     def _run(self, label: str) -> None:
         if self._after is not None:
             self._after.join()
-        retry = False
-        while True:
-            try:
-                if retry:
-                    self._after_pause()
-                retry = True
-                found = self._rounds()
-            except LoadCancelled:
-                return
-            except Exception as exc:  # measuring is never worth the engine: keep what is loaded
-                log.warning("could not measure how many replies at once pay for %s: %s", label, exc)
-                self.work.failed(f"the measurement failed ({exc})")
-                continue
-            if found is None:
-                return
-            self._on_done(*found)
-            if not found[0].provisional:
-                self.work.succeeded()
-                return
-            self.work.failed("measured while other programs kept the processor busy")
+        self._until_kept(
+            f"how many replies at once pay for {label}",
+            self._rounds,
+            lambda found: found[0].provisional,
+            lambda found: self._on_done(*found),
+        )
 
     def _rounds(self) -> tuple[Batching, str] | None:
         from engine.errors import EngineBusy
@@ -256,23 +262,14 @@ class SpeedProber(_IdleThread):
 
     def _run(self, label: str) -> None:
         probe = self._probe or self._default_probe
-        retry = False
-        while True:
-            try:
-                if retry:
-                    self._after_pause()
-                retry = True
-                found = self._turns(probe)
-            except LoadCancelled:
-                return
-            except Exception as exc:  # a speed profile is never worth the engine
-                log.warning("could not probe this computer's speed: %s", exc)
-                self.work.failed(f"the probe failed ({exc})")
-                continue
-            if found.get("provisional"):
-                self.work.failed("measured while other programs kept the processor busy")
-                continue
+
+        def use(found: dict[str, object]) -> None:
             self.found = "this computer's speed"
             log.info("probed this computer's speed")
-            self.work.succeeded()
-            return
+
+        self._until_kept(
+            "this computer's speed",
+            lambda: self._turns(probe),
+            lambda found: bool(found.get("provisional")),
+            use,
+        )

@@ -104,17 +104,23 @@ def test_cancel_keeps_what_was_read_and_adding_again_resumes(
     assert len(cancelled) + sum(o.outcome == "indexed" for o in first.args[0]) >= 1
 
 
-def test_a_watched_folder_updates_by_itself(
-    qtbot: QtBot, view: DocumentsView, tmp_path: Path
-) -> None:
-    import threading
-
+def notes_collection(qtbot: QtBot, view: DocumentsView, tmp_path: Path) -> Path:
+    """A collection "notes" of one folder with one note, indexed: the folder."""
     docs = tmp_path / "notes"
     docs.mkdir()
     (docs / "ferry.md").write_text("# Ferry\n\nThe ferry leaves at nine.\n", encoding="utf-8")
     view.new_collection("notes")
     with qtbot.waitSignal(view.indexing_finished, timeout=WAIT_MS):
         view.add_paths([docs])
+    return docs
+
+
+def test_a_watched_folder_updates_by_itself(
+    qtbot: QtBot, view: DocumentsView, tmp_path: Path
+) -> None:
+    import threading
+
+    docs = notes_collection(qtbot, view, tmp_path)
     # A file added while Cove was closed is found by the catch-up when watching starts.
     (docs / "tides.md").write_text("# Tides\n\nHigh water at noon.\n", encoding="utf-8")
     with qtbot.waitSignal(view.folders_updated, timeout=WAIT_MS) as caught_up:
@@ -158,12 +164,7 @@ def test_catching_up_waits_for_a_quiet_computer(
     """Catching up with a watched folder is background work: on a busy computer it waits (and
     says so), and it runs once the computer has been quiet a while."""
     load: ScriptedLoad = view.load  # type: ignore[attr-defined]
-    docs = tmp_path / "notes"
-    docs.mkdir()
-    (docs / "ferry.md").write_text("# Ferry\n\nThe ferry leaves at nine.\n", encoding="utf-8")
-    view.new_collection("notes")
-    with qtbot.waitSignal(view.indexing_finished, timeout=WAIT_MS):
-        view.add_paths([docs])
+    docs = notes_collection(qtbot, view, tmp_path)
     (docs / "tides.md").write_text("# Tides\n\nHigh water at noon.\n", encoding="utf-8")
     load.now = BUSY
     view.idle.quiet_for_s = 10
