@@ -246,7 +246,8 @@ def _measured_html(report: HardwareReport, colors: Colors) -> str:
         return (
             f"<h3>Measured</h3><p style='color:{colors.muted}'>No model has been measured here "
             "yet. A model that can run more than one way (flash attention on or off, GPU or CPU, "
-            "its GGUF or ONNX build) is measured when it is first loaded.</p>"
+            "its GGUF or ONNX build) is measured after it is first loaded, once this computer is "
+            "idle.</p>"
         )
     chosen = set(store.overrides().values())
     out = [f"<h3>Measured (a turn at a {DEFAULT_CONTEXT:,}-token context)</h3>"]
@@ -269,7 +270,7 @@ def _measured_html(report: HardwareReport, colors: Colors) -> str:
         if any(m.provisional for m in ways):
             out.append(
                 f"<p style='color:{colors.muted}'>Measured while other programs kept the "
-                "processor busy: measured again when the machine is quiet.</p>"
+                "processor busy: measured again later, when this computer is idle.</p>"
             )
     out.append(
         f"<p style='color:{colors.muted}'>To choose another way for a model: cove tune MODEL "
