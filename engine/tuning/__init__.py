@@ -6,7 +6,7 @@ runtime version, so the next load reads them, and the user can name the way to u
 The ways are measured in turns, round after round, until one is clearly faster or the rounds
 run out (then the runtime's default stays: the difference is within noise). Other programs'
 use of the processor is recorded meanwhile; figures taken on a busy machine are provisional,
-used until the machine is quiet at a later load and then measured again.
+used, and measured again after a pause once the computer is idle (engine/host/background.py).
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ def _decided(
         share = max(x.others_cpu for x in found.values())
         reason += (
             f"; measured while other programs used {share:.0%} of the processor, so it is "
-            "measured again when the machine is quiet"
+            "measured again later, when the computer is idle"
         )
     ordered = tuple(found[w.config] for w in sorted(ways, key=turn))
     return Choice(best.config, best.plan, source, reason, ordered, configs, decision.within_noise)

@@ -400,7 +400,7 @@ def test_a_measurement_on_a_busy_machine_is_provisional_and_measured_again(
         )
     assert busy is not None and busy.source == "measured" and busy.provisional
     assert all(m.others_cpu > 0 and m.provisional for m in busy.measurements)
-    assert "measured again when the machine is quiet" in busy.reason
+    assert "measured again later, when the computer is idle" in busy.reason
     assert json.loads(store.path.read_text())["measurements"]
     assert busy.to_dict()["provisional"] is True
 
