@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from engine.errors import EngineError, GenerationError, LoadCancelled
 from engine.launch import child_env, module_command
 from engine.tuning.figures import Sample
+from engine.tuning.idle import Stop
 
 if TYPE_CHECKING:
     from engine.backends.llama_cpp import LlamaCppModel
@@ -103,9 +104,8 @@ def run_child(
         stderr=subprocess.PIPE,
         env=child_env(),
     )
-    adopt = getattr(cancel, "adopt", None)
-    if adopt is not None:
-        adopt(proc.pid)  # its processor time is the measurement's own, not another program's
+    if isinstance(cancel, Stop):
+        cancel.adopt(proc.pid)  # its processor time is the measurement's own, not another's
     out: list[bytes] = []
 
     def talk() -> None:
@@ -120,14 +120,12 @@ def run_child(
                 proc.kill()
                 talker.join()
                 raise LoadCancelled("Measuring was stopped.")
-            talker.join(0)
     finally:
         if proc.poll() is None:
             proc.kill()
         proc.wait()
-        forget = getattr(cancel, "forget", None)
-        if forget is not None:
-            forget(proc.pid)
+        if isinstance(cancel, Stop):
+            cancel.forget(proc.pid)
     stdout = out[0] if out else b""
     stderr = out[1].decode("utf-8", "replace") if len(out) > 1 else ""
     lines = stdout.decode("utf-8", "replace").strip().splitlines()
