@@ -18,15 +18,17 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from engine.errors import EngineError
 from engine.paths import DATA_DIR_ENV
 from engine.paths import db_path as default_db_path
 from engine.store import export as store_export
 from engine.store import schema as store_schema
+from engine.store import tree as store_tree
 from engine.store.image_files import FOLDER as IMAGES_FOLDER
 from engine.store.image_files import ImageFiles
+from engine.store.importing import read_conversation
 from engine.store.schema import (
     CONVERSATION_COLUMNS,
     MESSAGE_COLUMNS,
@@ -232,17 +234,27 @@ class Store:
         settings: ChatSettings | None = None,
         model: str | None = None,
     ) -> Conversation:
+        with self._writing() as conn:
+            return self._new_conversation(conn, title, system_prompt, settings, model)
+
+    def _new_conversation(
+        self,
+        conn: sqlite3.Connection,
+        title: str,
+        system_prompt: str,
+        settings: ChatSettings | None,
+        model: str | None,
+    ) -> Conversation:
         now = self._clock()
         settings_json = dump_json((settings or ChatSettings()).to_json())
-        with self._writing() as conn:
-            cursor = conn.execute(
-                "INSERT INTO conversations "
-                "(title, system_prompt, settings, model, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (title, system_prompt, settings_json, model, now, now),
-            )
-            assert cursor.lastrowid is not None
-            return self._require_conversation(conn, cursor.lastrowid)
+        cursor = conn.execute(
+            "INSERT INTO conversations "
+            "(title, system_prompt, settings, model, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (title, system_prompt, settings_json, model, now, now),
+        )
+        assert cursor.lastrowid is not None
+        return self._require_conversation(conn, cursor.lastrowid)
 
     def get_conversation(self, conv_id: int) -> Conversation | None:
         with self._reading() as conn:
@@ -390,59 +402,157 @@ class Store:
         status: MessageStatus = "complete",
         meta: Mapping[str, Any] | None = None,
         images: Sequence[NewImage] = (),
+        *,
+        parent: int | Literal["leaf"] | None = "leaf",
     ) -> Message:
-        """Append a message. A reply about to stream is added as ``status="streaming"``;
+        """Add a message after ``parent`` (by default the end of the path shown; None: a first
+        turn) and show it. A reply about to stream is added as ``status="streaming"``;
         ``images`` (a user's) are kept whole in the images folder, in order."""
         check_role(role)
         check_status(status)
-        meta_json = dump_json(dict(meta or {}))
-        now = self._clock()
         with self._writing() as conn:
             self._require_conversation(conn, conv_id)
-            (position,) = conn.execute(
-                "SELECT COALESCE(MAX(position), -1) + 1 FROM messages WHERE conversation_id = ?",
-                (conv_id,),
-            ).fetchone()
-            cursor = conn.execute(
-                "INSERT INTO messages "
-                "(conversation_id, position, role, content, status, created_at, meta) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (conv_id, position, role, content, status, now, meta_json),
-            )
-            conn.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv_id))
-            assert cursor.lastrowid is not None
-            stored = self._add_images(conn, cursor.lastrowid, images)
-            return Message(
-                cursor.lastrowid,
+            if parent == "leaf":
+                _tree, path = store_tree.shown_path(conn, conv_id)
+                parent = path[-1] if path else None
+            elif parent is not None:
+                self._require_message_of(conn, conv_id, parent)
+            message = self._insert(conn, conv_id, role, content, status, meta, parent)
+            stored = self._add_images(conn, message.id, images)
+            return replace(message, images=stored)
+
+    def _insert(
+        self,
+        conn: sqlite3.Connection,
+        conv_id: int,
+        role: Role,
+        content: str,
+        status: MessageStatus,
+        meta: Mapping[str, Any] | None,
+        parent: int | None,
+        created_at: float | None = None,
+    ) -> Message:
+        now = self._clock()
+        (position,) = conn.execute(
+            "SELECT COALESCE(MAX(position), -1) + 1 FROM messages WHERE conversation_id = ?",
+            (conv_id,),
+        ).fetchone()
+        cursor = conn.execute(
+            "INSERT INTO messages "
+            "(conversation_id, position, role, content, status, created_at, meta, parent_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
                 conv_id,
                 position,
                 role,
                 content,
                 status,
-                now,
-                dict(meta or {}),
-                stored,
+                now if created_at is None else created_at,
+                dump_json(dict(meta or {})),
+                parent,
+            ),
+        )
+        assert cursor.lastrowid is not None
+        store_tree.set_leaf(conn, conv_id, cursor.lastrowid)
+        conn.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv_id))
+        return Message(
+            cursor.lastrowid,
+            conv_id,
+            position,
+            role,
+            content,
+            status,
+            now if created_at is None else created_at,
+            dict(meta or {}),
+            (),
+            parent,
+        )
+
+    def _require_message_of(self, conn: sqlite3.Connection, conv_id: int, msg_id: int) -> None:
+        row = conn.execute(
+            "SELECT conversation_id FROM messages WHERE id = ?", (msg_id,)
+        ).fetchone()
+        if row is None or row[0] != conv_id:
+            raise _gone("Message", msg_id)
+
+    def add_version(
+        self,
+        msg_id: int,
+        content: str,
+        status: MessageStatus = "complete",
+        meta: Mapping[str, Any] | None = None,
+    ) -> Message:
+        """A new version of the turn ``msg_id`` is one of (a regenerated reply, an edited
+        question), shown from now on. An edited question keeps its images. Every earlier version,
+        and what followed it, stays."""
+        check_status(status)
+        with self._writing() as conn:
+            old = self._fetch_message(conn, msg_id)
+            if old is None:
+                raise _gone("Message", msg_id)
+            message = self._insert(
+                conn, old.conversation_id, old.role, content, status, meta, old.parent_id
             )
+            if old.images:
+                conn.execute(
+                    "INSERT INTO message_images (message_id, position, sha256, name) "
+                    "SELECT ?, position, sha256, name FROM message_images WHERE message_id = ?",
+                    (message.id, msg_id),
+                )
+                message = replace(message, images=old.images)
+            return message
+
+    def show_version(self, msg_id: int) -> list[Message]:
+        """Show the version ``msg_id`` and the newest path beneath it; returns the path shown."""
+        with self._writing() as conn:
+            message = self._fetch_message(conn, msg_id)
+            if message is None:
+                raise _gone("Message", msg_id)
+            tree = store_tree.read_tree(conn, message.conversation_id)
+            store_tree.set_leaf(conn, message.conversation_id, tree.newest_leaf(msg_id))
+            return self._shown(conn, message.conversation_id)
 
     def get_message(self, msg_id: int) -> Message | None:
         with self._reading() as conn:
             return self._fetch_message(conn, msg_id)
 
     def messages(self, conv_id: int) -> list[Message]:
-        """A conversation's messages in order (empty if it has none or does not exist)."""
+        """The path a conversation shows, in order, each message with its ``versions`` (empty if
+        it has none or does not exist); ``versions`` is set where a turn has more than one. It is
+        what the model is sent."""
         with self._reading() as conn:
-            rows = conn.execute(
-                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? "
-                "ORDER BY position",
-                (conv_id,),
-            ).fetchall()
-            images = self._images_of(
-                conn,
-                "mi.message_id IN (SELECT id FROM messages WHERE conversation_id = ?)",
-                (conv_id,),
-            )
-            messages = [message_from_row(row) for row in rows]
-            return [replace(m, images=images[m.id]) if m.id in images else m for m in messages]
+            return self._shown(conn, conv_id)
+
+    def _shown(self, conn: sqlite3.Connection, conv_id: int) -> list[Message]:
+        tree, path = store_tree.shown_path(conn, conv_id)
+        if not path:
+            return []
+        by_id = {m.id: m for m in self._rows(conn, "id IN (SELECT value FROM json_each(?))", path)}
+        out: list[Message] = []
+        for i in path:
+            versions = tree.versions(i)
+            out.append(replace(by_id[i], versions=versions) if len(versions) > 1 else by_id[i])
+        return out
+
+    def all_messages(self, conv_id: int) -> list[Message]:
+        """Every message of a conversation, every version of every turn, in the order written."""
+        with self._reading() as conn:
+            return self._rows(conn, "conversation_id = ?", conv_id)
+
+    def _rows(self, conn: sqlite3.Connection, where: str, arg: object) -> list[Message]:
+        value = dump_json(arg) if isinstance(arg, list) else arg
+        rows = conn.execute(
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE {where} ORDER BY position", (value,)
+        ).fetchall()
+        messages = [message_from_row(row) for row in rows]
+        if not messages:
+            return []
+        images = self._images_of(
+            conn,
+            "mi.message_id IN (SELECT value FROM json_each(?))",
+            (dump_json([m.id for m in messages]),),
+        )
+        return [replace(m, images=images[m.id]) if m.id in images else m for m in messages]
 
     def update_message_content(self, msg_id: int, content: str) -> bool:
         """Save the text so far of a streaming reply; meant to be called every fraction of a second.
@@ -491,30 +601,29 @@ class Store:
             return replace(message, content=content)
 
     def delete_message(self, msg_id: int) -> None:
-        """Delete one message. Deleting one that is gone is not an error."""
+        """Delete one message. A version of a turn goes with what followed it, and a neighbouring
+        version shows; a message without versions goes alone, and what followed it stays
+        (engine/store/tree.py). Deleting one that is gone is not an error."""
         with self._writing() as conn:
-            # Looked up first rather than with DELETE ... RETURNING, which needs SQLite 3.35.
             message = self._fetch_message(conn, msg_id)
-            if message is not None:
-                conn.execute("DELETE FROM messages WHERE id = ?", (msg_id,))
-                self._touch(conn, message.conversation_id)
-                if message.images:
-                    self._drop_unused_images(conn)
-
-    def delete_messages_from(self, conv_id: int, position: int) -> int:
-        """Delete the message at ``position`` and every later one (edit-and-resend, regenerate).
-
-        Returns how many were deleted.
-        """
-        with self._writing() as conn:
-            cursor = conn.execute(
-                "DELETE FROM messages WHERE conversation_id = ? AND position >= ?",
-                (conv_id, position),
+            if message is None:
+                return
+            conv_id = message.conversation_id
+            tree = store_tree.read_tree(conn, conv_id)
+            plan = store_tree.delete_plan(
+                tree, msg_id, tree.leaf(store_tree.stored_leaf(conn, conv_id))
             )
-            if cursor.rowcount > 0:
-                self._touch(conn, conv_id)
-                self._drop_unused_images(conn)
-            return cursor.rowcount
+            conn.executemany(
+                "UPDATE messages SET parent_id = ? WHERE id = ?",
+                [(plan.adopter, follower) for follower in plan.followers],
+            )
+            conn.execute(
+                "DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+                (dump_json(plan.doomed),),
+            )
+            store_tree.set_leaf(conn, conv_id, plan.leaf)
+            self._touch(conn, conv_id)
+            self._drop_unused_images(conn)
 
     def recover_interrupted(self) -> int:
         """Mark replies left streaming by a crash as interrupted; call once at start-up.
@@ -566,12 +675,12 @@ class Store:
 
     def _snapshot(self, conv_id: int) -> tuple[Conversation, list[Message]]:
         with self._reading() as conn:  # one lock hold: a delete cannot land between the reads
-            return self._require_conversation(conn, conv_id), self.messages(conv_id)
+            return self._require_conversation(conn, conv_id), self._shown(conn, conv_id)
 
     def export_markdown(self, conv_id: int, images_folder: Path | None = None) -> str:
-        """The chat as Markdown. Its images are copied into ``images_folder`` and linked by a
-        path relative to the folder the Markdown file is saved in (the folder's parent); without
-        one they are embedded as data: URLs, so the text stands alone."""
+        """The chat as Markdown: the path shown. Its images are copied into ``images_folder`` and
+        linked by a path relative to the folder the Markdown file is saved in (the folder's
+        parent); without one they are embedded as data: URLs, so the text stands alone."""
         conversation, messages = self._snapshot(conv_id)
         if images_folder is None:
             return store_export.to_markdown(
@@ -581,5 +690,86 @@ class Store:
         return store_export.to_markdown(conversation, messages, lambda i: links.get(i.sha256))
 
     def export_json(self, conv_id: int) -> dict[str, Any]:
-        """The chat as JSON types, each image embedded as a data: URL."""
-        return store_export.to_json(*self._snapshot(conv_id), self.image_bytes)
+        """The chat as JSON types: every version of every turn, which path shows, each image
+        embedded as a data: URL. ``import_json`` brings it back whole."""
+        with self._reading() as conn:
+            conversation = self._require_conversation(conn, conv_id)
+            _tree, path = store_tree.shown_path(conn, conv_id)
+            messages = self._rows(conn, "conversation_id = ?", conv_id)
+        current = path[-1] if path else None
+        return store_export.to_json(conversation, messages, self.image_bytes, current)
+
+    # Branches and imports
+
+    def branch(self, msg_id: int) -> Conversation:
+        """A new conversation holding the path shown up to ``msg_id`` (copies: the two go their
+        own ways), with the same system prompt, settings and model."""
+        with self._writing() as conn:
+            message = self._fetch_message(conn, msg_id)
+            if message is None:
+                raise _gone("Message", msg_id)
+            source = self._require_conversation(conn, message.conversation_id)
+            tree = store_tree.read_tree(conn, source.id)
+            path = tree.path(msg_id)
+            copy = self._new_conversation(
+                conn,
+                branch_title(source.title),
+                source.system_prompt,
+                source.settings,
+                source.model,
+            )
+            parent: int | None = None
+            for old in self._rows(conn, "id IN (SELECT value FROM json_each(?))", path):
+                new = self._insert(
+                    conn,
+                    copy.id,
+                    old.role,
+                    old.content,
+                    old.status,
+                    old.meta,
+                    parent,
+                    old.created_at,
+                )
+                conn.execute(
+                    "INSERT INTO message_images (message_id, position, sha256, name) "
+                    "SELECT ?, position, sha256, name FROM message_images WHERE message_id = ?",
+                    (new.id, old.id),
+                )
+                parent = new.id
+            return self._require_conversation(conn, copy.id)
+
+    def import_json(self, data: object, fallback_title: str = "Imported chat") -> Conversation:
+        """A conversation from parsed JSON (Cove's export, or an OpenAI-style ``messages``
+        list), added whole as a new chat. ``ValueError`` says what is wrong with anything else;
+        nothing is written then."""
+        incoming = read_conversation(data, fallback_title)
+        with self._writing() as conn:
+            conversation = self._new_conversation(
+                conn,
+                incoming.title,
+                incoming.system_prompt,
+                incoming.settings,
+                incoming.model,
+            )
+            ids: dict[str, int] = {}
+            for item in incoming.messages:
+                parent = ids[item.parent] if item.parent is not None else None
+                message = self._insert(
+                    conn,
+                    conversation.id,
+                    item.role,  # type: ignore[arg-type]  # checked by read_conversation
+                    item.content,
+                    item.status,
+                    item.meta,
+                    parent,
+                    item.created_at,
+                )
+                self._add_images(conn, message.id, item.images)
+                ids[item.key] = message.id
+            leaf = ids.get(incoming.leaf) if incoming.leaf is not None else None
+            store_tree.set_leaf(conn, conversation.id, leaf)
+            return self._require_conversation(conn, conversation.id)
+
+
+def branch_title(title: str) -> str:
+    return title if title.endswith(" (branch)") else f"{title} (branch)"

@@ -21,7 +21,7 @@ ReadImage = Callable[[StoredImage], bytes]
 ImageLink = Callable[[StoredImage], "str | None"]
 
 EXPORT_FORMAT = "cove.conversation"
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2  # 2: every version of every turn, each naming the one it follows
 
 _SPEAKERS = {"user": "You", "assistant": "Assistant", "system": "System"}
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
@@ -46,6 +46,8 @@ def _image_json(image: StoredImage, read: ReadImage | None) -> dict[str, Any]:
 
 def _message_json(m: Message, read: ReadImage | None) -> dict[str, Any]:
     data: dict[str, Any] = {
+        "id": m.id,
+        "parent": m.parent_id,
         "role": m.role,
         "content": m.content,
         "status": m.status,
@@ -58,10 +60,16 @@ def _message_json(m: Message, read: ReadImage | None) -> dict[str, Any]:
 
 
 def to_json(
-    conversation: Conversation, messages: Sequence[Message], read: ReadImage | None = None
+    conversation: Conversation,
+    messages: Sequence[Message],
+    read: ReadImage | None = None,
+    current: int | None = None,
 ) -> dict[str, Any]:
-    """All it takes to rebuild the conversation, as plain JSON types (``json.dumps`` takes it).
-    With ``read``, each image is embedded whole as a data: URL (``url``)."""
+    """All it takes to rebuild the conversation, as plain JSON types (``json.dumps`` takes it):
+    every message with the id of the one it follows (``parent``), and the last one shown
+    (``current``). With ``read``, each image is embedded whole as a data: URL (``url``)."""
+    if current is None and messages:
+        current = messages[-1].id
     return {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
@@ -71,6 +79,7 @@ def to_json(
         "model": conversation.model,
         "created_at": conversation.created_at,
         "updated_at": conversation.updated_at,
+        "current": current,
         "messages": [_message_json(m, read) for m in messages],
     }
 

@@ -18,8 +18,10 @@ from engine.store.types import ChatSettings, Conversation, Message
 
 Migration = Callable[[sqlite3.Connection], None]
 
-MESSAGE_COLUMNS = "id, conversation_id, position, role, content, status, created_at, meta"
-CONVERSATION_COLUMNS = "id, title, system_prompt, settings, model, created_at, updated_at"
+MESSAGE_COLUMNS = (
+    "id, conversation_id, position, role, content, status, created_at, meta, parent_id"
+)
+CONVERSATION_COLUMNS = "id, title, system_prompt, settings, model, created_at, updated_at, leaf_id"
 
 MESSAGES_FTS = "messages_fts"
 TITLES_FTS = "conversations_fts"
@@ -211,10 +213,37 @@ def _m003_images(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX message_images_by_image ON message_images (sha256)")
 
 
+def _m004_tree(conn: sqlite3.Connection) -> None:
+    # Versions and branches: each message knows the one it follows (NULL: the first turn), and a
+    # conversation knows the last message of the path it shows. ``position`` stays a per-chat
+    # order of writing, so a message always comes after the one it follows. Every conversation
+    # written before is one line: each message follows the one before it, and the newest shows.
+    conn.execute("ALTER TABLE messages ADD COLUMN parent_id INTEGER")
+    conn.execute("ALTER TABLE conversations ADD COLUMN leaf_id INTEGER")
+    conn.execute(
+        """
+        UPDATE messages SET parent_id = (
+            SELECT before.id FROM messages AS before
+            WHERE before.conversation_id = messages.conversation_id
+              AND before.position < messages.position
+            ORDER BY before.position DESC LIMIT 1
+        )"""
+    )
+    conn.execute(
+        """
+        UPDATE conversations SET leaf_id = (
+            SELECT m.id FROM messages AS m WHERE m.conversation_id = conversations.id
+            ORDER BY m.position DESC LIMIT 1
+        )"""
+    )
+    conn.execute("CREATE INDEX messages_by_parent ON messages (conversation_id, parent_id)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m001_tables,
     _m002_search,
     _m003_images,
+    _m004_tree,
 )
 
 
@@ -276,6 +305,7 @@ def conversation_from_row(row: sqlite3.Row) -> Conversation:
         model=row["model"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+        leaf_id=row["leaf_id"],
     )
 
 
@@ -289,4 +319,5 @@ def message_from_row(row: sqlite3.Row) -> Message:
         status=row["status"],
         created_at=row["created_at"],
         meta=load_json_object(row["meta"]),
+        parent_id=row["parent_id"],
     )

@@ -89,6 +89,7 @@ class Conversation:
     model: str | None
     created_at: float
     updated_at: float
+    leaf_id: int | None = None  # the last message of the path shown (None: no message yet)
 
 
 EXTENSIONS = {
@@ -148,8 +149,11 @@ class StoredImage:
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One turn. ``position`` orders a conversation's messages (gaps are allowed after deletes).
-    A user's message may carry images, shown to the model before its text."""
+    """One turn. ``position`` orders a conversation's messages as they were written (gaps are
+    allowed after deletes); ``parent_id`` is the message it follows (None: the first turn).
+    Messages that follow the same one in the same role are versions of one turn: ``versions``
+    lists them in order, when the store was asked for them. A user's message may carry images,
+    shown to the model before its text."""
 
     id: int
     conversation_id: int
@@ -160,6 +164,15 @@ class Message:
     created_at: float
     meta: dict[str, Any] = field(default_factory=dict)
     images: tuple[StoredImage, ...] = ()
+    parent_id: int | None = None
+    versions: tuple[int, ...] = ()
+
+    @property
+    def version(self) -> tuple[int, int]:
+        """(which version this is, from 1; how many there are): (1, 1) without versions."""
+        if self.id not in self.versions:
+            return 1, 1
+        return self.versions.index(self.id) + 1, len(self.versions)
 
 
 def reply_status(finish_reason: FinishReason | None) -> MessageStatus:

@@ -445,25 +445,13 @@ def test_edit_and_delete_messages(store: Store) -> None:
     store.delete_message(msgs[0].id)
     store.delete_message(msgs[0].id)  # already gone: fine
     assert [m.content for m in store.messages(conv.id)] == ["m1 edited", "m2", "m3", "m4"]
-    assert store.delete_messages_from(conv.id, msgs[3].position) == 2
-    assert [m.content for m in store.messages(conv.id)] == ["m1 edited", "m2"]
-    assert store.delete_messages_from(conv.id, 99) == 0
+    store.delete_message(msgs[4].id)
+    assert [m.content for m in store.messages(conv.id)] == ["m1 edited", "m2", "m3"]
     again = store.add_message(conv.id, "assistant", "regenerated")
-    assert again.position == 3  # after the last kept message
+    assert again.parent_id == msgs[3].id  # after the last message shown
     assert [m.content for m in store.messages(conv.id)][-1] == "regenerated"
     with pytest.raises(StoreError, match="no longer exists"):
-        store.edit_message(msgs[4].id, "x")
-
-
-def test_delete_messages_from_touches_only_that_conversation(store: Store) -> None:
-    one = store.create_conversation()
-    two = store.create_conversation()
-    for i in range(3):
-        store.add_message(one.id, "user", f"one {i}")
-        store.add_message(two.id, "user", f"two {i}")
-    assert store.delete_messages_from(one.id, 1) == 2
-    assert [m.content for m in store.messages(one.id)] == ["one 0"]
-    assert len(store.messages(two.id)) == 3
+        store.edit_message(msgs[0].id, "x")
 
 
 def test_recover_interrupted_marks_only_streaming_replies(store: Store) -> None:
@@ -926,7 +914,7 @@ def test_deleting_a_chat_or_the_messages_after_an_edit_removes_their_image_files
     store.add_message(conv.id, "user", "first", images=[new_image(png(colour="red"))])
     later = store.add_message(conv.id, "user", "second", images=[new_image(png(colour="blue"))])
     assert len(image_files(store)) == 2
-    assert store.delete_messages_from(conv.id, later.position) == 1
+    store.delete_message(later.id)
     assert len(image_files(store)) == 1
     store.delete_conversation(conv.id)
     assert image_files(store) == []
@@ -937,15 +925,18 @@ def test_deleting_a_chat_or_the_messages_after_an_edit_removes_their_image_files
 
 
 def test_a_version_2_history_gains_images_and_keeps_its_chats(db: Path) -> None:
-    with Store(db) as store:
-        conv = store.create_conversation("Before images")
-        store.add_message(conv.id, "user", "hello")
-    conn = raw(db)
-    conn.execute("DROP TABLE message_images")
-    conn.execute("DROP TABLE images")
+    db.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(db, isolation_level=None)
+    for step in store_schema.MIGRATIONS[:2]:  # the file as a version 2 Cove wrote it
+        step(conn)
+    conn.execute("INSERT INTO conversations VALUES (1, 'Before images', '', '{}', NULL, 1.0, 1.0)")
+    conn.execute("INSERT INTO messages VALUES (1, 1, 0, 'user', 'hello', 'complete', 1.0, '{}')")
     conn.execute("PRAGMA user_version = 2")
     conn.close()
+    conv_id = 1
     with Store(db) as store:
+        conv = store.get_conversation(conv_id)
+        assert conv is not None
         assert [m.content for m in store.messages(conv.id)] == ["hello"]
         sent = store.add_message(conv.id, "user", "and now", images=[new_image(png())])
         assert store.messages(conv.id)[-1].images == sent.images
