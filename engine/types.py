@@ -108,6 +108,12 @@ class GenerationParams:
     # The model's end-of-reply tokens are never chosen, so the reply runs to ``max_tokens``
     # (llama-server's and vLLM's ``ignore_eos``: what load tests send for replies of one length).
     ignore_eos: bool = False
+    # When the conversation's last message is the assistant's, the prompt ends with that
+    # message's text, its turn left open, so that the reply extends it (vLLM's and Hugging Face
+    # transformers' ``continue_final_message``: a reply cut at ``max_tokens``, or words put in
+    # the model's mouth). The chunks streamed are only the new text. Ignored when the last
+    # message is another role's.
+    continue_final_message: bool = False
 
     def __post_init__(self) -> None:
         low, high = TEMPERATURE_RANGE

@@ -205,6 +205,10 @@ class EngineClient:
         }
         if params.tools:
             body["tools"] = [t.to_openai() for t in params.tools]
+        if params.continue_final_message:
+            # vLLM's pair (it refuses the first without the second); a Cove host reads either.
+            body["continue_final_message"] = True
+            body["add_generation_prompt"] = False
         return self._generate(f"{self.base_url}/chat/completions", body, cancel, chat=True)
 
     def complete(

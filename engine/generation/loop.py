@@ -40,6 +40,7 @@ from engine.generation.state_cache import MIN_TOKENS as MIN_STATE_TOKENS
 from engine.generation.state_cache import StateCache
 from engine.generation.stopping import StopMatcher
 from engine.images import require_vision
+from engine.templates.continuation import continue_final, continues, mark_final
 from engine.tools import Tool
 from engine.types import (
     ChatMessage,
@@ -296,9 +297,15 @@ class GenerationLoop(ABC):
         require_vision(self, messages)
         rendered = [""]
         kept_images: list[list[ImageInput]] = [[]]
+        # Fitting the window never drops the newest message: a continued one is always kept.
+        continuing = continues(messages, params)
 
         def render(kept: Sequence[ChatMessage]) -> str:
-            rendered[0] = self.render(self._placed(kept), params.tools)
+            placed = self._placed(kept)
+            if continuing:
+                rendered[0] = continue_final(self.render(mark_final(placed), params.tools))
+            else:
+                rendered[0] = self.render(placed, params.tools)
             kept_images[0] = [image for m in kept for image in m.images]
             return rendered[0]
 
@@ -314,8 +321,8 @@ class GenerationLoop(ABC):
         def lead() -> str:
             # A template that opens the model's thinking itself: the reply starts inside it, and
             # says so, as a reply that opens it does (engine.generation.reasoning).
-            # A grammar leaves no room for thinking.
-            opens = params.grammar is None and opens_thinking(rendered[0])
+            # A grammar leaves no room for thinking, and a continued reply has opened already.
+            opens = params.grammar is None and not continuing and opens_thinking(rendered[0])
             return OPEN + "\n" if opens else ""
 
         return prompt, (*params.stop, *self.template.stop), lead

@@ -30,6 +30,8 @@ SAMPLING_FIELDS = {
     "ignore_eos",
 }
 MAX_LOGIT_BIAS = 1024  # tokens one request may bias (OpenAI allows 300)
+# How a chat prompt ends (vLLM's fields; ``continues_final_message`` reads them).
+PROMPT_END_FIELDS = {"continue_final_message", "add_generation_prompt"}
 
 
 def parse_params(data: Mapping[str, Any]) -> GenerationParams:
@@ -78,6 +80,21 @@ def parse_params(data: Mapping[str, Any]) -> GenerationParams:
         return GenerationParams(**kwargs)
     except ValueError as exc:
         raise InvalidRequest(f"Invalid sampling parameter: {exc}.") from None
+
+
+def continues_final_message(data: Mapping[str, Any]) -> bool:
+    """vLLM's ``continue_final_message``: the reply extends the conversation's last assistant
+    message. vLLM asks for ``add_generation_prompt: false`` beside it; here either form is read.
+    Without a continuation, ``add_generation_prompt: false`` (a prompt that ends with a closed
+    turn) is refused: every chat reply here opens a turn of its own, and ignoring the field
+    would answer another question."""
+    continuing = flag(data, "continue_final_message", False)
+    if not continuing and not flag(data, "add_generation_prompt", True):
+        raise InvalidRequest(
+            "'add_generation_prompt': false is supported only with "
+            "'continue_final_message': true (to continue the last assistant message)."
+        )
+    return continuing
 
 
 def flag(data: Mapping[str, Any], name: str, default: bool) -> bool:

@@ -22,7 +22,15 @@ from urllib.parse import unquote, urlsplit
 from engine.client.protocol import completion_extras
 from engine.errors import InvalidRequest
 from engine.host.leniency import unknown_fields
-from engine.host.params import SAMPLING_FIELDS, flag, is_int, is_number, parse_params
+from engine.host.params import (
+    PROMPT_END_FIELDS,
+    SAMPLING_FIELDS,
+    continues_final_message,
+    flag,
+    is_int,
+    is_number,
+    parse_params,
+)
 from engine.host.tool_wire import parse_tool_choice, parse_tools, reply_schema
 from engine.images import read_data_url, read_image_file
 from engine.tools import Tool, ToolCall, ToolChoice
@@ -58,6 +66,7 @@ CHAT_FIELDS = frozenset(
         "top_logprobs",
         *_COMMON,
         *SAMPLING_FIELDS,
+        *PROMPT_END_FIELDS,
     }
 )
 COMPLETION_FIELDS = frozenset({"prompt", "echo", *_COMMON, *SAMPLING_FIELDS})
@@ -128,6 +137,7 @@ def parse_chat(body: object, local_files: bool = False) -> ChatRequest:
         tools=offered,
         grammar=grammar_for(shape) if shape is not None else None,
         logprobs=_chat_logprobs(data),
+        continue_final_message=continues_final_message(data),
     )
     return ChatRequest(_model(data), messages, params, stream, include_usage, offered, choice)
 
