@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.chat.attachments import Attachment
 from app.chat.composer import Composer
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from app.common.mcp_service import ToolsRequest
     from engine.mcp_servers.consent import Decision
     from engine.store import ChatSettings, Conversation, Message, SearchHit, Store
+    from engine.store.presets import Preset, Presets
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,14 @@ TITLE_CHARS = 48
 CHARS_PER_TOKEN = 4.0  # before the engine has counted anything for this conversation
 TOKENS_PER_MESSAGE = 6  # the chat template's role markers around each message
 WARN_AT = 0.8
+UNDO_MS = 8000  # how long a deleted message can be brought back
+
+
+@dataclass(eq=False)
+class PendingDelete:
+    message_id: int
+    widgets: list[MessageWidget]  # hidden meanwhile
+    view_token: int
 
 
 @dataclass(eq=False)
@@ -124,6 +133,11 @@ class ChatController(QObject):
     # The loaded model cannot see the images attached or in the chat: what to tell the user
     # ("" when nothing needs saying).
     vision_notice = Signal(str)
+    # A message was deleted and can be brought back: what to say ("" when the chance is over).
+    undo_offered = Signal(str)
+    # The chat's model changed (its name to ask for, or None: the engine's own).
+    chat_model_changed = Signal(object)
+    presets_changed = Signal()
 
     def __init__(self, view: ChatView, composer: Composer, engine: EngineService) -> None:
         super().__init__()
@@ -149,9 +163,24 @@ class ChatController(QObject):
         self._tokens_per_char: float | None = None
         self.model_images = ModelImages()  # earlier images, prepared once for the next turns
         self._refused: str = ""  # the engine's last "cannot see images", until the model changes
+        self.draft_model: str | None = None  # a new chat's model, before it is saved
+        # The installed chat models, by the name they are asked for: their labels (set by the
+        # window from the Models page).
+        self.model_labels: dict[str, str] = {}
+        self.presets: Presets | None = None
+        self.draft_preset: str | None = None
+        self.pending_delete: PendingDelete | None = None
+        self.undo_timer = QTimer(self)
+        self.undo_timer.setSingleShot(True)
+        self.undo_timer.setInterval(UNDO_MS)
+        self.undo_timer.timeout.connect(lambda: self.commit_delete())
         view.edit_submitted.connect(self.edit_and_resend)
         view.regenerate_requested.connect(self.regenerate)
         view.delete_requested.connect(self.delete_message)
+        view.version_requested.connect(self.show_version)
+        view.branch_requested.connect(self.branch)
+        view.continue_requested.connect(self.continue_reply)
+        view.models = self.other_models
         composer.send_requested.connect(self.send)
         composer.stop_requested.connect(self.stop)
         composer.images_changed.connect(self.check_vision)
@@ -170,7 +199,13 @@ class ChatController(QObject):
             return store, store.list_conversations(), last if isinstance(last, int) else None
 
         def done(result: tuple[Store, list[Conversation], int | None]) -> None:
+            from engine.store.presets import Presets
+
             self.store, conversations, last = result
+            self.presets = Presets(self.store)
+            self.presets_changed.emit()
+            if self.current is None:
+                self._apply_default_preset()
             self.store_opened.emit()
             self.conversations_listed.emit(conversations)
             ids = {c.id for c in conversations}
@@ -182,7 +217,9 @@ class ChatController(QObject):
         self.io.submit(job, done, lambda exc: self.store_failed.emit(str(exc)))
 
     def close(self) -> None:
-        """At exit: stop the replies (their text so far is saved) and close the history."""
+        """At exit: stop the replies (their text so far is saved) and close the history. A
+        delete not undone by then is done."""
+        self.commit_delete()
         for active in self.replies:
             active.request.cancel.set()
         self.engine.wait_for_replies(10_000)
@@ -214,10 +251,14 @@ class ChatController(QObject):
     # -- conversations ---------------------------------------------------------------------------
 
     def new_chat(self) -> None:
+        self.commit_delete()
         self._opening += 1
         self.current = None
         self.draft_system_prompt = ""
         self.draft_settings = None
+        self.draft_model = None
+        self.draft_preset = None
+        self._apply_default_preset()
         self.view.clear()
         self._show_busy()
         self.conversation_opened.emit(None)
@@ -228,6 +269,7 @@ class ChatController(QObject):
     def open_conversation(self, conv_id: int, message_id: int | None = None) -> None:
         if self.current is not None and self.current.id == conv_id and message_id is None:
             return
+        self.commit_delete()
         self._opening += 1
         token = self._opening
 
@@ -247,6 +289,7 @@ class ChatController(QObject):
             self.view.set_messages(messages, self._live_text, focus=message_id)
             self._show_busy()
             self.conversation_opened.emit(conversation)
+            self.chat_model_changed.emit(self.chat_model())
             self._update_context()
             self.check_vision()
 
@@ -315,6 +358,85 @@ class ChatController(QObject):
     def system_prompt(self) -> str:
         return self.current.system_prompt if self.current is not None else self.draft_system_prompt
 
+    # -- the chat's model ------------------------------------------------------------------------
+
+    def chat_model(self) -> str | None:
+        """The model this chat asks for (None: whichever the engine has loaded)."""
+        if self.current is not None:
+            return self.current.model if self.current.model in self.model_labels else None
+        return self.draft_model
+
+    def model_label(self, model: str | None) -> str:
+        """A model's name as people read it ("" when nothing is known of it)."""
+        if model is None:
+            return ""
+        return self.model_labels.get(model, model)
+
+    def other_models(self) -> list[tuple[str, str]]:
+        """The installed chat models a reply can be written again with: (name, label)."""
+        return sorted(self.model_labels.items(), key=lambda item: item[1].lower())
+
+    def _resident(self, model: str) -> bool:
+        status = self.engine.status
+        if status is None:
+            return False
+        if status.model == model:
+            return True
+        return any(r.get("model") == model for r in getattr(status, "residents", ()) or ())
+
+    def set_chat_model(self, model: str | None) -> None:
+        """Choose the model that answers in this chat from its next reply on; it is kept with
+        the chat and comes back when the chat is opened again."""
+        if self.current is None:
+            self.draft_model = model
+        elif self.current.model != model:
+            conv_id = self.current.id
+            self.current = replace(self.current, model=model)
+            self._io(lambda s: s.set_model(conv_id, model))
+        self.chat_model_changed.emit(model)
+
+    # -- presets ---------------------------------------------------------------------------------
+
+    def apply_preset(self, preset: Preset) -> None:
+        """Use a preset's system prompt, settings and model (when it names one installed)."""
+        self.set_system_prompt(preset.system_prompt)
+        self.set_settings(preset.settings)
+        if self.current is None:
+            self.draft_preset = preset.name
+        if preset.model and preset.model in self.model_labels:
+            self.set_chat_model(preset.model)
+        self.conversation_opened.emit(self.current)
+
+    def _apply_default_preset(self) -> None:
+        preset = self.presets.default() if self.presets is not None else None
+        if preset is None:
+            return
+        self.draft_system_prompt = preset.system_prompt
+        self.draft_settings = preset.settings
+        self.draft_preset = preset.name
+        if preset.model and preset.model in self.model_labels:
+            self.draft_model = preset.model
+
+    def import_file(self, path: Path) -> None:
+        """Bring a chat back from a JSON file (Cove's export or an OpenAI messages list)."""
+
+        def job(store: Store) -> Conversation:
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                raise ValueError(f"{path.name} could not be read as JSON: {exc}") from None
+            try:
+                return store.import_json(data, path.stem)
+            except ValueError as exc:
+                raise ValueError(f"{path.name} was not imported: {exc}") from None
+
+        def done(conversation: Conversation) -> None:
+            self.refresh_list()
+            self.open_conversation(conversation.id)
+            self.notice.emit(f"Imported {conversation.title}")
+
+        self._io(job, done)
+
     # -- replies ---------------------------------------------------------------------------------
 
     @property
@@ -366,35 +488,164 @@ class ChatController(QObject):
             return False
         self.composer.take_text()
         self.composer.take_images()
-        new = None
-        if self.current is None:
-            title = title_from(text) if text else title_from(attached[0].name)
-            new = NewConversation(title, self.draft_system_prompt, self.draft_settings)
-        widget = self.view.add_message("user")
-        widget.set_text(text)
-        widget.set_images([_ref(a) for a in attached])
-        self._start("send", text=text, new=new, images=tuple((a.name, a.image) for a in attached))
+
+        def start() -> None:
+            new = None
+            if self.current is None:
+                title = title_from(text) if text else title_from(attached[0].name)
+                new = NewConversation(
+                    title, self.draft_system_prompt, self.draft_settings, self.draft_model
+                )
+            widget = self.view.add_message("user")
+            widget.set_text(text)
+            widget.set_images([_ref(a) for a in attached])
+            images = tuple((a.name, a.image) for a in attached)
+            self._start("send", text=text, new=new, images=images)
+
+        self._after_delete(start)
         return True
 
-    def regenerate(self, widget: MessageWidget) -> None:
+    def regenerate(self, widget: MessageWidget, model: str | None = None) -> None:
+        """A new version of a reply (by ``model``, else the chat's); the one it replaces, and
+        what followed it, stay as the earlier version."""
         if self.active is not None or widget.message_id is None or self.current is None:
-            return
-        self.view.remove(self.view.widgets_from(widget))
-        self._start("regenerate", message_id=widget.message_id)
-
-    def edit_and_resend(self, widget: MessageWidget, text: str) -> None:
-        if self.active is not None or widget.message_id is None or self.current is None:
-            return
-        widget.set_text(text)
-        self.view.remove(self.view.widgets_from(widget)[1:])
-        self._start("edit", text=text, message_id=widget.message_id)
-
-    def delete_message(self, widget: MessageWidget) -> None:
-        if self.active is not None or widget.message_id is None:
             return
         message_id = widget.message_id
-        self.view.remove([widget])
-        self._io(lambda s: s.delete_message(message_id), lambda _r: self._update_context())
+
+        def start() -> None:
+            shown = self.view.message_widget(message_id)
+            if shown is None:
+                return
+            self.view.remove(self.view.widgets_from(shown))
+            self._start("regenerate", message_id=message_id, model=model)
+
+        self._after_delete(start)
+
+    def edit_and_resend(self, widget: MessageWidget, text: str) -> None:
+        """A new version of a question, answered anew; the original and what followed it stay."""
+        if self.active is not None or widget.message_id is None or self.current is None:
+            return
+        message_id = widget.message_id
+
+        def start() -> None:
+            shown = self.view.message_widget(message_id)
+            if shown is None:
+                return
+            shown.set_text(text)
+            shown.set_versions(())
+            shown.set_message_id(None)  # the new version's id comes when it is saved
+            self.view.remove(self.view.widgets_from(shown)[1:])
+            self._start("edit", text=text, message_id=message_id)
+
+        self._after_delete(start)
+
+    def continue_reply(self, widget: MessageWidget) -> None:
+        """Write more of a reply that stopped at its length limit, into the same reply."""
+        if self.active is not None or widget.message_id is None or self.current is None:
+            return
+        message_id = widget.message_id
+
+        def start() -> None:
+            shown = self.view.message_widget(message_id)
+            if shown is not None:
+                self._start("continue", message_id=message_id, into=shown)
+
+        self._after_delete(start)
+
+    def show_version(self, widget: MessageWidget, step: int) -> None:
+        """Show the previous or next version of a turn, and the newest path beneath it."""
+        if self.active is not None or widget.message_id not in widget.versions:
+            return
+        at = widget.versions.index(widget.message_id) + step
+        if not 0 <= at < len(widget.versions):
+            return
+        target = widget.versions[at]
+        self.commit_delete()
+        token = self._opening
+
+        def shown(path: list[Message]) -> None:
+            if token == self._opening:
+                self.view.replace_tail(path)
+                self._update_context()
+                focused = self.view.message_widget(target)
+                if focused is not None:
+                    focused.version_switch.setFocus()
+
+        self._io(lambda s: s.show_version(target), shown)
+
+    def branch(self, widget: MessageWidget) -> None:
+        """A new chat with the turns up to this message; it opens at once."""
+        if widget.message_id is None:
+            return
+        message_id = widget.message_id
+        self.commit_delete()
+
+        def opened(conversation: Conversation) -> None:
+            self.refresh_list()
+            self.open_conversation(conversation.id)
+            self.notice.emit(f"Branched into a new chat: {conversation.title}")
+
+        self._io(lambda s: s.branch(message_id), opened)
+
+    def delete_message(self, widget: MessageWidget) -> None:
+        """Hide the message at once; it is deleted from disk only when the chance to undo it
+        is over (a few seconds, another action, or closing)."""
+        if self.active is not None or widget.message_id is None:
+            return
+        self.commit_delete()
+        hidden = [widget]
+        if len(widget.versions) > 1:  # a version goes with what followed it
+            hidden = self.view.widgets_from(widget)
+        self.view.set_hidden(hidden, True)
+        self.pending_delete = PendingDelete(widget.message_id, hidden, self._opening)
+        what = "Reply" if widget.role == "assistant" else "Message"
+        self.undo_offered.emit(f"{what} deleted.")
+        self.undo_timer.start()
+        self._update_context()
+
+    def undo_delete(self) -> bool:
+        """Bring back the message being deleted; False when there is none."""
+        pending, self.pending_delete = self.pending_delete, None
+        self.undo_timer.stop()
+        self.undo_offered.emit("")
+        if pending is None:
+            return False
+        if pending.view_token == self._opening:
+            self.view.set_hidden(pending.widgets, False)
+            self._update_context()
+        return True
+
+    def commit_delete(self, then: Callable[[], None] | None = None) -> None:
+        """Delete from disk what is waiting to be (``then`` runs after it is gone)."""
+        pending, self.pending_delete = self.pending_delete, None
+        self.undo_timer.stop()
+        if pending is None:
+            if then is not None:
+                then()
+            return
+        self.undo_offered.emit("")
+        token = pending.view_token
+        message_id = pending.message_id
+
+        def gone(path: list[Message]) -> None:
+            if token == self._opening:
+                self.view.remove([w for w in pending.widgets if w in self.view.messages])
+                self.view.replace_tail(path)
+                self._update_context()
+            if then is not None:
+                then()
+
+        def job(store: Store) -> list[Message]:
+            message = store.get_message(message_id)
+            store.delete_message(message_id)
+            return store.messages(message.conversation_id) if message is not None else []
+
+        self._io(job, gone)
+
+    def _after_delete(self, start: Callable[[], None]) -> None:
+        """Start a reply once a delete waiting for its undo is done: the model is sent what the
+        chat shows."""
+        self.commit_delete(then=start)
 
     def stop(self) -> None:
         if self.active is not None:
@@ -411,9 +662,13 @@ class ChatController(QObject):
         message_id: int | None = None,
         new: NewConversation | None = None,
         images: tuple[tuple[str, Any], ...] = (),
+        model: str | None = None,
+        into: MessageWidget | None = None,
     ) -> None:
         assert self.store is not None
         status = self.engine.status
+        model = model or self.chat_model()
+        asked = model or (status.model if status is not None else None) or self.engine.model
         collection = self.composer.collection
         documents = (
             self.documents(collection) if collection and self.documents is not None else None
@@ -429,16 +684,27 @@ class ChatController(QObject):
             system_prompt=self.system_prompt(),
             text=text,
             message_id=message_id,
-            model_name=status.model if status is not None else None,
+            model_name=asked,
+            model_label=self.model_label(asked),
             new_conversation=new,
             documents=documents,
             images=images,
             see_images=not self._blind_model(),
         )
         active = ActiveReply(request, request.conversation_id, self._opening)
-        reply = self.view.add_message("assistant")
-        reply.start_stream()
-        if self.engine.loading:
+        if into is not None:  # continued: the same reply, its text so far kept
+            reply = into
+            active.reply_id = into.message_id
+            active.parts.append(into.text)
+            reply.start_stream(into.text)
+        else:
+            reply = self.view.add_message("assistant", label=self.model_label(asked) or None)
+            reply.start_stream()
+        if into is not None:
+            pass
+        elif model is not None and not self._resident(model):
+            reply.set_waiting_text(f"Loading {self.model_label(model) or model}…")
+        elif self.engine.loading:
             reply.set_waiting_text("Waiting for the model to finish loading…")
         elif self.engine.engine is None:
             reply.set_waiting_text("Waiting for the engine to start…")
@@ -448,7 +714,8 @@ class ChatController(QObject):
             reply.set_waiting_text("Thinking…")
         self.view.update_regenerate()
         self.view.scroll_to_bottom()
-        worker = GenerationWorker(self.store, self.engine.chat_fn, request, self.model_images)
+        chat = (lambda: self.engine.chat_fn(model)) if model is not None else self.engine.chat_fn
+        worker = GenerationWorker(self.store, chat, request, self.model_images)
         active.worker, active.relay = worker, _Relay(self, active)
         active.relay.wire(worker.signals)
         worker.signals.engine_crashed.connect(self.engine.report_crash)
@@ -460,6 +727,21 @@ class ChatController(QObject):
         if conversation_id is None:
             return False
         return self.current is not None and self.current.id == conversation_id
+
+    def _refresh_versions(self) -> None:
+        """Each message's ‹ n/m ›, from the history (after a new version was written)."""
+        if self.current is None:
+            return
+        conv_id = self.current.id
+
+        def shown(path: list[Message]) -> None:
+            if self._on_screen(conv_id):
+                for message in path:
+                    widget = self.view.message_widget(message.id)
+                    if widget is not None:
+                        widget.set_versions(message.versions)
+
+        self._io(lambda s: s.messages(conv_id), shown)
 
     def _conversation_created(self, active: ActiveReply, conversation: Conversation) -> None:
         active.conversation_id = conversation.id
@@ -545,6 +827,7 @@ class ChatController(QObject):
                     widget.finish("error", {"error": outcome.error or "The reply failed."})
             self.view.update_regenerate()
             self._update_context()
+            self._refresh_versions()
         final = outcome.final
         stats = final.stats if final is not None else None
         if stats is not None and stats.prompt_tokens and outcome.prompt_chars:

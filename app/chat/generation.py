@@ -38,7 +38,9 @@ SAVE_INTERVAL_S = 0.5
 BUSY_RETRY_S = 10.0
 BUSY_RETRY_DELAY_S = 0.1
 
-Mode = Literal["send", "regenerate", "edit"]
+# send: a new question; regenerate: a new version of a reply; edit: a new version of a question,
+# then its reply; continue: more of a reply that stopped at its length limit, in the same reply.
+Mode = Literal["send", "regenerate", "edit", "continue"]
 ChatFn = Callable[[Sequence[ChatMessage], GenerationParams, threading.Event], Iterator[Chunk]]
 # Turns a question into a prompt grounded in a collection's passages; runs on the worker thread.
 GroundFn = Callable[[str], "Grounding"]
@@ -60,8 +62,10 @@ class GenerationRequest:
     params: GenerationParams
     system_prompt: str = ""
     text: str = ""  # the new user message (send) or the edited text (edit)
-    message_id: int | None = None  # edit: the user message; regenerate: the reply to replace
-    model_name: str | None = None
+    # edit: the question edited; regenerate: the reply written again; continue: the reply
+    message_id: int | None = None
+    model_name: str | None = None  # the model asked for, kept with the reply
+    model_label: str | None = None  # its name as people read it, the reply's speaker label
     new_conversation: NewConversation | None = None
     documents: DocumentsRequest | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
@@ -78,6 +82,7 @@ class NewConversation:
     title: str
     system_prompt: str
     settings: ChatSettings | None
+    model: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,19 +203,19 @@ class GenerationWorker(QRunnable):
         prompt_chars = 0
         try:
             self.conversation_id = self._conversation()
-            user, history = self._save_turn()
+            user, history, replaced = self._save_turn()
             messages, prompt_chars = history_for(history, req.system_prompt, self._image_loader())
             meta: dict[str, Any] = {"model": req.model_name} if req.model_name else {}
+            if req.model_label:
+                meta["model_name"] = req.model_label
             grounding = None
-            if req.documents is not None:
+            if req.documents is not None and req.mode != "continue":
                 grounding = req.documents.ground(_question(history))
                 meta.update(grounding.meta(req.documents.collection))
                 if grounding.messages is not None:
                     messages = grounding.messages
                     prompt_chars = sum(len(m.content) for m in messages)
-            reply = self.store.add_message(
-                self.conversation_id, "assistant", "", status="streaming", meta=meta
-            )
+            reply = self._reply(replaced, meta, parts)
             self.signals.turn_saved.emit(user, reply)
             if grounding is not None and grounding.messages is None:
                 final = self._not_found(reply.id, parts)
@@ -232,6 +237,23 @@ class GenerationWorker(QRunnable):
             return
         self._finish(reply, parts, final, final.error, prompt_chars=prompt_chars, code=final.code)
 
+    def _reply(self, replaced: Message | None, meta: dict[str, Any], parts: list[str]) -> Message:
+        """The reply the stream goes into: a new one after the path shown, a new version of
+        ``replaced`` (regenerate), or ``replaced`` itself, its text so far kept (continue)."""
+        assert self.conversation_id is not None
+        if self.request.mode == "continue":
+            assert replaced is not None
+            parts.append(replaced.content)
+            reopened = self.store.reopen_message(replaced.id)
+            if reopened is None:
+                raise EngineError("The reply to continue was deleted.")
+            return reopened
+        if replaced is not None:
+            return self.store.add_version(replaced.id, "", status="streaming", meta=meta)
+        return self.store.add_message(
+            self.conversation_id, "assistant", "", status="streaming", meta=meta
+        )
+
     def _conversation(self) -> int:
         req = self.request
         if req.conversation_id is not None:
@@ -241,15 +263,16 @@ class GenerationWorker(QRunnable):
             title=new.title,
             system_prompt=new.system_prompt,
             settings=new.settings,
-            model=req.model_name,
+            model=new.model or req.model_name,
         )
         self.signals.conversation_created.emit(conversation)
         return conversation.id
 
-    def _save_turn(self) -> tuple[Message | None, list[Message]]:
+    def _save_turn(self) -> tuple[Message | None, list[Message], Message | None]:
+        """Write the question (or its new version); return it, the path the model is sent, and
+        the reply that is written again or continued."""
         req, store, conv_id = self.request, self.store, self.conversation_id
         assert conv_id is not None
-        user: Message | None = None
         if req.mode == "send":
             from engine.store import NewImage
 
@@ -258,17 +281,19 @@ class GenerationWorker(QRunnable):
                 for new, (_name, image) in zip(sent, req.images, strict=True):
                     self.images.remember(new.sha256, image)  # read once, by the composer
             user = store.add_message(conv_id, "user", req.text, images=sent)
-        elif req.mode == "edit":
-            assert req.message_id is not None
-            edited = store.edit_message(req.message_id, req.text)
-            store.delete_messages_from(conv_id, edited.position + 1)
-            user = edited
-        elif req.mode == "regenerate":
-            assert req.message_id is not None
-            old = store.get_message(req.message_id)
-            if old is not None:
-                store.delete_messages_from(conv_id, old.position)
-        return user, store.messages(conv_id)
+            return user, store.messages(conv_id), None
+        assert req.message_id is not None
+        if req.mode == "edit":
+            user = store.add_version(req.message_id, req.text)
+            return user, store.messages(conv_id), None
+        old = store.get_message(req.message_id)
+        if old is None:
+            raise EngineError("The reply was deleted meanwhile; nothing was written.")
+        shown = store.show_version(old.id)
+        ids = [m.id for m in shown]
+        if req.mode == "continue":
+            return None, shown[: ids.index(old.id) + 1], old
+        return None, shown[: ids.index(old.id)], old
 
     def _image_loader(self) -> Callable[[StoredImage], ImageInput | None] | None:
         if not self.request.see_images:
@@ -344,6 +369,8 @@ class GenerationWorker(QRunnable):
         """The request's settings, naming the conversation: the engine keeps its saved state
         under that name, so that deleting the conversation deletes the state too."""
         params = self.request.params
+        if self.request.mode == "continue":
+            params = dataclasses.replace(params, continue_final_message=True)
         if self.conversation_id is None:
             return params
         return dataclasses.replace(params, conversation=str(self.conversation_id))
@@ -414,6 +441,10 @@ class GenerationWorker(QRunnable):
         try:
             if reply is not None:
                 meta: dict[str, Any] = dict(reply.meta)
+                if self.request.model_name:
+                    meta["model"] = self.request.model_name
+                if self.request.model_label:
+                    meta["model_name"] = self.request.model_label
                 if self.calls:
                     meta["tool_calls"] = list(self.calls.values())
                 if self.reasoning:

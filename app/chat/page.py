@@ -1,4 +1,5 @@
-"""The chat page: a header with the conversation's title, the chat settings toggle and the ⋯ menu;
+"""The chat page: a header with the conversation's title, its model (Ctrl+L), its preset, the chat
+settings toggle and the ⋯ menu;
 the conversation; the composer, with the context notice (and, when the model cannot see images,
 the vision notice) above it; the chat settings beside them. Images dropped anywhere on the page
 go to the composer."""
@@ -8,6 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -20,6 +22,8 @@ from PySide6.QtWidgets import (
 
 from app.chat.attachments import carries_images
 from app.chat.composer import Composer
+from app.chat.model_picker import ModelPicker
+from app.chat.preset_picker import PresetMenu, PresetPicker
 from app.chat.settings import SettingsPanel
 from app.chat.view import MAX_COLUMN_WIDTH, ChatView
 
@@ -33,6 +37,7 @@ class ChatPage(QWidget):
         super().__init__()
         self.setObjectName("ChatSurface")
         self.composer = composer
+        self.view = view
         self.setAcceptDrops(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -41,6 +46,9 @@ class ChatPage(QWidget):
         top.setContentsMargins(24, 10, 16, 6)
         self.title = QLabel("New chat")
         self.title.setObjectName("RoleLabel")
+        self.model_picker = ModelPicker()
+        self.preset_picker = PresetPicker()
+        self.preset_menu = PresetMenu()
         self.settings_button = QPushButton("Chat settings")
         self.settings_button.setObjectName("Secondary")
         self.settings_button.setCheckable(True)
@@ -51,6 +59,9 @@ class ChatPage(QWidget):
         self.menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.menu_button.setMenu(menu)
         top.addWidget(self.title, 1)
+        top.addWidget(self.model_picker)
+        top.addWidget(self.preset_picker)
+        top.addWidget(self.preset_menu)
         top.addWidget(self.settings_button)
         top.addWidget(self.menu_button)
         layout.addLayout(top)
@@ -88,6 +99,19 @@ class ChatPage(QWidget):
         vision_layout.addWidget(self.vision_button)
         self.vision_notice_frame.setVisible(False)
         composer_column.addWidget(self.vision_notice_frame)
+        self.undo_text = QLabel("")
+        self.undo_text.setObjectName("NoticeText")
+        self.undo_button = QPushButton("Undo")
+        self.undo_button.setObjectName("Secondary")
+        self.undo_button.setToolTip("Bring the deleted message back (Ctrl+Z)")
+        self.undo_frame = QFrame()
+        self.undo_frame.setObjectName("Notice")
+        undo_layout = QHBoxLayout(self.undo_frame)
+        undo_layout.setContentsMargins(10, 4, 6, 4)
+        undo_layout.addWidget(self.undo_text, 1)
+        undo_layout.addWidget(self.undo_button)
+        self.undo_frame.setVisible(False)
+        composer_column.addWidget(self.undo_frame)
         composer_column.addWidget(composer)
         holder = QWidget()
         holder.setMaximumWidth(MAX_COLUMN_WIDTH)
@@ -109,6 +133,16 @@ class ChatPage(QWidget):
         empty."""
         self.context_notice.setText(message)
         self.context_notice_frame.setVisible(bool(message))
+
+    def view_has_focus(self) -> bool:
+        """Whether the keyboard is in the conversation (or nowhere)."""
+        focused = QApplication.focusWidget()
+        return focused is None or focused is self.view or self.view.isAncestorOf(focused)
+
+    def show_undo(self, message: str) -> None:
+        """ "Message deleted. [Undo]" above the composer while the delete can be undone."""
+        self.undo_text.setText(message)
+        self.undo_frame.setVisible(bool(message))
 
     def show_vision_notice(self, message: str) -> None:
         """Above the composer when the loaded model cannot see the images; hidden when empty."""

@@ -47,8 +47,11 @@ class ChatView(QScrollArea):
     keeps the view pinned to the bottom while the user is there, and forwards their actions."""
 
     edit_submitted = Signal(object, str)
-    regenerate_requested = Signal(object)
+    regenerate_requested = Signal(object, object)  # (MessageWidget, model or None)
     delete_requested = Signal(object)
+    version_requested = Signal(object, int)
+    branch_requested = Signal(object)
+    continue_requested = Signal(object)
     copy_done = Signal(str)
     conversation_shown = Signal()
 
@@ -69,6 +72,8 @@ class ChatView(QScrollArea):
         self._older: list[Any] = []
         self._scroll_when_built = True
         self._live: Callable[[int], str | None] = lambda _id: None
+        # The installed chat models a reply can be written again with: (name, label).
+        self.models: Callable[[], list[tuple[str, str]]] = list
         self._generation = 0  # which set_messages call a pending batch belongs to
 
         contents = QWidget()
@@ -184,7 +189,7 @@ class ChatView(QScrollArea):
         """(role, text, meta) of every message of the conversation, shown or not, in order."""
         unbuilt = self._older + list(reversed(self._pending))  # older than every widget
         items = [(m.role, m.content, m.meta) for m in unbuilt]
-        items += [(w.role, w.text, w.meta) for w in self._widgets]
+        items += [(w.role, w.text, w.meta) for w in self._widgets if not w.hidden_for_undo]
         return items
 
     def _build_batch(self, generation: int, live: Callable[[int], str | None]) -> None:
@@ -207,6 +212,7 @@ class ChatView(QScrollArea):
                 )
                 if message.images:
                     widget.set_images(stored_refs(message.images))
+                widget.set_versions(message.versions)
                 text = live(message.id)
                 if text is not None:
                     widget.start_stream(text)
@@ -236,7 +242,7 @@ class ChatView(QScrollArea):
     def _label_for(self, role: str, meta: dict[str, Any]) -> str:
         if role == "user":
             return "You"
-        return ReplyMeta.of(meta).model or self.assistant_label
+        return ReplyMeta.of(meta).speaker or self.assistant_label
 
     def add_message(
         self,
@@ -273,6 +279,10 @@ class ChatView(QScrollArea):
         widget.edit_submitted.connect(self.edit_submitted)
         widget.regenerate_requested.connect(self.regenerate_requested)
         widget.delete_requested.connect(self.delete_requested)
+        widget.version_requested.connect(self.version_requested)
+        widget.branch_requested.connect(self.branch_requested)
+        widget.continue_requested.connect(self.continue_requested)
+        widget.models = lambda: self.models()
         widget.copy_done.connect(self.copy_done)
         if index is None:
             self.layout_.insertWidget(self.layout_.count() - 1, widget)
@@ -313,10 +323,53 @@ class ChatView(QScrollArea):
             widget.set_busy(busy)
 
     def update_regenerate(self) -> None:
-        """Only the last reply can be written again."""
-        last = self._widgets[-1] if self._widgets else None
+        """Any reply can be written again: the new version is added beside it."""
         for widget in self._widgets:
-            widget.set_can_regenerate(widget is last and widget.role == "assistant")
+            widget.set_can_regenerate(widget.role == "assistant")
+
+    def replace_tail(self, messages: Sequence[Message]) -> None:
+        """Show another path of the same conversation (a version flipped): the widgets it
+        shares with the path shown stay as they are, the rest are built anew."""
+        if self._pending or self._building is not None or self._older:
+            self.set_messages(messages, self._live)
+            return
+        keep = 0
+        for widget, message in zip(self._widgets, messages, strict=False):
+            if widget.message_id != message.id:
+                break
+            widget.set_versions(message.versions)
+            keep += 1
+        self.remove(self._widgets[keep:])
+        self._pending = list(messages[keep:])
+        self._scroll_when_built = False
+        self._build_at_end(self._generation)
+
+    def _build_at_end(self, generation: int) -> None:
+        """Build the pending messages below those shown, a slice per event-loop turn."""
+        if generation != self._generation:
+            return
+        deadline = time.perf_counter() + BUILD_SLICE_S
+        while self._pending and time.perf_counter() < deadline:
+            message = self._pending.pop(0)
+            widget = self.add_message(
+                message.role, message_id=message.id, status=message.status, meta=message.meta
+            )
+            if message.images:
+                widget.set_images(stored_refs(message.images))
+            widget.set_versions(message.versions)
+            widget.set_text(message.content)
+            widget.finish(message.status, message.meta)
+        if self._pending:
+            QTimer.singleShot(NEXT_SLICE_MS, lambda: self._build_at_end(generation))
+        else:
+            self.update_regenerate()
+            self.conversation_shown.emit()
+
+    def set_hidden(self, widgets: Sequence[MessageWidget], hidden: bool) -> None:
+        """Hide messages while their delete can still be undone (they are still on disk)."""
+        for widget in widgets:
+            widget.setVisible(not hidden)
+            widget.hidden_for_undo = hidden
 
     def set_colors(self, colors: Colors) -> None:
         self.colors = colors

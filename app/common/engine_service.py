@@ -440,9 +440,10 @@ class EngineService(QObject):
     # -- replies -------------------------------------------------------------------------------
 
     def chat_fn(
-        self,
+        self, chosen: str | None = None
     ) -> Callable[[Sequence[ChatMessage], GenerationParams, threading.Event], Iterator[Chunk]]:
-        """For a worker: the current client's chat (looked up when the reply starts)."""
+        """For a worker: the current client's chat (looked up when the reply starts). A
+        ``chosen`` model is asked for by name: the engine loads it beside what it holds."""
         engine = self.engine
         if engine is None:
             raise EngineError(
@@ -451,12 +452,13 @@ class EngineService(QObject):
         client = engine.client
         # Another computer's model is asked for by name. Its saved state is not named after this
         # window's conversations: other people's windows number theirs the same way.
-        model = self.model if self.remote is not None else None
+        remote = self.remote is not None
+        model = self.model if remote else chosen
 
         def chat(
             messages: Sequence[ChatMessage], params: GenerationParams, cancel: threading.Event
         ) -> Iterator[Chunk]:
-            if model is not None:
+            if remote:
                 params = dataclasses.replace(params, conversation=None)
             return client.chat(messages, params, cancel=cancel, model=model)
 

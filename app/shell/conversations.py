@@ -90,6 +90,15 @@ class ConversationList(QObject):
         if path:
             self.controller.export(conv_id, fmt, Path(path))
 
+    def import_chat(self) -> None:
+        """A chat from a JSON file: Cove's own export (every version) or an OpenAI-style
+        ``messages`` list."""
+        path, _filter = QFileDialog.getOpenFileName(
+            self.window, "Import chat", str(Path.home()), "JSON files (*.json);;All files (*)"
+        )
+        if path:
+            self.controller.import_file(Path(path))
+
     def _listed(self, conversations: list[Conversation]) -> None:
         if self.sidebar.query:
             self.controller.search(self.sidebar.query)

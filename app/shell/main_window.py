@@ -40,6 +40,7 @@ from app.models.view import IMPORTED_SETTING, ModelsView
 from app.remote.choice import EngineChoice, read_choice, save_choice
 from app.remote.engine_mode import EngineMode
 from app.shell.banner import EngineBanner
+from app.shell.chat_setup import ChatSetup
 from app.shell.conversations import ConversationList
 from app.shell.sidebar import Sidebar
 from app.shell.status_bar import StatusBar
@@ -146,6 +147,9 @@ class MainWindow(QMainWindow):
             show_chat=lambda: self.show_page("chat"),
             notify=self.status.notify,
         )
+        self.chat_setup = ChatSetup(
+            self, self.controller, self.chat_page, self.models_view, self.engine
+        )
         pages = (self.chat_page, self.models_view, self.hardware_view, self.welcome)
         for page in (*pages, self.documents_view):
             self.pages.addWidget(page)
@@ -174,6 +178,7 @@ class MainWindow(QMainWindow):
         menu = QMenu(self)
         menu.addAction("Export chat as Markdown…", lambda: self._export_current("markdown"))
         menu.addAction("Export chat as JSON…", lambda: self._export_current("json"))
+        menu.addAction("Import chat…", lambda: self.conversations.import_chat())
         menu.addAction("Rename chat", lambda: self.conversations.rename_current())
         menu.addAction("Delete chat…", lambda: self.conversations.delete_current())
         menu.addSeparator()

@@ -590,6 +590,13 @@ class Store:
             self._touch(conn, message.conversation_id)
             return self._fetch_message(conn, msg_id)
 
+    def reopen_message(self, msg_id: int) -> Message | None:
+        """Mark a finished reply as being written again (it is continued); None if it is gone.
+        Its text stays; a crash meanwhile leaves it interrupted, with every word saved."""
+        with self._writing() as conn:
+            conn.execute("UPDATE messages SET status = 'streaming' WHERE id = ?", (msg_id,))
+            return self._fetch_message(conn, msg_id)
+
     def edit_message(self, msg_id: int, content: str) -> Message:
         """Replace a message's text (the user edited it); its status and metadata stay."""
         with self._writing() as conn:

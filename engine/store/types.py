@@ -203,7 +203,8 @@ class ReplyMeta:
     """A reply's stored metadata, read back typed (what ``reply_meta`` wrote, plus the model's
     name and the error of a reply that never got a terminal chunk). Unreadable parts are None."""
 
-    model: str | None = None
+    model: str | None = None  # the name it was asked for by
+    model_name: str | None = None  # its name as people read it
     finish_reason: str | None = None  # a FinishReason, or "crashed"
     stats: GenerationStats | None = None
     truncation: str | None = None  # the notice shown to the user
@@ -221,11 +222,17 @@ class ReplyMeta:
                 stats = None
         return cls(
             model=_text_or_none(meta.get("model")),
+            model_name=_text_or_none(meta.get("model_name")),
             finish_reason=_text_or_none(meta.get("finish_reason")),
             stats=stats,
             truncation=_text_or_none(meta.get("truncation")),
             error=_text_or_none(meta.get("error")),
         )
+
+    @property
+    def speaker(self) -> str | None:
+        """Who wrote the reply, as its label says: the model's name."""
+        return self.model_name or self.model
 
 
 def _text_or_none(value: object) -> str | None:

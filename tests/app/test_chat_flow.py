@@ -143,19 +143,28 @@ def test_edit_an_earlier_message_and_resend(qtbot: QtBot, make_window: WindowFac
     ]
 
 
-def test_delete_a_message(qtbot: QtBot, make_window: WindowFactory) -> None:
+def test_delete_a_message_can_be_undone_and_then_goes(
+    qtbot: QtBot, make_window: WindowFactory
+) -> None:
     window = make_window()
     outcome = reply_and_wait(qtbot, window, "Hello there.")
     reply = window.view.messages[-1]
-    with qtbot.waitSignal(window.controller.context_changed, timeout=REPLY_TIMEOUT_MS):
-        QTest.mouseClick(reply.delete_button, Qt.MouseButton.LeftButton)
-    assert [w.role for w in window.view.messages] == ["user"]
-    # The store deletes it off the UI thread; a context update of the finished reply may be the
-    # signal that arrived first.
+    page = window.chat_page
+    QTest.mouseClick(reply.delete_button, Qt.MouseButton.LeftButton)
+    assert not reply.isVisibleTo(window) and page.undo_frame.isVisibleTo(window)
+    assert page.undo_text.text() == "Reply deleted."
+    # Nothing is gone from disk while it can be undone.
+    assert [m.role for m in stored_messages(outcome.conversation_id)] == ["user", "assistant"]
+    QTest.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert reply.isVisibleTo(window) and not page.undo_frame.isVisibleTo(window)
+    window.controller.undo_timer.setInterval(50)  # the chance to undo, made short
+    QTest.mouseClick(reply.delete_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(
         lambda: [m.role for m in stored_messages(outcome.conversation_id)] == ["user"],
         timeout=REPLY_TIMEOUT_MS,
     )
+    qtbot.waitUntil(lambda: [w.role for w in window.view.messages] == ["user"])
+    assert not page.undo_frame.isVisibleTo(window)
 
 
 def test_switch_conversations_mid_stream(qtbot: QtBot, make_window: WindowFactory) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
@@ -34,6 +35,7 @@ from app.chat.message.images import ImageRef, MessageImages
 from app.chat.message.reasoning import ReasoningPanel
 from app.chat.message.sources import SourcesPanel
 from app.chat.message.tool_call_card import ToolCallCard
+from app.chat.message.versions import VersionSwitch
 from app.common.open_source import open_source
 from app.common.theme import Colors
 from engine.store.types import ReplyMeta
@@ -89,8 +91,11 @@ class MessageWidget(QFrame):
 
     copy_done = Signal(str)
     edit_submitted = Signal(object, str)  # (MessageWidget, new text)
-    regenerate_requested = Signal(object)
+    regenerate_requested = Signal(object, object)  # (MessageWidget, model or None: as before)
     delete_requested = Signal(object)
+    version_requested = Signal(object, int)  # (MessageWidget, -1 or +1)
+    branch_requested = Signal(object)
+    continue_requested = Signal(object)
     call_decided = Signal(str, str)  # (tool call id, decision): the consent prompt's answer
 
     def __init__(
@@ -106,6 +111,10 @@ class MessageWidget(QFrame):
         super().__init__(parent)
         self.role = role
         self.message_id = message_id
+        self.versions: tuple[int, ...] = ()  # every version of this turn, when it has several
+        self.hidden_for_undo = False  # deleted, while the delete can still be undone
+        # The installed chat models to write a reply again with: (name to ask for, label).
+        self.models: Callable[[], list[tuple[str, str]]] = list
         self.status = status
         self.colors = colors
         self.meta: dict[str, Any] = {}
@@ -122,25 +131,49 @@ class MessageWidget(QFrame):
         self.role_label.setObjectName("RoleLabel")
         self.badge = QLabel()
         self.badge.setVisible(False)
+        self.version_switch = VersionSwitch()
+        self.version_switch.step_requested.connect(
+            lambda step: self.version_requested.emit(self, step)
+        )
         header.addWidget(self.role_label)
         header.addWidget(self.badge)
+        header.addWidget(self.version_switch)
         header.addStretch(1)
         self.copy_button = self._action("Copy", "Copy this message as Markdown")
-        self.edit_button = self._action("Edit", "Edit this message and send it again")
-        self.regenerate_button = self._action("Regenerate", "Write this reply again")
-        self.delete_button = self._action("Delete", "Delete this message")
+        self.edit_button = self._action(
+            "Edit", "Edit this message and send it again (the original is kept as a version)"
+        )
+        self.regenerate_button = self._action(
+            "Regenerate", "Write this reply again (this one is kept as a version)"
+        )
+        self.regenerate_menu = QMenu(self.regenerate_button)
+        self.regenerate_menu.aboutToShow.connect(self._fill_regenerate_menu)
+        self.regenerate_button.setMenu(self.regenerate_menu)
+        self.regenerate_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        self.continue_button = self._action(
+            "Continue", "Write more of this reply, which stopped at its length limit"
+        )
+        self.branch_button = self._action(
+            "Branch from here", "Start a new chat with the conversation up to this message"
+        )
+        self.delete_button = self._action("Delete", "Delete this message (it can be undone)")
         for button in (
             self.copy_button,
             self.edit_button,
             self.regenerate_button,
+            self.continue_button,
+            self.branch_button,
             self.delete_button,
         ):
             header.addWidget(button)
         self.edit_button.setVisible(role == "user")
         self.regenerate_button.setVisible(False)
+        self.continue_button.setVisible(False)
         self.copy_button.clicked.connect(self.copy_message)
         self.edit_button.clicked.connect(self.start_editing)
-        self.regenerate_button.clicked.connect(lambda: self.regenerate_requested.emit(self))
+        self.regenerate_button.clicked.connect(lambda: self.regenerate_requested.emit(self, None))
+        self.continue_button.clicked.connect(lambda: self.continue_requested.emit(self))
+        self.branch_button.clicked.connect(lambda: self.branch_requested.emit(self))
         self.delete_button.clicked.connect(lambda: self.delete_requested.emit(self))
 
         # The text: one or more MessageBody documents in a column (see MessageRenderer).
@@ -374,16 +407,46 @@ class MessageWidget(QFrame):
     def set_can_regenerate(self, can: bool) -> None:
         self.regenerate_button.setVisible(can and self.role == "assistant")
 
-    def set_message_id(self, message_id: int) -> None:
+    def set_message_id(self, message_id: int | None) -> None:
         self.message_id = message_id
         self._update_actions()
+
+    def set_versions(self, versions: tuple[int, ...]) -> None:
+        """The versions of this turn (empty: it has one), this message being one of them."""
+        self.versions = versions
+        self._update_actions()
+
+    def _fill_regenerate_menu(self) -> None:
+        self.regenerate_menu.clear()
+        models = self.models()
+        if not models:
+            action = self.regenerate_menu.addAction("No other model is installed")
+            action.setEnabled(False)
+        for name, label in models:
+            action = self.regenerate_menu.addAction(f"Regenerate with {label}")
+            action.triggered.connect(
+                lambda _checked=False, n=name: self.regenerate_requested.emit(self, n)
+            )
 
     def _update_actions(self) -> None:
         saved = self.message_id is not None
         streaming = self.status == "streaming"
+        free = saved and not streaming and not self._busy
         self.copy_button.setEnabled(not streaming)
-        for button in (self.edit_button, self.regenerate_button, self.delete_button):
-            button.setEnabled(saved and not streaming and not self._busy)
+        for button in (
+            self.edit_button,
+            self.regenerate_button,
+            self.delete_button,
+            self.branch_button,
+            self.continue_button,
+        ):
+            button.setEnabled(free)
+        stopped_short = ReplyMeta.of(self.meta).finish_reason == "length"
+        self.continue_button.setVisible(
+            self.role == "assistant" and stopped_short and self.status == "complete"
+        )
+        index = self.versions.index(self.message_id) + 1 if self.message_id in self.versions else 1
+        self.version_switch.set_version(index, max(1, len(self.versions)), enabled=free)
 
     def _show_status(self) -> None:
         meta = ReplyMeta.of(self.meta)
