@@ -167,6 +167,7 @@ class ChatController(QObject):
         # The installed chat models, by the name they are asked for: their labels (set by the
         # window from the Models page).
         self.model_labels: dict[str, str] = {}
+        self.model_aliases: dict[str, str] = {}  # other names of theirs (a file's), to theirs
         self.presets: Presets | None = None
         self.draft_preset: str | None = None
         self.pending_delete: PendingDelete | None = None
@@ -363,7 +364,9 @@ class ChatController(QObject):
     def chat_model(self) -> str | None:
         """The model this chat asks for (None: whichever the engine has loaded)."""
         if self.current is not None:
-            return self.current.model if self.current.model in self.model_labels else None
+            model = self.current.model
+            model = self.model_aliases.get(model, model) if model is not None else None
+            return model if model in self.model_labels else None
         return self.draft_model
 
     def model_label(self, model: str | None) -> str:
@@ -668,7 +671,7 @@ class ChatController(QObject):
         assert self.store is not None
         status = self.engine.status
         model = model or self.chat_model()
-        asked = model or (status.model if status is not None else None) or self.engine.model
+        asked = model or self.engine.model or (status.model if status is not None else None)
         collection = self.composer.collection
         documents = (
             self.documents(collection) if collection and self.documents is not None else None

@@ -87,6 +87,12 @@ class ChatSetup(QObject):
             )
         self.page.model_picker.set_choices(choices)
         self.controller.model_labels = dict(self.page.model_picker.labels())
+        # Chats written before kept the engine's name of their model: its file's.
+        self.controller.model_aliases = {
+            alias: entry.id
+            for entry in self.models.entries
+            for alias in (entry.path.stem, entry.path.name, str(entry.path))
+        }
         self.show_model(self.controller.chat_model())
 
     def show_model(self, model: str | None) -> None:

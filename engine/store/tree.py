@@ -3,8 +3,8 @@
 Each message follows one other (``parent_id``; None for a first turn). Messages that follow the
 same one in the same role are versions of one turn: a regenerated reply, an edited question. The
 conversation shows one path, from a first turn down to its ``leaf_id``; what is sent to the model
-is always that path. Flipping to another version shows the newest path beneath it, as Open WebUI
-and ChatGPT do.
+is always that path. Flipping to another version shows the path beneath it that was written to
+last, so a person finds each version as they left it.
 
 The tree is read from one small query (ids, parents, roles, positions), so working out a path or
 the versions of a 1,500-message conversation costs a fraction of a millisecond, and the messages'
@@ -57,11 +57,10 @@ class Tree:
         return tuple(i for i in siblings if self.nodes[i].role == node.role)
 
     def newest_leaf(self, msg_id: int) -> int:
-        """The end of the newest path beneath ``msg_id`` (itself when nothing follows it)."""
-        current = msg_id
-        while self.children.get(current):
-            current = self.children[current][-1]
-        return current
+        """The end of the path beneath ``msg_id`` written to last (itself when nothing follows
+        it): where the person was when they left that version. A message is always written
+        after the one it follows, so the newest message beneath is the end of a path."""
+        return max(self.subtree(msg_id), key=lambda i: self.nodes[i].position)
 
     def leaf(self, stored: int | None) -> int | None:
         """The leaf to show: the stored one while it exists, else the newest message's path."""
