@@ -121,6 +121,7 @@ class Composer(QFrame):
         self.edit = ComposerEdit()
         self.edit.setFrameShape(QFrame.Shape.NoFrame)
         self.edit.setPlaceholderText("Message Cove  (Enter to send, Shift+Enter for a new line)")
+        self.edit.setAccessibleName("Message")
         self.edit.setTabChangesFocus(True)
         self.edit.setStyleSheet("QPlainTextEdit { background: transparent; }")
         self.edit.document().contentsChanged.connect(self._fit_height)

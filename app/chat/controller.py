@@ -705,7 +705,7 @@ class ChatController(QObject):
             reply.start_stream()
         if into is not None:
             pass
-        elif model is not None and not self._resident(model):
+        elif model is not None and model != self.engine.model and not self._resident(model):
             reply.set_waiting_text(f"Loading {self.model_label(model) or model}…")
         elif self.engine.loading:
             reply.set_waiting_text("Waiting for the model to finish loading…")
@@ -717,7 +717,9 @@ class ChatController(QObject):
             reply.set_waiting_text("Thinking…")
         self.view.update_regenerate()
         self.view.scroll_to_bottom()
-        chat = (lambda: self.engine.chat_fn(model)) if model is not None else self.engine.chat_fn
+        # The engine's own model is asked for as such; another by name, loaded on demand.
+        chosen = model if model is not None and model != self.engine.model else None
+        chat = (lambda: self.engine.chat_fn(chosen)) if chosen is not None else self.engine.chat_fn
         worker = GenerationWorker(self.store, chat, request, self.model_images)
         active.worker, active.relay = worker, _Relay(self, active)
         active.relay.wire(worker.signals)

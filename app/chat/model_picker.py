@@ -10,6 +10,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QComboBox, QSizePolicy, QWidget
 
+from app.common.accessible_combo import name_by_purpose
+
 
 @dataclass(frozen=True, slots=True)
 class ModelChoice:
@@ -32,7 +34,7 @@ class ModelPicker(QComboBox):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("ModelPicker")
-        self.setAccessibleName("Model")
+        name_by_purpose(self, "Model")
         self.setAccessibleDescription("The model that writes this chat's replies")
         self.setToolTip("The model that writes this chat's replies (Ctrl+L)")
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -57,7 +59,7 @@ class ModelPicker(QComboBox):
         """Show ``model`` as the chat's (without announcing a choice)."""
         self._selected = model
         index = self.findData(model) if model is not None else -1
-        if index < 0 and model is not None:
+        if index < 0 and model is not None and self.choices:
             # A model that is not installed (any more): said as it is, not silently replaced.
             self.blockSignals(True)
             self.addItem(f"{model} — not installed", model)

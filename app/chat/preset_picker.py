@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, Signal, SignalInstance
 from PySide6.QtGui import QAction, QWheelEvent
 from PySide6.QtWidgets import QComboBox, QMenu, QToolButton, QWidget
 
+from app.common.accessible_combo import name_by_purpose
 from engine.store.presets import Preset
 
 DEFAULT_MARK = " (default)"
@@ -29,7 +30,7 @@ class PresetPicker(QComboBox):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("PresetPicker")
-        self.setAccessibleName("Preset")
+        name_by_purpose(self, "Preset")
         self.setAccessibleDescription(
             "Start the chat from a preset: a system prompt and sampling settings"
         )

@@ -99,4 +99,7 @@ def _run(options: argparse.Namespace, started: float) -> int:
         )
         test.start()
     window.show()
+    # Take the keyboard as a window opened by a person does: where no window manager gives it
+    # (a kiosk, a bare X server), the window asks for it itself.
+    window.activateWindow()
     return int(app.exec())

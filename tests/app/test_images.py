@@ -191,8 +191,8 @@ def capture_chat(window: MainWindow, seen: list[Sequence[ChatMessage]]) -> None:
     """Keep what each reply sends the engine."""
     original = window.engine.chat_fn
 
-    def chat_fn() -> Any:
-        chat = original()
+    def chat_fn(chosen: str | None = None) -> Any:
+        chat = original(chosen)
 
         def wrapped(messages: Sequence[ChatMessage], params: Any, cancel: Any) -> Any:
             seen.append(list(messages))

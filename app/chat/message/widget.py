@@ -146,10 +146,13 @@ class MessageWidget(QFrame):
         self.regenerate_button = self._action(
             "Regenerate", "Write this reply again (this one is kept as a version)"
         )
-        self.regenerate_menu = QMenu(self.regenerate_button)
+        # Another model, chosen from a menu of its own: a control of its own for a screen reader.
+        self.regenerate_with_button = self._action("▾", "Write this reply again with another model")
+        self.regenerate_with_button.setAccessibleName("Regenerate with…")
+        self.regenerate_menu = QMenu(self.regenerate_with_button)
         self.regenerate_menu.aboutToShow.connect(self._fill_regenerate_menu)
-        self.regenerate_button.setMenu(self.regenerate_menu)
-        self.regenerate_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        self.regenerate_with_button.setMenu(self.regenerate_menu)
+        self.regenerate_with_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.continue_button = self._action(
             "Continue", "Write more of this reply, which stopped at its length limit"
         )
@@ -161,6 +164,7 @@ class MessageWidget(QFrame):
             self.copy_button,
             self.edit_button,
             self.regenerate_button,
+            self.regenerate_with_button,
             self.continue_button,
             self.branch_button,
             self.delete_button,
@@ -168,6 +172,7 @@ class MessageWidget(QFrame):
             header.addWidget(button)
         self.edit_button.setVisible(role == "user")
         self.regenerate_button.setVisible(False)
+        self.regenerate_with_button.setVisible(False)
         self.continue_button.setVisible(False)
         self.copy_button.clicked.connect(self.copy_message)
         self.edit_button.clicked.connect(self.start_editing)
@@ -406,6 +411,7 @@ class MessageWidget(QFrame):
 
     def set_can_regenerate(self, can: bool) -> None:
         self.regenerate_button.setVisible(can and self.role == "assistant")
+        self.regenerate_with_button.setVisible(can and self.role == "assistant")
 
     def set_message_id(self, message_id: int | None) -> None:
         self.message_id = message_id
@@ -436,6 +442,7 @@ class MessageWidget(QFrame):
         for button in (
             self.edit_button,
             self.regenerate_button,
+            self.regenerate_with_button,
             self.delete_button,
             self.branch_button,
             self.continue_button,
@@ -506,6 +513,7 @@ class MessageWidget(QFrame):
 
     def _build_editor(self) -> None:
         editor = QPlainTextEdit()
+        editor.setAccessibleName("Edit message")
         editor.installEventFilter(self)
         bar = QWidget()
         edit_row = QHBoxLayout(bar)
@@ -514,6 +522,7 @@ class MessageWidget(QFrame):
         cancel = QPushButton("Cancel")
         cancel.setObjectName("Secondary")
         send = QPushButton("Save && send")
+        send.setAccessibleName("Save and send")
         send.setObjectName("Primary")
         cancel.clicked.connect(self.stop_editing)
         send.clicked.connect(self._submit_edit)

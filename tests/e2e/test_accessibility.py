@@ -1,0 +1,105 @@
+"""Cove's window through the accessibility tree a screen reader reads (AT-SPI, under a virtual X
+server): a person who cannot see the screen sends, regenerates, flips versions, edits, switches
+the chat's model, deletes and undoes, branches, restarts, and finds everything as it was.
+
+The driver (tests/e2e/atspi_driver.py) runs in the system's Python, outside Cove, and knows the
+window only by the names people hear. Skipped where the machine has no X server, D-Bus session
+or AT-SPI (``.ci/run`` installs them where it can).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DRIVER = Path(__file__).with_name("atspi_driver.py")
+SYSTEM_PYTHON = "/usr/bin/python3"
+LAUNCHERS = (
+    "/usr/libexec/at-spi-bus-launcher",
+    "/usr/lib/at-spi2-core/at-spi-bus-launcher",
+    "/usr/lib/at-spi2/at-spi-bus-launcher",
+)
+DRIVE_TIMEOUT_S = 900
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="AT-SPI is Linux's"),
+]
+
+
+def _launcher() -> str:
+    missing = [tool for tool in ("Xvfb", "dbus-run-session") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed")
+    launcher = next((p for p in LAUNCHERS if os.access(p, os.X_OK)), None)
+    if launcher is None:
+        pytest.skip("at-spi2-core (the accessibility bus) not installed")
+    probe = subprocess.run(
+        [SYSTEM_PYTHON, "-c", "import pyatspi"], capture_output=True, check=False
+    )
+    if probe.returncode != 0:
+        pytest.skip("the system Python has no pyatspi (python3-pyatspi)")
+    return launcher
+
+
+def test_a_screen_reader_user_keeps_every_version(tmp_path: Path, starter: Path) -> None:
+    from tests.app.test_versions import install_tiny_model
+
+    launcher = _launcher()
+    install_tiny_model(tmp_path / "models")
+    home = tmp_path / "home"
+    (home / "data").mkdir(parents=True)
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "COVE_DATA_DIR": str(home / "data"),
+        "COVE_MODELS_DIR": str(tmp_path / "models"),
+    }
+    env.pop("QT_QPA_PLATFORM", None)
+    env.pop("DISPLAY", None)
+    report_path = tmp_path / "report.json"
+    subprocess.run(
+        [
+            "dbus-run-session",
+            "--",
+            SYSTEM_PYTHON,
+            str(DRIVER),
+            str(report_path),
+            sys.executable,
+            launcher,
+        ],
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=DRIVE_TIMEOUT_S,
+        check=False,
+        capture_output=True,
+    )
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    if "skip" in report:
+        pytest.skip(report["skip"])
+    assert report.get("ok"), f"{report.get('error')}\n{json.dumps(report, indent=1)}"
+    starter_name, other = report["starter"], report["other model"]
+    assert report["combo boxes"] == ["Model", "Preset"]
+    assert report["after send"] == {"versions": [], "speakers": ["You", starter_name]}
+    assert report["flipped"] == ["Version 1 of 3"]
+    assert report["edited"] == ["Version 2 of 2"]
+    assert other != starter_name
+    shown = ["You", starter_name, "You", other]
+    assert report["after switch"] == {"versions": ["Version 2 of 2"], "speakers": shown}
+    assert report["hidden by delete"] == shown[:3] and report["undone"] == shown
+    assert report["branch"] == {
+        "title": "Say a greeting. (branch)",
+        "speakers": ["You", starter_name],
+    }
+    assert report["listed"] == ["Say a greeting.", "Say a greeting. (branch)"]
+    assert report["after restart"] == {
+        "versions": ["Version 2 of 2"],
+        "speakers": shown,
+        "model": other,
+    }
