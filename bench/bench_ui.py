@@ -12,8 +12,12 @@
    (target <= 50 ms). The engine is replaced by a token source that sleeps between tokens: the
    window, not the model, is what is measured.
 3. Opening a 200-message conversation: the longest stall while its widgets are built.
+   And a 500-message conversation whose every reply has three versions: opened, scrolled to
+   its first message (older messages built as they are asked for), a version flipped half-way
+   up; the longest stall of each (target <= 50 ms).
 4. Cold start: ``python -m app --exit-after-paint`` in a fresh process, process start to the first
-   painted window (target <= 1.5 s); median and worst of several runs, after one warm-up run.
+   painted window (target <= 1.5 s); median and worst of several runs, after one warm-up run;
+   again with the 500-message conversation of versions to reopen (target <= 1.0 s).
 """
 
 from __future__ import annotations
@@ -261,12 +265,111 @@ def bench_open_long_chat(app: Any, theme: Any, messages: int = 200) -> dict[str,
     return results
 
 
-def bench_cold_start(runs: int) -> dict[str, Any]:
+def write_versioned_chat(data: str, messages: int, versions: int) -> int:
+    """A chat whose path shows ``messages`` messages, every reply with ``versions`` versions
+    (the shown one the last written), in a history at ``data``; returns its id."""
+    from engine.store import Store
+
+    reply = "".join(synthetic_tokens(300))
+    os.environ["COVE_DATA_DIR"] = data
+    with Store() as store:
+        chat = store.create_conversation("Versions")
+        for i in range(messages // 2):
+            store.add_message(chat.id, "user", f"Question {i}: what about the lamp?")
+            first = store.add_message(chat.id, "assistant", f"Version 1. {reply}")
+            for n in range(2, versions + 1):
+                store.add_version(first.id, f"Version {n}. {reply}")
+        store.set_setting("welcomed", True)
+        store.set_setting("last_conversation", chat.id)
+        return chat.id
+
+
+def bench_versioned_chat(
+    app: Any, theme: Any, messages: int = 500, versions: int = 3
+) -> dict[str, Any]:
+    """Open a long chat whose every reply has versions, scroll it to its first message (building
+    the older ones as a person asks for them), and flip a version half-way up."""
+    from PySide6.QtCore import QEventLoop
+
+    from app.shell.main_window import MainWindow
+    from app.shell.stall_meter import StallMeter
+
+    results: dict[str, Any] = {"messages": messages, "versions_per_reply": versions}
+    with tempfile.TemporaryDirectory(prefix="cove-bench-") as data:
+        write_versioned_chat(data, messages, versions)
+        window = MainWindow(theme)
+        window.start_engine = False
+        window.resize(1240, 780)
+        window.show()
+        view = window.view
+
+        def wait_shown() -> None:
+            shown = QEventLoop()
+            view.conversation_shown.connect(shown.quit)
+            shown.exec()
+            view.conversation_shown.disconnect(shown.quit)
+
+        meter = StallMeter()
+        app.processEvents()
+        meter.start()
+        started = time.perf_counter()
+        window.start()
+        wait_shown()
+        results["open"] = {
+            "seconds_to_shown": round(time.perf_counter() - started, 2),
+            "max_ui_stall_ms": meter.max_stall_ms,
+        }
+        meter.stop()
+        meter = StallMeter()
+        meter.start()
+        bar = view.verticalScrollBar()
+        steps = 0
+        while True:  # a wheel's worth at a time, up to the top, asking for older messages there
+            while bar.value() > bar.minimum():
+                bar.setValue(bar.value() - 120)
+                app.processEvents()
+                steps += 1
+            if not view.earlier_button.isVisible():
+                break
+            view.earlier_button.click()
+            while view._pending or view._building is not None:
+                app.processEvents()
+        results["scroll_to_top"] = {
+            "wheel_steps": steps,
+            "built": len(view.messages),
+            "max_ui_stall_ms": meter.max_stall_ms,
+        }
+        meter.stop()
+        middle = next(
+            w for w in view.messages[len(view.messages) // 2 :] if len(w.versions) == versions
+        )
+        meter = StallMeter()
+        meter.start()
+        started = time.perf_counter()
+        flipped = QEventLoop()
+        view.conversation_shown.connect(flipped.quit)
+        middle.version_switch.previous.click()
+        flipped.exec()
+        results["flip_a_version_half_way_up"] = {
+            "seconds": round(time.perf_counter() - started, 2),
+            "max_ui_stall_ms": meter.max_stall_ms,
+        }
+        meter.stop()
+        window.close()
+        app.processEvents()
+    return results
+
+
+def bench_cold_start(runs: int, chat: tuple[int, int] | None = None) -> dict[str, Any]:
+    """Process start to the first painted window; with ``chat`` (messages, versions per reply)
+    the data folder holds such a chat, which the window reopens."""
     times: list[float] = []
     env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
     for i in range(runs + 1):
         with tempfile.TemporaryDirectory(prefix="cove-bench-") as data:
             env["COVE_DATA_DIR"] = data
+            if chat is not None:
+                write_versioned_chat(data, *chat)
             out = subprocess.run(
                 [sys.executable, "-m", "app", "--exit-after-paint"],
                 cwd=ROOT,
@@ -299,7 +402,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "update_cost_8k": bench_update_cost(app, theme, 4 * TOKENS),
         "streaming": [bench_streaming(app, theme, rate) for rate in (100.0, 400.0)],
         "open_long_chat": bench_open_long_chat(app, theme),
+        "versioned_chat": bench_versioned_chat(app, theme),
         "cold_start": bench_cold_start(3 if args.quick else 7),
+        "cold_start_versioned_chat": bench_cold_start(3 if args.quick else 7, (500, 3)),
     }
     if args.json:
         print(json.dumps(results, indent=2))
@@ -326,11 +431,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{o['built_at_once']} built): shown in {o[when]['seconds_to_shown']} s, longest UI "
             f"stall {o[when]['max_ui_stall_ms']} ms"
         )
-    c = results["cold_start"]
+    v = results["versioned_chat"]
     print(
-        f"cold start to first paint: median {c['median_s']} s, worst {c['worst_s']} s "
-        f"({c['runs']} runs)"
+        f"a {v['messages']}-message chat, {v['versions_per_reply']} versions per reply: shown in "
+        f"{v['open']['seconds_to_shown']} s (longest stall {v['open']['max_ui_stall_ms']} ms); "
+        f"scrolled to the top, {v['scroll_to_top']['built']} built, longest stall "
+        f"{v['scroll_to_top']['max_ui_stall_ms']} ms; a version flipped half-way up in "
+        f"{v['flip_a_version_half_way_up']['seconds']} s, longest stall "
+        f"{v['flip_a_version_half_way_up']['max_ui_stall_ms']} ms"
     )
+    for key, what in (("cold_start", "empty history"), ("cold_start_versioned_chat", "that chat")):
+        c = results[key]
+        print(
+            f"cold start to first paint ({what}): median {c['median_s']} s, worst "
+            f"{c['worst_s']} s ({c['runs']} runs)"
+        )
     return 0
 
 

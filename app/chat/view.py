@@ -38,6 +38,8 @@ WARM_UP_POLL_MS = 10
 # The next slice is started by a timer, not a posted call: posted calls run back to back before
 # the event loop looks at timers and input again, which would make the slices one long freeze.
 NEXT_SLICE_MS = 1
+# Widgets taken out of the chat are deleted this many per event-loop turn.
+DELETE_SLICE = 4
 # Messages built when a conversation opens; older ones are built on request.
 SHOWN_AT_ONCE = 40
 
@@ -75,6 +77,8 @@ class ChatView(QScrollArea):
         # The installed chat models a reply can be written again with: (name, label).
         self.models: Callable[[], list[tuple[str, str]]] = list
         self._generation = 0  # which set_messages call a pending batch belongs to
+        self._doomed: list[MessageWidget] = []  # hidden, waiting to be deleted
+        self._deleting = False
 
         contents = QWidget()
         contents.setObjectName("ChatContents")
@@ -129,9 +133,7 @@ class ChatView(QScrollArea):
         self._older = []
         self._building = None
         self.earlier_button.setVisible(False)
-        for widget in self._widgets:
-            widget.setParent(None)
-            widget.deleteLater()
+        self._discard(self._widgets)
         self._widgets = []
         self.placeholder.setVisible(True)
 
@@ -296,13 +298,33 @@ class ChatView(QScrollArea):
         return widget
 
     def remove(self, widgets: Sequence[MessageWidget]) -> None:
-        for widget in widgets:
-            if widget in self._widgets:
-                self._widgets.remove(widget)
-                widget.setParent(None)
-                widget.deleteLater()
+        gone = [w for w in widgets if w in self._widgets]
+        doomed = set(gone)
+        self._widgets = [w for w in self._widgets if w not in doomed]
+        self._discard(gone)
         self.placeholder.setVisible(not self._widgets)
         self.update_regenerate()
+
+    def _discard(self, widgets: Sequence[MessageWidget]) -> None:
+        """Take widgets out of the column at once, and delete them a few per event-loop turn:
+        unparenting or deleting hundreds in one go (a long chat closed, a version flipped far
+        up) would freeze the window for a third of a second."""
+        for widget in widgets:
+            self.layout_.removeWidget(widget)
+            widget.hide()
+        self._doomed.extend(widgets)
+        if self._doomed and not self._deleting:
+            self._deleting = True
+            QTimer.singleShot(NEXT_SLICE_MS, self._delete_some)
+
+    def _delete_some(self) -> None:
+        batch, self._doomed = self._doomed[:DELETE_SLICE], self._doomed[DELETE_SLICE:]
+        for widget in batch:
+            widget.deleteLater()
+        if self._doomed:
+            QTimer.singleShot(NEXT_SLICE_MS, self._delete_some)
+        else:
+            self._deleting = False
 
     def widgets_from(self, widget: MessageWidget) -> list[MessageWidget]:
         """``widget`` and every message after it."""
