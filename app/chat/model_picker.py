@@ -7,10 +7,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QComboBox, QSizePolicy, QWidget
+from PySide6.QtGui import QPaintEvent, QWheelEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QSizePolicy,
+    QStyle,
+    QStyleOptionComboBox,
+    QStylePainter,
+    QWidget,
+)
 
 from app.common.accessible_combo import name_by_purpose
+
+MIN_CHARS = 30  # the closed box fits a model's name; its list is as wide as its lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +47,7 @@ class ModelPicker(QComboBox):
         self.setAccessibleDescription("The model that writes this chat's replies")
         self.setToolTip("The model that writes this chat's replies (Ctrl+L)")
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.setMinimumContentsLength(18)
+        self.setMinimumContentsLength(MIN_CHARS)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.choices: list[ModelChoice] = []
         self._selected: str | None = None
@@ -54,6 +63,8 @@ class ModelPicker(QComboBox):
             self.setItemData(self.count() - 1, choice.text, Qt.ItemDataRole.ToolTipRole)
         self.blockSignals(False)
         self.select(self._selected)
+        lines = [self.fontMetrics().horizontalAdvance(c.text) for c in self.choices]
+        self.view().setMinimumWidth(max(lines, default=0) + 40)
 
     def select(self, model: str | None) -> None:
         """Show ``model`` as the chat's (without announcing a choice)."""
@@ -77,6 +88,21 @@ class ModelPicker(QComboBox):
         if isinstance(model, str) and model != self._selected:
             self._selected = model
             self.model_chosen.emit(model)
+
+    def shown_label(self) -> str:
+        """What the closed box says: the model's name (its list says what fits and how fast)."""
+        index = self.currentIndex()
+        if 0 <= index < len(self.choices) and self.itemData(index) == self.choices[index].model:
+            return self.choices[index].label
+        return self.currentText().split(" — ")[0]
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        option.currentText = self.shown_label()
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         # Scrolling the chat past the header must not change its model.

@@ -521,3 +521,82 @@ def test_settings_engine_with_another_computer(
     qtbot.wait(50)  # one event-loop turn for the layout; nothing is measured
     assert view.tabs.tabText(view.tabs.currentIndex()).startswith("On desk.local")
     save(window, shots, "models-remote-light")
+
+
+def with_popup(window: MainWindow, combo: Any) -> Any:
+    """The window with a combo box's open list drawn below it: the offscreen grab of a window
+    leaves out its popups, which are windows of their own."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QColor, QPainter
+
+    picture = window.grab()
+    sheet = combo.view().window().grab()
+    at = combo.mapTo(window, QPoint(0, combo.height() + 2))
+    at.setX(min(at.x(), picture.width() - sheet.width() - 12))
+    painter = QPainter(picture)
+    for spread in range(8, 0, -1):  # a soft shadow
+        painter.fillRect(sheet.rect().translated(at.x(), at.y() + 2).adjusted(
+            -spread, -spread, spread, spread), QColor(0, 0, 0, 4))  # fmt: skip
+    painter.drawPixmap(at, sheet)
+    painter.setPen(QColor(window.theme.colors.border))
+    painter.drawRect(sheet.rect().translated(at).adjusted(0, 0, -1, -1))
+    painter.end()
+    return picture
+
+
+def test_versions_the_model_picker_and_presets(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    shots: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reply written three times (‹ 2 / 3 ›), the Model box open with what fits and how fast,
+    and the Preset box open with the three that ship."""
+    from engine.store import ChatSettings
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("COVE_MODELS_DIR", str(home / ".local" / "share" / "Cove" / "models"))
+    onnx = SHARED_MODELS / "smollm2-135m-instruct-onnx-int4-cpu"
+    if onnx.is_dir():  # a second chat model to choose
+        models = Path(os.environ["COVE_MODELS_DIR"])
+        models.mkdir(parents=True, exist_ok=True)
+        (models / "SmolLM2-135M-Instruct-ONNX-int4").symlink_to(onnx, target_is_directory=True)
+    window = make_window()
+    window.resize(*SIZE)
+    listed = window.models_view
+    with qtbot.waitSignal(listed.verdicts_ready, timeout=LOAD_TIMEOUT_MS):
+        listed.refresh()
+    with qtbot.waitSignal(listed.speeds_ready, timeout=LOAD_TIMEOUT_MS):
+        listed.set_report(laptop())
+    window.controller.draft_settings = ChatSettings(temperature=0.9, max_tokens=70)
+    question = "Suggest a name for a small bakery that sells sourdough, and say why in a sentence."
+    with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS):
+        type_and_send(qtbot, window, question)
+    for _ in range(2):
+        reply = window.view.messages[-1]
+        with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS):
+            reply.regenerate_button.click()
+    qtbot.waitUntil(lambda: window.view.messages[-1].version_switch.isVisibleTo(window))
+    with qtbot.waitSignal(window.view.conversation_shown, timeout=REPLY_TIMEOUT_MS):
+        window.view.messages[-1].version_switch.previous.click()
+    qtbot.waitUntil(lambda: window.view.messages[-1].version_switch.shown == (2, 3))
+    window.view.scroll_to_bottom()
+    qtbot.wait(50)  # one paint; nothing is measured
+    save(window, shots, "chat-versions-light")
+
+    picker = window.chat_page.model_picker
+    assert picker.count() >= 1
+    picker.showPopup()
+    qtbot.waitUntil(lambda: picker.view().isVisible())
+    assert with_popup(window, picker).save(str(shots / "chat-model-light.png"))
+    picker.hidePopup()
+
+    presets = window.chat_page.preset_picker
+    presets.showPopup()
+    qtbot.waitUntil(lambda: presets.view().isVisible())
+    assert with_popup(window, presets).save(str(shots / "chat-presets-light.png"))
+    presets.hidePopup()
+    for name in ("chat-model-light", "chat-presets-light"):
+        assert distinct_colours(QImage(str(shots / f"{name}.png"))) > 8
