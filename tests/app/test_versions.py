@@ -4,6 +4,7 @@ presets, driven as a person drives the window, against a real engine host on the
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -146,10 +147,22 @@ def install_tiny_model(folder: Path) -> Path:
     return path
 
 
-def test_the_model_is_chosen_in_the_chat_and_kept_with_it(
-    qtbot: QtBot, make_window: WindowFactory, tmp_path: Path
-) -> None:
+@pytest.fixture
+def tiny_model(tmp_path: Path, engine: Any) -> Any:
+    """A second chat model installed beside the starter; unloaded from the session's shared
+    host afterwards, so that the next tests find only the starter in memory."""
     tiny = install_tiny_model(tmp_path / "models")
+    yield tiny
+    from engine.errors import EngineError
+
+    with contextlib.suppress(EngineError):  # it was never loaded
+        engine.client.unload(str(tiny))
+
+
+def test_the_model_is_chosen_in_the_chat_and_kept_with_it(
+    qtbot: QtBot, make_window: WindowFactory, tiny_model: Path
+) -> None:
+    tiny = tiny_model
     window = make_window()
     picker = window.chat_page.model_picker
     with qtbot.waitSignal(window.models_view.models_listed, timeout=REPLY_TIMEOUT_MS):
