@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from app.chat.attachments import Attachment
 from app.chat.composer import Composer
@@ -32,6 +32,7 @@ from app.chat.generation import (
 from app.chat.message.images import ImageRef
 from app.chat.message.widget import MessageWidget
 from app.chat.model_images import ModelImages
+from app.chat.undo import UndoDelete
 from app.chat.view import ChatView
 from app.common.engine_service import EngineService
 from app.common.workers import WorkerPool
@@ -51,14 +52,6 @@ TITLE_CHARS = 48
 CHARS_PER_TOKEN = 4.0  # before the engine has counted anything for this conversation
 TOKENS_PER_MESSAGE = 6  # the chat template's role markers around each message
 WARN_AT = 0.8
-UNDO_MS = 8000  # how long a deleted message can be brought back
-
-
-@dataclass(eq=False)
-class PendingDelete:
-    message_id: int
-    widgets: list[MessageWidget]  # hidden meanwhile
-    view_token: int
 
 
 @dataclass(eq=False)
@@ -133,8 +126,6 @@ class ChatController(QObject):
     # The loaded model cannot see the images attached or in the chat: what to tell the user
     # ("" when nothing needs saying).
     vision_notice = Signal(str)
-    # A message was deleted and can be brought back: what to say ("" when the chance is over).
-    undo_offered = Signal(str)
     # The chat's model changed (its name to ask for, or None: the engine's own).
     chat_model_changed = Signal(object)
     presets_changed = Signal()
@@ -170,11 +161,8 @@ class ChatController(QObject):
         self.model_aliases: dict[str, str] = {}  # other names of theirs (a file's), to theirs
         self.presets: Presets | None = None
         self.draft_preset: str | None = None
-        self.pending_delete: PendingDelete | None = None
-        self.undo_timer = QTimer(self)
-        self.undo_timer.setSingleShot(True)
-        self.undo_timer.setInterval(UNDO_MS)
-        self.undo_timer.timeout.connect(lambda: self.commit_delete())
+        # Deletes wait for their Undo; the history goes through the same ordered pool.
+        self.undo = UndoDelete(view, self._io, lambda: self._opening, self._update_context)
         view.edit_submitted.connect(self.edit_and_resend)
         view.regenerate_requested.connect(self.regenerate)
         view.delete_requested.connect(self.delete_message)
@@ -591,59 +579,16 @@ class ChatController(QObject):
         self._io(lambda s: s.branch(message_id), opened)
 
     def delete_message(self, widget: MessageWidget) -> None:
-        """Hide the message at once; it is deleted from disk only when the chance to undo it
-        is over (a few seconds, another action, or closing)."""
-        if self.active is not None or widget.message_id is None:
-            return
-        self.commit_delete()
-        hidden = [widget]
-        if len(widget.versions) > 1:  # a version goes with what followed it
-            hidden = self.view.widgets_from(widget)
-        self.view.set_hidden(hidden, True)
-        self.pending_delete = PendingDelete(widget.message_id, hidden, self._opening)
-        what = "Reply" if widget.role == "assistant" else "Message"
-        self.undo_offered.emit(f"{what} deleted.")
-        self.undo_timer.start()
-        self._update_context()
+        """Hide the message at once; it leaves the disk only when the chance to undo it is over
+        (app/chat/undo.py)."""
+        if self.active is None:
+            self.undo.delete(widget)
 
     def undo_delete(self) -> bool:
-        """Bring back the message being deleted; False when there is none."""
-        pending, self.pending_delete = self.pending_delete, None
-        self.undo_timer.stop()
-        self.undo_offered.emit("")
-        if pending is None:
-            return False
-        if pending.view_token == self._opening:
-            self.view.set_hidden(pending.widgets, False)
-            self._update_context()
-        return True
+        return self.undo.undo()
 
     def commit_delete(self, then: Callable[[], None] | None = None) -> None:
-        """Delete from disk what is waiting to be (``then`` runs after it is gone)."""
-        pending, self.pending_delete = self.pending_delete, None
-        self.undo_timer.stop()
-        if pending is None:
-            if then is not None:
-                then()
-            return
-        self.undo_offered.emit("")
-        token = pending.view_token
-        message_id = pending.message_id
-
-        def gone(path: list[Message]) -> None:
-            if token == self._opening:
-                self.view.remove([w for w in pending.widgets if w in self.view.messages])
-                self.view.replace_tail(path)
-                self._update_context()
-            if then is not None:
-                then()
-
-        def job(store: Store) -> list[Message]:
-            message = store.get_message(message_id)
-            store.delete_message(message_id)
-            return store.messages(message.conversation_id) if message is not None else []
-
-        self._io(job, gone)
+        self.undo.commit(then)
 
     def _after_delete(self, start: Callable[[], None]) -> None:
         """Start a reply once a delete waiting for its undo is done: the model is sent what the

@@ -56,7 +56,7 @@ class ChatSetup(QObject):
         menu.delete_requested.connect(self._delete_preset)
         menu.import_requested.connect(self.import_presets)
         menu.export_requested.connect(self.export_presets)
-        controller.undo_offered.connect(self._undo_offered)
+        controller.undo.offered.connect(self._undo_offered)
         page.undo_button.clicked.connect(controller.undo_delete)
         choose = QShortcut(QKeySequence("Ctrl+L"), window)
         choose.setContext(Qt.ShortcutContext.WindowShortcut)

@@ -157,7 +157,7 @@ def test_delete_a_message_can_be_undone_and_then_goes(
     assert [m.role for m in stored_messages(outcome.conversation_id)] == ["user", "assistant"]
     QTest.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert reply.isVisibleTo(window) and not page.undo_frame.isVisibleTo(window)
-    window.controller.undo_timer.setInterval(50)  # the chance to undo, made short
+    window.controller.undo.timer.setInterval(50)  # the chance to undo, made short
     QTest.mouseClick(reply.delete_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(
         lambda: [m.role for m in stored_messages(outcome.conversation_id)] == ["user"],

@@ -106,7 +106,7 @@ def test_regenerate_flip_edit_branch_and_undo(qtbot: QtBot, make_window: WindowF
     click(window.chat_page.undo_button)
     assert doomed.isVisibleTo(window)
     assert len(window.controller.store.all_messages(conv_id)) == 8  # type: ignore[union-attr]
-    window.controller.undo_timer.setInterval(50)
+    window.controller.undo.timer.setInterval(50)
     click(doomed.delete_button)
     qtbot.waitUntil(
         lambda: len(window.controller.store.all_messages(conv_id)) == 5,  # type: ignore[union-attr]
