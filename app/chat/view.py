@@ -278,6 +278,7 @@ class ChatView(QScrollArea):
             label=label or self._label_for(role, meta or {}),
         )
         widget.meta = dict(meta or {})
+        widget.set_can_regenerate(role == "assistant")  # any reply: a new version goes beside it
         widget.edit_submitted.connect(self.edit_submitted)
         widget.regenerate_requested.connect(self.regenerate_requested)
         widget.delete_requested.connect(self.delete_requested)

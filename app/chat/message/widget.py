@@ -113,6 +113,7 @@ class MessageWidget(QFrame):
         self.message_id = message_id
         self.versions: tuple[int, ...] = ()  # every version of this turn, when it has several
         self.hidden_for_undo = False  # deleted, while the delete can still be undone
+        self._can_regenerate = False
         # The installed chat models to write a reply again with: (name to ask for, label).
         self.models: Callable[[], list[tuple[str, str]]] = list
         self.status = status
@@ -413,8 +414,12 @@ class MessageWidget(QFrame):
         self._update_actions()
 
     def set_can_regenerate(self, can: bool) -> None:
-        self.regenerate_button.setVisible(can and self.role == "assistant")
-        self.regenerate_with_button.setVisible(can and self.role == "assistant")
+        shown = can and self.role == "assistant"
+        if shown == self._can_regenerate:
+            return
+        self._can_regenerate = shown
+        self.regenerate_button.setVisible(shown)
+        self.regenerate_with_button.setVisible(shown)
 
     def set_message_id(self, message_id: int | None) -> None:
         self.message_id = message_id
@@ -422,6 +427,8 @@ class MessageWidget(QFrame):
 
     def set_versions(self, versions: tuple[int, ...]) -> None:
         """The versions of this turn (empty: it has one), this message being one of them."""
+        if versions == self.versions:
+            return  # a long chat's unchanged messages cost nothing when a version flips
         self.versions = versions
         self._update_actions()
 
