@@ -384,6 +384,8 @@ class ChatController(QObject):
             conv_id = self.current.id
             self.current = replace(self.current, model=model)
             self._io(lambda s: s.set_model(conv_id, model))
+        if model is not None:
+            self.engine.warm(model)
         self.chat_model_changed.emit(model)
 
     # -- presets ---------------------------------------------------------------------------------

@@ -296,6 +296,22 @@ class EngineService(QObject):
     def cancel_load(self) -> None:
         self._load_cancel.set()
 
+    def warm(self, model: str) -> None:
+        """Load a model chosen for a chat beside what the engine holds, so that the chat's next
+        reply does not wait for it. Replies sent meanwhile start once it is in."""
+        engine = self.engine
+        if engine is None or self.remote is not None or model == self.model:
+            return
+
+        def failed(exc: BaseException) -> None:
+            # The reply that names it will load it again and say what went wrong, if anything.
+            log.info("could not load %s ahead of its chat's reply: %s", model, exc)
+
+        self.model_pool.submit(lambda: engine.client.warm(model), self._warmed, failed)
+
+    def _warmed(self, _result: object) -> None:
+        self.refresh_status()
+
     def unload(self, model: str) -> None:
         """Free the memory a model in this computer's engine holds (by its name)."""
         engine = self._local_engine(lambda exc: self.load_failed.emit(str(exc), False))

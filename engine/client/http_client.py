@@ -148,6 +148,11 @@ class EngineClient:
         data = self._request("DELETE", f"{self._root}/cove/v1/state{query}")
         return int(data.get("removed") or 0)
 
+    def warm(self, model: str) -> None:
+        """Load an installed ``model`` now, beside the models in memory, as a request naming it
+        would (an empty request on the Ollama route, which loads and answers nothing)."""
+        self._request("POST", f"{self._root}/api/generate", {"model": model})
+
     def unload(self, model: str | None = None) -> None:
         """Unload the default chat model, or the resident one named ``model``."""
         self._request("POST", f"{self._root}/cove/v1/unload", {"model": model} if model else {})

@@ -183,6 +183,14 @@ def test_the_model_is_chosen_in_the_chat_and_kept_with_it(
     qtbot.waitUntil(lambda: not listed.isVisible())
     settle(qtbot, window)
     assert window.controller.chat_model() == tiny_id
+
+    # Chosen, it loads beside the starter at once: the chat's next reply does not wait for it.
+    def tiny_in_memory() -> bool:
+        status = window.engine.status
+        paths = [r.get("path") for r in status.residents] if status is not None else []
+        return str(tiny.resolve()) in paths
+
+    qtbot.waitUntil(tiny_in_memory, timeout=REPLY_TIMEOUT_MS)
     second = finished(qtbot, window, lambda: type_and_send(qtbot, window, "And you?"))
     assert second.error is None, second.error
     assert window.view.messages[-1].role_label.text() == tiny_label
