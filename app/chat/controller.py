@@ -264,7 +264,12 @@ class ChatController(QObject):
 
         def job(store: Store) -> tuple[Conversation | None, list[Message]]:
             store.set_setting("last_conversation", conv_id)
-            return store.get_conversation(conv_id), store.messages(conv_id)
+            messages = store.messages(conv_id)
+            if message_id is not None and message_id not in {m.id for m in messages}:
+                found = store.get_message(message_id)  # a search hit in a version not shown
+                if found is not None and found.conversation_id == conv_id:
+                    messages = store.show_version(message_id)
+            return store.get_conversation(conv_id), messages
 
         def done(result: tuple[Conversation | None, list[Message]]) -> None:
             if token != self._opening:

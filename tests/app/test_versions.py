@@ -252,3 +252,22 @@ def test_a_restart_finds_every_version_and_model(qtbot: QtBot, make_window: Wind
     assert again.controller.current is not None
     assert again.controller.current.id == first.conversation_id
     assert version_label(again.view.messages[-1]) == "Version 1 of 2"
+
+
+def test_a_search_hit_in_a_version_not_shown_opens_that_version(
+    qtbot: QtBot, make_window: WindowFactory
+) -> None:
+    from engine.store import Store
+
+    with Store() as store:
+        chat = store.create_conversation("Lighthouses")
+        store.add_message(chat.id, "user", "Name a famous lighthouse.")
+        first = store.add_message(chat.id, "assistant", "The Tower of Hercules, in Galicia.")
+        store.add_version(first.id, "Pharos of Alexandria.")
+    window = make_window()
+    hits = window.controller.store.search("Galicia")  # type: ignore[union-attr]
+    assert [h.message_id for h in hits] == [first.id]
+    with qtbot.waitSignal(window.view.conversation_shown, timeout=REPLY_TIMEOUT_MS):
+        window.sidebar.conversation_selected.emit(chat.id, first.id)
+    shown = window.view.messages[-1]
+    assert shown.message_id == first.id and version_label(shown) == "Version 1 of 2"
