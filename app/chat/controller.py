@@ -629,7 +629,9 @@ class ChatController(QObject):
             self.documents(collection) if collection and self.documents is not None else None
         )
         cancel = threading.Event()
-        tools = self.tools(cancel) if self.tools is not None and documents is None else None
+        # A continued reply goes on as plain text: tools are offered when a reply begins.
+        offer = self.tools is not None and documents is None and mode != "continue"
+        tools = self.tools(cancel) if offer and self.tools is not None else None
         request = GenerationRequest(
             cancel=cancel,
             tools=tools,

@@ -47,6 +47,7 @@ class ChatSetup(QObject):
         controller.conversation_opened.connect(self._opened)
         engine.loaded.connect(lambda _status: self.show_model(controller.chat_model()))
         engine.started.connect(self._engine_started)
+        engine.remote_changed.connect(self._remote_changed)
         controller.presets_changed.connect(self.list_presets)
         page.preset_picker.preset_chosen.connect(self._preset_chosen)
         menu = page.preset_menu
@@ -98,6 +99,17 @@ class ChatSetup(QObject):
     def show_model(self, model: str | None) -> None:
         """The chat's own model, else the one the engine has loaded."""
         self.page.model_picker.select(model or self.engine.model)
+
+    def _remote_changed(self, remote: object) -> None:
+        """Another computer's engine answers with the model chosen for it (Settings › Engine):
+        this computer's models are not offered meanwhile."""
+        picker = self.page.model_picker
+        picker.setEnabled(remote is None)
+        picker.setToolTip(
+            "The model that writes this chat's replies (Ctrl+L)"
+            if remote is None
+            else "Another computer's engine is in use: its model is chosen in Settings › Engine"
+        )
 
     def choose_model(self) -> None:
         picker = self.page.model_picker
