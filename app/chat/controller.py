@@ -622,7 +622,8 @@ class ChatController(QObject):
     ) -> None:
         assert self.store is not None
         status = self.engine.status
-        model = model or self.chat_model()
+        # Another computer's engine answers with its own model (chosen in Settings › Engine).
+        model = (model or self.chat_model()) if self.engine.remote is None else None
         asked = model or self.engine.model or (status.model if status is not None else None)
         collection = self.composer.collection
         documents = (
