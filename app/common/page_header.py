@@ -11,6 +11,7 @@ def page_header(title: str, back: SignalInstance) -> QHBoxLayout:
     """The row; "← Chat" emits ``back``. Buttons added to it go to the right."""
     header = QHBoxLayout()
     button = QPushButton("← Chat")
+    button.setAccessibleName("Back to chat")
     button.setObjectName("Secondary")
     button.clicked.connect(back)
     header.addWidget(button)

@@ -169,6 +169,7 @@ class DocumentsView(QWidget):
         ask_layout.setContentsMargins(0, 8, 0, 0)
         self.question = QLineEdit()
         self.question.setPlaceholderText("Ask this collection… (Enter)")
+        self.question.setAccessibleName("Ask this collection")
         ask_layout.addWidget(self.question)
         self.sources = QTextBrowser()
         self.sources.setOpenLinks(False)

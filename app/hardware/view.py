@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import html
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote, unquote
 
-from PySide6.QtCore import QObject, QProcess, Qt, Signal
+from PySide6.QtCore import QObject, QProcess, Qt, QUrl, Signal
 from PySide6.QtWidgets import QCheckBox, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
@@ -141,11 +143,7 @@ def speculation_text(status: EngineStatus) -> str:
             "batch slightly differently from single tokens, which may change a near-tie "
             '(speculation "exact" turns it off here).'
         )
-    draft = (
-        f" {status.draft} drafts for it."
-        if status.draft
-        else " No draft model (cove plan lists the catalog's drafts for a model)."
-    )
+    draft = f" {status.draft} drafts for it." if status.draft else " No draft model is in use."
     return f"Speculative decoding: {guesses}{draft}"
 
 
@@ -249,22 +247,26 @@ def _measured_html(report: HardwareReport, colors: Colors) -> str:
             "its GGUF or ONNX build) is measured after it is first loaded, once this computer is "
             "idle.</p>"
         )
-    chosen = set(store.overrides().values())
+    overrides = store.overrides()
+    chosen = set(overrides.values())
     out = [f"<h3>Measured (a turn at a {DEFAULT_CONTEXT:,}-token context)</h3>"]
     for model, ways in sorted(measured.items()):
         ways.sort(key=lambda m: m.turn_s(DEFAULT_CONTEXT))
+        paths = sorted({str(Path(m.config.path).resolve()) for m in ways})
+        pinned = any(path in overrides for path in paths)
         out.append(f"<p><b>{esc(model)}</b></p><ul>")
         for n, m in enumerate(ways):
             low, high = m.spread(DEFAULT_CONTEXT)
             mark = (
                 " (your choice)" if m.config.label in chosen else (" (fastest)" if n == 0 else "")
             )
+            in_use = m.config.label in chosen or (n == 0 and not pinned)
             out.append(
                 f"<li>{esc(m.config.label)}{esc(mark)}: prompt {m.prefill_tokens_per_s:.0f} "
                 f"tokens/s, replies {m.near_tokens_per_s:.0f} tokens/s at the start, "
                 f"{1 / m.decode_s(DEFAULT_CONTEXT / 2):.0f} halfway; a turn "
                 f"{m.turn_s(DEFAULT_CONTEXT):.2f} s ({low:.2f}–{high:.2f} s over {m.runs} runs)"
-                "</li>"
+                f"{_use_link(paths, m.config.label, in_use)}</li>"
             )
         out.append("</ul>")
         if any(m.provisional for m in ways):
@@ -272,11 +274,39 @@ def _measured_html(report: HardwareReport, colors: Colors) -> str:
                 f"<p style='color:{colors.muted}'>Measured while other programs kept the "
                 "processor busy: measured again later, when this computer is idle.</p>"
             )
-    out.append(
-        f"<p style='color:{colors.muted}'>To choose another way for a model: cove tune MODEL "
-        "--use WAY.</p>"
-    )
+        if pinned:
+            out.append(f"<li>{_use_link(paths, None, False)}</li>")
     return "".join(out)
+
+
+WAY_SCHEME = "way"
+
+
+def _use_link(paths: list[str], label: str | None, chosen: bool) -> str:
+    """A link that makes a way the one a model runs by (None: the fastest again), taking effect
+    at its next load; nothing for the way already chosen."""
+    if chosen:
+        return ""
+    target = quote(json.dumps({"paths": paths, "label": label}))
+    words = "Use this way" if label is not None else "Go back to the fastest way"
+    return f" <a href='{WAY_SCHEME}:{target}'>{words}</a>"
+
+
+def choose_way(url: QUrl) -> bool:
+    """Keep the way a link chose (engine/tuning/store.py); False for any other link."""
+    from engine.tuning.store import TuningStore
+
+    if url.scheme() != WAY_SCHEME:
+        return False
+    try:
+        data = json.loads(unquote(url.path()))
+        paths, label = [Path(p) for p in data["paths"]], data["label"]
+    except (ValueError, KeyError, TypeError):
+        return False
+    store = TuningStore()
+    for path in paths:
+        store.set_override(path, label if isinstance(label, str) else None)
+    return True
 
 
 class HardwareView(QWidget):
@@ -297,6 +327,7 @@ class HardwareView(QWidget):
         layout.addLayout(header)
         self.page = QTextBrowser()
         self.page.setOpenLinks(False)
+        self.page.anchorClicked.connect(self._link)
         self.page.setFrameShape(QTextBrowser.Shape.NoFrame)
         layout.addWidget(self.page, 1)
         # Measuring in the background (the ways to run a model, how many replies at once pay):
@@ -351,6 +382,10 @@ class HardwareView(QWidget):
     def set_colors(self, colors: Colors) -> None:
         self.colors = colors
         self.show_report()
+
+    def _link(self, url: QUrl) -> None:
+        if choose_way(url):
+            self.show_report()  # the choice is marked; the model runs so from its next load
 
     def show_report(self) -> None:
         if self.probe.report is not None:

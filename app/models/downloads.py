@@ -153,6 +153,7 @@ class DownloadsView(QWidget):
         add = QHBoxLayout()
         self.field = QLineEdit()
         self.field.setPlaceholderText("owner/repo/FILE.gguf, as on the Hugging Face Hub")
+        self.field.setAccessibleName("Model to download")
         self.field.returnPressed.connect(self.add_from_field)
         self.add_button = QPushButton("Add download")
         self.add_button.setObjectName("Primary")

@@ -44,7 +44,8 @@ LOCAL_HINT = (
     "in memory, and keeps each conversation's state."
 )
 REMOTE_HINT = (
-    "Another Cove on your network (run cove serve --lan there: it shows a key and a "
+    "Another Cove on your network (in Cove's window there, menu › Engine… › \"Let other "
+    'computers on this network use this engine": it shows an address, a key and a '
     "fingerprint), or any OpenAI-compatible server: LM Studio (http://HOST:1234/v1), "
     "llama-server, vLLM, Ollama (http://HOST:11434/v1). Your conversations and documents stay "
     "here; each message and the passages it cites are sent to that computer."
@@ -90,7 +91,7 @@ class EngineDialog(QDialog):
         self.find_button = QPushButton("Find on this network")
         self.find_button.setObjectName("Secondary")
         self.find_button.setToolTip(
-            "Cove engines that announce themselves (cove serve --lan --advertise): their name "
+            "Cove engines that let this network use them and announce themselves: their name "
             "and certificate fingerprint. Finding one does not trust it."
         )
         self.find_button.clicked.connect(self.find_engines)
@@ -222,8 +223,10 @@ class EngineDialog(QDialog):
     def offer(self, found: list[Found]) -> None:
         if not found:
             self._show_problem(
-                "No Cove announced itself on this network. On the other computer, run "
-                "<code>cove serve --lan --advertise</code>, or type its address."
+                "No Cove announced itself on this network. On the other computer, open Cove's "
+                'menu › Engine… and tick "Let other computers on this network use this '
+                'engine"; or type its address (on a computer without a screen: '
+                "<code>cove serve --lan --advertise</code>)."
             )
             return
         menu = QMenu(self)
@@ -287,7 +290,7 @@ class EngineDialog(QDialog):
         if trusted.first_use:
             self.fingerprint_note.setText(
                 "First connection: Cove pinned this certificate. Check that it is the "
-                f"fingerprint that cove serve --lan showed on {remote.where}; if it is not, "
+                f"fingerprint that Cove shows on {remote.where} (menu › Engine…); if it is not, "
                 "choose This computer and tell whoever runs that computer."
             )
         else:
@@ -358,7 +361,7 @@ class EngineDialog(QDialog):
             return
         question = (
             f"Trust the new certificate of {where(url)}?\n\nDo this only if the Cove on that "
-            "computer shows this same fingerprint (cove serve --lan prints it):\n\n"
+            "computer shows this same fingerprint (its menu › Engine…):\n\n"
             f"{grouped(fingerprint)}\n\nIf you cannot check, choose No: Cove stays disconnected "
             "from it."
         )

@@ -149,7 +149,7 @@ class SharePanel(QWidget):
             )
         else:
             self.note.setText(
-                f"Runs cove serve --lan with {name or 'the model in use'} in a process of its "
+                f"Serves {name or 'the model in use'} to this network from an engine of its "
                 "own (the model loads a second time), until Cove closes. Others connect with "
                 "the address and the key, and check the fingerprint their Cove shows."
             )

@@ -61,6 +61,7 @@ class Sidebar(QWidget):
         self.search = QLineEdit()
         self.search.setObjectName("Search")
         self.search.setPlaceholderText("Search conversations")
+        self.search.setAccessibleName("Search conversations")
         self.search.setClearButtonEnabled(True)
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)

@@ -15,8 +15,11 @@ deadline: nothing here sleeps in place of a signal.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -175,6 +178,61 @@ class Cove:
             self.process.wait(30)
 
 
+# Controls a person acts on, which a screen reader must be able to name.
+CONTROLS = {
+    "push button",
+    "toggle button",
+    "check box",
+    "radio button",
+    "combo box",
+    "text",
+    "password text",
+    "spin button",
+    "slider",
+    "page tab",
+}
+SYMBOLS = {"⋯", "…", "+", "×", "▾", "‹", "›", "?"}  # a symbol says nothing to a screen reader
+COMMAND_LINE = re.compile(r"\bcove [a-z]+\b")
+
+
+def audit(app: Any, page: str, report: dict[str, Any]) -> None:
+    """Record the showing controls without a name that says what they do, and any text that
+    asks for a terminal (a ``cove <command>`` line)."""
+    unnamed, commands = report.setdefault("unnamed", []), report.setdefault("command lines", [])
+    report.setdefault("pages audited", []).append(page)
+    for node in walk(app):
+        try:
+            role, name = node.getRoleName(), (node.name or "").strip()
+        except Exception:
+            continue
+        if role in CONTROLS and (not name or name in SYMBOLS):
+            unnamed.append(f"{page}: {role} {name!r} ({node.description})")
+        texts = [name]
+        with contextlib.suppress(Exception):  # a node without text
+            texts.append(node.queryText().getText(0, -1))
+        commands.extend(f"{page}: {t[:80]!r}" for t in texts if t and COMMAND_LINE.search(t))
+
+
+def audit_pages(cove: Cove, report: dict[str, Any]) -> None:
+    """The chat, every tab of Models, Hardware and Documents, as a person opens them."""
+    audit(cove.app, "chat", report)
+    for page in ("Models", "Hardware", "Documents"):
+        press(cove.one("push button", page))
+        wait_for(f"the {page} page", lambda: named(cove.app, "push button", "Back to chat"))
+        audit(cove.app, page, report)
+        if page == "Models":
+            for tab in named(cove.app, "page tab", lambda _n: True):
+                tab.parent.querySelection().selectChild(tab.getIndexInParent())
+                wait_for(f"the {tab.name} tab", functools.partial(_selected, tab))
+                audit(cove.app, f"Models › {tab.name}", report)
+    press(cove.one("push button", "Back to chat"))
+    wait_for("the chat", lambda: named(cove.app, "text", "Message"))
+
+
+def _selected(node: Any) -> bool:
+    return bool(node.getState().contains(pyatspi.STATE_SELECTED))
+
+
 def start_display() -> subprocess.Popen[bytes]:
     read, write = os.pipe()
     server = subprocess.Popen(
@@ -210,6 +268,7 @@ def drive(report: dict[str, Any], python: str) -> None:
     welcome = named(cove.app, "push button", "Start chatting")
     if welcome:
         press(welcome[0])
+    audit_pages(cove, report)
     model = cove.one("combo box", "Model")
     report["combo boxes"] = sorted({n.name for n in named(cove.app, "combo box", lambda _n: True)})
     starter = wait_for("the starter model's name", lambda: _current_choice(model))

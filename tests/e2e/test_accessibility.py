@@ -84,6 +84,13 @@ def test_a_screen_reader_user_keeps_every_version(tmp_path: Path, starter: Path)
     if "skip" in report:
         pytest.skip(report["skip"])
     assert report.get("ok"), f"{report.get('error')}\n{json.dumps(report, indent=1)}"
+    # Every control showing on the chat, Models (each tab), Hardware and Documents is named for
+    # what it does, and no page asks for a terminal.
+    assert report["pages audited"][:2] == ["chat", "Models"]
+    assert {"Hardware", "Documents"} <= set(report["pages audited"])
+    assert any(page.startswith("Models › ") for page in report["pages audited"])
+    assert report["unnamed"] == []
+    assert report["command lines"] == []
     starter_name, other = report["starter"], report["other model"]
     assert report["combo boxes"] == ["Model", "Preset"]
     assert report["after send"] == {"versions": [], "speakers": ["You", starter_name]}

@@ -98,6 +98,7 @@ class DiscoverView(QWidget):
         bar = QHBoxLayout()
         self.search = QLineEdit()
         self.search.setPlaceholderText("Filter the catalog, or press Enter to search Hugging Face")
+        self.search.setAccessibleName("Find models")
         self.search.setClearButtonEnabled(True)
         self.kind = QComboBox()
         self.kind.addItems(list(KINDS))
