@@ -136,7 +136,7 @@ def test_the_qt_binding_does_not_leak_none_after_the_guard() -> None:
     assert sys.getrefcount(None) > 1 << 40 or before - sys.getrefcount(None) < 10
 
 
-def test_a_reasoning_models_thinking_is_folded_under_its_answer(qtbot: QtBot) -> None:
+def test_a_reasoning_models_thinking_streams_above_its_answer_then_folds(qtbot: QtBot) -> None:
     from PySide6.QtCore import Qt
 
     widget = MessageWidget("assistant", LIGHT)
@@ -147,11 +147,13 @@ def test_a_reasoning_models_thinking_is_folded_under_its_answer(qtbot: QtBot) ->
         widget.append_reasoning(piece)
     panel = widget.reasoning
     assert panel is not None and panel.toggle.text() == "Thinking… · 8 words"
-    assert not panel.body.isVisibleTo(widget)  # folded while it streams
+    assert panel.body.isVisibleTo(widget)  # open, streaming, while the model thinks
+    assert widget._outer.indexOf(panel) < widget._outer.indexOf(widget.text_box)  # above it
     widget.append("It is 4.")
+    assert not panel.body.isVisibleTo(widget)  # folded as the answer starts
+    assert panel.toggle.text() == "Reasoning · 8 words"
     widget.finish("complete", {"reasoning": panel.text})
     assert panel.toggle.text() == "Reasoning · 8 words"
-    assert widget._outer.indexOf(panel) > widget._outer.indexOf(widget.text_box)  # under it
     panel.toggle.click()
     assert panel.body.isVisibleTo(widget) and panel.body.textFormat() == Qt.TextFormat.PlainText
     assert panel.body.text() == "The user asks for 2+2. <b>Adding</b> gives 4."
@@ -161,3 +163,19 @@ def test_a_reasoning_models_thinking_is_folded_under_its_answer(qtbot: QtBot) ->
     stored.set_text("It is 4.")
     stored.finish("complete", {"reasoning": panel.text})
     assert stored.reasoning is not None and stored.reasoning.toggle.text() == "Reasoning · 8 words"
+
+
+def test_a_long_code_line_scrolls_sideways_and_is_never_cut(qtbot: QtBot) -> None:
+    widget = MessageWidget("assistant", LIGHT)
+    qtbot.addWidget(widget)
+    widget.resize(420, 300)
+    widget.show()
+    line = "result = compute(" + ", ".join(f"argument_{i}" for i in range(40)) + ")"
+    widget.set_text(f"Here:\n\n```python\n{line}\n```\n\nDone.")
+    widget.finish("complete", {})
+    qtbot.waitUntil(lambda: any(b.horizontalScrollBar().maximum() > 0 for b in widget.bodies))
+    body = next(b for b in widget.bodies if b.horizontalScrollBar().maximum() > 0)
+    bar = body.horizontalScrollBar()
+    # The whole line can be reached, and the bar does not cover the text.
+    assert bar.maximum() + body.viewport().width() >= body.document().size().width() - 2
+    assert body.height() >= body.document().size().height() + bar.sizeHint().height()

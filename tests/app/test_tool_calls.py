@@ -127,7 +127,7 @@ def test_consent_deny_then_allow_once(
     type_and_send(qtbot, window, ASK_ADD)
     card = wait_for_card(qtbot, window, "asking")
     assert card.buttons.isVisibleTo(window) and card.details.isVisibleTo(window)
-    assert card.title.text() == "notes wants to run add"
+    assert card.title.text() == "Run add from the notes server?"
     assert json.loads(card.arguments.text()).keys() == {"a", "b"}
     outcome = answer_and_finish(qtbot, window, card.deny.click)
     calls = outcome.message.meta["tool_calls"]

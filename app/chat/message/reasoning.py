@@ -1,5 +1,6 @@
-"""A reasoning model's thinking, under its answer: folded to one line ("Reasoning · 212 words"),
-opened on a click, shown as plain text. While the model thinks, the line counts the words."""
+"""A reasoning model's thinking, above its answer, as plain text. While the model thinks it shows,
+streaming, and its line counts the words ("Thinking… · 212 words"); when the answer starts it
+folds to that line ("Reasoning · 212 words"), opened again on a click."""
 
 from __future__ import annotations
 
@@ -37,7 +38,16 @@ class ReasoningPanel(QFrame):
         self._label()
 
     def append(self, text: str) -> None:
+        if not self.thinking and not self.text:
+            self.toggle.setChecked(True)  # open while it streams
         self.set_text(self.text + text, thinking=True)
+
+    def answer_started(self) -> None:
+        """The answer begins: the thinking folds away above it."""
+        if self.thinking:
+            self.thinking = False
+            self._label()
+            self.toggle.setChecked(False)
 
     def _label(self) -> None:
         words = len(self.text.split())

@@ -104,7 +104,9 @@ class ToolCallCard(QFrame):
         state = str(call.get("state", ""))
         asking = state == "asking"
         tool, server = str(call.get("tool", "")), str(call.get("server", ""))
-        self.title.setText(f"{server} wants to run {tool}" if asking else f"{tool} · {server}")
+        self.title.setText(
+            f"Run {tool} from the {server} server?" if asking else f"{tool} · {server}"
+        )
         self.state.setText(STATES.get(state, state))
         self.arguments.setText(json.dumps(call.get("arguments", {}), indent=2, ensure_ascii=False))
         result = str(call.get("result", ""))

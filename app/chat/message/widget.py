@@ -54,7 +54,8 @@ class MessageBody(QTextBrowser):
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # A code line wider than the chat scrolls sideways instead of being cut off.
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setOpenLinks(False)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setTextInteractionFlags(
@@ -68,7 +69,10 @@ class MessageBody(QTextBrowser):
         self.setFixedHeight(self._wanted_height())
 
     def _wanted_height(self) -> int:
-        return max(1, math.ceil(self.document().size().height()) + 2 * self.frameWidth())
+        height = math.ceil(self.document().size().height()) + 2 * self.frameWidth()
+        if self.document().size().width() > self.viewport().width() + 1:  # a code line too wide
+            height += self.horizontalScrollBar().sizeHint().height()
+        return max(1, height)
 
     def _fit_height(self, *_args: Any) -> None:
         wanted = self._wanted_height()
@@ -80,7 +84,13 @@ class MessageBody(QTextBrowser):
         self._fit_height()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
-        event.ignore()  # let the chat scroll
+        sideways = event.angleDelta().x() != 0 or bool(
+            event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+        )
+        if sideways and self.horizontalScrollBar().maximum() > 0:
+            super().wheelEvent(event)  # a wide code line, scrolled sideways
+        else:
+            event.ignore()  # let the chat scroll
 
     def sizeHint(self) -> QSize:
         return QSize(super().sizeHint().width(), self._wanted_height())
@@ -281,6 +291,8 @@ class MessageWidget(QFrame):
     def append(self, text: str) -> None:
         if self.waiting.isVisible():
             self.waiting.setVisible(False)
+        if self.reasoning is not None and text.strip():
+            self.reasoning.answer_started()
         self.renderer.append(text)
 
     def finish(self, status: str, meta: dict[str, Any] | None = None) -> None:
@@ -310,7 +322,8 @@ class MessageWidget(QFrame):
     def _reasoning_panel(self) -> ReasoningPanel:
         if self.reasoning is None:
             self.reasoning = ReasoningPanel()
-            self._outer.insertWidget(self._outer.indexOf(self.text_box) + 1, self.reasoning)
+            # Above the answer: a person reads the thinking first, as it is written.
+            self._outer.insertWidget(self._outer.indexOf(self.text_box), self.reasoning)
             self.reasoning.setVisible(True)  # now, not at the layout's next pass
         return self.reasoning
 
