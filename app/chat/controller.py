@@ -362,6 +362,17 @@ class ChatController(QObject):
             return model if model in self.model_labels else None
         return self.draft_model
 
+    def display_name(self, *names: str | None) -> str | None:
+        """The name people know an installed model by, from any of the engine's names for it
+        (its id, its file's name or path); None when none is known."""
+        for name in names:
+            if name is None:
+                continue
+            model = self.model_aliases.get(name, name)
+            if model in self.model_labels:
+                return self.model_labels[model]
+        return None
+
     def model_label(self, model: str | None) -> str:
         """A model's name as people read it ("" when nothing is known of it)."""
         if model is None:

@@ -92,8 +92,14 @@ class ChatSetup(QObject):
         self.controller.model_aliases = {
             alias: entry.id
             for entry in self.models.entries
-            for alias in (entry.path.stem, entry.path.name, str(entry.path))
+            for alias in (
+                entry.path.stem,
+                entry.path.name,
+                str(entry.path),
+                str(entry.path.resolve()),
+            )
         }
+        self.engine.refresh_status()  # the status bar names the model as the list does
         self.show_model(self.controller.chat_model())
 
     def show_model(self, model: str | None) -> None:

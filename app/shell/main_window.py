@@ -150,6 +150,9 @@ class MainWindow(QMainWindow):
         self.chat_setup = ChatSetup(
             self, self.controller, self.chat_page, self.models_view, self.engine
         )
+        self.status.names = lambda status: self.controller.display_name(
+            status.model_path, status.model
+        )
         pages = (self.chat_page, self.models_view, self.hardware_view, self.welcome)
         for page in (*pages, self.documents_view):
             self.pages.addWidget(page)
@@ -513,7 +516,9 @@ class MainWindow(QMainWindow):
     # -- engine --------------------------------------------------------------------------------
 
     def _load_started(self, model: str) -> None:
-        name = "the starter model" if model == STARTER else Path(model).name
+        name = self.controller.display_name(model) or (
+            "the starter model" if model == STARTER else Path(model).name
+        )
         self.status.show_loading(name)
         self.models_view.show_loading(True)
         self.composer.set_hint(

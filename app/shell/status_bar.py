@@ -3,6 +3,7 @@ how the connection is protected), speed, time to first token, and the context me
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -19,8 +20,10 @@ def short_count(n: int) -> str:
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
 
-def describe_device(status: EngineStatus) -> str:
-    parts = [status.model or "no model"]
+def describe_device(status: EngineStatus, name: str | None = None) -> str:
+    """The model in use as people know it (``name``, else the engine's name for it), and where
+    it runs."""
+    parts = [name or status.model or "no model"]
     if status.backend:
         parts.append(status.backend)
     if status.device:
@@ -36,6 +39,8 @@ class StatusBar(QStatusBar):
         super().__init__(parent)
         self.setSizeGripEnabled(False)
         self.setContentsMargins(6, 0, 12, 0)
+        # The display name of the model an engine status is about (set by the window).
+        self.names: Callable[[EngineStatus], str | None] = lambda _status: None
         self.model_button = QPushButton("Starting the engine…")
         self.model_button.setFlat(True)
         self.model_button.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -97,7 +102,7 @@ class StatusBar(QStatusBar):
                 "connection is " + security + ". Click to choose another of its models."
             )
             return
-        self.model_button.setText(describe_device(status))
+        self.model_button.setText(describe_device(status, self.names(status)))
         self._show_measuring(status)
         if status.n_ctx:
             self.model_button.setToolTip(

@@ -172,6 +172,8 @@ def test_the_model_is_chosen_in_the_chat_and_kept_with_it(
     tiny_id = next(m for m, label in window.controller.model_labels.items() if "tiny" in label)
     tiny_label = window.controller.model_labels[tiny_id]
     assert picker.currentData() == "starter"
+    # One name for the model everywhere: the list's, on the status bar too.
+    qtbot.waitUntil(lambda: window.status.model_button.text().startswith(starter))
     first = finished(qtbot, window, lambda: type_and_send(qtbot, window, "Hi."))
     assert window.view.messages[-1].role_label.text() == starter
     # Ctrl+L opens the picker; choosing the tiny model keeps it with this chat.
