@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
@@ -25,6 +26,32 @@ if TYPE_CHECKING:
 
 CONVERSATION_ROLE = Qt.ItemDataRole.UserRole
 MESSAGE_ROLE = Qt.ItemDataRole.UserRole + 1
+WEEK_DAYS = 7
+
+
+def when_heading(day: date, today: date) -> str:
+    """Which heading of the list a conversation last used on ``day`` goes under."""
+    age = (today - day).days
+    if age <= 0:
+        return "Today"
+    if age == 1:
+        return "Yesterday"
+    if age <= WEEK_DAYS:
+        return "Previous 7 days"
+    return "Older"
+
+
+def _heading_item(text: str) -> QListWidgetItem:
+    """A heading between conversations: read, never chosen."""
+    item = QListWidgetItem(text)
+    item.setFlags(Qt.ItemFlag.NoItemFlags)
+    font = item.font()
+    font.setBold(True)
+    font.setPointSizeF(max(font.pointSizeF() * 0.85, 7.0))
+    item.setFont(font)
+    return item
+
+
 SEARCH_DELAY_MS = 200
 
 
@@ -114,9 +141,17 @@ class Sidebar(QWidget):
         return self.search.text().strip()
 
     def set_conversations(self, conversations: Sequence[Conversation]) -> None:
+        """The conversations, newest first, under the day they were last used: Today,
+        Yesterday, Previous 7 days, Older."""
         self._filling = True
         self.list.clear()
+        today = date.today()
+        heading = None
         for conv in conversations:
+            when = when_heading(datetime.fromtimestamp(conv.updated_at).date(), today)
+            if when != heading:
+                heading = when
+                self.list.addItem(_heading_item(when))
             item = QListWidgetItem(conv.title or "Untitled")
             item.setData(CONVERSATION_ROLE, conv.id)
             item.setToolTip(conv.title)
@@ -144,13 +179,18 @@ class Sidebar(QWidget):
         self.empty.setVisible(not hits)
         self.empty.setText("Nothing found.")
 
+    def conversation_items(self) -> list[QListWidgetItem]:
+        """The list's conversations (its headings left out), in order."""
+        items = (self.list.item(row) for row in range(self.list.count()))
+        return [item for item in items if item.data(CONVERSATION_ROLE) is not None]
+
     def set_answering(self, conversation_ids: frozenset[int]) -> None:
         """Mark the conversations whose reply is being written (a dot before the title)."""
         self._answering = conversation_ids
         self._filling = True
         for row in range(self.list.count()):
             item = self.list.item(row)
-            if item.data(MESSAGE_ROLE) is None:
+            if item.data(MESSAGE_ROLE) is None and item.data(CONVERSATION_ROLE) is not None:
                 self._mark(item)
         self._filling = False
 

@@ -75,8 +75,7 @@ def test_send_streams_renders_and_saves(qtbot: QtBot, make_window: WindowFactory
     ]
     assert stored[1].meta["stats"]["completion_tokens"] > 0
     # The conversation got its title from the message and appears in the list.
-    assert window.sidebar.list.count() == 1
-    assert window.sidebar.list.item(0).text() == "Name three colours."
+    assert [item.text() for item in window.sidebar.conversation_items()] == ["Name three colours."]
     # Status bar: speed, first token, context used against the loaded context.
     assert "tokens/s" in window.status.speed.text()
     stats = stored[1].meta["stats"]
@@ -216,7 +215,7 @@ def test_restart_the_app_and_find_everything(
     current = again.controller.current
     assert current is not None and current.id == outcome.conversation_id
     assert current.system_prompt == "You are terse."
-    assert again.sidebar.list.count() == 1
+    assert len(again.sidebar.conversation_items()) == 1
 
 
 def test_engine_crash_mid_reply_is_survived(

@@ -154,10 +154,10 @@ def test_a_document_answer_streams_beside_a_chat_reply(
     assert answer.message.meta["documents"]["sources"][0]["page"] == 2
     # The story was still being written when the answer was complete, and the list says so.
     assert story in controller.replies and story.parts
-    qtbot.waitUntil(lambda: window.sidebar.list.count() == 2, timeout=REPLY_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: len(window.sidebar.conversation_items()) == 2, timeout=REPLY_TIMEOUT_MS)
     marked = {
         item.data(Qt.ItemDataRole.UserRole): not item.icon().isNull()
-        for item in (window.sidebar.list.item(i) for i in range(window.sidebar.list.count()))
+        for item in window.sidebar.conversation_items()
     }
     assert marked == {story.conversation_id: True, answer.conversation_id: False}
     if os.environ.get("COVE_SHOT"):

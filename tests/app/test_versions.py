@@ -95,7 +95,7 @@ def test_regenerate_flip_edit_branch_and_undo(qtbot: QtBot, make_window: WindowF
     branch = window.controller.current
     assert branch is not None and branch.id != conv_id and branch.title.endswith("(branch)")
     assert [w.text for w in window.view.messages] == ["Say a greeting.", replies[0]]
-    assert window.sidebar.list.count() == 2
+    assert len(window.sidebar.conversation_items()) == 2
 
     # Delete a version, undo it, delete it for good.
     window.sidebar.conversation_selected.emit(conv_id, None)

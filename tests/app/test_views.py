@@ -53,7 +53,7 @@ def cell(view: Any, row: int, column: int = 0) -> str:
 
 
 def titles(window: MainWindow) -> list[str]:
-    return [window.sidebar.list.item(i).text() for i in range(window.sidebar.list.count())]
+    return [item.text() for item in window.sidebar.conversation_items()]
 
 
 def test_conversation_list_search_rename_delete_export(
@@ -81,11 +81,12 @@ def test_conversation_list_search_rename_delete_export(
         )
     assert window.view.messages[0].text == "Why do bananas turn brown?"
     window.sidebar.search.clear()
-    qtbot.waitUntil(lambda: window.sidebar.list.count() == 3, timeout=QUICK_MS)
+    qtbot.waitUntil(lambda: len(titles(window)) == 3, timeout=QUICK_MS)
+    assert window.sidebar.list.item(0).text() == "Today"  # under the day they were last used
 
     # Rename in place.
     with qtbot.waitSignal(window.controller.conversations_listed, timeout=QUICK_MS):
-        window.sidebar.list.item(titles(window).index("Bread")).setText("Sourdough")
+        window.sidebar.conversation_items()[titles(window).index("Bread")].setText("Sourdough")
     qtbot.waitUntil(lambda: "Sourdough" in titles(window), timeout=QUICK_MS)
     from engine.store import Store
 
@@ -418,3 +419,46 @@ def test_models_in_memory_are_listed_with_unload(qtbot: QtBot, make_window: Wind
     assert view.residents.names == [] and not view.residents.isVisibleTo(view)
     with qtbot.waitSignal(window.engine.loaded, timeout=LOAD_TIMEOUT_MS):
         window.engine.load("starter")
+
+
+def test_conversations_are_listed_under_the_day_they_were_last_used(
+    qtbot: QtBot, theme: Any
+) -> None:
+    from datetime import date, datetime, timedelta
+
+    from app.shell.sidebar import Sidebar, when_heading
+    from engine.store import ChatSettings, Conversation
+
+    today = date(2026, 11, 28)
+    assert [when_heading(today - timedelta(days=d), today) for d in (0, 1, 2, 7, 8, 400)] == [
+        "Today",
+        "Yesterday",
+        "Previous 7 days",
+        "Previous 7 days",
+        "Older",
+        "Older",
+    ]
+    now = datetime.now()
+
+    def chat(n: int, days: int) -> Conversation:
+        stamp = (now - timedelta(days=days)).timestamp()
+        return Conversation(n, f"Chat {n}", "", ChatSettings(), None, stamp, stamp)
+
+    sidebar = Sidebar()
+    qtbot.addWidget(sidebar)
+    sidebar.set_conversations([chat(1, 0), chat(2, 0), chat(3, 1), chat(4, 3), chat(5, 30)])
+    shown = [sidebar.list.item(i).text() for i in range(sidebar.list.count())]
+    assert shown == [
+        "Today",
+        "Chat 1",
+        "Chat 2",
+        "Yesterday",
+        "Chat 3",
+        "Previous 7 days",
+        "Chat 4",
+        "Older",
+        "Chat 5",
+    ]
+    heading = sidebar.list.item(0)
+    assert not heading.flags() & Qt.ItemFlag.ItemIsSelectable  # read, never chosen
+    assert sidebar.conversation_items()[0].text() == "Chat 1"
