@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from app.chat.attachments import carries_images
 from app.chat.composer import Composer
+from app.chat.find_bar import FindBar
 from app.chat.model_picker import ModelPicker
 from app.chat.preset_picker import PresetMenu, PresetPicker
 from app.chat.settings import SettingsPanel
@@ -70,6 +71,11 @@ class ChatPage(QWidget):
         body.setSpacing(0)
         center = QVBoxLayout()
         center.setSpacing(6)
+        self.find_bar = FindBar(view)
+        find_row = QHBoxLayout()
+        find_row.setContentsMargins(24, 0, 24, 0)
+        find_row.addWidget(self.find_bar)
+        center.addLayout(find_row)
         center.addWidget(view, 1)
         bottom = QHBoxLayout()
         bottom.setContentsMargins(24, 0, 24, 14)

@@ -300,12 +300,20 @@ class MainWindow(QMainWindow):
         bind("Ctrl+=", self.theme.zoom_in)
         bind(QKeySequence.StandardKey.ZoomOut, self.theme.zoom_out)
         bind("Ctrl+0", self.theme.zoom_reset)
-        bind("Ctrl+F", lambda: self.sidebar.search.setFocus())
+        bind("Ctrl+F", self._find)
+        bind("Ctrl+Shift+F", lambda: self.sidebar.search.setFocus())
         # Esc stops a reply from anywhere in the window, but only while there is one: otherwise
         # it belongs to the focused widget (cancelling an edit, closing a menu).
         stop = bind("Escape", self.controller.stop)
         stop.setEnabled(False)
         self.controller.generating_changed.connect(stop.setEnabled)
+
+    def _find(self) -> None:
+        """Find in the open chat; from another page, search every chat."""
+        if self.pages.currentWidget() is self.chat_page:
+            self.chat_page.find_bar.open_bar()
+        else:
+            self.sidebar.search.setFocus()
 
     # -- wiring --------------------------------------------------------------------------------
 
@@ -317,6 +325,7 @@ class MainWindow(QMainWindow):
         c.answering_changed.connect(s.set_answering)
         c.context_changed.connect(self._context_changed)
         c.vision_notice.connect(self.chat_page.show_vision_notice)
+        c.conversation_opened.connect(lambda _c: self.chat_page.find_bar.forget())
         self.chat_page.vision_models_requested.connect(self.show_vision_models)
         c.notice.connect(self.status.notify)
         s.view_requested.connect(self.show_page)

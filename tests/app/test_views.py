@@ -462,3 +462,35 @@ def test_conversations_are_listed_under_the_day_they_were_last_used(
     heading = sidebar.list.item(0)
     assert not heading.flags() & Qt.ItemFlag.ItemIsSelectable  # read, never chosen
     assert sidebar.conversation_items()[0].text() == "Chat 1"
+
+
+def test_ctrl_f_finds_in_the_open_chat(qtbot: QtBot, make_window: WindowFactory) -> None:
+    from engine.store import Store
+
+    with Store() as store:
+        chat = store.create_conversation("Lamps")
+        store.add_message(chat.id, "user", "How do I trim a lamp wick?")
+        store.add_message(chat.id, "assistant", "Trim the wick flat. A trimmed wick burns clean.")
+        store.add_message(chat.id, "user", "And the glass?")
+    window = make_window(with_engine=False)
+    qtbot.waitUntil(lambda: len(window.view.messages) == 3, timeout=QUICK_MS)
+    QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    bar = window.chat_page.find_bar
+    assert bar.isVisibleTo(window) and bar.field.hasFocus()
+    assert bar.field.accessibleName() == "Find in chat"
+    QTest.keyClicks(bar.field, "wick")
+    assert bar.count.text() == "1 of 3"
+    first = bar.matches[0].body
+    assert first.textCursor().selectedText().lower() == "wick"
+    QTest.keyClick(bar.field, Qt.Key.Key_Return)
+    assert bar.count.text() == "2 of 3"
+    QTest.keyClick(bar.field, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert bar.count.text() == "1 of 3"
+    bar.field.setText("nowhere to be found")
+    assert bar.count.text() == "No matches"
+    QTest.keyClick(bar.field, Qt.Key.Key_Escape)
+    assert not bar.isVisibleTo(window)
+    # The sidebar's search, for every chat, is one key further.
+    both = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    QTest.keyClick(window, Qt.Key.Key_F, both)
+    assert window.sidebar.search.hasFocus()
