@@ -229,6 +229,13 @@ def audit_pages(cove: Cove, report: dict[str, Any]) -> None:
     wait_for("the chat", lambda: named(cove.app, "text", "Message"))
 
 
+def _text_of(node: Any) -> str:
+    try:
+        return str(node.queryText().getText(0, -1))
+    except Exception as exc:
+        return f"<{type(exc).__name__}: {exc}>"
+
+
 def _selected(node: Any) -> bool:
     return bool(node.getState().contains(pyatspi.STATE_SELECTED))
 
@@ -331,6 +338,10 @@ def drive(report: dict[str, Any], python: str) -> None:
     _open(cove.one("list item", "Say a greeting."))
     wait_for("the first chat", lambda: cove.speakers() == report["after switch"]["speakers"])
     report["before restart"] = {"versions": cove.versions(), "speakers": cove.speakers()}
+    audit(cove.app, "chat with messages", report)
+    bodies = [node for node in walk(cove.app) if (node.name or "").startswith("Reply from ")]
+    report["reply bodies"] = [(b.getRoleName(), b.name, pyatspi.listInterfaces(b)) for b in bodies]
+    report["a reply read aloud"] = " ".join(_text_of(b) for b in bodies)
     cove.stop()
 
     again = Cove(python, env)

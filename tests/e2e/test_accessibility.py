@@ -89,6 +89,8 @@ def test_a_screen_reader_user_keeps_every_version(tmp_path: Path, starter: Path)
     assert report["pages audited"][:2] == ["chat", "Models"]
     assert {"Hardware", "Documents"} <= set(report["pages audited"])
     assert any(page.startswith("Models › ") for page in report["pages audited"])
+    assert "chat with messages" in report["pages audited"]
+    assert report["a reply read aloud"].strip()  # a message's text reaches the screen reader
     assert report["unnamed"] == []
     assert report["command lines"] == []
     starter_name, other = report["starter"], report["other model"]

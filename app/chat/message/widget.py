@@ -396,6 +396,11 @@ class MessageWidget(QFrame):
 
     def _new_body(self) -> MessageBody:
         body = MessageBody()
+        # A screen reader says whose words these are, then reads them (its text interface).
+        speaker = self.role_label.text() if hasattr(self, "role_label") else ""
+        body.setAccessibleName(
+            "Your message" if self.role == "user" else f"Reply from {speaker or 'the model'}"
+        )
         body.anchorClicked.connect(self._anchor_clicked)
         self.text_layout.addWidget(body)
         self.bodies.append(body)
