@@ -42,6 +42,7 @@ from app.remote.engine_mode import EngineMode
 from app.shell.banner import EngineBanner
 from app.shell.chat_setup import ChatSetup
 from app.shell.conversations import ConversationList
+from app.shell.shortcuts import ShortcutsSheet
 from app.shell.sidebar import Sidebar
 from app.shell.status_bar import StatusBar
 from app.shell.warm_up import WarmUp
@@ -203,6 +204,7 @@ class MainWindow(QMainWindow):
         menu.addAction("Hardware", lambda: self.show_page("hardware"))
         menu.addAction("Welcome", lambda: self.show_page("welcome"))
         menu.addAction("Engine…", self.open_engine_settings)
+        menu.addAction("Keyboard shortcuts", self.show_shortcuts)
         menu.addAction("MCP servers…", self.open_mcp_servers)
         menu.addAction("Saved conversation state…", self.open_saved_state)
         return menu
@@ -302,11 +304,19 @@ class MainWindow(QMainWindow):
         bind("Ctrl+0", self.theme.zoom_reset)
         bind("Ctrl+F", self._find)
         bind("Ctrl+Shift+F", lambda: self.sidebar.search.setFocus())
+        bind("Ctrl+/", self.show_shortcuts)
         # Esc stops a reply from anywhere in the window, but only while there is one: otherwise
         # it belongs to the focused widget (cancelling an edit, closing a menu).
         stop = bind("Escape", self.controller.stop)
         stop.setEnabled(False)
         self.controller.generating_changed.connect(stop.setEnabled)
+
+    def show_shortcuts(self) -> ShortcutsSheet:
+        """Every key the window answers to (Ctrl+/)."""
+        sheet = ShortcutsSheet(self)
+        sheet.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        sheet.show()
+        return sheet
 
     def _find(self) -> None:
         """Find in the open chat; from another page, search every chat."""

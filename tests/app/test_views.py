@@ -494,3 +494,17 @@ def test_ctrl_f_finds_in_the_open_chat(qtbot: QtBot, make_window: WindowFactory)
     both = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     QTest.keyClick(window, Qt.Key.Key_F, both)
     assert window.sidebar.search.hasFocus()
+
+
+def test_ctrl_slash_lists_every_shortcut(qtbot: QtBot, make_window: WindowFactory) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from app.shell.shortcuts import ShortcutsSheet
+
+    window = make_window(with_engine=False)
+    QTest.keyClick(window, Qt.Key.Key_Slash, Qt.KeyboardModifier.ControlModifier)
+    sheet = next(w for w in QApplication.topLevelWidgets() if isinstance(w, ShortcutsSheet))
+    assert sheet.isVisible() and sheet.accessibleName() == "Keyboard shortcuts"
+    keys = [sheet.table.item(row, 0).text() for row in range(sheet.table.rowCount())]
+    assert {"Ctrl+N", "Ctrl+L", "Ctrl+F", "Ctrl+Z", "Ctrl+/"} <= set(keys)
+    sheet.close()
