@@ -4,6 +4,7 @@ deleted message."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,8 +33,10 @@ class ChatSetup(QObject):
         page: ChatPage,
         models: ModelsView,
         engine: EngineService,
+        names_known: Callable[[], None] = lambda: None,
     ) -> None:
         super().__init__(window)
+        self.names_known = names_known
         self.window = window
         self.controller = controller
         self.page = page
@@ -99,7 +102,7 @@ class ChatSetup(QObject):
                 str(entry.path.resolve()),
             )
         }
-        self.engine.refresh_status()  # the status bar names the model as the list does
+        self.names_known()  # the status bar names the model as the list does
         self.show_model(self.controller.chat_model())
 
     def show_model(self, model: str | None) -> None:

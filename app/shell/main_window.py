@@ -149,7 +149,12 @@ class MainWindow(QMainWindow):
             notify=self.status.notify,
         )
         self.chat_setup = ChatSetup(
-            self, self.controller, self.chat_page, self.models_view, self.engine
+            self,
+            self.controller,
+            self.chat_page,
+            self.models_view,
+            self.engine,
+            names_known=self._restate_model,
         )
         self.status.names = lambda status: self.controller.display_name(
             status.model_path, status.model
@@ -310,6 +315,11 @@ class MainWindow(QMainWindow):
         stop = bind("Escape", self.controller.stop)
         stop.setEnabled(False)
         self.controller.generating_changed.connect(stop.setEnabled)
+
+    def _restate_model(self) -> None:
+        """The status bar again, with the models' names now known (no engine round trip)."""
+        if self.engine.status is not None:
+            self.status.set_status(self.engine.status)
 
     def show_shortcuts(self) -> ShortcutsSheet:
         """Every key the window answers to (Ctrl+/)."""
