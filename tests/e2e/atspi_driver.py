@@ -30,6 +30,7 @@ from typing import Any
 import pyatspi
 
 WAIT_S = 240.0
+TRIES = 5
 POLL_S = 0.25
 KEY_DOWN = 0xFF54  # X keysyms
 KEY_RETURN = 0xFF0D
@@ -229,6 +230,14 @@ def audit_pages(cove: Cove, report: dict[str, Any]) -> None:
     wait_for("the chat", lambda: named(cove.app, "text", "Message"))
 
 
+def _choices(combo: Any) -> int:
+    """How many choices a combo box's list holds."""
+    for node in combo:
+        if node.getRoleName() == "list":
+            return int(node.childCount)
+    return 0
+
+
 def _text_of(node: Any) -> str:
     try:
         return str(node.queryText().getText(0, -1))
@@ -305,12 +314,24 @@ def drive(report: dict[str, Any], python: str) -> None:
     report["edited"] = cove.versions()
 
     # The chat's model, chosen by keyboard as a person does (Ctrl+L puts them there).
+    wait_for("the installed models to be listed", lambda: _choices(model) >= 2)
     model.queryComponent().grabFocus()
     wait_for(
         "the Model box to have focus", lambda: model.getState().contains(pyatspi.STATE_FOCUSED)
     )
-    key(KEY_DOWN)
-    other = wait_for("another model", lambda: (c := _current_choice(model)) != starter and c)
+    other = ""
+    for _ in range(TRIES):  # a key can land before the window has the keyboard: press again
+        model.queryComponent().grabFocus()
+        key(KEY_DOWN)
+        try:
+            other = wait_for(
+                "another model", lambda: (c := _current_choice(model)) != starter and c, 10
+            )
+            break
+        except DriveError:
+            continue
+    if not other:
+        raise DriveError("the Model box did not move to another model with the Down key")
     report["other model"] = other
     SPEAKERS.add(other)
     cove.send("And you?")
