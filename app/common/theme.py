@@ -185,6 +185,7 @@ def stylesheet(c: Colors) -> str:
         border: none; color: {c.muted}; padding: 2px 6px; border-radius: 6px;
     }}
     QToolButton#MessageAction:hover {{ background: {c.inline_code_bg}; color: {c.text}; }}
+    QToolButton#MessageAction::menu-indicator {{ image: none; width: 0px; }}
     QPushButton#Primary {{
         background: {c.accent}; color: {c.accent_text}; border: none; border-radius: 8px;
         padding: 6px 14px; font-weight: 600;

@@ -363,6 +363,14 @@ class Store:
             )
         return tuple(stored)
 
+    def _share_images(self, conn: sqlite3.Connection, to_id: int, from_id: int) -> None:
+        """Show the images of message ``from_id`` in message ``to_id`` too (one file each)."""
+        conn.execute(
+            "INSERT INTO message_images (message_id, position, sha256, name) "
+            "SELECT ?, position, sha256, name FROM message_images WHERE message_id = ?",
+            (to_id, from_id),
+        )
+
     def _drop_unused_images(self, conn: sqlite3.Connection) -> None:
         """Forget the images no message shows any more, and delete their files (while the write
         lock is held, so no other writer can be adding one of them meanwhile)."""
@@ -433,6 +441,7 @@ class Store:
         created_at: float | None = None,
     ) -> Message:
         now = self._clock()
+        written = now if created_at is None else created_at
         (position,) = conn.execute(
             "SELECT COALESCE(MAX(position), -1) + 1 FROM messages WHERE conversation_id = ?",
             (conv_id,),
@@ -447,7 +456,7 @@ class Store:
                 role,
                 content,
                 status,
-                now if created_at is None else created_at,
+                written,
                 dump_json(dict(meta or {})),
                 parent,
             ),
@@ -462,7 +471,7 @@ class Store:
             role,
             content,
             status,
-            now if created_at is None else created_at,
+            written,
             dict(meta or {}),
             (),
             parent,
@@ -494,11 +503,7 @@ class Store:
                 conn, old.conversation_id, old.role, content, status, meta, old.parent_id
             )
             if old.images:
-                conn.execute(
-                    "INSERT INTO message_images (message_id, position, sha256, name) "
-                    "SELECT ?, position, sha256, name FROM message_images WHERE message_id = ?",
-                    (message.id, msg_id),
-                )
+                self._share_images(conn, message.id, msg_id)
                 message = replace(message, images=old.images)
             return message
 
@@ -737,11 +742,7 @@ class Store:
                     parent,
                     old.created_at,
                 )
-                conn.execute(
-                    "INSERT INTO message_images (message_id, position, sha256, name) "
-                    "SELECT ?, position, sha256, name FROM message_images WHERE message_id = ?",
-                    (new.id, old.id),
-                )
+                self._share_images(conn, new.id, old.id)
                 parent = new.id
             return self._require_conversation(conn, copy.id)
 

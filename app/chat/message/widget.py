@@ -160,9 +160,6 @@ class MessageWidget(QFrame):
         # Another model, chosen from a menu of its own: a control of its own for a screen reader.
         self.regenerate_with_button = self._action("▾", "Write this reply again with another model")
         self.regenerate_with_button.setAccessibleName("Regenerate with…")
-        self.regenerate_with_button.setStyleSheet(
-            "QToolButton::menu-indicator { image: none; width: 0px; }"
-        )
         self.regenerate_menu = QMenu(self.regenerate_with_button)
         self.regenerate_menu.aboutToShow.connect(self._fill_regenerate_menu)
         self.regenerate_with_button.setMenu(self.regenerate_menu)
