@@ -50,6 +50,11 @@ def build_gui_parser() -> argparse.ArgumentParser:
         "--theme", choices=["system", "light", "dark"], help="override the colour scheme"
     )
     parser.add_argument(
+        "--language",
+        choices=["system", "en", "de", "fr"],
+        help="the window's language for this run (default: the one chosen in Settings)",
+    )
+    parser.add_argument(
         "--exit-after-paint",
         action="store_true",
         help="print the time from process start to the first painted window as JSON and exit",

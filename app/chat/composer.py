@@ -1,7 +1,9 @@
 """Where the user writes: Enter sends, Shift+Enter starts a new line, Esc stops a reply.
 
 Images come in by the attach button, a drop or a paste (app/chat/attachments.py) and wait as
-thumbnails above the text until the message is sent.
+thumbnails above the text until the message is sent. Documents given the same ways (PDF, DOCX,
+HTML, Markdown, text) are handed to the chat's own collection (app/chat/chat_files.py) and shown
+above the text for as long as they belong to the chat.
 """
 
 from __future__ import annotations
@@ -33,10 +35,15 @@ from app.chat.attachments import (
     read_source,
     sources_from_mime,
 )
+from app.chat.chat_files import ChatFile, is_document
+from app.chat.files_strip import FilesStrip
 from app.chat.image_strip import ImageStrip
+from app.common.i18n import tr
 from app.common.workers import WorkerPool
 
 MAX_LINES = 8
+DOCUMENT_PATTERNS = "*.pdf *.docx *.html *.htm *.md *.markdown *.txt *.text"
+IMAGE_PATTERNS = FILE_FILTER[FILE_FILTER.index("(") + 1 : FILE_FILTER.rindex(")")]
 NO_DOCUMENTS = "No documents"
 
 
@@ -86,6 +93,8 @@ class Composer(QFrame):
     stop_requested = Signal()
     collection_changed = Signal(str)  # the collection to answer from; "" for none
     images_changed = Signal()  # an image was attached or removed
+    documents_given = Signal(list)  # list[Path]: documents for the chat's own collection
+    file_remove_requested = Signal(str)  # a chat file's path
 
     def __init__(self) -> None:
         super().__init__()
@@ -99,6 +108,9 @@ class Composer(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 8, 8)
         layout.setSpacing(4)
+        self.files_strip = FilesStrip()
+        self.files_strip.remove_requested.connect(self.file_remove_requested)
+        layout.addWidget(self.files_strip)
         self.strip = ImageStrip()
         self.strip.remove_requested.connect(self.remove_image)
         layout.addWidget(self.strip)
@@ -113,11 +125,15 @@ class Composer(QFrame):
         self.attach_button.setObjectName("AttachButton")
         self.attach_button.setText("+")
         self.attach_button.setToolTip(
-            f"Attach images (up to {MAX_IMAGES}); you can also drop or paste them here"
+            tr(
+                "Chat",
+                "Attach documents (PDF, Word, HTML, Markdown, text) for replies to answer from, "
+                "or images (up to {n} a message); you can also drop them here",
+            ).format(n=MAX_IMAGES)
         )
-        self.attach_button.setAccessibleName("Attach images")
+        self.attach_button.setAccessibleName(tr("Chat", "Attach files"))
         self.attach_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.attach_button.clicked.connect(self.choose_images)
+        self.attach_button.clicked.connect(self.choose_files)
         self.edit = ComposerEdit()
         self.edit.setFrameShape(QFrame.Shape.NoFrame)
         self.edit.setPlaceholderText("Message Cove  (Enter to send, Shift+Enter for a new line)")
@@ -221,21 +237,45 @@ class Composer(QFrame):
         """Whether images given are still being read (they join the strip when read)."""
         return self._reading > 0
 
-    def choose_images(self) -> None:
+    def choose_files(self) -> None:
         paths, _filter = QFileDialog.getOpenFileNames(
-            self, "Attach images", str(Path.home()), f"{FILE_FILTER};;All files (*)"
+            self,
+            tr("Chat", "Attach files"),
+            str(Path.home()),
+            ";;".join(
+                (
+                    tr("Chat", "Documents and images ({patterns})").format(
+                        patterns=f"{DOCUMENT_PATTERNS} {IMAGE_PATTERNS}"
+                    ),
+                    tr("Chat", "Documents ({patterns})").format(patterns=DOCUMENT_PATTERNS),
+                    FILE_FILTER,
+                    tr("Chat", "All files (*)"),
+                )
+            ),
         )
         self.add_files([Path(p) for p in paths])
 
     def add_files(self, paths: Sequence[Path]) -> None:
-        self._add([ImageSource(p.name, path=p) for p in paths])
+        """Files given to the composer: documents go to the chat, the rest are read as images."""
+        documents = [p for p in paths if is_document(p)]
+        if documents:
+            self.documents_given.emit(documents)
+        self._add([ImageSource(p.name, path=p) for p in paths if not is_document(p)])
+
+    def set_files(self, files: Sequence[ChatFile]) -> None:
+        """The chat's own files, with how far each is read."""
+        self.files_strip.set_files(files)
 
     def add_image_bytes(self, data: bytes, name: str) -> None:
         self._add([ImageSource(name, data=data)])
 
     def add_from_mime(self, mime: QMimeData) -> None:
-        """A drop or a paste: its image files, or the image it holds."""
-        self._add(sources_from_mime(mime))
+        """A drop or a paste: its documents and image files, or the image it holds."""
+        sources = sources_from_mime(mime)
+        documents = [s.path for s in sources if s.path is not None and is_document(s.path)]
+        if documents:
+            self.documents_given.emit(documents)
+        self._add([s for s in sources if s.path is None or not is_document(s.path)])
 
     def _add(self, sources: Sequence[ImageSource]) -> None:
         room = MAX_IMAGES - len(self.attachments) - self._reading

@@ -35,6 +35,7 @@ from app.chat.model_images import ModelImages
 from app.chat.undo import UndoDelete
 from app.chat.view import ChatView
 from app.common.engine_service import EngineService
+from app.common.i18n import tr
 from app.common.workers import WorkerPool
 from engine.images import no_vision_message
 from engine.store.types import ReplyMeta
@@ -116,6 +117,7 @@ class ChatController(QObject):
     conversations_listed = Signal(list)
     search_found = Signal(list)
     conversation_opened = Signal(object)  # Conversation | None (a new, unsaved chat)
+    conversation_deleted = Signal(int)
     generating_changed = Signal(bool)
     # The conversations whose replies are streaming now (frozenset of ids).
     answering_changed = Signal(object)
@@ -146,6 +148,8 @@ class ChatController(QObject):
         self._opening = 0
         # Makes the request that answers from a collection (set by the window).
         self.documents: Callable[[str], DocumentsRequest] | None = None
+        # The chat's own files' collection, or "" (set by the window: app/chat/chat_files.py).
+        self.chat_collection: Callable[[int | None], str] = lambda _conversation: ""
         # The MCP servers' tools for a reply, and where the consent prompt's answers go (set by
         # the window).
         self.tools: Callable[[threading.Event], ToolsRequest | None] | None = None
@@ -255,6 +259,33 @@ class ChatController(QObject):
         self.check_vision()
         self.composer.focus()
 
+    def ensure_conversation(self, title: str, done: Callable[[Conversation], None]) -> None:
+        """The open chat, saved first if it is a new one (files given to a chat need it)."""
+        if self.current is not None:
+            done(self.current)
+            return
+        token = self._opening
+        new = NewConversation(
+            title_from(title), self.draft_system_prompt, self.draft_settings, self.draft_model
+        )
+
+        def create(store: Store) -> Conversation:
+            return store.create_conversation(
+                title=new.title,
+                system_prompt=new.system_prompt,
+                settings=new.settings,
+                model=new.model,
+            )
+
+        def created(conversation: Conversation) -> None:
+            if self.current is None and token == self._opening:
+                self.current = conversation
+                self.conversation_opened.emit(conversation)
+            self.refresh_list()
+            done(conversation)
+
+        self._io(create, created)
+
     def open_conversation(self, conv_id: int, message_id: int | None = None) -> None:
         if self.current is not None and self.current.id == conv_id and message_id is None:
             return
@@ -310,6 +341,7 @@ class ChatController(QObject):
         if self.current is not None and self.current.id == conv_id:
             self.new_chat()
         self._io(lambda s: s.delete_conversation(conv_id), lambda _r: self.refresh_list())
+        self.conversation_deleted.emit(conv_id)
         # The model's state of the conversation, kept on disk to reopen it fast, goes with it.
         self.engine.forget_state(str(conv_id))
 
@@ -636,7 +668,8 @@ class ChatController(QObject):
         # Another computer's engine answers with its own model (chosen in Settings › Engine).
         model = (model or self.chat_model()) if self.engine.remote is None else None
         asked = model or self.engine.model or (status.model if status is not None else None)
-        collection = self.composer.collection
+        own = self.chat_collection(self.current.id if self.current is not None else None)
+        collection = self.composer.collection or own
         documents = (
             self.documents(collection) if collection and self.documents is not None else None
         )
@@ -678,7 +711,11 @@ class ChatController(QObject):
         elif self.engine.engine is None:
             reply.set_waiting_text("Waiting for the engine to start…")
         elif documents is not None:
-            reply.set_waiting_text(f"Searching {collection}…")
+            reply.set_waiting_text(
+                tr("Chat", "Searching this chat's files…")
+                if collection == own
+                else tr("Chat", "Searching {name}…").format(name=collection)
+            )
         else:
             reply.set_waiting_text("Thinking…")
         self.view.update_regenerate()

@@ -56,7 +56,7 @@ class ChatPage(QWidget):
         self.menu_button = QToolButton()
         self.menu_button.setObjectName("MenuButton")
         self.menu_button.setText("⋯")
-        self.menu_button.setToolTip("More for this chat and the app")
+        self.menu_button.setToolTip("More for this chat")
         self.menu_button.setAccessibleName("More actions")
         self.menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.menu_button.setMenu(menu)

@@ -60,7 +60,7 @@ class SavedStateDialog(QDialog):
         form = QFormLayout()
         form.addRow("Keep up to", self.limit)
         form.addRow("In use", self.usage)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons = self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)

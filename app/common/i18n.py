@@ -85,3 +85,27 @@ def install(preference: str | None) -> str:
         QCoreApplication.installTranslator(qt)
         _installed.append(qt)
     return code
+
+
+def _language_file() -> Path:
+    from engine.paths import data_dir
+
+    return data_dir() / "language"
+
+
+def saved_language() -> str:
+    """The language chosen in Settings ("system" when none was): read before any window is
+    built, so it is kept in a file of its own rather than in the chat store."""
+    try:
+        value = _language_file().read_text(encoding="utf-8").strip()
+    except OSError:
+        return SYSTEM
+    return value if value in (*codes(), SYSTEM) else SYSTEM
+
+
+def save_language(code: str) -> None:
+    path = _language_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(code + "\n", encoding="utf-8")
+    tmp.replace(path)

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.common.chat_collections import is_chat_collection
 from app.common.idle_runner import IdleRunner
 from app.common.open_source import open_source
 from app.common.page_header import page_header
@@ -300,7 +301,8 @@ class DocumentsView(QWidget):
     # -- collections ---------------------------------------------------------------------------
 
     def refresh(self) -> None:
-        names = [c.name for c in self.db.collections()]
+        # A chat's own files are that chat's (app/chat/chat_files.py), not a collection to list.
+        names = [c.name for c in self.db.collections() if not is_chat_collection(c.name)]
         self.collections_changed.emit(names)
         current = self.collection.name if self.collection else None
         self.collections.blockSignals(True)

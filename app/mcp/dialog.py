@@ -139,7 +139,7 @@ class McpServersDialog(QDialog):
         ):
             row.addWidget(button)
         row.addStretch(1)
-        close = QPushButton("Close")
+        close = self.close_button = QPushButton("Close")
         close.clicked.connect(self.accept)
         row.addWidget(close)
         layout.addLayout(row)

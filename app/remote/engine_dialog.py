@@ -85,6 +85,8 @@ class EngineDialog(QDialog):
         self.url.setPlaceholderText("https://desk.local:8080/v1")
         self.key = QLineEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.url.setAccessibleName("Address of the other computer's engine")
+        self.key.setAccessibleName("Key")
         self.key.setPlaceholderText("the key that computer gave (none if the server needs none)")
         address_row = QHBoxLayout()
         address_row.addWidget(self.url, 1)
@@ -154,7 +156,7 @@ class EngineDialog(QDialog):
 
         buttons = QHBoxLayout()
         buttons.addStretch(1)
-        close = QPushButton("Close")
+        close = self.close_button = QPushButton("Close")
         close.setObjectName("Secondary")
         close.clicked.connect(self.accept)
         self.apply_button = QPushButton("Connect")

@@ -66,6 +66,7 @@ class SharePanel(QWidget):
         row.addWidget(self.share, 1)
         row.addWidget(QLabel("Port"))
         self.port = QSpinBox()
+        self.port.setAccessibleName("Port")
         self.port.setRange(1024, 65535)
         self.port.setValue(share.port)
         row.addWidget(self.port)

@@ -55,6 +55,7 @@ def _run(options: argparse.Namespace, started: float) -> int:
     from PySide6.QtGui import QGuiApplication, QIcon
     from PySide6.QtWidgets import QApplication
 
+    from app.common import i18n
     from app.common.qt_compat import keep_none_alive
     from app.common.theme import ThemeManager
     from app.common.workers import install_invoker
@@ -69,6 +70,7 @@ def _run(options: argparse.Namespace, started: float) -> int:
     if ICON.is_file():
         app.setWindowIcon(QIcon(str(ICON)))
     install_invoker()
+    i18n.install(options.language or i18n.saved_language())
     theme = ThemeManager(app, options.theme or "system")
     window = MainWindow(theme, model=options.model)
     if options.theme:

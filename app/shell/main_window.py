@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
@@ -42,6 +42,8 @@ from app.remote.engine_mode import EngineMode
 from app.shell.banner import EngineBanner
 from app.shell.chat_setup import ChatSetup
 from app.shell.conversations import ConversationList
+from app.shell.files_setup import ChatFilesSetup
+from app.shell.settings_setup import SettingsSetup
 from app.shell.shortcuts import ShortcutsSheet
 from app.shell.sidebar import Sidebar
 from app.shell.status_bar import StatusBar
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
     from app.chat.state_dialog import SavedStateDialog
     from app.mcp.dialog import McpServersDialog
     from app.remote.engine_dialog import EngineDialog
+    from app.settings.view import SettingsView
     from engine.client.local import LocalEngine
     from engine.client.protocol import EngineStatus
     from engine.planner.plan import Plan
@@ -128,9 +131,12 @@ class MainWindow(QMainWindow):
             self.documents_view.db,
             self.document_encoder,
             lambda: self.engine.status.n_ctx if self.engine.status is not None else None,
-            self.documents_view.indexing,
+            lambda name: self.documents_view.indexing(name) or self.chat_files.reading(name),
         )
         self.controller.documents = self.document_answers.request
+        # Files given to a chat are read into its own collection.
+        self.files_setup = ChatFilesSetup(self)
+        self.chat_files = self.files_setup.files
         # MCP servers' tools: connected in this process (the engine host only runs the model).
         self.mcp = McpService(self)
         self.controller.tools = self.mcp.request
@@ -159,8 +165,9 @@ class MainWindow(QMainWindow):
         self.status.names = lambda status: self.controller.display_name(
             status.model_path, status.model
         )
+        self.settings = SettingsSetup(self)
         pages = (self.chat_page, self.models_view, self.hardware_view, self.welcome)
-        for page in (*pages, self.documents_view):
+        for page in (*pages, self.documents_view, self.settings.view):
             self.pages.addWidget(page)
         right = QWidget()
         right.setObjectName("ChatSurface")
@@ -190,37 +197,15 @@ class MainWindow(QMainWindow):
         menu.addAction("Import chat…", lambda: self.conversations.import_chat())
         menu.addAction("Rename chat", lambda: self.conversations.rename_current())
         menu.addAction("Delete chat…", lambda: self.conversations.delete_current())
-        menu.addSeparator()
-        theme_menu = menu.addMenu("Theme")
-        group = QActionGroup(self)
-        self.theme_actions: dict[str, QAction] = {}
-        for key, label in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")):
-            action = theme_menu.addAction(label)
-            action.setCheckable(True)
-            action.setChecked(key == self.theme.preference)
-            action.triggered.connect(lambda _c=False, k=key: self.set_theme(k))
-            group.addAction(action)
-            self.theme_actions[key] = action
-        menu.addAction("Larger text", self.theme.zoom_in)
-        menu.addAction("Smaller text", self.theme.zoom_out)
-        menu.addAction("Default text size", self.theme.zoom_reset)
-        menu.addSeparator()
-        menu.addAction("Models", lambda: self.show_page("models"))
-        menu.addAction("Hardware", lambda: self.show_page("hardware"))
-        menu.addAction("Welcome", lambda: self.show_page("welcome"))
-        menu.addAction("Engine…", self.open_engine_settings)
-        menu.addAction("Keyboard shortcuts", self.show_shortcuts)
-        menu.addAction("MCP servers…", self.open_mcp_servers)
-        menu.addAction("Saved conversation state…", self.open_saved_state)
         return menu
 
-    def open_saved_state(self) -> SavedStateDialog:
-        from app.chat.state_dialog import SavedStateDialog
+    def open_settings(self) -> SettingsView:
+        """Settings (Ctrl+,), at the section last shown."""
+        self.show_page("settings")
+        return self.settings.view
 
-        dialog = SavedStateDialog(self.engine, self.state_limit, self)
-        dialog.limit_changed.connect(self._save_state_limit)
-        dialog.open()
-        return dialog
+    def open_saved_state(self) -> SavedStateDialog:
+        return self.settings.saved_state()
 
     def _save_state_limit(self, limit: int) -> None:
         self.state_limit = limit
@@ -264,19 +249,10 @@ class MainWindow(QMainWindow):
             self.controller.io.submit(lambda: save_choice(store, choice))
 
     def open_engine_settings(self) -> EngineDialog:
-        from app.remote.engine_dialog import EngineDialog
-
-        dialog = EngineDialog(self.engine_mode, self)
-        dialog.open()
-        return dialog
+        return self.settings.engine()
 
     def open_mcp_servers(self) -> McpServersDialog:
-        from app.mcp.dialog import McpServersDialog
-
-        dialog = McpServersDialog(self.mcp, self.theme.colors, self)
-        dialog.enabled.toggled.connect(self._save_mcp_enabled)
-        dialog.open()
-        return dialog
+        return self.settings.mcp()
 
     def _mcp_statuses(self, statuses: list[Any]) -> None:
         """A server that failed is said at once (each on its own); the others' tools work."""
@@ -285,7 +261,7 @@ class MainWindow(QMainWindow):
             names = ", ".join(s.name for s in failed)
             self.status.notify(
                 f"MCP server{'s' if len(failed) > 1 else ''} {names} could not start: "
-                "see menu › MCP servers…"
+                "see Settings › MCP servers"
             )
         elif self.mcp.error:
             self.status.notify(f"The MCP server list could not be read: {self.mcp.error}")
@@ -310,6 +286,7 @@ class MainWindow(QMainWindow):
         bind("Ctrl+F", self._find)
         bind("Ctrl+Shift+F", lambda: self.sidebar.search.setFocus())
         bind("Ctrl+/", self.show_shortcuts)
+        bind("Ctrl+,", self.open_settings)
         # Esc stops a reply from anywhere in the window, but only while there is one: otherwise
         # it belongs to the focused widget (cancelling an edit, closing a menu).
         stop = bind("Escape", self.controller.stop)
@@ -452,6 +429,7 @@ class MainWindow(QMainWindow):
             self.engine.shutdown()
             pools = [self.background, self.models_view.pool, self.discover.pool]
             pools += [self.documents_view.pool, self.documents_view.ask_pool, self.composer.pool]
+            self.chat_files.close()
             for pool in (*pools, self.engine.control_pool):
                 pool.wait(5_000)
         event.accept()
@@ -486,6 +464,7 @@ class MainWindow(QMainWindow):
             "hardware": self.hardware_view,
             "welcome": self.welcome,
             "documents": self.documents_view,
+            "settings": self.settings.view,
         }[name]
         if name == "models" and (not self.models_view.entries or self.engine.engine):
             self.models_view.refresh()
@@ -607,8 +586,7 @@ class MainWindow(QMainWindow):
         if preference not in ("system", "light", "dark"):
             return
         self.theme.set_preference(preference)  # type: ignore[arg-type]
-        if preference in self.theme_actions:
-            self.theme_actions[preference].setChecked(True)
+        self.settings.appearance().show_theme(preference)
         if save:
             self._save_setting("theme", preference)
 

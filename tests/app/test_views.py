@@ -159,10 +159,13 @@ def test_theme_follows_the_choice_and_text_scales(qtbot: QtBot, make_window: Win
     qtbot.waitUntil(lambda: len(window.view.messages) == 2, timeout=QUICK_MS)
     app = QApplication.instance()
     assert isinstance(app, QApplication)
-    window.theme_actions["dark"].trigger()
+    appearance = window.settings.appearance()
+    appearance.theme_box.setCurrentIndex(appearance.theme_box.findData("dark"))
+    appearance.theme_box.activated.emit(appearance.theme_box.currentIndex())
     assert app.palette().base().color().name() == DARK.base
     assert window.view.messages[0].renderer.colors is DARK
-    window.theme_actions["light"].trigger()
+    appearance.theme_box.setCurrentIndex(appearance.theme_box.findData("light"))
+    appearance.theme_box.activated.emit(appearance.theme_box.currentIndex())
     assert app.palette().base().color().name() == LIGHT.base
     size = app.font().pointSizeF()
     QTest.keyClick(window.composer.edit, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)

@@ -1,0 +1,1 @@
+"""The Settings page: Appearance, Engine, MCP servers, Saved state, Privacy."""
