@@ -44,7 +44,11 @@ from app.common.workers import WorkerPool
 MAX_LINES = 8
 DOCUMENT_PATTERNS = "*.pdf *.docx *.html *.htm *.md *.markdown *.txt *.text"
 IMAGE_PATTERNS = FILE_FILTER[FILE_FILTER.index("(") + 1 : FILE_FILTER.rindex(")")]
-NO_DOCUMENTS = "No documents"
+
+
+def no_documents() -> str:
+    """The "Answer from" choice of no collection."""
+    return tr("Chat", "No documents")
 
 
 class ComposerEdit(QPlainTextEdit):
@@ -136,8 +140,10 @@ class Composer(QFrame):
         self.attach_button.clicked.connect(self.choose_files)
         self.edit = ComposerEdit()
         self.edit.setFrameShape(QFrame.Shape.NoFrame)
-        self.edit.setPlaceholderText("Message Cove  (Enter to send, Shift+Enter for a new line)")
-        self.edit.setAccessibleName("Message")
+        self.edit.setPlaceholderText(
+            tr("Chat", "Message Cove  (Enter to send, Shift+Enter for a new line)")
+        )
+        self.edit.setAccessibleName(tr("Chat", "Message"))
         self.edit.setTabChangesFocus(True)
         self.edit.setStyleSheet("QPlainTextEdit { background: transparent; }")
         self.edit.document().contentsChanged.connect(self._fit_height)
@@ -145,7 +151,7 @@ class Composer(QFrame):
         self.edit.stop_requested.connect(self.stop_requested)
         self.edit.focus_changed.connect(self._focus_changed)
         self.edit.images_given.connect(self.add_from_mime)
-        self.button = QPushButton("Send")
+        self.button = QPushButton(tr("Chat", "Send"))
         self.button.setObjectName("Primary")
         self.button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.button.clicked.connect(self._button_clicked)
@@ -155,14 +161,17 @@ class Composer(QFrame):
         layout.addLayout(row)
         under = QHBoxLayout()
         under.setSpacing(6)
-        self.documents_label = QLabel("Answer from")
+        self.documents_label = QLabel(tr("Chat", "Answer from"))
         self.documents_label.setProperty("muted", True)
         self.documents = QComboBox()
         self.documents.setObjectName("DocumentsChoice")
         self.documents.setToolTip(
-            "Answer from a document collection: the reply cites its passages by file and page"
+            tr(
+                "Chat",
+                "Answer from a document collection: the reply cites its passages by file and page",
+            )
         )
-        self.documents.addItem(NO_DOCUMENTS, "")
+        self.documents.addItem(no_documents(), "")
         self.documents.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.documents.currentIndexChanged.connect(
             lambda _i: self.collection_changed.emit(self.collection)
@@ -193,8 +202,10 @@ class Composer(QFrame):
 
     def set_generating(self, generating: bool) -> None:
         self._generating = generating
-        self.button.setText("Stop" if generating else "Send")
-        self.button.setToolTip("Stop the reply (Esc)" if generating else "Send (Enter)")
+        self.button.setText(tr("Chat", "Stop") if generating else tr("Chat", "Send"))
+        self.button.setToolTip(
+            tr("Chat", "Stop the reply (Esc)") if generating else tr("Chat", "Send (Enter)")
+        )
 
     @property
     def collection(self) -> str:
@@ -206,7 +217,7 @@ class Composer(QFrame):
         chosen = self.collection
         self.documents.blockSignals(True)
         self.documents.clear()
-        self.documents.addItem(NO_DOCUMENTS, "")
+        self.documents.addItem(no_documents(), "")
         for name in names:
             self.documents.addItem(name, name)
         index = self.documents.findData(chosen) if chosen in names else 0
@@ -285,8 +296,13 @@ class Composer(QFrame):
         if len(sources) > room:
             left = len(sources) - max(room, 0)
             errors.append(
-                f"A message takes up to {MAX_IMAGES} images: "
-                f"{left} {'was' if left == 1 else 'were'} not attached."
+                tr("Chat", "A message takes up to {max} images: 1 was not attached.").format(
+                    max=MAX_IMAGES
+                )
+                if left == 1
+                else tr(
+                    "Chat", "A message takes up to {max} images: {n} were not attached."
+                ).format(max=MAX_IMAGES, n=left)
             )
             sources = sources[: max(room, 0)]
         self._show_errors(errors)

@@ -30,7 +30,9 @@ class FileChip(QFrame):
         if file.state == "failed":
             self.label.setObjectName("ImageError")
         self.setToolTip(f"{file.path}\n{file.detail}")
-        self.setAccessibleName(f"{file.name}: {file.detail}")
+        self.setAccessibleName(
+            tr("Chat", "{name}: {state}").format(name=file.name, state=file.detail)
+        )
         layout.addWidget(self.label)
         self.remove_button = QToolButton()
         self.remove_button.setObjectName("ChipRemove")

@@ -18,40 +18,56 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.common.i18n import tr
 from engine.hub.api import DEFAULT_ENDPOINT, HubSettings
 
 
 class HubSettingsDialog(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Hugging Face settings")
+        self.setWindowTitle(tr("Hugging Face settings", "Hugging Face settings"))
         self.setMinimumWidth(520)
         current = HubSettings.load()
         form = QFormLayout(self)
         self.token = QLineEdit(current.token or "")
         self.token.setEchoMode(QLineEdit.EchoMode.Password)
-        self.token.setPlaceholderText("hf_… (only for gated or private models)")
+        self.token.setPlaceholderText(
+            tr("Hugging Face settings", "hf_… (only for gated or private models)")
+        )
         self.endpoint = QLineEdit(current.endpoint or "")
         self.endpoint.setPlaceholderText(DEFAULT_ENDPOINT)
         self.ca_bundle = QLineEdit(current.ca_bundle or "")
-        self.ca_bundle.setPlaceholderText("the system's certificates")
-        browse = QPushButton("Choose…")
+        self.ca_bundle.setPlaceholderText(tr("Hugging Face settings", "the system's certificates"))
+        browse = QPushButton(tr("Hugging Face settings", "Choose…"))
         browse.setObjectName("Secondary")
         browse.clicked.connect(self._choose_ca)
         ca_row = QHBoxLayout()
         ca_row.addWidget(self.ca_bundle, 1)
         ca_row.addWidget(browse)
-        form.addRow("Access token", self.token)
-        form.addRow("Hub address", self.endpoint)
-        form.addRow("CA bundle", ca_row)
+        form.addRow(tr("Hugging Face settings", "Access token"), self.token)
+        form.addRow(tr("Hugging Face settings", "Hub address"), self.endpoint)
+        form.addRow(tr("Hugging Face settings", "CA bundle"), ca_row)
         notes = []
         if os.environ.get("HF_TOKEN"):
-            notes.append("HF_TOKEN is set in the environment and is used instead of this token.")
+            notes.append(
+                tr(
+                    "Hugging Face settings",
+                    "HF_TOKEN is set in the environment and is used instead of this token.",
+                )
+            )
         if os.environ.get("HF_ENDPOINT"):
-            notes.append("HF_ENDPOINT is set in the environment and wins over this address.")
+            notes.append(
+                tr(
+                    "Hugging Face settings",
+                    "HF_ENDPOINT is set in the environment and wins over this address.",
+                )
+            )
         notes.append(
-            "The token is kept in Cove's data folder, readable by you alone, and sent only to the "
-            "hub's own address."
+            tr(
+                "Hugging Face settings",
+                "The token is kept in Cove's data folder, readable by you alone, and sent only "
+                "to the hub's own address.",
+            )
         )
         note = QLabel(" ".join(notes))
         note.setObjectName("Muted")
@@ -78,7 +94,15 @@ class HubSettingsDialog(QDialog):
 
     def _choose_ca(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "CA bundle", "", "Certificates (*.pem *.crt *.cer);;All files (*)"
+            self,
+            tr("Hugging Face settings", "CA bundle"),
+            "",
+            ";;".join(
+                (
+                    tr("Hugging Face settings", "Certificates (*.pem *.crt *.cer)"),
+                    tr("Hugging Face settings", "All files (*)"),
+                )
+            ),
         )
         if path:
             self.ca_bundle.setText(path)

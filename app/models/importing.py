@@ -7,14 +7,21 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from app.common.i18n import tr
+
 
 def choose_model_file(parent: QWidget) -> Path | None:
     """The model the user picks: a GGUF file, or the folder of the ONNX config picked."""
     path, _filter = QFileDialog.getOpenFileName(
         parent,
-        "Import a model",
+        tr("Import", "Import a model"),
         str(Path.home()),
-        "GGUF models (*.gguf);;ONNX model config (genai_config.json)",
+        ";;".join(
+            (
+                tr("Import", "GGUF models (*.gguf)"),
+                tr("Import", "ONNX model config (genai_config.json)"),
+            )
+        ),
     )
     if not path:
         return None
@@ -25,14 +32,17 @@ def choose_model_file(parent: QWidget) -> Path | None:
 def ask_import_mode(parent: QWidget, model: Path) -> str | None:
     """ "copy" (into the models folder), "link" (use it where it is) or None (cancelled)."""
     box = QMessageBox(parent)
-    box.setWindowTitle("Import a model")
-    box.setText(f"Import {model.name}?")
+    box.setWindowTitle(tr("Import", "Import a model"))
+    box.setText(tr("Import", "Import {name}?").format(name=model.name))
     box.setInformativeText(
-        "A copy in Cove's models folder keeps working if the original moves; using it where "
-        "it is takes no extra space."
+        tr(
+            "Import",
+            "A copy in Cove's models folder keeps working if the original moves; using it where "
+            "it is takes no extra space.",
+        )
     )
-    copy = box.addButton("Copy into models folder", QMessageBox.ButtonRole.AcceptRole)
-    link = box.addButton("Use where it is", QMessageBox.ButtonRole.AcceptRole)
+    copy = box.addButton(tr("Import", "Copy into models folder"), QMessageBox.ButtonRole.AcceptRole)
+    link = box.addButton(tr("Import", "Use where it is"), QMessageBox.ButtonRole.AcceptRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
     box.exec()
     clicked = box.clickedButton()

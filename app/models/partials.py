@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.common.i18n import tr
 from engine.library.partial import PartialDownload
 from engine.paths import shown
 from engine.units import format_bytes
@@ -28,7 +29,9 @@ class PartialDownloadsTable(QTableWidget):
     def __init__(self) -> None:
         super().__init__(0, 3)
         self.shown_partials: list[PartialDownload] = []
-        self.setHorizontalHeaderLabels(("Download", "Fetched", ""))
+        self.setHorizontalHeaderLabels(
+            (tr("Unfinished downloads", "Download"), tr("Unfinished downloads", "Fetched"), "")
+        )
         self.verticalHeader().setVisible(False)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
@@ -47,18 +50,23 @@ class PartialDownloadsTable(QTableWidget):
             name = QTableWidgetItem(f"{partial.repo}/{partial.file}")
             name.setToolTip(shown(partial.target.parent))
             self.setItem(row, 0, name)
-            fetched = format_bytes(partial.downloaded_bytes)
+            done, disk = format_bytes(partial.downloaded_bytes), format_bytes(partial.disk_bytes)
             if partial.total_bytes:
-                fetched += f" of {format_bytes(partial.total_bytes)}"
-            fetched += f" · {format_bytes(partial.disk_bytes)} on disk"
+                fetched = tr("Unfinished downloads", "{done} of {total} · {disk} on disk").format(
+                    done=done, total=format_bytes(partial.total_bytes), disk=disk
+                )
+            else:
+                fetched = tr("Unfinished downloads", "{done} · {disk} on disk").format(
+                    done=done, disk=disk
+                )
             self.setItem(row, 1, QTableWidgetItem(fetched))
             buttons = QWidget()
             box = QHBoxLayout(buttons)
             box.setContentsMargins(4, 0, 4, 0)
-            resume = QPushButton("Resume")
+            resume = QPushButton(tr("Unfinished downloads", "Resume"))
             resume.setObjectName("Secondary")
             resume.clicked.connect(lambda _c=False, p=partial: self.resume_requested.emit(p))
-            discard = QPushButton("Discard")
+            discard = QPushButton(tr("Unfinished downloads", "Discard"))
             discard.setObjectName("Secondary")
             discard.clicked.connect(lambda _c=False, p=partial: self.discard_requested.emit(p))
             box.addWidget(resume)

@@ -16,9 +16,23 @@ from PySide6.QtWidgets import (
     QTableWidgetItem,
 )
 
+from app.common.i18n import tr
 from engine.units import format_bytes
 
-COLUMNS = ("In memory", "Size", "Context", "Replies at once", "Stays", "")
+
+def columns() -> list[str]:
+    """The table's headers (the last column holds the Unload buttons)."""
+    return [
+        tr("Models in memory", "In memory"),
+        tr("Models in memory", "Size"),
+        tr("Models in memory", "Context"),
+        tr("Models in memory", "Replies at once"),
+        tr("Models in memory", "Stays"),
+        "",
+    ]
+
+
+COLUMN_COUNT = 6
 ROW_PX = 38
 
 
@@ -28,8 +42,8 @@ class ResidentsTable(QTableWidget):
     unload_requested = Signal(str)
 
     def __init__(self) -> None:
-        super().__init__(0, len(COLUMNS))
-        self.setHorizontalHeaderLabels(COLUMNS)
+        super().__init__(0, COLUMN_COUNT)
+        self.setHorizontalHeaderLabels(columns())
         self.verticalHeader().setVisible(False)
         self.verticalHeader().setDefaultSectionSize(ROW_PX)
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
@@ -37,7 +51,7 @@ class ResidentsTable(QTableWidget):
         self.setShowGrid(False)
         head = self.horizontalHeader()
         head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for col in range(1, len(COLUMNS)):
+        for col in range(1, COLUMN_COUNT):
             head.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         self.names: list[str] = []
 
@@ -48,19 +62,23 @@ class ResidentsTable(QTableWidget):
             cells = (
                 names[row],
                 format_bytes(int(resident.get("size_bytes") or 0)),
-                f"{int(resident.get('n_ctx') or 0):,} tokens",
+                tr("Models in memory", "{n} tokens").format(
+                    n=f"{int(resident.get('n_ctx') or 0):,}"
+                ),
                 _at_once(resident),
                 stays(resident),
             )
             for col, text in enumerate(cells):
                 self.setItem(row, col, QTableWidgetItem(text))
-            button = QPushButton("Unload")
+            button = QPushButton(tr("Models in memory", "Unload"))
             button.setObjectName("Secondary")
-            button.setToolTip(f"Free the memory {names[row]} holds")
+            button.setToolTip(
+                tr("Models in memory", "Free the memory {name} holds").format(name=names[row])
+            )
             button.clicked.connect(
                 lambda _=False, name=names[row]: self.unload_requested.emit(name)
             )
-            self.setCellWidget(row, len(COLUMNS) - 1, button)
+            self.setCellWidget(row, COLUMN_COUNT - 1, button)
         self.names = names
         self.setFixedHeight(self.horizontalHeader().height() + 4 + ROW_PX * len(residents))
         self.setVisible(bool(residents))
@@ -70,8 +88,16 @@ def _at_once(resident: Mapping[str, Any]) -> str:
     parallel = int(resident.get("parallel") or 1)
     running = int(resident.get("slots_in_use") or 0)
     queued = int(resident.get("queued") or 0)
-    text = f"{running} of {parallel} replies" if parallel > 1 else f"{running} of 1 reply"
-    return text + (f", {queued} waiting" if queued else "")
+    text = (
+        tr("Models in memory", "{running} of {parallel} replies").format(
+            running=running, parallel=parallel
+        )
+        if parallel > 1
+        else tr("Models in memory", "{running} of 1 reply").format(running=running)
+    )
+    if not queued:
+        return text
+    return tr("Models in memory", "{replies}, {n} waiting").format(replies=text, n=queued)
 
 
 def stays(resident: Mapping[str, Any], now: float | None = None) -> str:
@@ -80,13 +106,13 @@ def stays(resident: Mapping[str, Any], now: float | None = None) -> str:
     keep = resident.get("keep_alive_s")
     if expires is not None:
         left = max(float(expires) - (time.time() if now is None else now), 0.0)
-        return f"unloaded in {_minutes(left)}"
+        return tr("Models in memory", "unloaded in {time}").format(time=_minutes(left))
     if keep is None:
-        return "until unloaded"
-    return f"{_minutes(float(keep))} once idle"
+        return tr("Models in memory", "until unloaded")
+    return tr("Models in memory", "{time} once idle").format(time=_minutes(float(keep)))
 
 
 def _minutes(seconds: float) -> str:
     if seconds < 90:
-        return f"{round(seconds)} s"
-    return f"{round(seconds / 60)} min"
+        return tr("Models in memory", "{n} s").format(n=round(seconds))
+    return tr("Models in memory", "{n} min").format(n=round(seconds / 60))

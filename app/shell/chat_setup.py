@@ -13,6 +13,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
 
 from app.chat.model_picker import ModelChoice
+from app.common.i18n import tr
 
 if TYPE_CHECKING:
     from app.chat.controller import ChatController
@@ -22,7 +23,10 @@ if TYPE_CHECKING:
     from engine.store import Conversation
     from engine.store.presets import Preset
 
-JSON_FILTER = "JSON files (*.json);;All files (*)"
+
+def json_filter() -> str:
+    """The presets' file dialogs' filter."""
+    return ";;".join((tr("Chat header", "JSON files (*.json)"), tr("Chat header", "All files (*)")))
 
 
 class ChatSetup(QObject):
@@ -115,9 +119,12 @@ class ChatSetup(QObject):
         picker = self.page.model_picker
         picker.setEnabled(remote is None)
         picker.setToolTip(
-            "The model that writes this chat's replies (Ctrl+L)"
+            tr("Chat header", "The model that writes this chat's replies (Ctrl+L)")
             if remote is None
-            else "Another computer's engine is in use: its model is chosen in Settings › Engine"
+            else tr(
+                "Chat header",
+                "Another computer's engine is in use: its model is chosen in Settings › Engine",
+            )
         )
 
     def choose_model(self) -> None:
@@ -159,7 +166,9 @@ class ChatSetup(QObject):
             assert callable(job)
             job()
         except (ValueError, OSError) as exc:
-            self.controller.notice.emit(f"{action}: {exc}")
+            self.controller.notice.emit(
+                tr("Chat header", "{action}: {reason}").format(action=action, reason=exc)
+            )
             return
         self.list_presets()
 
@@ -169,7 +178,9 @@ class ChatSetup(QObject):
         presets = self.controller.presets
         if presets is None:
             return
-        name, ok = QInputDialog.getText(self.window, "Save preset", "Name of the preset:")
+        name, ok = QInputDialog.getText(
+            self.window, tr("Chat header", "Save preset"), tr("Chat header", "Name of the preset:")
+        )
         if not ok or not name.strip():
             return
         preset = Preset(
@@ -178,30 +189,37 @@ class ChatSetup(QObject):
             self.controller.settings(),
             self.controller.chat_model(),
         )
-        self._presets_do("The preset was not saved", lambda: presets.save(preset))
+        self._presets_do(
+            tr("Chat header", "The preset was not saved"), lambda: presets.save(preset)
+        )
         self.page.preset_picker.select(preset.name)
         self._menu_state()
 
     def _set_default(self, name: str | None) -> None:
         presets = self.controller.presets
         if presets is not None:
-            self._presets_do("No default was set", lambda: presets.set_default(name))
+            self._presets_do(
+                tr("Chat header", "No default was set"), lambda: presets.set_default(name)
+            )
 
     def _delete_preset(self, preset: Preset) -> None:
         presets = self.controller.presets
         if presets is not None:
-            self._presets_do("The preset was not deleted", lambda: presets.delete(preset.name))
+            self._presets_do(
+                tr("Chat header", "The preset was not deleted"), lambda: presets.delete(preset.name)
+            )
 
     def import_presets(self) -> None:
         presets = self.controller.presets
         if presets is None:
             return
         path, _ = QFileDialog.getOpenFileName(
-            self.window, "Import presets", str(Path.home()), JSON_FILTER
+            self.window, tr("Chat header", "Import presets"), str(Path.home()), json_filter()
         )
         if path:
             self._presets_do(
-                "The presets were not imported", lambda: presets.import_json(Path(path))
+                tr("Chat header", "The presets were not imported"),
+                lambda: presets.import_json(Path(path)),
             )
 
     def export_presets(self) -> None:
@@ -209,11 +227,15 @@ class ChatSetup(QObject):
         if presets is None:
             return
         path, _ = QFileDialog.getSaveFileName(
-            self.window, "Export presets", str(Path.home() / "cove-presets.json"), JSON_FILTER
+            self.window,
+            tr("Chat header", "Export presets"),
+            str(Path.home() / "cove-presets.json"),
+            json_filter(),
         )
         if path:
             self._presets_do(
-                "The presets were not exported", lambda: presets.export_json(None, Path(path))
+                tr("Chat header", "The presets were not exported"),
+                lambda: presets.export_json(None, Path(path)),
             )
 
     # -- undo ------------------------------------------------------------------------------------

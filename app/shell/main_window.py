@@ -27,6 +27,7 @@ from app.chat.state_dialog import LIMIT_SETTING, stored_limit
 from app.chat.view import ChatView
 from app.common.document_encoder import DocumentEncoder
 from app.common.engine_service import STARTER, EngineService
+from app.common.i18n import tr
 from app.common.idle_runner import IdleRunner
 from app.common.mcp_service import ENABLED_SETTING, McpService
 from app.common.theme import ThemeManager
@@ -192,11 +193,13 @@ class MainWindow(QMainWindow):
 
     def _build_menu(self) -> QMenu:
         menu = QMenu(self)
-        menu.addAction("Export chat as Markdown…", lambda: self._export_current("markdown"))
-        menu.addAction("Export chat as JSON…", lambda: self._export_current("json"))
-        menu.addAction("Import chat…", lambda: self.conversations.import_chat())
-        menu.addAction("Rename chat", lambda: self.conversations.rename_current())
-        menu.addAction("Delete chat…", lambda: self.conversations.delete_current())
+        menu.addAction(
+            tr("Window", "Export chat as Markdown…"), lambda: self._export_current("markdown")
+        )
+        menu.addAction(tr("Window", "Export chat as JSON…"), lambda: self._export_current("json"))
+        menu.addAction(tr("Window", "Import chat…"), lambda: self.conversations.import_chat())
+        menu.addAction(tr("Window", "Rename chat"), lambda: self.conversations.rename_current())
+        menu.addAction(tr("Window", "Delete chat…"), lambda: self.conversations.delete_current())
         return menu
 
     def open_settings(self) -> SettingsView:
@@ -259,12 +262,21 @@ class MainWindow(QMainWindow):
         failed = [s for s in statuses if s.state == "failed"]
         if failed:
             names = ", ".join(s.name for s in failed)
-            self.status.notify(
-                f"MCP server{'s' if len(failed) > 1 else ''} {names} could not start: "
-                "see Settings › MCP servers"
-            )
+            if len(failed) > 1:
+                text = tr(
+                    "Window", "MCP servers {names} could not start: see Settings › MCP servers"
+                ).format(names=names)
+            else:
+                text = tr(
+                    "Window", "MCP server {name} could not start: see Settings › MCP servers"
+                ).format(name=names)
+            self.status.notify(text)
         elif self.mcp.error:
-            self.status.notify(f"The MCP server list could not be read: {self.mcp.error}")
+            self.status.notify(
+                tr("Window", "The MCP server list could not be read: {reason}").format(
+                    reason=self.mcp.error
+                )
+            )
 
     def _save_mcp_enabled(self, on: bool) -> None:
         store = self.controller.store
@@ -317,7 +329,9 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         c, e, s = self.controller, self.engine, self.sidebar
         c.store_opened.connect(self._store_opened)
-        c.store_failed.connect(lambda msg: self.banner.show_crash(msg, [], "No chat history"))
+        c.store_failed.connect(
+            lambda msg: self.banner.show_crash(msg, [], tr("Window", "No chat history"))
+        )
         c.reply_finished.connect(self._reply_finished)
         c.answering_changed.connect(s.set_answering)
         c.context_changed.connect(self._context_changed)
@@ -339,7 +353,9 @@ class MainWindow(QMainWindow):
         e.status_changed.connect(self._status_changed)
         e.crashed.connect(self._crashed)
         e.restarted.connect(self._restarted)
-        e.start_failed.connect(lambda msg: self.banner.show_crash(msg, [], "Cove's engine"))
+        e.start_failed.connect(
+            lambda msg: self.banner.show_crash(msg, [], tr("Window", "Cove's engine"))
+        )
         self.banner.restart_requested.connect(e.restart)
         self.status.cancel_load_requested.connect(e.cancel_load)
         self.status.model_clicked.connect(lambda: self.show_page("models"))
@@ -366,7 +382,7 @@ class MainWindow(QMainWindow):
     def start(self) -> None:
         """After the window is shown: open the history, then start the engine. Nothing here
         blocks; the window is usable while both happen."""
-        self.status.set_engine_text("Opening the chat history…")
+        self.status.set_engine_text(tr("Window", "Opening the chat history…"))
         WarmUp(self.background, lambda: self.theme.colors, self).start()
         self.controller.open_store()
         self.documents_view.start_watching()
@@ -411,7 +427,7 @@ class MainWindow(QMainWindow):
         elif self.start_engine:
             self.engine_mode.start()
         else:
-            self.status.set_engine_text("No engine")
+            self.status.set_engine_text(tr("Window", "No engine"))
         if not values["welcomed"]:
             self.show_page("welcome")
 
@@ -489,14 +505,18 @@ class MainWindow(QMainWindow):
     def _check_starter(self) -> None:
         def done(plan: Plan) -> None:
             verdict = verdict_from_plan(plan)
-            self.welcome.set_starter(f"The starter model, SmolLM2 135M: {verdict.text}.")
+            self.welcome.set_starter(
+                tr("Window", "The starter model, SmolLM2 135M: {verdict}.").format(
+                    verdict=verdict.text
+                )
+            )
 
         def failed(exc: BaseException) -> None:
             self.welcome.set_starter(verdict_from_error(str(exc)).text)
 
         if self.engine.engine is None:
             self.welcome.set_starter(
-                "The starter model, SmolLM2 135M, is loading in the background."
+                tr("Window", "The starter model, SmolLM2 135M, is loading in the background.")
             )
             self.engine.started.connect(self._check_starter, Qt.ConnectionType.SingleShotConnection)
             return
@@ -525,12 +545,15 @@ class MainWindow(QMainWindow):
 
     def _load_started(self, model: str) -> None:
         name = self.controller.display_name(model) or (
-            "the starter model" if model == STARTER else Path(model).name
+            tr("Window", "the starter model") if model == STARTER else Path(model).name
         )
         self.status.show_loading(name)
         self.models_view.show_loading(True)
         self.composer.set_hint(
-            "The model is loading. You can write now; the reply starts once it is ready."
+            tr(
+                "Window",
+                "The model is loading. You can write now; the reply starts once it is ready.",
+            )
         )
 
     def _load_progressed(self, fraction: float) -> None:
@@ -550,7 +573,7 @@ class MainWindow(QMainWindow):
         self.status.hide_loading()
         self.models_view.show_loading(False)
         self.composer.set_hint("")
-        self.status.notify("Loading cancelled." if cancelled else message)
+        self.status.notify(tr("Window", "Loading cancelled.") if cancelled else message)
         if not cancelled:
             self.models_view.details.setText(message)
         self.engine.refresh_status()
@@ -573,12 +596,12 @@ class MainWindow(QMainWindow):
 
     def _crashed(self, message: str, log_lines: list[str]) -> None:
         self.banner.show_crash(message, log_lines)
-        self.status.set_engine_text("Engine stopped")
+        self.status.set_engine_text(tr("Window", "Engine stopped"))
         self.status.hide_loading()
 
     def _restarted(self) -> None:
         self.banner.setVisible(False)
-        self.status.notify("The engine was restarted.")
+        self.status.notify(tr("Window", "The engine was restarted."))
 
     # -- appearance, settings ------------------------------------------------------------------
 

@@ -3,6 +3,7 @@ table a screen reader reads row by row."""
 
 from __future__ import annotations
 
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -14,35 +15,53 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-SHORTCUTS: tuple[tuple[str, str], ...] = (
-    ("Ctrl+N", "Start a new chat"),
-    ("Enter", "Send the message"),
-    ("Shift+Enter", "A new line in the message"),
-    ("Esc", "Stop the reply being written; close find; cancel an edit"),
-    ("Ctrl+L", "Choose the chat's model"),
-    ("Ctrl+F", "Find in this chat (Enter: next match, Shift+Enter: previous)"),
-    ("Ctrl+Shift+F", "Search every chat"),
-    ("Ctrl+Z", "Bring back the message just deleted"),
-    ("Ctrl++ / Ctrl+-", "Larger or smaller text"),
-    ("Ctrl+0", "The default text size"),
-    ("Ctrl+/", "This list of shortcuts"),
-)
+from app.common.i18n import tr
+
+
+def keys(*sequences: str) -> str:
+    """Key sequences as this system names them (Qt translates the names of the keys)."""
+    native = QKeySequence.SequenceFormat.NativeText
+    return " / ".join(QKeySequence(s).toString(native) for s in sequences)
+
+
+def shortcuts() -> tuple[tuple[str, str], ...]:
+    """Each shortcut's keys and what they do, in the window's language."""
+    return (
+        (keys("Ctrl+N"), tr("Shortcuts", "Start a new chat")),
+        (keys("Enter"), tr("Shortcuts", "Send the message")),
+        (keys("Shift+Enter"), tr("Shortcuts", "A new line in the message")),
+        (
+            keys("Esc"),
+            tr("Shortcuts", "Stop the reply being written; close find; cancel an edit"),
+        ),
+        (keys("Ctrl+L"), tr("Shortcuts", "Choose the chat's model")),
+        (
+            keys("Ctrl+F"),
+            tr("Shortcuts", "Find in this chat (Enter: next match, Shift+Enter: previous)"),
+        ),
+        (keys("Ctrl+Shift+F"), tr("Shortcuts", "Search every chat")),
+        (keys("Ctrl+Z"), tr("Shortcuts", "Bring back the message just deleted")),
+        (keys("Ctrl++", "Ctrl+-"), tr("Shortcuts", "Larger or smaller text")),
+        (keys("Ctrl+0"), tr("Shortcuts", "The default text size")),
+        (keys("Ctrl+/"), tr("Shortcuts", "This list of shortcuts")),
+    )
 
 
 class ShortcutsSheet(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Keyboard shortcuts")
-        self.setAccessibleName("Keyboard shortcuts")
+        self.setWindowTitle(tr("Shortcuts", "Keyboard shortcuts"))
+        self.setAccessibleName(tr("Shortcuts", "Keyboard shortcuts"))
         layout = QVBoxLayout(self)
-        table = QTableWidget(len(SHORTCUTS), 2)
-        table.setAccessibleName("Keyboard shortcuts")
-        table.setHorizontalHeaderLabels(["Keys", "What they do"])
+        rows = shortcuts()
+        table = QTableWidget(len(rows), 2)
+        table.setAccessibleName(tr("Shortcuts", "Keyboard shortcuts"))
+        table.setHorizontalHeaderLabels([tr("Shortcuts", "Keys"), tr("Shortcuts", "What they do")])
         table.verticalHeader().setVisible(False)
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        for row, (keys, what) in enumerate(SHORTCUTS):
-            table.setItem(row, 0, QTableWidgetItem(keys))
+        for row, (pressed, what) in enumerate(rows):
+            table.setItem(row, 0, QTableWidgetItem(pressed))
             table.setItem(row, 1, QTableWidgetItem(what))
         header = table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)

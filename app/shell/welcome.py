@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from app.common.i18n import tr
 from engine.units import format_bytes
 
 if TYPE_CHECKING:
@@ -17,20 +18,24 @@ if TYPE_CHECKING:
 def capacity_text(report: HardwareReport) -> str:
     """Where models would run here, as the hardware report says. How large a model fits is the
     planner's answer, per model: the starter's verdict below, and every model's in Models."""
-    return (
-        f"For GGUF models the best device here is: {report.best_device()}. Cove checks every "
-        "model against the memory that is free before loading it."
-    )
+    return tr(
+        "Welcome",
+        "For GGUF models the best device here is: {device}. Cove checks every "
+        "model against the memory that is free before loading it.",
+    ).format(device=report.best_device())
 
 
 def hardware_line(report: HardwareReport) -> str:
     cpu = report.cpu
     gpus = [g.name for g in report.gpus]
     npus = report.ort.npus()
+    cores = cpu.physical_cores
     parts = [
-        f"{cpu.model} ({cpu.physical_cores} cores)",
-        f"{format_bytes(report.memory.total_bytes)} RAM",
-        ", ".join(gpus) if gpus else "no GPU that Cove can use",
+        tr("Welcome", "{cpu} (1 core)").format(cpu=cpu.model)
+        if cores == 1
+        else tr("Welcome", "{cpu} ({n} cores)").format(cpu=cpu.model, n=cores),
+        tr("Welcome", "{size} RAM").format(size=format_bytes(report.memory.total_bytes)),
+        ", ".join(gpus) if gpus else tr("Welcome", "no GPU that Cove can use"),
     ]
     if npus:
         parts.append(", ".join(npus))
@@ -49,18 +54,28 @@ class WelcomeView(QWidget):
         layout = QVBoxLayout(column)
         layout.setSpacing(14)
         layout.addStretch(1)
-        title = QLabel("<span style='font-size:22pt; font-weight:600'>Welcome to Cove</span>")
+        title = QLabel(
+            "<span style='font-size:22pt; font-weight:600'>{}</span>".format(
+                tr("Welcome", "Welcome to Cove")
+            )
+        )
         layout.addWidget(title)
         privacy = QLabel(
-            "<p><b>Everything stays on this computer.</b> Cove runs language models on this "
-            "machine. What you type, the replies and your chat history never leave it: there is "
-            "no account, no telemetry, and Cove opens no network connection unless you ask it "
-            "to: to download a model, or to use another computer's engine.</p>"
+            "<p><b>{}</b> {}</p>".format(
+                tr("Welcome", "Everything stays on this computer."),
+                tr(
+                    "Welcome",
+                    "Cove runs language models on this machine. What you type, the replies "
+                    "and your chat history never leave it: there is no account, no "
+                    "telemetry, and Cove opens no network connection unless you ask it to: "
+                    "to download a model, or to use another computer's engine.",
+                ),
+            )
         )
         privacy.setWordWrap(True)
         layout.addWidget(privacy)
-        layout.addWidget(QLabel("<b>What this computer can run</b>"))
-        self.hardware = QLabel("Looking at this computer…")
+        layout.addWidget(QLabel("<b>{}</b>".format(tr("Welcome", "What this computer can run"))))
+        self.hardware = QLabel(tr("Welcome", "Looking at this computer…"))
         self.hardware.setWordWrap(True)
         self.hardware.setProperty("muted", True)
         self.capacity = QLabel("")
@@ -71,7 +86,7 @@ class WelcomeView(QWidget):
         layout.addWidget(self.capacity)
         layout.addWidget(self.starter)
         row = QHBoxLayout()
-        self.start_button = QPushButton("Start chatting")
+        self.start_button = QPushButton(tr("Welcome", "Start chatting"))
         self.start_button.setObjectName("Primary")
         self.start_button.clicked.connect(self.start_requested)
         row.addWidget(self.start_button)
@@ -87,7 +102,11 @@ class WelcomeView(QWidget):
         self.capacity.setText(html.escape(capacity_text(report)))
 
     def set_probe_error(self, message: str) -> None:
-        self.hardware.setText(f"The hardware check failed ({message}); Cove will use the CPU.")
+        self.hardware.setText(
+            tr("Welcome", "The hardware check failed ({reason}); Cove will use the CPU.").format(
+                reason=message
+            )
+        )
 
     def set_starter(self, text: str) -> None:
         self.starter.setText(text)
