@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.cove-installed
 
-.PHONY: run setup test lint typecheck imports pytest bench test-isa bundle bundle-test clean
+.PHONY: run setup test lint typecheck imports pytest bench test-isa bundle bundle-test clean translations
 
 run: setup
 	$(BIN)/cove
@@ -35,6 +35,12 @@ imports:
 
 pytest:
 	$(BIN)/python -m pytest -q
+
+# After changing the window's words: update assets/i18n/*.ts, translate, then build the .qm files
+# (packaging/translations.py says how).
+translations: setup
+	$(BIN)/python packaging/translations.py extract
+	$(BIN)/python packaging/translations.py compile
 
 # A double-clickable bundle of this platform (packaging/README.md); Linux builds here.
 bundle: setup

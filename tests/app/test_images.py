@@ -145,8 +145,8 @@ def test_a_pasted_image_is_attached_and_pasted_text_is_still_text(
 def test_a_file_that_is_not_an_image_is_refused_with_its_reason(
     qtbot: QtBot, composer: Composer, tmp_path: Path
 ) -> None:
-    notes = tmp_path / "notes.txt"
-    notes.write_text("not a picture")
+    notes = tmp_path / "notes.dat"  # neither a picture nor a document Cove reads
+    notes.write_bytes(b"\x00\x01 not a picture")
     cut = tmp_path / "cut.png"
     cut.write_bytes(chart(tmp_path / "whole.png").read_bytes()[:600])
     composer.add_files([notes, cut])
@@ -154,7 +154,7 @@ def test_a_file_that_is_not_an_image_is_refused_with_its_reason(
     assert composer.attachments == []
     message = composer.image_error.text()
     assert composer.image_error.isVisible()
-    assert "notes.txt is not an image Cove can read" in message
+    assert "notes.dat is not an image Cove can read" in message
     assert "cut.png" in message
     composer.add_files([chart(tmp_path / "fine.png")])
     wait_read(qtbot, composer, 1)

@@ -112,3 +112,50 @@ def test_a_screen_reader_user_keeps_every_version(tmp_path: Path, starter: Path)
         "speakers": shown,
         "model": other,
     }
+
+
+def test_a_screen_reader_user_reads_settings_attaches_a_pdf_and_changes_language(
+    tmp_path: Path, starter: Path
+) -> None:
+    from tests.documents.harbour import harbour_folder
+
+    launcher = _launcher()
+    docs = harbour_folder(tmp_path / "papers")
+    home = tmp_path / "home"
+    (home / "data").mkdir(parents=True)
+    env = {**os.environ, "HOME": str(home), "COVE_DATA_DIR": str(home / "data")}
+    env.pop("QT_QPA_PLATFORM", None)
+    env.pop("DISPLAY", None)
+    report_path = tmp_path / "report.json"
+    subprocess.run(
+        [
+            "dbus-run-session",
+            "--",
+            SYSTEM_PYTHON,
+            str(DRIVER.with_name("atspi_files.py")),
+            str(report_path),
+            sys.executable,
+            launcher,
+            str(docs / "harbour_guide.pdf"),
+        ],
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=DRIVE_TIMEOUT_S,
+        check=False,
+        capture_output=True,
+    )
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    if "skip" in report:
+        pytest.skip(report["skip"])
+    assert report.get("ok"), f"{report.get('error')}\n{json.dumps(report, indent=1)}"
+    sections = ["Appearance", "Engine", "MCP servers", "Saved state", "Privacy"]
+    assert report["settings sections"] == sections
+    assert report["pages audited"] == [f"Settings › {s}" for s in sections]
+    assert report["unnamed"] == []
+    assert report["command lines"] == []
+    # The PDF given through the file dialog is read into the chat, and the answer cites its page.
+    assert "harbour_guide.pdf" in report["file shown"] and "2 pages" in report["file shown"]
+    assert "harbour_guide.pdf · page 2" in report["cited"]
+    # After choosing Deutsch and restarting, the same controls speak German.
+    assert report["send after restart"] == "Senden"
+    assert report["attach after restart"] == ["Dateien anhängen"]
