@@ -14,6 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMimeData, Qt
 from PySide6.QtGui import QImage, QImageWriter
 
+from app.common.i18n import tr
 from engine.images import read_image, read_image_file
 from engine.types import ImageInput
 
@@ -21,8 +22,18 @@ MAX_IMAGES = 8  # in one message
 THUMB_SIDE = 56  # the composer's chips, in pixels
 # Formats a clipboard may hold as the file's own bytes (kept as they are, not re-encoded).
 CLIPBOARD_FORMATS = ("image/png", "image/jpeg", "image/webp", "image/gif", "image/bmp")
-FILE_FILTER = "Images (*.png *.jpg *.jpeg *.webp *.gif *.bmp *.tif *.tiff)"
-PASTED_NAME = "Pasted image"
+IMAGE_PATTERNS = "*.png *.jpg *.jpeg *.webp *.gif *.bmp *.tif *.tiff"
+FILE_FILTER = f"Images ({IMAGE_PATTERNS})"  # in English; file_filter() is the one shown
+
+
+def file_filter() -> str:
+    """The file dialog's filter for images, in the window's language."""
+    return tr("Attachments", "Images ({patterns})").format(patterns=IMAGE_PATTERNS)
+
+
+def pasted_name() -> str:
+    """The name an image from the clipboard goes by."""
+    return tr("Attachments", "Pasted image")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,11 +69,11 @@ def sources_from_mime(mime: QMimeData) -> list[ImageSource]:
         if mime.hasFormat(fmt):
             data = bytes(mime.data(fmt).data())
             if data:
-                return [ImageSource(PASTED_NAME, data=data)]
+                return [ImageSource(pasted_name(), data=data)]
     if mime.hasImage():
         image = QImage(mime.imageData())
         if not image.isNull():
-            return [ImageSource(PASTED_NAME, data=png_bytes(image))]
+            return [ImageSource(pasted_name(), data=png_bytes(image))]
     return []
 
 

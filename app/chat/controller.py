@@ -224,7 +224,9 @@ class ChatController(QObject):
         """Run ``fn(store)`` off the UI thread; errors become a notice."""
         store = self.store
         if store is None:
-            self.notice.emit("The chat history is still opening; try again in a moment.")
+            self.notice.emit(
+                tr("Chat", "The chat history is still opening; try again in a moment.")
+            )
             return
         self.io.submit(lambda: fn(store), done, lambda exc: self.notice.emit(str(exc)))
 
@@ -307,7 +309,7 @@ class ChatController(QObject):
                 return  # the user opened another one meanwhile
             conversation, messages = result
             if conversation is None:
-                self.notice.emit("That conversation was deleted.")
+                self.notice.emit(tr("Chat", "That conversation was deleted."))
                 self.refresh_list()
                 return
             self.current = conversation
@@ -356,7 +358,7 @@ class ChatController(QObject):
             path.write_text(text, encoding="utf-8")
             return path
 
-        self._io(job, lambda p: self.notice.emit(f"Exported to {p}"))
+        self._io(job, lambda p: self.notice.emit(tr("Chat", "Exported to {path}").format(path=p)))
 
     def set_system_prompt(self, text: str) -> None:
         if self.current is None:
@@ -367,6 +369,19 @@ class ChatController(QObject):
         self._io(lambda s: s.set_system_prompt(conv_id, text))
 
     def set_settings(self, settings: ChatSettings) -> None:
+        settings = replace(settings, thinking=self.settings().thinking)  # set_thinking's
+        if self.current is None:
+            self.draft_settings = settings
+            return
+        conv_id = self.current.id
+        self.current = replace(self.current, settings=settings)
+        self._io(lambda s: s.set_settings(conv_id, settings))
+
+    def set_thinking(self, on: bool) -> None:
+        """Whether the chat's model thinks before it answers (the header's Thinking switch, for
+        a model whose template can turn it off); kept with the chat's settings, which the
+        settings panel and presets leave as it is."""
+        settings = replace(self.settings(), thinking=on)
         if self.current is None:
             self.draft_settings = settings
             return
@@ -465,16 +480,24 @@ class ChatController(QObject):
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, ValueError) as exc:
-                raise ValueError(f"{path.name} could not be read as JSON: {exc}") from None
+                raise ValueError(
+                    tr("Chat", "{file} could not be read as JSON: {reason}").format(
+                        file=path.name, reason=exc
+                    )
+                ) from None
             try:
                 return store.import_json(data, path.stem)
             except ValueError as exc:
-                raise ValueError(f"{path.name} was not imported: {exc}") from None
+                raise ValueError(
+                    tr("Chat", "{file} was not imported: {reason}").format(
+                        file=path.name, reason=exc
+                    )
+                ) from None
 
         def done(conversation: Conversation) -> None:
             self.refresh_list()
             self.open_conversation(conversation.id)
-            self.notice.emit(f"Imported {conversation.title}")
+            self.notice.emit(tr("Chat", "Imported {title}").format(title=conversation.title))
 
         self._io(job, done)
 
@@ -514,12 +537,17 @@ class ChatController(QObject):
         if not text and not attached:
             return False
         if self.store is None:
-            self.notice.emit("The chat history is still opening; try again in a moment.")
+            self.notice.emit(
+                tr("Chat", "The chat history is still opening; try again in a moment.")
+            )
             return False
         if self.active is not None:
             self.notice.emit(
-                "Cove is still answering in this chat. Stop the reply (Esc), wait for it, or "
-                "start a new chat meanwhile."
+                tr(
+                    "Chat",
+                    "Cove is still answering in this chat. Stop the reply (Esc), wait for it, or "
+                    "start a new chat meanwhile.",
+                )
             )
             return False
         blind = self._blind_model()
@@ -624,7 +652,9 @@ class ChatController(QObject):
         def opened(conversation: Conversation) -> None:
             self.refresh_list()
             self.open_conversation(conversation.id)
-            self.notice.emit(f"Branched into a new chat: {conversation.title}")
+            self.notice.emit(
+                tr("Chat", "Branched into a new chat: {title}").format(title=conversation.title)
+            )
 
         self._io(lambda s: s.branch(message_id), opened)
 
@@ -705,11 +735,13 @@ class ChatController(QObject):
         if into is not None:
             pass
         elif model is not None and model != self.engine.model and not self._resident(model):
-            reply.set_waiting_text(f"Loading {self.model_label(model) or model}…")
+            reply.set_waiting_text(
+                tr("Chat", "Loading {model}…").format(model=self.model_label(model) or model)
+            )
         elif self.engine.loading:
-            reply.set_waiting_text("Waiting for the model to finish loading…")
+            reply.set_waiting_text(tr("Chat", "Waiting for the model to finish loading…"))
         elif self.engine.engine is None:
-            reply.set_waiting_text("Waiting for the engine to start…")
+            reply.set_waiting_text(tr("Chat", "Waiting for the engine to start…"))
         elif documents is not None:
             reply.set_waiting_text(
                 tr("Chat", "Searching this chat's files…")
@@ -717,7 +749,7 @@ class ChatController(QObject):
                 else tr("Chat", "Searching {name}…").format(name=collection)
             )
         else:
-            reply.set_waiting_text("Thinking…")
+            reply.set_waiting_text(tr("Chat", "Thinking…"))
         self.view.update_regenerate()
         self.view.scroll_to_bottom()
         # The engine's own model is asked for as such; another by name, loaded on demand.
@@ -807,7 +839,7 @@ class ChatController(QObject):
         if self.answer_call is None or decision not in ("once", "always", "deny"):
             return
         if not self.answer_call(call_id, decision):  # type: ignore[arg-type]
-            self.notice.emit("That tool call is no longer waiting for an answer.")
+            self.notice.emit(tr("Chat", "That tool call is no longer waiting for an answer."))
 
     def _reply_finished(self, active: ActiveReply, outcome: ReplyOutcome) -> None:
         if active in self.replies:
@@ -832,7 +864,8 @@ class ChatController(QObject):
                             widget.set_text(message.content)
                     widget.finish(message.status, message.meta)
                 else:
-                    widget.finish("error", {"error": outcome.error or "The reply failed."})
+                    error = outcome.error or tr("Chat", "The reply failed.")
+                    widget.finish("error", {"error": error})
             self.view.update_regenerate()
             self._update_context()
             self._refresh_versions()
@@ -869,8 +902,11 @@ class ChatController(QObject):
             self.vision_notice.emit(no_vision_message(blind))
         elif self.view.has_images():
             self.vision_notice.emit(
-                f"{blind} cannot see images, so this chat's images are left out of its replies. "
-                "Load a vision model (Gemma 3, Qwen2.5-VL, SmolVLM) to ask about them."
+                tr(
+                    "Chat",
+                    "{model} cannot see images, so this chat's images are left out of its "
+                    "replies. Load a vision model ({examples}) to ask about them.",
+                ).format(model=blind, examples="Gemma 3, Qwen2.5-VL, SmolVLM")
             )
         else:
             self.vision_notice.emit(self._refused if self._refused else "")
@@ -902,11 +938,12 @@ class ChatController(QObject):
         if truncation:
             message = truncation
         elif limit and used >= limit * WARN_AT:
-            message = (
-                f"The conversation fills {used / limit:.0%} of the {limit}-token context: the "
-                "oldest messages will be left out soon (the system prompt is kept). Start a new "
-                "chat, or load the model with a larger context."
-            )
+            message = tr(
+                "Chat",
+                "The conversation fills {share} of the {limit}-token context: the oldest "
+                "messages will be left out soon (the system prompt is kept). Start a new chat, "
+                "or load the model with a larger context.",
+            ).format(share=f"{used / limit:.0%}", limit=limit)
         else:
             message = ""
         self.context_changed.emit(used, limit, message)

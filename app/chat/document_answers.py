@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.chat.generation import DocumentsRequest
+from app.common.i18n import tr
 from engine.documents.answer import Grounding, ground
 from engine.documents.answerable import judge
 from engine.documents.encoder import Encoder
@@ -38,7 +39,10 @@ class DocumentAnswers:
         collection = self.db.collection(name)
         if collection is None:
             raise DocumentIndexError(
-                f"The collection {name!r} no longer exists. Choose another under Answer from."
+                tr(
+                    "Document answers",
+                    "The collection {name} no longer exists. Choose another under Answer from.",
+                ).format(name=repr(name))
             )
         encoder = self._encoder() if collection.encoder is not None else None
         if encoder is not None:

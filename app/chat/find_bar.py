@@ -12,6 +12,8 @@ from PySide6.QtGui import QColor, QKeyEvent, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QTextEdit, QToolButton
 from shiboken6 import isValid
 
+from app.common.i18n import tr
+
 if TYPE_CHECKING:
     from app.chat.message.widget import MessageBody
     from app.chat.view import ChatView
@@ -33,16 +35,16 @@ class FindBar(QFrame):
         row = QHBoxLayout(self)
         row.setContentsMargins(10, 4, 6, 4)
         self.field = QLineEdit()
-        self.field.setPlaceholderText("Find in this chat")
-        self.field.setAccessibleName("Find in chat")
+        self.field.setPlaceholderText(tr("Find in chat", "Find in this chat"))
+        self.field.setAccessibleName(tr("Find in chat", "Find in chat"))
         self.field.setClearButtonEnabled(True)
         self.field.textChanged.connect(self.find_text)
         self.field.installEventFilter(self)
         self.count = QLabel("")
         self.count.setProperty("muted", True)
-        self.previous = self._button("Previous match", "↑")
-        self.next = self._button("Next match", "↓")
-        self.close_button = self._button("Close find", "✕")
+        self.previous = self._button(tr("Find in chat", "Previous match"), "↑")
+        self.next = self._button(tr("Find in chat", "Next match"), "↓")
+        self.close_button = self._button(tr("Find in chat", "Close find"), "✕")
         self.previous.clicked.connect(lambda: self.step(-1))
         self.next.clicked.connect(lambda: self.step(1))
         self.close_button.clicked.connect(self.close_bar)
@@ -89,13 +91,16 @@ class FindBar(QFrame):
     def step(self, by: int) -> None:
         """Select the next (``by`` 1) or previous (-1) match, and bring it into view."""
         if not self.matches:
-            self.count.setText("No matches" if self.field.text().strip() else "")
+            none = tr("Find in chat", "No matches") if self.field.text().strip() else ""
+            self.count.setText(none)
             return
         self.at = (self.at + by) % len(self.matches)
         match = self.matches[self.at]
         match.body.setTextCursor(match.cursor)
         self.view.ensureWidgetVisible(match.body, 0, 80)
-        self.count.setText(f"{self.at + 1} of {len(self.matches)}")
+        self.count.setText(
+            tr("Find in chat", "{at} of {total}").format(at=self.at + 1, total=len(self.matches))
+        )
 
     def _mark(self, found: list[Match]) -> None:
         marked = QTextCharFormat()

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from PySide6.QtCore import QObject, QRunnable, Signal
 
+from app.common.i18n import tr
 from engine.errors import EngineBusy, EngineCrashed, EngineError, EngineUnreachable
 from engine.types import ChatMessage, Chunk, GenerationParams
 
@@ -228,7 +229,7 @@ class GenerationWorker(QRunnable):
         except EngineError as exc:
             error = str(exc)
             if parts and isinstance(exc, EngineUnreachable):  # another computer's, mid-reply
-                error += " The reply so far is kept."
+                error = tr("Chat", "{error} The reply so far is kept.").format(error=error)
             self._finish(reply, parts, None, error, prompt_chars=prompt_chars, code=exc.code)
             return
         except Exception as exc:  # a worker boundary: the reply is saved and the error shown
@@ -246,7 +247,7 @@ class GenerationWorker(QRunnable):
             parts.append(replaced.content)
             reopened = self.store.reopen_message(replaced.id)
             if reopened is None:
-                raise EngineError("The reply to continue was deleted.")
+                raise EngineError(tr("Chat", "The reply to continue was deleted."))
             return reopened
         if replaced is not None:
             return self.store.add_version(replaced.id, "", status="streaming", meta=meta)
@@ -258,7 +259,7 @@ class GenerationWorker(QRunnable):
         req = self.request
         if req.conversation_id is not None:
             return req.conversation_id
-        new = req.new_conversation or NewConversation("New chat", "", None)
+        new = req.new_conversation or NewConversation(tr("Chat", "New chat"), "", None)
         conversation = self.store.create_conversation(
             title=new.title,
             system_prompt=new.system_prompt,
@@ -288,7 +289,7 @@ class GenerationWorker(QRunnable):
             return user, store.messages(conv_id), None
         old = store.get_message(req.message_id)
         if old is None:
-            raise EngineError("The reply was deleted meanwhile; nothing was written.")
+            raise EngineError(tr("Chat", "The reply was deleted meanwhile; nothing was written."))
         shown = store.show_version(old.id)
         ids = [m.id for m in shown]
         if req.mode == "continue":
@@ -453,13 +454,13 @@ class GenerationWorker(QRunnable):
                     meta.update(reply_meta(final))
                     status = reply_status(final.finish_reason)
                 else:
-                    meta["error"] = error or "unknown error"
+                    meta["error"] = error or tr("Chat", "unknown error")
                     meta["finish_reason"] = "crashed" if crashed else "error"
                     status = "interrupted" if crashed or text else "error"
                 stored = self.store.finish_message(reply.id, text, status, meta)
         except Exception as exc:  # the store failing must still end the turn in the UI
             log.exception("could not save the reply")
-            error = error or f"Could not save the reply: {exc}"
+            error = error or tr("Chat", "Could not save the reply: {reason}").format(reason=exc)
         self.signals.reply_finished.emit(
             ReplyOutcome(
                 conversation_id=self.conversation_id,

@@ -9,6 +9,7 @@ from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
 from app.chat.attachments import THUMB_SIDE, Attachment
+from app.common.i18n import tr
 
 
 class ImageChip(QFrame):
@@ -31,8 +32,9 @@ class ImageChip(QFrame):
         self.remove_button = QToolButton(self)
         self.remove_button.setObjectName("ChipRemove")
         self.remove_button.setText("×")
-        self.remove_button.setToolTip(f"Remove {attachment.name}")
-        self.remove_button.setAccessibleName(f"Remove {attachment.name}")
+        remove = tr("Attachments", "Remove {name}").format(name=attachment.name)
+        self.remove_button.setToolTip(remove)
+        self.remove_button.setAccessibleName(remove)
         self.remove_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.remove_button.setFixedSize(18, 18)
         self.remove_button.move(THUMB_SIDE + 4 - 20, 2)

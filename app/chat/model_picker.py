@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.common.accessible_combo import name_by_purpose
+from app.common.i18n import tr
 
 MIN_CHARS = 30  # the closed box fits a model's name; its list is as wide as its lines
 
@@ -43,9 +44,11 @@ class ModelPicker(QComboBox):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("ModelPicker")
-        name_by_purpose(self, "Model")
-        self.setAccessibleDescription("The model that writes this chat's replies")
-        self.setToolTip("The model that writes this chat's replies (Ctrl+L)")
+        name_by_purpose(self, tr("Model picker", "Model"))
+        self.setAccessibleDescription(
+            tr("Model picker", "The model that writes this chat's replies")
+        )
+        self.setToolTip(tr("Model picker", "The model that writes this chat's replies (Ctrl+L)"))
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.setMinimumContentsLength(MIN_CHARS)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
@@ -73,7 +76,7 @@ class ModelPicker(QComboBox):
         if index < 0 and model is not None and self.choices:
             # A model that is not installed (any more): said as it is, not silently replaced.
             self.blockSignals(True)
-            self.addItem(f"{model} — not installed", model)
+            self.addItem(tr("Model picker", "{model} — not installed").format(model=model), model)
             self.blockSignals(False)
             index = self.count() - 1
         self.blockSignals(True)

@@ -1,5 +1,5 @@
-"""The chat page: a header with the conversation's title, its model (Ctrl+L), its preset, the chat
-settings toggle and the ⋯ menu;
+"""The chat page: a header with the conversation's title, its model (Ctrl+L) and, for a model
+that can turn it off, the Thinking switch, its preset, the chat settings toggle and the ⋯ menu;
 the conversation; the composer, with the context notice (and, when the model cannot see images,
 the vision notice) above it; the chat settings beside them. Images dropped anywhere on the page
 go to the composer."""
@@ -26,7 +26,9 @@ from app.chat.find_bar import FindBar
 from app.chat.model_picker import ModelPicker
 from app.chat.preset_picker import PresetMenu, PresetPicker
 from app.chat.settings import SettingsPanel
+from app.chat.thinking_switch import ThinkingSwitch
 from app.chat.view import MAX_COLUMN_WIDTH, ChatView
+from app.common.i18n import tr
 
 
 class ChatPage(QWidget):
@@ -45,23 +47,25 @@ class ChatPage(QWidget):
         layout.setSpacing(0)
         top = QHBoxLayout()
         top.setContentsMargins(24, 10, 16, 6)
-        self.title = QLabel("New chat")
+        self.title = QLabel(tr("Chat", "New chat"))
         self.title.setObjectName("RoleLabel")
         self.model_picker = ModelPicker()
+        self.thinking_switch = ThinkingSwitch()  # shown for a model that can turn it off
         self.preset_picker = PresetPicker()
         self.preset_menu = PresetMenu()
-        self.settings_button = QPushButton("Chat settings")
+        self.settings_button = QPushButton(tr("Chat", "Chat settings"))
         self.settings_button.setObjectName("Secondary")
         self.settings_button.setCheckable(True)
         self.menu_button = QToolButton()
         self.menu_button.setObjectName("MenuButton")
         self.menu_button.setText("⋯")
-        self.menu_button.setToolTip("More for this chat")
-        self.menu_button.setAccessibleName("More actions")
+        self.menu_button.setToolTip(tr("Chat", "More for this chat"))
+        self.menu_button.setAccessibleName(tr("Chat", "More actions"))
         self.menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.menu_button.setMenu(menu)
         top.addWidget(self.title, 1)
         top.addWidget(self.model_picker)
+        top.addWidget(self.thinking_switch)
         top.addWidget(self.preset_picker)
         top.addWidget(self.preset_menu)
         top.addWidget(self.settings_button)
@@ -94,9 +98,11 @@ class ChatPage(QWidget):
         self.vision_notice = QLabel("")
         self.vision_notice.setObjectName("NoticeText")
         self.vision_notice.setWordWrap(True)
-        self.vision_button = QPushButton("Find a vision model")
+        self.vision_button = QPushButton(tr("Chat", "Find a vision model"))
         self.vision_button.setObjectName("Secondary")
-        self.vision_button.setToolTip("Models › Discover, showing the models that see images")
+        self.vision_button.setToolTip(
+            tr("Chat", "Models › Discover, showing the models that see images")
+        )
         self.vision_button.clicked.connect(self.vision_models_requested)
         self.vision_notice_frame = QFrame()
         self.vision_notice_frame.setObjectName("Notice")
@@ -108,9 +114,9 @@ class ChatPage(QWidget):
         composer_column.addWidget(self.vision_notice_frame)
         self.undo_text = QLabel("")
         self.undo_text.setObjectName("NoticeText")
-        self.undo_button = QPushButton("Undo")
+        self.undo_button = QPushButton(tr("Chat", "Undo"))
         self.undo_button.setObjectName("Secondary")
-        self.undo_button.setToolTip("Bring the deleted message back (Ctrl+Z)")
+        self.undo_button.setToolTip(tr("Chat", "Bring the deleted message back (Ctrl+Z)"))
         self.undo_frame = QFrame()
         self.undo_frame.setObjectName("Notice")
         undo_layout = QHBoxLayout(self.undo_frame)

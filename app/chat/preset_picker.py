@@ -15,9 +15,8 @@ from PySide6.QtGui import QAction, QWheelEvent
 from PySide6.QtWidgets import QComboBox, QMenu, QToolButton, QWidget
 
 from app.common.accessible_combo import name_by_purpose
+from app.common.i18n import tr
 from engine.store.presets import Preset
-
-DEFAULT_MARK = " (default)"
 
 
 class PresetPicker(QComboBox):
@@ -30,14 +29,18 @@ class PresetPicker(QComboBox):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("PresetPicker")
-        name_by_purpose(self, "Preset")
+        name_by_purpose(self, tr("Presets", "Preset"))
         self.setAccessibleDescription(
-            "Start the chat from a preset: a system prompt and sampling settings"
+            tr("Presets", "Start the chat from a preset: a system prompt and sampling settings")
         )
         self.setToolTip(
-            "Preset: a system prompt and sampling settings (and sometimes a model) to start from"
+            tr(
+                "Presets",
+                "Preset: a system prompt and sampling settings (and sometimes a model) to start "
+                "from",
+            )
         )
-        self.setPlaceholderText("Choose a preset")
+        self.setPlaceholderText(tr("Presets", "Choose a preset"))
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         # Scrolling past it must not replace a chat's prompt: the wheel works once it has focus.
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -54,7 +57,9 @@ class PresetPicker(QComboBox):
         try:
             self.clear()
             for preset in self._presets.values():
-                label = preset.name + (DEFAULT_MARK if preset.name == self._default else "")
+                label = preset.name
+                if preset.name == self._default:
+                    label = tr("Presets", "{name} (default)").format(name=preset.name)
                 self.addItem(label, preset.name)
                 index = self.count() - 1
                 if preset.system_prompt:
@@ -110,21 +115,29 @@ class PresetMenu(QToolButton):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("MenuButton")
-        self.setText("Presets")
-        self.setAccessibleName("Presets menu")
-        self.setToolTip("Save, import, export or set the default preset")
+        self.setText(tr("Presets", "Presets"))
+        self.setAccessibleName(tr("Presets", "Presets menu"))
+        self.setToolTip(tr("Presets", "Save, import, export or set the default preset"))
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self._current: Preset | None = None
         menu = QMenu(self)
-        self.save_action = self._add(menu, "Save current as preset…", self.save_requested)
-        self.default_action = self._add(menu, "Set as default for new chats", self._set_default)
-        self.clear_default_action = self._add(
-            menu, "Start new chats without a preset", self.clear_default_requested
+        self.save_action = self._add(
+            menu, tr("Presets", "Save current as preset…"), self.save_requested
         )
-        self.delete_action = self._add(menu, "Delete preset", self._delete)
+        self.default_action = self._add(
+            menu, tr("Presets", "Set as default for new chats"), self._set_default
+        )
+        self.clear_default_action = self._add(
+            menu, tr("Presets", "Start new chats without a preset"), self.clear_default_requested
+        )
+        self.delete_action = self._add(menu, tr("Presets", "Delete preset"), self._delete)
         menu.addSeparator()
-        self.import_action = self._add(menu, "Import presets…", self.import_requested)
-        self.export_action = self._add(menu, "Export presets…", self.export_requested)
+        self.import_action = self._add(
+            menu, tr("Presets", "Import presets…"), self.import_requested
+        )
+        self.export_action = self._add(
+            menu, tr("Presets", "Export presets…"), self.export_requested
+        )
         self.setMenu(menu)
         self.set_current(None)
 

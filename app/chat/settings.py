@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from app.common.i18n import tr
 from engine.types import TEMPERATURE_RANGE
 
 if TYPE_CHECKING:
@@ -43,16 +44,18 @@ class SettingsPanel(QFrame):
         layout.setContentsMargins(14, 12, 14, 12)
         layout.setSpacing(8)
         header = QHBoxLayout()
-        header.addWidget(QLabel("<b>Chat settings</b>"))
+        header.addWidget(QLabel("<b>" + tr("Chat settings", "Chat settings") + "</b>"))
         header.addStretch(1)
-        self.close_button = QPushButton("Close")
+        self.close_button = QPushButton(tr("Chat settings", "Close"))
         self.close_button.setObjectName("Secondary")
         header.addWidget(self.close_button)
         layout.addLayout(header)
 
-        layout.addWidget(QLabel("System prompt"))
+        layout.addWidget(QLabel(tr("Chat settings", "System prompt")))
         self.system_prompt = QPlainTextEdit()
-        self.system_prompt.setPlaceholderText("For example: You are a concise assistant.")
+        self.system_prompt.setPlaceholderText(
+            tr("Chat settings", "For example: You are a concise assistant.")
+        )
         self.system_prompt.setMaximumHeight(140)
         layout.addWidget(self.system_prompt)
 
@@ -61,38 +64,42 @@ class SettingsPanel(QFrame):
         self.temperature = QDoubleSpinBox()
         self.temperature.setRange(*TEMPERATURE_RANGE)
         self.temperature.setSingleStep(0.05)
-        self.temperature.setToolTip("0 always picks the likeliest word; higher is more varied.")
+        self.temperature.setToolTip(
+            tr("Chat settings", "0 always picks the likeliest word; higher is more varied.")
+        )
         self.top_p = QDoubleSpinBox()
         self.top_p.setRange(0.05, 1.0)
         self.top_p.setSingleStep(0.05)
         self.top_k = QSpinBox()
         self.top_k.setRange(0, 500)
-        self.top_k.setToolTip("0 turns top-k off.")
+        self.top_k.setToolTip(tr("Chat settings", "0 turns top-k off."))
         self.max_tokens = QSpinBox()
         self.max_tokens.setRange(16, 32768)
         self.max_tokens.setSingleStep(64)
-        self.max_tokens.setToolTip("The longest reply, in tokens.")
+        self.max_tokens.setToolTip(tr("Chat settings", "The longest reply, in tokens."))
         self.context = QComboBox()
-        self.context.addItem("Automatic (largest that fits)", None)
+        self.context.addItem(tr("Chat settings", "Automatic (largest that fits)"), None)
         for n in CONTEXT_CHOICES:
-            self.context.addItem(f"{n:,} tokens", n)
-        self.context.setToolTip("Applies when the model is loaded again.")
-        form.addRow("Temperature", self.temperature)
-        form.addRow("Top-p", self.top_p)
-        form.addRow("Top-k", self.top_k)
-        form.addRow("Max tokens", self.max_tokens)
-        form.addRow("Context", self.context)
+            self.context.addItem(tr("Chat settings", "{n} tokens").format(n=f"{n:,}"), n)
+        self.context.setToolTip(tr("Chat settings", "Applies when the model is loaded again."))
+        form.addRow(tr("Chat settings", "Temperature"), self.temperature)
+        form.addRow(tr("Chat settings", "Top-p"), self.top_p)
+        form.addRow(tr("Chat settings", "Top-k"), self.top_k)
+        form.addRow(tr("Chat settings", "Max tokens"), self.max_tokens)
+        form.addRow(tr("Chat settings", "Context"), self.context)
         layout.addLayout(form)
         self.context_note = QLabel("")
         self.context_note.setProperty("muted", True)
         self.context_note.setWordWrap(True)
         layout.addWidget(self.context_note)
         buttons = QHBoxLayout()
-        self.reset_button = QPushButton("Defaults")
+        self.reset_button = QPushButton(tr("Chat settings", "Defaults"))
         self.reset_button.setObjectName("Secondary")
-        self.reload_button = QPushButton("Reload model")
+        self.reload_button = QPushButton(tr("Chat settings", "Reload model"))
         self.reload_button.setObjectName("Secondary")
-        self.reload_button.setToolTip("Load the model again with this context size")
+        self.reload_button.setToolTip(
+            tr("Chat settings", "Load the model again with this context size")
+        )
         buttons.addWidget(self.reset_button)
         buttons.addWidget(self.reload_button)
         layout.addLayout(buttons)
@@ -132,13 +139,21 @@ class SettingsPanel(QFrame):
             widget.setEnabled(note is None)
             widget.setToolTip(note or "")
         if note is None:
-            self.context.setToolTip("Applies when the model is loaded again.")
-            self.reload_button.setToolTip("Load the model again with this context size")
+            self.context.setToolTip(tr("Chat settings", "Applies when the model is loaded again."))
+            self.reload_button.setToolTip(
+                tr("Chat settings", "Load the model again with this context size")
+            )
         self._remote_note = note
         self.set_loaded_context(None)
 
     def set_loaded_context(self, n_ctx: int | None) -> None:
-        loaded = f"The model is loaded with a {n_ctx:,}-token context." if n_ctx else ""
+        loaded = (
+            tr("Chat settings", "The model is loaded with a {n}-token context.").format(
+                n=f"{n_ctx:,}"
+            )
+            if n_ctx
+            else ""
+        )
         self.context_note.setText(" ".join(t for t in (self._remote_note, loaded) if t))
 
     def current(self) -> ChatSettings:

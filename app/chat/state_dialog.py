@@ -20,17 +20,22 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from app.common.engine_service import EngineService
+from app.common.i18n import tr
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
 from engine.units import format_bytes
 
 LIMIT_SETTING = "state_cache_bytes"
 MAX_GIB = 256.0
-INTRO = (
-    "After each reply Cove keeps the model's working memory of the conversation on this "
-    "computer, so that reopening a long chat, after a restart or from another chat, continues "
-    "at once instead of reading the whole conversation again. It holds what the chat said: "
-    "deleting a chat deletes its saved state, and Clear removes all of it."
-)
+
+
+def intro() -> str:
+    return tr(
+        "Saved state",
+        "After each reply Cove keeps the model's working memory of the conversation on this "
+        "computer, so that reopening a long chat, after a restart or from another chat, continues "
+        "at once instead of reading the whole conversation again. It holds what the chat said: "
+        "deleting a chat deletes its saved state, and Clear removes all of it.",
+    )
 
 
 class SavedStateDialog(QDialog):
@@ -41,29 +46,29 @@ class SavedStateDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.engine = engine
-        self.setWindowTitle("Saved conversation state")
+        self.setWindowTitle(tr("Saved state", "Saved conversation state"))
         self.setMinimumWidth(480)
-        intro = QLabel(INTRO)
-        intro.setWordWrap(True)
+        intro_label = QLabel(intro())
+        intro_label.setWordWrap(True)
         self.limit = QDoubleSpinBox()
         self.limit.setRange(0.0, MAX_GIB)
         self.limit.setDecimals(1)
         self.limit.setSingleStep(0.5)
         self.limit.setSuffix(" GiB")
-        self.limit.setSpecialValueText("Off")
+        self.limit.setSpecialValueText(tr("Saved state", "Off"))
         self.limit.setValue(limit_bytes / 2**30)
         self._limit = limit_bytes
         self.limit.editingFinished.connect(self._limit_edited)
-        self.usage = QLabel("Reading…")
-        self.clear = QPushButton("Clear saved state")
+        self.usage = QLabel(tr("Saved state", "Reading…"))
+        self.clear = QPushButton(tr("Saved state", "Clear saved state"))
         self.clear.clicked.connect(self._clear)
         form = QFormLayout()
-        form.addRow("Keep up to", self.limit)
-        form.addRow("In use", self.usage)
+        form.addRow(tr("Saved state", "Keep up to"), self.limit)
+        form.addRow(tr("Saved state", "In use"), self.usage)
         buttons = self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addWidget(intro)
+        layout.addWidget(intro_label)
         layout.addLayout(form)
         layout.addWidget(self.clear)
         layout.addWidget(buttons)
@@ -72,7 +77,11 @@ class SavedStateDialog(QDialog):
             for widget in (self.limit, self.clear):
                 widget.setEnabled(False)
                 widget.setToolTip(remote.note)
-            self.usage.setText(f"Kept by the engine on {remote.where}, not here")
+            self.usage.setText(
+                tr("Saved state", "Kept by the engine on {where}, not here").format(
+                    where=remote.where
+                )
+            )
             return
         self.refresh()
 
@@ -83,14 +92,14 @@ class SavedStateDialog(QDialog):
         if not isValid(self.usage):  # the answer came after the dialog went
             return
         if not data.get("enabled", True):
-            self.usage.setText("Off for this engine")
+            self.usage.setText(tr("Saved state", "Off for this engine"))
             return
         used = int(data.get("bytes") or 0)
-        self.usage.setText(format_bytes(used) if used else "Nothing saved")
+        self.usage.setText(format_bytes(used) if used else tr("Saved state", "Nothing saved"))
 
     def _failed(self, exc: BaseException) -> None:
         if isValid(self.usage):
-            self.usage.setText(f"Unknown ({exc})")
+            self.usage.setText(tr("Saved state", "Unknown ({reason})").format(reason=exc))
 
     def _limit_edited(self) -> None:
         limit = round(self.limit.value() * 2**30)
@@ -102,7 +111,7 @@ class SavedStateDialog(QDialog):
         self.refresh()
 
     def _clear(self) -> None:
-        self.usage.setText("Clearing…")
+        self.usage.setText(tr("Saved state", "Clearing…"))
         self.engine.forget_state(None, lambda _n: self.refresh() if isValid(self) else None)
 
 

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from app.common.i18n import tr
+
 if TYPE_CHECKING:
     from app.chat.message.widget import MessageWidget
     from app.chat.view import ChatView
@@ -60,7 +62,10 @@ class UndoDelete(QObject):
             hidden = self.view.widgets_from(widget)
         self.view.set_hidden(hidden, True)
         self.pending = PendingDelete(widget.message_id, hidden, self._opening())
-        self.offered.emit(f"{'Reply' if widget.role == 'assistant' else 'Message'} deleted.")
+        if widget.role == "assistant":
+            self.offered.emit(tr("Chat", "Reply deleted."))
+        else:
+            self.offered.emit(tr("Chat", "Message deleted."))
         self.timer.start()
         self._changed()
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from app.chat.message.document import text_ready
 from app.chat.message.images import stored_refs
 from app.chat.message.widget import MessageWidget
+from app.common.i18n import tr
 from app.common.theme import Colors
 from engine.store.types import ReplyMeta
 
@@ -96,7 +97,7 @@ class ChatView(QScrollArea):
         self.placeholder.setWordWrap(True)
         self.placeholder.setProperty("muted", True)
         self.set_engine_place(None)
-        self.earlier_button = QPushButton("Show earlier messages")
+        self.earlier_button = QPushButton(tr("Chat", "Show earlier messages"))
         self.earlier_button.setObjectName("Secondary")
         self.earlier_button.setVisible(False)
         self.earlier_button.clicked.connect(self.show_earlier)
@@ -114,12 +115,16 @@ class ChatView(QScrollArea):
     def set_engine_place(self, where: str | None) -> None:
         """Where replies are written: this computer (None) or another's engine, by name."""
         said = (
-            "Replies are written on this computer; nothing you type leaves it."
+            tr("Chat", "Replies are written on this computer; nothing you type leaves it.")
             if where is None
-            else f"Replies are written by the engine on {html.escape(where)}: what you send "
-            "goes there. Your chat history stays on this computer."
+            else tr(
+                "Chat",
+                "Replies are written by the engine on {where}: what you send goes there. Your "
+                "chat history stays on this computer.",
+            ).format(where=html.escape(where))
         )
-        self.placeholder.setText(f"<p style='font-size:15pt'>Ask anything.</p><p>{said}</p>")
+        ask = tr("Chat", "Ask anything.")
+        self.placeholder.setText(f"<p style='font-size:15pt'>{ask}</p><p>{said}</p>")
 
     # -- messages ------------------------------------------------------------------------------
 
@@ -179,7 +184,11 @@ class ChatView(QScrollArea):
 
     def _update_earlier_button(self) -> None:
         count = len(self._older)
-        self.earlier_button.setText(f"Show {count} earlier message{'s' if count != 1 else ''}")
+        self.earlier_button.setText(
+            tr("Chat", "Show 1 earlier message")
+            if count == 1
+            else tr("Chat", "Show {n} earlier messages").format(n=count)
+        )
         self.earlier_button.setVisible(bool(count))
 
     def has_images(self) -> bool:
@@ -243,7 +252,7 @@ class ChatView(QScrollArea):
 
     def _label_for(self, role: str, meta: dict[str, Any]) -> str:
         if role == "user":
-            return "You"
+            return tr("Chat", "You")
         return ReplyMeta.of(meta).speaker or self.assistant_label
 
     def add_message(

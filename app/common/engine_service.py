@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QRunnable, QTimer, Signal
 
+from app.common.i18n import tr
 from app.common.workers import WorkerPool, post_to_ui
 from engine.errors import EngineError, LoadCancelled, ModelNotFound
 from engine.types import ChatMessage, Chunk, GenerationParams
@@ -145,7 +146,9 @@ class EngineService(QObject):
     def _start_error(self, exc: BaseException) -> None:
         self.loading = False
         message = str(exc) if isinstance(exc, EngineError) else f"{type(exc).__name__}: {exc}"
-        self.start_failed.emit(f"The engine could not start. {message}")
+        self.start_failed.emit(
+            tr("Engine", "The engine could not start. {reason}").format(reason=message)
+        )
 
     def shutdown(self) -> None:
         """Stop the host (at exit). Cancels a load in progress."""
@@ -187,8 +190,11 @@ class EngineService(QObject):
                 chosen = model if model in models else (models[0] if models else None)
                 if chosen is None:
                     raise ModelNotFound(
-                        f"The engine at {remote.where} has no chat model. Load one on that "
-                        "computer, then connect again."
+                        tr(
+                            "Engine",
+                            "The engine at {where} has no chat model. Load one on that "
+                            "computer, then connect again.",
+                        ).format(where=remote.where)
                     )
                 return remote, models, remote.status(chosen)
             except BaseException:
@@ -196,12 +202,15 @@ class EngineService(QObject):
                 raise
 
         def failed(exc: BaseException) -> None:
+            text = tr("Engine", "Could not connect to the engine at {url}. {reason}").format(
+                url=url, reason=_message(exc)
+            )
             if self.restarting:
                 self.restarting = False
                 self._crash_reported = self._reported_crash = False
-                self.report_crash(f"Could not connect to the engine at {url}. {_message(exc)}")
+                self.report_crash(text)
             elif at_start:
-                self.start_failed.emit(f"Could not connect to the engine at {url}. {_message(exc)}")
+                self.start_failed.emit(text)
             self.remote_failed.emit(exc)
 
         self.model_pool.submit(job, lambda up: self._remote_up(target, *up), failed)
@@ -288,7 +297,7 @@ class EngineService(QObject):
         def job() -> None:
             engine = self.engine
             if engine is None:
-                raise EngineError("The engine is not running; restart it first.")
+                raise EngineError(tr("Engine", "The engine is not running; restart it first."))
             self._load_in_worker(engine, model, ctx)
 
         self.model_pool.submit(job, on_error=self._load_error)
@@ -319,7 +328,9 @@ class EngineService(QObject):
             return
 
         def failed(exc: BaseException) -> None:
-            self.load_failed.emit(f"Could not unload {model}: {exc}", False)
+            text = tr("Engine", "Could not unload {model}: {reason}")
+            text = text.format(model=model, reason=exc)
+            self.load_failed.emit(text, False)
 
         self.control_pool.submit(
             lambda: engine.client.unload(model), lambda _: self.refresh_status(), failed
@@ -329,8 +340,11 @@ class EngineService(QObject):
         """Another computer's model is used by name from the next reply on; nothing loads."""
         if model not in self.remote_models:
             self.load_failed.emit(
-                f"{remote.note} Choose one of its models, or use this computer's engine "
-                "(menu › Engine…) to load this one.",
+                tr(
+                    "Engine",
+                    "{note} Choose one of its models, or use this computer's engine "
+                    "(menu › Engine…) to load this one.",
+                ).format(note=remote.note),
                 False,
             )
             return
@@ -411,7 +425,7 @@ class EngineService(QObject):
         None, with the reason given to ``on_error``, when none runs or another computer's is in
         use."""
         if self.engine is None:
-            on_error(EngineError("The engine is not running."))
+            on_error(EngineError(tr("Engine", "The engine is not running.")))
             return None
         if self.remote is not None:
             on_error(EngineError(self.remote.note))
@@ -463,7 +477,10 @@ class EngineService(QObject):
         engine = self.engine
         if engine is None:
             raise EngineError(
-                "The engine is not running. Use Restart engine, then send the message again."
+                tr(
+                    "Engine",
+                    "The engine is not running. Use Restart engine, then send the message again.",
+                )
             )
         client = engine.client
         # Another computer's model is asked for by name. Its saved state is not named after this
@@ -523,7 +540,7 @@ class EngineService(QObject):
                 self.report_crash(
                     str(exc)
                     if isinstance(exc, EngineError) and str(exc)
-                    else "The engine stopped unexpectedly. Restart it to continue."
+                    else tr("Engine", "The engine stopped unexpectedly. Restart it to continue.")
                 )
 
             self._crash_reported = True  # until the description arrives
@@ -577,7 +594,9 @@ class EngineService(QObject):
         def failed(exc: BaseException) -> None:
             self.restarting = False
             self._crash_reported = self._reported_crash = False
-            self.report_crash(f"The engine could not be restarted: {exc}")
+            self.report_crash(
+                tr("Engine", "The engine could not be restarted: {reason}").format(reason=exc)
+            )
 
         self.model_pool.submit(job, done, failed)
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton
 
+from app.common.i18n import tr
+
 
 def page_header(title: str, back: SignalInstance) -> QHBoxLayout:
     """The row; "← Chat" emits ``back``. Buttons added to it go to the right."""
     header = QHBoxLayout()
-    button = QPushButton("← Chat")
-    button.setAccessibleName("Back to chat")
+    button = QPushButton(tr("Page header", "← Chat"))
+    button.setAccessibleName(tr("Page header", "Back to chat"))
     button.setObjectName("Secondary")
     button.clicked.connect(back)
     header.addWidget(button)

@@ -1,11 +1,12 @@
 """The planner's verdict on a model for this machine, in the words the model list, the welcome
-screen and the hardware page show. Qt-free."""
+screen and the hardware page show."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
 
+from app.common.i18n import tr
 from engine.planner.plan import DeviceBudget, Plan
 from engine.units import format_bytes
 
@@ -24,11 +25,18 @@ def short_tokens(n: int) -> str:
 
 
 def _budget_line(b: DeviceBudget) -> str:
-    return (
-        f"{b.device}: weights {format_bytes(b.weights)} + KV cache "
-        f"{format_bytes(b.kv_cache)} + compute {format_bytes(b.compute)} + runtime "
-        f"{format_bytes(b.overhead)} = {format_bytes(b.total)} of "
-        f"{format_bytes(b.free)} free"
+    return tr(
+        "Model fit",
+        "{device}: weights {weights} + KV cache {kv_cache} + compute {compute} + runtime "
+        "{runtime} = {total} of {free} free",
+    ).format(
+        device=b.device,
+        weights=format_bytes(b.weights),
+        kv_cache=format_bytes(b.kv_cache),
+        compute=format_bytes(b.compute),
+        runtime=format_bytes(b.overhead),
+        total=format_bytes(b.total),
+        free=format_bytes(b.free),
     )
 
 
@@ -36,28 +44,42 @@ def verdict_from_plan(plan: Plan) -> Verdict:
     """The planner's verdict for this machine, in the words the model list shows."""
     n_ctx, requested = plan.n_ctx, plan.requested_ctx or plan.n_ctx
     device = plan.device or "CPU"
-    details = [f"Runs with {plan.backend} on {device}, {n_ctx:,}-token context"]
+    details = [
+        tr("Model fit", "Runs with {backend} on {device}, {tokens}-token context").format(
+            backend=plan.backend, device=device, tokens=f"{n_ctx:,}"
+        )
+    ]
     details += [_budget_line(b) for b in plan.budgets]
     details += list(plan.reasons)
     if plan.verdict == "fits":
-        return Verdict(f"Fits ({device}, {short_tokens(n_ctx)} context)", "ok", tuple(details))
+        text = tr("Model fit", "Fits ({device}, {context} context)").format(
+            device=device, context=short_tokens(n_ctx)
+        )
+        return Verdict(text, "ok", tuple(details))
     if plan.verdict == "fits_reduced_context":
-        text = f"Fits at {short_tokens(n_ctx)} context"
         if requested > n_ctx:
-            text += f" (not {short_tokens(requested)})"
+            text = tr("Model fit", "Fits at {context} context (not {requested})").format(
+                context=short_tokens(n_ctx), requested=short_tokens(requested)
+            )
+        else:
+            text = tr("Model fit", "Fits at {context} context").format(context=short_tokens(n_ctx))
         return Verdict(text, "warn", tuple(details))
     if plan.verdict == "partial_offload":
         total = plan.n_layers + 1
         return Verdict(
-            f"Fits with {plan.gpu_layers} of {total} layers on the GPU (slower)",
+            tr("Model fit", "Fits with {layers} of {total} layers on the GPU (slower)").format(
+                layers=plan.gpu_layers, total=total
+            ),
             "warn",
             tuple(details),
         )
     if plan.verdict == "unsupported":
-        return Verdict("Can't run on this computer", "bad", tuple(details))
+        return Verdict(tr("Model fit", "Can't run on this computer"), "bad", tuple(details))
     free = max((b.free for b in plan.budgets), default=0)
     return Verdict(
-        f"Won't fit: needs {format_bytes(plan.total_bytes)}, {format_bytes(free)} free",
+        tr("Model fit", "Won't fit: needs {needed}, {free} free").format(
+            needed=format_bytes(plan.total_bytes), free=format_bytes(free)
+        ),
         "bad",
         tuple(details),
     )
@@ -65,4 +87,5 @@ def verdict_from_plan(plan: Plan) -> Verdict:
 
 def verdict_from_error(message: str) -> Verdict:
     first = message.strip().split(". ")[0].strip().rstrip(".")
-    return Verdict(f"Can't check: {first}", "unknown", (message,))
+    text = tr("Model fit", "Can't check: {reason}").format(reason=first)
+    return Verdict(text, "unknown", (message,))

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.common.chat_collections import is_chat_collection
+from app.common.i18n import tr
 from app.common.idle_runner import IdleRunner
 from app.common.open_source import open_source
 from app.common.page_header import page_header
@@ -48,13 +49,43 @@ from engine.documents.watch import FolderWatcher
 from engine.paths import shown
 from engine.tuning.idle import CLOSING, Stop
 
-STATUS_WORDS = {
-    "indexed": "Indexed",
-    "pending": "Waiting",
-    "needs_ocr": "Needs OCR",
-    "skipped": "Skipped",
-}
-COLUMNS = ("File", "State", "Passages", "Pages")
+DOCUMENT_PATTERNS = "*.pdf *.docx *.md *.markdown *.txt *.html *.htm"
+
+
+def status_word(status: str) -> str:
+    """A file's state as the table shows it."""
+    words = {
+        "indexed": tr("Documents", "Indexed"),
+        "pending": tr("Documents", "Waiting"),
+        "needs_ocr": tr("Documents", "Needs OCR"),
+        "skipped": tr("Documents", "Skipped"),
+    }
+    return words.get(status, status)
+
+
+def outcome_count(outcome: str, n: int) -> str:
+    """How many files an add ended how ("3 indexed")."""
+    said = {
+        "indexed": tr("Documents", "{n} indexed"),
+        "pending": tr("Documents", "{n} waiting"),
+        "needs_ocr": tr("Documents", "{n} needs ocr"),
+        "skipped": tr("Documents", "{n} skipped"),
+        "cancelled": tr("Documents", "{n} cancelled"),
+        "unchanged": tr("Documents", "{n} unchanged"),
+        "removed": tr("Documents", "{n} removed"),
+    }
+    words = said.get(outcome)
+    return words.format(n=n) if words is not None else f"{n} {outcome}"
+
+
+def columns() -> tuple[str, ...]:
+    return (
+        tr("Documents", "File"),
+        tr("Documents", "State"),
+        tr("Documents", "Passages"),
+        tr("Documents", "Pages"),
+    )
+
 
 # Gives the encoder to index and ask with, or None (keyword search only); may block: it is
 # called on a worker thread.
@@ -106,18 +137,18 @@ class DocumentsView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(28, 20, 28, 20)
         layout.setSpacing(10)
-        layout.addLayout(page_header("Documents", self.back_requested))
+        layout.addLayout(page_header(tr("Documents", "Documents"), self.back_requested))
 
         body = QHBoxLayout()
         left = QVBoxLayout()
         self.collections = QListWidget()
         self.collections.setMaximumWidth(220)
-        self.new_button = QPushButton("New collection…")
+        self.new_button = QPushButton(tr("Documents", "New collection…"))
         self.new_button.setObjectName("Secondary")
         self.watch_line = QLabel("")
         self.watch_line.setObjectName("Muted")
         self.watch_line.setWordWrap(True)
-        left.addWidget(QLabel("Collections"))
+        left.addWidget(QLabel(tr("Documents", "Collections")))
         left.addWidget(self.collections, 1)
         left.addWidget(self.watch_line)
         left.addWidget(self.new_button)
@@ -125,25 +156,33 @@ class DocumentsView(QWidget):
 
         right = QVBoxLayout()
         actions = QHBoxLayout()
-        self.add_files_button = QPushButton("Add files…")
-        self.add_folder_button = QPushButton("Add folder…")
-        self.remove_button = QPushButton("Remove")
+        self.add_files_button = QPushButton(tr("Documents", "Add files…"))
+        self.add_folder_button = QPushButton(tr("Documents", "Add folder…"))
+        self.remove_button = QPushButton(tr("Documents", "Remove"))
         for button in (self.add_files_button, self.add_folder_button, self.remove_button):
             button.setObjectName("Secondary")
             actions.addWidget(button)
         actions.addStretch(1)
-        self.ocr_box = QCheckBox("Read scanned pages (OCR)")
+        self.ocr_box = QCheckBox(tr("Documents", "Read scanned pages (OCR)"))
         self.ocr_box.setToolTip(
-            "Read PDF pages that are pictures of text (scans) by OCR. Slower: seconds a page. "
-            "Add the files again to read their scanned pages."
+            tr(
+                "Documents",
+                "Read PDF pages that are pictures of text (scans) by OCR. Slower: seconds a page. "
+                "Add the files again to read their scanned pages.",
+            )
         )
         if not ocr_installed():
             self.ocr_box.setEnabled(False)
-            self.ocr_box.setToolTip("Needs Cove's OCR extra: pip install 'cove[ocr]'")
+            self.ocr_box.setToolTip(
+                tr("Documents", "Needs Cove's OCR extra: {command}").format(
+                    command="pip install 'cove[ocr]'"
+                )
+            )
         actions.addWidget(self.ocr_box)
         right.addLayout(actions)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        headers = columns()
+        self.table = QTableWidget(0, len(headers))
+        self.table.setHorizontalHeaderLabels(headers)
         self.table.verticalHeader().setVisible(False)
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
@@ -156,7 +195,7 @@ class DocumentsView(QWidget):
         self.progress = QProgressBar()
         self.progress.setTextVisible(False)
         self.progress.setMaximumHeight(8)
-        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button = QPushButton(tr("Documents", "Cancel"))
         self.cancel_button.setObjectName("Secondary")
         progress_row.addWidget(self.progress, 1)
         progress_row.addWidget(self.cancel_button)
@@ -169,13 +208,15 @@ class DocumentsView(QWidget):
         ask_layout = QVBoxLayout(ask)
         ask_layout.setContentsMargins(0, 8, 0, 0)
         self.question = QLineEdit()
-        self.question.setPlaceholderText("Ask this collection… (Enter)")
-        self.question.setAccessibleName("Ask this collection")
+        self.question.setPlaceholderText(tr("Documents", "Ask this collection… (Enter)"))
+        self.question.setAccessibleName(tr("Documents", "Ask this collection"))
         ask_layout.addWidget(self.question)
         self.sources = QTextBrowser()
         self.sources.setOpenLinks(False)
         self.sources.anchorClicked.connect(self._open_source)
-        self.sources.setPlaceholderText("The passages that answer it, with file and page.")
+        self.sources.setPlaceholderText(
+            tr("Documents", "The passages that answer it, with file and page.")
+        )
         ask_layout.addWidget(self.sources, 1)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
@@ -235,15 +276,27 @@ class DocumentsView(QWidget):
 
     def _show_watching(self) -> None:
         count = len(self._watcher.folders) if self._watcher is not None else 0
-        folders = f"{count} folder{'s' * (count != 1)}"
+        folders = (
+            tr("Documents", "1 folder")
+            if count == 1
+            else tr("Documents", "{n} folders").format(n=count)
+        )
         if not count:
             self.watch_line.setText("")
         elif self._updating and self._updating == self.idle.waiting:
-            self.watch_line.setText(f"Watching {folders} · updating when this computer is idle")
+            self.watch_line.setText(
+                tr("Documents", "Watching {folders} · updating when this computer is idle").format(
+                    folders=folders
+                )
+            )
         elif self._updating:
-            self.watch_line.setText(f"Watching {folders} · updating…")
+            self.watch_line.setText(
+                tr("Documents", "Watching {folders} · updating…").format(folders=folders)
+            )
         else:
-            self.watch_line.setText(f"Watching {folders} · up to date")
+            self.watch_line.setText(
+                tr("Documents", "Watching {folders} · up to date").format(folders=folders)
+            )
 
     def _folders_changed(self, changed: frozenset[Path], gone: frozenset[Path]) -> None:
         for collection in self.db.collections():
@@ -294,7 +347,9 @@ class DocumentsView(QWidget):
             self._updating -= 1
             self.idle.finished(stop)
             self._show_watching()
-            self.status.setText(f"Could not update {name}: {exc}")
+            self.status.setText(
+                tr("Documents", "Could not update {name}: {reason}").format(name=name, reason=exc)
+            )
 
         self.pool.submit(job, done, failed)
 
@@ -334,9 +389,11 @@ class DocumentsView(QWidget):
         sources = self.db.sources(self.collection) if self.collection else []
         self.table.setRowCount(len(self.records))
         for row, record in enumerate(self.records):
-            state = STATUS_WORDS.get(record.status, record.status)
+            state = status_word(record.status)
             if record.reason:
-                state = f"{state}: {record.reason}"
+                state = tr("Documents", "{state}: {reason}").format(
+                    state=state, reason=record.reason
+                )
             cells = (
                 _display_path(record.path, sources),
                 state,
@@ -348,9 +405,13 @@ class DocumentsView(QWidget):
                 item.setToolTip(record.path if column == 0 else text)
                 self.table.setItem(row, column, item)
         if self.collection is None:
-            self.status.setText("Make a collection, then add files or folders to it.")
+            self.status.setText(
+                tr("Documents", "Make a collection, then add files or folders to it.")
+            )
         elif not self.records:
-            self.status.setText("Add files or folders: PDF, Word, Markdown, HTML and text.")
+            self.status.setText(
+                tr("Documents", "Add files or folders: PDF, Word, Markdown, HTML and text.")
+            )
 
     # -- indexing ------------------------------------------------------------------------------
 
@@ -361,7 +422,7 @@ class DocumentsView(QWidget):
         self._cancel = cancel
         self._indexing = collection.name
         self._show_busy(True)
-        self.status.setText(f"Reading {len(paths)} item(s)…")
+        self.status.setText(tr("Documents", "Reading %n item(s)…", None, len(paths)))
 
         ocr = self.ocr_box.isChecked()
 
@@ -386,7 +447,9 @@ class DocumentsView(QWidget):
     def cancel(self) -> None:
         if self._cancel is not None:
             self._cancel.set()
-            self.status.setText("Stopping… what was read is kept; adding the same files resumes.")
+            self.status.setText(
+                tr("Documents", "Stopping… what was read is kept; adding the same files resumes.")
+            )
 
     def remove_selected(self) -> None:
         if self.collection is None:
@@ -407,8 +470,8 @@ class DocumentsView(QWidget):
         for outcome in outcomes:
             counts[outcome.outcome] = counts.get(outcome.outcome, 0) + 1
         self.status.setText(
-            ", ".join(f"{n} {STATUS_WORDS.get(kind, kind).lower()}" for kind, n in counts.items())
-            or "Nothing to add."
+            ", ".join(outcome_count(kind, n) for kind, n in counts.items())
+            or tr("Documents", "Nothing to add.")
         )
         self._show_files()
         self.indexing_finished.emit(outcomes)
@@ -425,18 +488,45 @@ class DocumentsView(QWidget):
             self.progress.setRange(0, progress.files_total)
             self.progress.setValue(progress.files_done)
             name = Path(progress.current).name if progress.current else ""
-            rate = f" ({progress.rate:.0f} pages a second)" if progress.rate else ""
+            reading = (
+                tr("Documents", "Reading {at} of {total}: {name} ({rate} pages a second)")
+                if progress.rate
+                else tr("Documents", "Reading {at} of {total}: {name}")
+            )
             self.status.setText(
-                f"Reading {progress.files_done + 1} of {progress.files_total}: {name}{rate}"
+                reading.format(
+                    at=progress.files_done + 1,
+                    total=progress.files_total,
+                    name=name,
+                    rate=f"{progress.rate or 0:.0f}",
+                )
             )
         elif progress.phase == "embedding" and progress.chunks_total:
             self.progress.setRange(0, progress.chunks_total)
             self.progress.setValue(progress.chunks_embedded)
-            left = f", about {progress.eta_s:.0f} s left" if progress.eta_s else ""
-            rate = f" ({progress.rate:.0f} a second)" if progress.rate else ""
+            if progress.rate and progress.eta_s:
+                said = tr(
+                    "Documents",
+                    "Indexing meaning: {done} of {total} passages ({rate} a second), about "
+                    "{eta} s left",
+                )
+            elif progress.rate:
+                said = tr(
+                    "Documents", "Indexing meaning: {done} of {total} passages ({rate} a second)"
+                )
+            elif progress.eta_s:
+                said = tr(
+                    "Documents", "Indexing meaning: {done} of {total} passages, about {eta} s left"
+                )
+            else:
+                said = tr("Documents", "Indexing meaning: {done} of {total} passages")
             self.status.setText(
-                f"Indexing meaning: {progress.chunks_embedded} of {progress.chunks_total} "
-                f"passages{rate}{left}"
+                said.format(
+                    done=progress.chunks_embedded,
+                    total=progress.chunks_total,
+                    rate=f"{progress.rate or 0:.0f}",
+                    eta=f"{progress.eta_s or 0:.0f}",
+                )
             )
 
     def _show_busy(self, busy: bool) -> None:
@@ -471,19 +561,27 @@ class DocumentsView(QWidget):
         notes = []
         if partial:
             notes.append(
-                "The collection is still being indexed: these are from what is read so far."
+                tr(
+                    "Documents",
+                    "The collection is still being indexed: these are from what is read so far.",
+                )
             )
         if keywords_only:
             notes.append(
-                "Searching by keywords only: no embedding model yet (get all-MiniLM-L6-v2 "
-                "under Models to search by meaning)."
+                tr(
+                    "Documents",
+                    "Searching by keywords only: no embedding model yet (get {model} under "
+                    "Models to search by meaning).",
+                ).format(model="all-MiniLM-L6-v2")
             )
         items = [f"<p><i>{_escape(n)}</i></p>" for n in notes]
         if not sources:
-            items.append("<p>Nothing in this collection matches.</p>")
+            items.append("<p>" + tr("Documents", "Nothing in this collection matches.") + "</p>")
         self._shown_sources = sources
         for n, source in enumerate(sources, 1):
-            where = Path(source.path).name + (f", page {source.page}" if source.page else "")
+            where = Path(source.path).name
+            if source.page:
+                where = tr("Documents", "{file}, page {page}").format(file=where, page=source.page)
             heading = f" — {source.heading}" if source.heading else ""
             if source.sentence:  # the sentence that answers, as the reader finds it
                 quote = " ".join(source.sentence.split())[:220]
@@ -510,21 +608,27 @@ class DocumentsView(QWidget):
     # -- dialogs -------------------------------------------------------------------------------
 
     def _new_collection(self) -> None:
-        name, ok = QInputDialog.getText(self, "New collection", "Name:")
+        name, ok = QInputDialog.getText(
+            self, tr("Documents", "New collection"), tr("Documents", "Name:")
+        )
         if ok:
             self.new_collection(name)
 
     def _add_files(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(
             self,
-            "Add files",
+            tr("Documents", "Add files"),
             str(Path.home()),
-            "Documents (*.pdf *.docx *.md *.markdown *.txt *.html *.htm);;All files (*)",
+            tr("Documents", "Documents ({patterns})").format(patterns=DOCUMENT_PATTERNS)
+            + ";;"
+            + tr("Documents", "All files ({patterns})").format(patterns="*"),
         )
         self.add_paths([Path(p) for p in paths])
 
     def _add_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Add a folder", str(Path.home()))
+        folder = QFileDialog.getExistingDirectory(
+            self, tr("Documents", "Add a folder"), str(Path.home())
+        )
         if folder:
             self.add_paths([Path(folder)])
 

@@ -25,37 +25,52 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.common.i18n import tr
 from app.common.mcp_service import McpService
 from app.common.theme import Colors
 from engine.errors import McpConfigError
 from engine.mcp_servers import config
 from engine.mcp_servers.hub import ServerStatus
 
-INTRO = (
-    "Tools from the servers listed here are offered to the model in your chats, and each call "
-    "asks for your consent first. A server is a program that runs on this computer, or an "
-    "address it connects to, with whatever access that program or address has: add only "
-    "servers you trust. Nothing starts until you add one."
-)
+SHOWN_TOOLS = 6  # tools named in a server's line; the rest are counted
+
+
+def intro() -> str:
+    return tr(
+        "MCP",
+        "Tools from the servers listed here are offered to the model in your chats, and each call "
+        "asks for your consent first. A server is a program that runs on this computer, or an "
+        "address it connects to, with whatever access that program or address has: add only "
+        "servers you trust. Nothing starts until you add one.",
+    )
+
+
+def failed(status: ServerStatus | None, server: config.ServerConfig) -> bool:
+    return not server.disabled and status is not None and status.state != "ready"
 
 
 def status_text(status: ServerStatus | None, server: config.ServerConfig) -> str:
     if server.disabled:
-        return "off"
+        return tr("MCP", "off")
     if status is None:
-        return "connecting…"
+        return tr("MCP", "connecting…")
     if status.state == "ready":
-        names = ", ".join(t.offered for t in status.tools[:6])
-        more = f" and {len(status.tools) - 6} more" if len(status.tools) > 6 else ""
+        names = ", ".join(t.offered for t in status.tools[:SHOWN_TOOLS])
         count = len(status.tools)
-        return f"{count} tool{'s' if count != 1 else ''}: {names}{more}"
-    return f"failed: {status.error}"
+        if count > SHOWN_TOOLS:
+            return tr("MCP", "{n} tools: {names} and {more} more").format(
+                n=count, names=names, more=count - SHOWN_TOOLS
+            )
+        if count == 1:
+            return tr("MCP", "1 tool: {names}").format(names=names)
+        return tr("MCP", "{n} tools: {names}").format(n=count, names=names)
+    return tr("MCP", "failed: {reason}").format(reason=status.error)
 
 
 class AddServerDialog(QDialog):
     def __init__(self, taken: set[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Add an MCP server")
+        self.setWindowTitle(tr("MCP", "Add an MCP server"))
         self.setMinimumWidth(520)
         self.taken = taken
         form = QFormLayout(self)
@@ -63,11 +78,14 @@ class AddServerDialog(QDialog):
         self.name.setPlaceholderText("time")
         self.target = QLineEdit()
         self.target.setPlaceholderText("mcp-server-time --local-timezone Europe/Paris")
-        form.addRow("Name", self.name)
-        form.addRow("Command or address", self.target)
+        form.addRow(tr("MCP", "Name"), self.name)
+        form.addRow(tr("MCP", "Command or address"), self.target)
         hint = QLabel(
-            "A command starts the server on this computer (stdio); an http:// or https:// "
-            "address connects to a running one (Streamable HTTP)."
+            tr(
+                "MCP",
+                "A command starts the server on this computer (stdio); an http:// or https:// "
+                "address connects to a running one (Streamable HTTP).",
+            )
         )
         hint.setWordWrap(True)
         hint.setProperty("muted", True)
@@ -88,7 +106,9 @@ class AddServerDialog(QDialog):
         name, target = self.name.text().strip(), self.target.text().strip()
         try:
             if name in self.taken:
-                raise McpConfigError(f"There is already a server called {name!r}.")
+                raise McpConfigError(
+                    tr("MCP", "There is already a server called {name}.").format(name=repr(name))
+                )
             if target.startswith(("http://", "https://")):
                 entry: dict[str, object] = {"url": target}
             else:
@@ -106,13 +126,13 @@ class McpServersDialog(QDialog):
         super().__init__(parent)
         self.service = service
         self.colors = colors
-        self.setWindowTitle("MCP servers")
+        self.setWindowTitle(tr("MCP", "MCP servers"))
         self.setMinimumSize(640, 420)
         layout = QVBoxLayout(self)
-        intro = QLabel(INTRO)
-        intro.setWordWrap(True)
-        layout.addWidget(intro)
-        self.enabled = QCheckBox("Offer these tools in chats")
+        intro_label = QLabel(intro())
+        intro_label.setWordWrap(True)
+        layout.addWidget(intro_label)
+        self.enabled = QCheckBox(tr("MCP", "Offer these tools in chats"))
         self.enabled.setChecked(service.enabled)
         self.enabled.toggled.connect(self._set_enabled)
         layout.addWidget(self.enabled)
@@ -125,11 +145,11 @@ class McpServersDialog(QDialog):
         self.problem.setObjectName("NoticeText")
         layout.addWidget(self.problem)
         row = QHBoxLayout()
-        self.add_button = QPushButton("Add…")
-        self.import_button = QPushButton("Import mcp.json…")
-        self.remove_button = QPushButton("Remove")
-        self.reconnect_button = QPushButton("Reconnect")
-        self.forget_button = QPushButton("Forget “Always allow”")
+        self.add_button = QPushButton(tr("MCP", "Add…"))
+        self.import_button = QPushButton(tr("MCP", "Import mcp.json…"))
+        self.remove_button = QPushButton(tr("MCP", "Remove"))
+        self.reconnect_button = QPushButton(tr("MCP", "Reconnect"))
+        self.forget_button = QPushButton(tr("MCP", "Forget “Always allow”"))
         for button in (
             self.add_button,
             self.import_button,
@@ -139,7 +159,7 @@ class McpServersDialog(QDialog):
         ):
             row.addWidget(button)
         row.addStretch(1)
-        close = self.close_button = QPushButton("Close")
+        close = self.close_button = QPushButton(tr("MCP", "Close"))
         close.clicked.connect(self.accept)
         row.addWidget(close)
         layout.addLayout(row)
@@ -158,19 +178,22 @@ class McpServersDialog(QDialog):
         statuses = {s.name: s for s in self.service.statuses()}
         self.list.clear()
         for server in self.servers():
-            state = "connecting…" if self.service.starting else None
-            text = state or status_text(statuses.get(server.name), server)
+            status = statuses.get(server.name)
+            starting = self.service.starting
+            text = tr("MCP", "connecting…") if starting else status_text(status, server)
             item = QListWidgetItem(f"{server.name}  ·  {server.describe()}\n    {text}")
             item.setData(Qt.ItemDataRole.UserRole, server.name)
-            if text.startswith("failed"):
+            if not starting and failed(status, server):
                 item.setForeground(QColor(self.colors.error_text))
             self.list.addItem(item)
         always = self.service.consent.always_allowed()
         self.forget_button.setEnabled(bool(always))
         self.forget_button.setToolTip(
-            "Always allowed: " + "; ".join(f"{s}: {', '.join(t)}" for s, t in always.items())
+            tr("MCP", "Always allowed: {tools}").format(
+                tools="; ".join(f"{s}: {', '.join(t)}" for s, t in always.items())
+            )
             if always
-            else "No tool is always allowed"
+            else tr("MCP", "No tool is always allowed")
         )
         self.problem.setText(self.service.error)
         self.problem.setVisible(bool(self.service.error))
@@ -188,7 +211,7 @@ class McpServersDialog(QDialog):
 
     def _import(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Import MCP servers", str(Path.home()), "mcp.json (*.json)"
+            self, tr("MCP", "Import MCP servers"), str(Path.home()), "mcp.json (*.json)"
         )
         if path:
             self.import_file(Path(path))

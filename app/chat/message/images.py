@@ -20,6 +20,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSize, Qt, QUrl, Sign
 from PySide6.QtGui import QDesktopServices, QImage, QImageReader, QMouseEvent, QPixmap
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QWidget
 
+from app.common.i18n import tr
 from app.common.workers import WorkerPool
 
 if TYPE_CHECKING:
@@ -124,8 +125,13 @@ class ImageThumb(QLabel):
         self.setFixedSize(shown_size(ref, box))
         self.setScaledContents(True)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setToolTip(f"{ref.name or 'Image'} ({ref.width} x {ref.height}): click to open it")
-        self.setAccessibleName(ref.name or "Image")
+        name = ref.name or tr("Message", "Image")
+        self.setToolTip(
+            tr("Message", "{name} ({width} x {height}): click to open it").format(
+                name=name, width=ref.width, height=ref.height
+            )
+        )
+        self.setAccessibleName(name)
         self.loaded = False
         size = self.size()
         _decoder().submit(lambda: decode(ref, size), self._decoded)
@@ -134,7 +140,11 @@ class ImageThumb(QLabel):
         try:
             if image.isNull():
                 self.setText("?")
-                self.setToolTip(f"{self.ref.name or 'This image'} could not be read.")
+                self.setToolTip(
+                    tr("Message", "{name} could not be read.").format(name=self.ref.name)
+                    if self.ref.name
+                    else tr("Message", "This image could not be read.")
+                )
                 return
             self.setPixmap(QPixmap.fromImage(image))
             self.loaded = True

@@ -7,6 +7,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from app.common.i18n import tr
+
 
 class ReasoningPanel(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -51,8 +53,11 @@ class ReasoningPanel(QFrame):
 
     def _label(self) -> None:
         words = len(self.text.split())
-        what = "Thinking…" if self.thinking else "Reasoning"
-        self.toggle.setText(f"{what} · {words} word{'s' if words != 1 else ''}")
+        what = tr("Message", "Thinking…") if self.thinking else tr("Message", "Reasoning")
+        count = (
+            tr("Message", "1 word") if words == 1 else tr("Message", "{n} words").format(n=words)
+        )
+        self.toggle.setText(f"{what} · {count}")
 
     def _fold(self, open_: bool) -> None:
         self.body.setVisible(open_)

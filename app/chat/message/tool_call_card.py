@@ -20,14 +20,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.common.i18n import tr
+
 RESULT_CHARS = 4000  # shown in the card; the model got the whole result
-STATES = {
-    "asking": "Waiting for your answer",
-    "running": "Running…",
-    "done": "Done",
-    "failed": "Failed",
-    "denied": "Denied",
-}
+
+
+def state_text(state: str) -> str:
+    """What the card says of a call's state ("running": "Running…")."""
+    states = {
+        "asking": tr("Tool calls", "Waiting for your answer"),
+        "running": tr("Tool calls", "Running…"),
+        "done": tr("Tool calls", "Done"),
+        "failed": tr("Tool calls", "Failed"),
+        "denied": tr("Tool calls", "Denied"),
+    }
+    return states.get(state, state)
 
 
 def _plain(text: str) -> QLabel:
@@ -65,11 +72,11 @@ class ToolCallCard(QFrame):
         details = QVBoxLayout(self.details)
         details.setContentsMargins(0, 0, 0, 0)
         details.setSpacing(3)
-        details.addWidget(self._caption("Arguments"))
+        details.addWidget(self._caption(tr("Tool calls", "Arguments")))
         self.arguments = _plain("")
         self.arguments.setObjectName("ToolDetail")
         details.addWidget(self.arguments)
-        self.result_caption = self._caption("Result")
+        self.result_caption = self._caption(tr("Tool calls", "Result"))
         details.addWidget(self.result_caption)
         self.result = _plain("")
         self.result.setObjectName("ToolDetail")
@@ -78,10 +85,10 @@ class ToolCallCard(QFrame):
         self.buttons = QWidget()
         row = QHBoxLayout(self.buttons)
         row.setContentsMargins(0, 2, 0, 0)
-        self.allow_once = QPushButton("Allow once")
+        self.allow_once = QPushButton(tr("Tool calls", "Allow once"))
         self.allow_once.setObjectName("Primary")
-        self.allow_always = QPushButton("Always allow this tool")
-        self.deny = QPushButton("Deny")
+        self.allow_always = QPushButton(tr("Tool calls", "Always allow this tool"))
+        self.deny = QPushButton(tr("Tool calls", "Deny"))
         for button, decision in (
             (self.allow_once, "once"),
             (self.allow_always, "always"),
@@ -105,13 +112,21 @@ class ToolCallCard(QFrame):
         asking = state == "asking"
         tool, server = str(call.get("tool", "")), str(call.get("server", ""))
         self.title.setText(
-            f"Run {tool} from the {server} server?" if asking else f"{tool} · {server}"
+            tr("Tool calls", "Run {tool} from the {server} server?").format(
+                tool=tool, server=server
+            )
+            if asking
+            else f"{tool} · {server}"
         )
-        self.state.setText(STATES.get(state, state))
+        self.state.setText(state_text(state))
         self.arguments.setText(json.dumps(call.get("arguments", {}), indent=2, ensure_ascii=False))
         result = str(call.get("result", ""))
         if len(result) > RESULT_CHARS:
-            result = result[:RESULT_CHARS] + f"\n… ({len(result):,} characters in all)"
+            result = (
+                result[:RESULT_CHARS]
+                + "\n"
+                + tr("Tool calls", "… ({n} characters in all)").format(n=f"{len(result):,}")
+            )
         self.result.setText(result)
         self.result.setVisible(bool(result))
         self.result_caption.setVisible(bool(result))
@@ -126,7 +141,7 @@ class ToolCallCard(QFrame):
     def _fold(self, open_: bool) -> None:
         asking = self.call.get("state") == "asking"
         self.details.setVisible(asking or open_)
-        self.toggle.setText("Hide" if open_ else "Details")
+        self.toggle.setText(tr("Tool calls", "Hide") if open_ else tr("Tool calls", "Details"))
 
     def _decide(self, decision: str) -> None:
         for button in (self.allow_once, self.allow_always, self.deny):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
+from app.common.i18n import tr
+
 
 class VersionSwitch(QWidget):
     """Shown beside a message that has versions (a regenerated reply, an edited question)."""
@@ -16,11 +18,11 @@ class VersionSwitch(QWidget):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(0)
-        self.previous = self._arrow("‹", "Previous version", -1)
+        self.previous = self._arrow("‹", tr("Message", "Previous version"), -1)
         self.label = QLabel()
         self.label.setObjectName("VersionLabel")
         self.label.setProperty("muted", True)
-        self.next = self._arrow("›", "Next version", 1)
+        self.next = self._arrow("›", tr("Message", "Next version"), 1)
         row.addWidget(self.previous)
         row.addWidget(self.label)
         row.addWidget(self.next)
@@ -42,8 +44,9 @@ class VersionSwitch(QWidget):
         """Version ``index`` (from 1) of ``count``; hidden for a turn with one version."""
         self.shown = (index, count)
         self.label.setText(f"{index} / {count}")
-        self.label.setAccessibleName(f"Version {index} of {count}")
-        self.label.setToolTip(f"Version {index} of {count}")
+        said = tr("Message", "Version {index} of {count}").format(index=index, count=count)
+        self.label.setAccessibleName(said)
+        self.label.setToolTip(said)
         self.previous.setEnabled(enabled and index > 1)
         self.next.setEnabled(enabled and index < count)
         self.setVisible(count > 1)

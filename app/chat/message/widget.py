@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, QMimeData, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QDesktopServices,
     QGuiApplication,
@@ -32,19 +32,24 @@ from PySide6.QtWidgets import (
 
 from app.chat.message.document import MessageRenderer, copy_index
 from app.chat.message.images import ImageRef, MessageImages
+from app.chat.message.math_render import selection_text
 from app.chat.message.reasoning import ReasoningPanel
-from app.chat.message.sources import SourcesPanel
+from app.chat.message.sources import SourcesPanel, shown_text
 from app.chat.message.tool_call_card import ToolCallCard
 from app.chat.message.versions import VersionSwitch
+from app.common.i18n import tr
 from app.common.open_source import open_source
 from app.common.theme import Colors
 from engine.store.types import ReplyMeta
 
-STATUS_BADGES = {
-    "interrupted": ("Interrupted", "Badge"),
-    "error": ("Failed", "ErrorBadge"),
-    "streaming": ("", "Badge"),
-}
+
+def status_badge(status: str, cancelled: bool = False) -> tuple[str, str] | None:
+    """The badge beside the speaker's name: (its words, its object name); None: no badge."""
+    if status == "interrupted":
+        return (tr("Message", "Stopped") if cancelled else tr("Message", "Interrupted"), "Badge")
+    if status == "error":
+        return (tr("Message", "Failed"), "ErrorBadge")
+    return None
 
 
 class MessageBody(QTextBrowser):
@@ -95,6 +100,19 @@ class MessageBody(QTextBrowser):
     def sizeHint(self) -> QSize:
         return QSize(super().sizeHint().width(), self._wanted_height())
 
+    def createMimeDataFromSelection(self) -> QMimeData:
+        data = super().createMimeDataFromSelection()
+        text = selection_text(self.textCursor())  # formulas copied as their TeX
+        if text is None:
+            return data
+        # Qt's own mime data writes its formats when first read, over any set before.
+        copied = QMimeData()
+        for kind in data.formats():
+            copied.setData(kind, data.data(kind))
+        copied.setText(text)
+        copied.setData("text/markdown", text.encode())
+        return copied
+
 
 class MessageWidget(QFrame):
     """A user message (in a bubble) or a reply (full width), with its actions."""
@@ -138,7 +156,7 @@ class MessageWidget(QFrame):
         header = QHBoxLayout()
         header.setSpacing(6)
         outer.addLayout(header)  # first, so that its widgets have a parent before any is shown
-        self.role_label = QLabel(label or ("You" if role == "user" else "Cove"))
+        self.role_label = QLabel(label or (tr("Message", "You") if role == "user" else "Cove"))
         self.role_label.setObjectName("RoleLabel")
         self.badge = QLabel()
         self.badge.setVisible(False)
@@ -150,27 +168,39 @@ class MessageWidget(QFrame):
         header.addWidget(self.badge)
         header.addWidget(self.version_switch)
         header.addStretch(1)
-        self.copy_button = self._action("Copy", "Copy this message as Markdown")
+        self.copy_button = self._action(
+            tr("Message", "Copy"), tr("Message", "Copy this message as Markdown")
+        )
         self.edit_button = self._action(
-            "Edit", "Edit this message and send it again (the original is kept as a version)"
+            tr("Message", "Edit"),
+            tr(
+                "Message", "Edit this message and send it again (the original is kept as a version)"
+            ),
         )
         self.regenerate_button = self._action(
-            "Regenerate", "Write this reply again (this one is kept as a version)"
+            tr("Message", "Regenerate"),
+            tr("Message", "Write this reply again (this one is kept as a version)"),
         )
         # Another model, chosen from a menu of its own: a control of its own for a screen reader.
-        self.regenerate_with_button = self._action("▾", "Write this reply again with another model")
-        self.regenerate_with_button.setAccessibleName("Regenerate with…")
+        self.regenerate_with_button = self._action(
+            "▾", tr("Message", "Write this reply again with another model")
+        )
+        self.regenerate_with_button.setAccessibleName(tr("Message", "Regenerate with…"))
         self.regenerate_menu = QMenu(self.regenerate_with_button)
         self.regenerate_menu.aboutToShow.connect(self._fill_regenerate_menu)
         self.regenerate_with_button.setMenu(self.regenerate_menu)
         self.regenerate_with_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.continue_button = self._action(
-            "Continue", "Write more of this reply, which stopped at its length limit"
+            tr("Message", "Continue"),
+            tr("Message", "Write more of this reply, which stopped at its length limit"),
         )
         self.branch_button = self._action(
-            "Branch from here", "Start a new chat with the conversation up to this message"
+            tr("Message", "Branch from here"),
+            tr("Message", "Start a new chat with the conversation up to this message"),
         )
-        self.delete_button = self._action("Delete", "Delete this message (it can be undone)")
+        self.delete_button = self._action(
+            tr("Message", "Delete"), tr("Message", "Delete this message (it can be undone)")
+        )
         for button in (
             self.copy_button,
             self.edit_button,
@@ -200,7 +230,10 @@ class MessageWidget(QFrame):
         self.bodies: list[MessageBody] = []
         self.body = self._new_body()
         self.renderer = self._new_renderer()
-        self.waiting = QLabel("Waiting for the model…")
+        # The reply as written, when what is shown differs from it (an answer from documents
+        # with its citations numbered as its sources are shown); None: the renderer's source.
+        self._written: str | None = None
+        self.waiting = QLabel(tr("Message", "Waiting for the model…"))
         self.waiting.setProperty("muted", True)
         self.waiting.setVisible(False)
 
@@ -256,19 +289,31 @@ class MessageWidget(QFrame):
 
     @property
     def text(self) -> str:
+        """The message as written (and stored)."""
+        return self._written if self._written is not None else self.renderer.source
+
+    @property
+    def shown(self) -> str:
+        """The message as shown: a reply from documents has its citations numbered as its
+        sources panel numbers them."""
         return self.renderer.source
+
+    def _as_shown(self, text: str) -> str:
+        shown = shown_text(self.meta, text) if self.role == "assistant" else text
+        self._written = text if shown != text else None
+        return shown
 
     def set_text(self, text: str) -> None:
         """Show a complete message."""
         self._reset_renderer()
-        self.renderer.set_text(text)
+        self.renderer.set_text(self._as_shown(text))
         self.waiting.setVisible(False)
         self._show_text_box()
 
     def load_text(self, text: str) -> None:
         """Show a complete message in steps: call ``load_step`` until it returns True."""
         self._reset_renderer()
-        self.renderer.begin_text(text)
+        self.renderer.begin_text(self._as_shown(text))
         self.waiting.setVisible(False)
         self._show_text_box()
 
@@ -298,6 +343,10 @@ class MessageWidget(QFrame):
         self.status = status
         self.meta = dict(meta or {})
         self.waiting.setVisible(False)
+        if self.role == "assistant" and "documents" in self.meta:
+            written = self.text
+            if shown_text(self.meta, written) != self.renderer.source:  # streamed as written
+                self.set_text(written)
         self._show_status()
         self._show_sources()
         for call in self.meta.get("tool_calls") or ():
@@ -384,7 +433,7 @@ class MessageWidget(QFrame):
         text, finished = self.text, self.renderer.finished
         self._reset_renderer()
         if finished:
-            self.renderer.set_text(text)
+            self.renderer.set_text(self._as_shown(text))
         else:
             self.renderer.append(text)
         if self.sources_panel is not None:
@@ -395,9 +444,12 @@ class MessageWidget(QFrame):
         body = MessageBody()
         # A screen reader says whose words these are, then reads them (its text interface).
         speaker = self.role_label.text() if hasattr(self, "role_label") else ""
-        body.setAccessibleName(
-            "Your message" if self.role == "user" else f"Reply from {speaker or 'the model'}"
-        )
+        if self.role == "user":
+            body.setAccessibleName(tr("Message", "Your message"))
+        elif speaker:
+            body.setAccessibleName(tr("Message", "Reply from {speaker}").format(speaker=speaker))
+        else:
+            body.setAccessibleName(tr("Message", "Reply from the model"))
         body.anchorClicked.connect(self._anchor_clicked)
         self.text_layout.addWidget(body)
         self.bodies.append(body)
@@ -416,6 +468,7 @@ class MessageWidget(QFrame):
         self.bodies = [self.body]
         self.body.document().clear()
         self.renderer = self._new_renderer()
+        self._written = None
 
     def to_html(self) -> str:
         """The rendered text of every document, for comparing renderings."""
@@ -451,10 +504,12 @@ class MessageWidget(QFrame):
         self.regenerate_menu.clear()
         models = self.models()
         if not models:
-            action = self.regenerate_menu.addAction("No other model is installed")
+            action = self.regenerate_menu.addAction(tr("Message", "No other model is installed"))
             action.setEnabled(False)
         for name, label in models:
-            action = self.regenerate_menu.addAction(f"Regenerate with {label}")
+            action = self.regenerate_menu.addAction(
+                tr("Message", "Regenerate with {model}").format(model=label)
+            )
             action.triggered.connect(
                 lambda _checked=False, n=name: self.regenerate_requested.emit(self, n)
             )
@@ -482,12 +537,8 @@ class MessageWidget(QFrame):
 
     def _show_status(self) -> None:
         meta = ReplyMeta.of(self.meta)
-        badge = None
-        if self.status in ("interrupted", "error"):
-            badge = STATUS_BADGES[self.status]
-            if self.status == "interrupted" and meta.finish_reason == "cancelled":
-                badge = ("Stopped", "Badge")
-        if badge and badge[0]:
+        badge = status_badge(self.status, cancelled=meta.finish_reason == "cancelled")
+        if badge:
             self.badge.setText(badge[0])
             self.badge.setObjectName(badge[1])
             self.badge.style().unpolish(self.badge)
@@ -498,11 +549,13 @@ class MessageWidget(QFrame):
         stats = meta.stats
         parts: list[str] = []
         if stats and stats.completion_tokens:
-            parts.append(f"{stats.completion_tokens} tokens")
+            parts.append(tr("Message", "{n} tokens").format(n=stats.completion_tokens))
             if stats.decode_tokens_per_s:
-                parts.append(f"{stats.decode_tokens_per_s:.1f} tokens/s")
+                rate = f"{stats.decode_tokens_per_s:.1f}"
+                parts.append(tr("Message", "{rate} tokens/s").format(rate=rate))
             if stats.ttft_s:
-                parts.append(f"first token {stats.ttft_s:.2f} s")
+                seconds = f"{stats.ttft_s:.2f}"
+                parts.append(tr("Message", "first token {seconds} s").format(seconds=seconds))
         self.footer.setText(" · ".join(parts))
         self.footer.setVisible(bool(parts) and self.role == "assistant")
         notices: list[str] = []
@@ -511,21 +564,26 @@ class MessageWidget(QFrame):
         if self.status in ("interrupted", "error") and meta.error:
             notices.append(_first_line(meta.error))
         if meta.finish_reason == "length":
-            notices.append("The reply reached its length limit (max tokens in the chat settings).")
+            notices.append(
+                tr(
+                    "Message",
+                    "The reply reached its length limit (max tokens in the chat settings).",
+                )
+            )
         self.notice.setText("\n".join(notices))
         self.notice_frame.setVisible(bool(notices))
 
     # -- copying, editing ----------------------------------------------------------------------
 
     def copy_message(self) -> None:
-        QGuiApplication.clipboard().setText(self.text)
-        self.copy_done.emit("Message copied")
+        QGuiApplication.clipboard().setText(self.shown)  # as read, citations included
+        self.copy_done.emit(tr("Message", "Message copied"))
 
     def _anchor_clicked(self, url: QUrl) -> None:
         index = copy_index(url.toString())
         if index is not None and index < len(self.renderer.code_blocks):
             QGuiApplication.clipboard().setText(self.renderer.code_blocks[index])
-            self.copy_done.emit("Code copied")
+            self.copy_done.emit(tr("Message", "Code copied"))
         elif url.scheme() in ("http", "https", "mailto"):
             QDesktopServices.openUrl(url)
 
@@ -538,16 +596,16 @@ class MessageWidget(QFrame):
 
     def _build_editor(self) -> None:
         editor = QPlainTextEdit()
-        editor.setAccessibleName("Edit message")
+        editor.setAccessibleName(tr("Message", "Edit message"))
         editor.installEventFilter(self)
         bar = QWidget()
         edit_row = QHBoxLayout(bar)
         edit_row.setContentsMargins(0, 4, 0, 0)
         edit_row.addStretch(1)
-        cancel = QPushButton("Cancel")
+        cancel = QPushButton(tr("Message", "Cancel"))
         cancel.setObjectName("Secondary")
-        send = QPushButton("Save && send")
-        send.setAccessibleName("Save and send")
+        send = QPushButton(tr("Message", "Save && send"))
+        send.setAccessibleName(tr("Message", "Save and send"))
         send.setObjectName("Primary")
         cancel.clicked.connect(self.stop_editing)
         send.clicked.connect(self._submit_edit)
