@@ -114,6 +114,10 @@ class GenerationParams:
     # the model's mouth). The chunks streamed are only the new text. Ignored when the last
     # message is another role's.
     continue_final_message: bool = False
+    # Whether a reasoning model thinks before it answers, where its chat template can turn that
+    # off (engine/formats/thinking_switch.py: ``enable_thinking``); None: as the template does by
+    # default. A template without the switch is unaffected.
+    thinking: bool | None = None
 
     def __post_init__(self) -> None:
         low, high = TEMPERATURE_RANGE

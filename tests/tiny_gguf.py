@@ -74,6 +74,13 @@ GEMMA3_270M = Shape(
 )
 
 
+# The tiny models' chat format: a turn is the role's token, a newline, the text and a newline.
+TINY_TEMPLATE = (
+    "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}\n{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+)
+
+
 def write_model(
     path: Path,
     shape: Shape,
@@ -81,15 +88,17 @@ def write_model(
     file_type: LlamaFileType = LlamaFileType.MOSTLY_F16,
     seed: int = 0,
     sparse: bool = False,
+    chat_template: str = TINY_TEMPLATE,
 ) -> Path:
-    """A loadable GGUF of ``shape``; matrices are F16, or Q8_0 for ``MOSTLY_Q8_0``.
+    """A loadable GGUF of ``shape``; matrices are F16, or Q8_0 for ``MOSTLY_Q8_0``. Its chat
+    template is ``chat_template``.
 
     ``sparse`` leaves the weights as a hole in the file (zeros that take no disk): enough for
     llama.cpp to lay out a full-size model, with ``no_alloc``, without writing gigabytes.
     """
     rng = np.random.default_rng(seed)
     writer = GGUFWriter(str(path), shape.arch)
-    _metadata(writer, shape, file_type)
+    _metadata(writer, shape, file_type, chat_template)
     if sparse:
         return _write_sparse(writer, path, shape)
     quantized = file_type == LlamaFileType.MOSTLY_Q8_0
@@ -137,7 +146,7 @@ def with_vocab(shape: Shape, vocab: int, token_chars: int = 7) -> Shape:
     return replace(shape, vocab=vocab, token_chars=token_chars)
 
 
-def _metadata(w: GGUFWriter, s: Shape, file_type: LlamaFileType) -> None:
+def _metadata(w: GGUFWriter, s: Shape, file_type: LlamaFileType, chat_template: str) -> None:
     a = s.arch
     w.add_name(f"tiny {a}")
     w.add_file_type(int(file_type))
@@ -174,10 +183,7 @@ def _metadata(w: GGUFWriter, s: Shape, file_type: LlamaFileType) -> None:
     w.add_eos_token_id(2)
     w.add_unk_token_id(0)
     w.add_add_bos_token(True)
-    w.add_chat_template(
-        "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}\n{% endfor %}"
-        "{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
-    )
+    w.add_chat_template(chat_template)
 
 
 def _vocabulary(

@@ -1,10 +1,11 @@
 """What the chat's header chooses, kept in step with the chat: its model (from the Models page's
-list, with what fits and how fast), its preset (and the presets' menu), and the Undo of a
-deleted message."""
+list, with what fits and how fast), the Thinking switch for a model that can turn its thinking
+off, its preset (and the presets' menu), and the Undo of a deleted message."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,6 +51,7 @@ class ChatSetup(QObject):
         for signal in (models.models_listed, models.verdicts_ready, models.speeds_ready):
             signal.connect(self.list_models)
         picker.model_chosen.connect(controller.set_chat_model)
+        page.thinking_switch.chosen.connect(controller.set_thinking)
         controller.chat_model_changed.connect(self.show_model)
         controller.conversation_opened.connect(self._opened)
         engine.loaded.connect(lambda _status: self.show_model(controller.chat_model()))
@@ -112,10 +114,34 @@ class ChatSetup(QObject):
     def show_model(self, model: str | None) -> None:
         """The chat's own model, else the one the engine has loaded."""
         self.page.model_picker.select(model or self.engine.model)
+        self.show_thinking()
+
+    def show_thinking(self) -> None:
+        """The Thinking switch, with the chat's choice, where the model that answers in this chat
+        can turn its thinking off."""
+        settings = self.controller.settings()
+        self.page.thinking_switch.show_choice(self._switches_thinking(), settings.thinking)
+
+    def _switches_thinking(self) -> bool:
+        """Whether the chat's model (else the engine's) has a template that can turn thinking
+        off: from the installed models' list, else from the engine's status of its model."""
+        status = self.engine.status
+        loaded = status is not None and status.thinking_switch
+        if self.engine.remote is not None:
+            return loaded  # another computer's engine answers with its own model
+        asked = self.controller.chat_model() or self.engine.model
+        if asked is None:
+            return loaded
+        model = self.controller.model_aliases.get(asked, asked)
+        entry = next((e for e in self.models.entries if e.id == model), None)
+        if entry is not None:
+            return entry.thinking_switch
+        return loaded and asked == self.engine.model
 
     def _remote_changed(self, remote: object) -> None:
         """Another computer's engine answers with the model chosen for it (Settings › Engine):
         this computer's models are not offered meanwhile."""
+        self.show_thinking()
         picker = self.page.model_picker
         picker.setEnabled(remote is None)
         picker.setToolTip(
@@ -183,12 +209,10 @@ class ChatSetup(QObject):
         )
         if not ok or not name.strip():
             return
-        preset = Preset(
-            name,
-            self.controller.system_prompt(),
-            self.controller.settings(),
-            self.controller.chat_model(),
-        )
+        # The Thinking switch is the chat's own (set_thinking): a preset starts a chat with it on.
+        settings = replace(self.controller.settings(), thinking=True)
+        prompt, model = self.controller.system_prompt(), self.controller.chat_model()
+        preset = Preset(name, prompt, settings, model)
         self._presets_do(
             tr("Chat header", "The preset was not saved"), lambda: presets.save(preset)
         )

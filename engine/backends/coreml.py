@@ -101,8 +101,13 @@ class CoreMLModel(GenerationLoop):
 
     # -- what the loop asks of Core ML ----------------------------------------------------------
 
-    def render(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> str:
-        return render(self.template, messages, tools=tools)
+    def render(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[Tool] = (),
+        thinking: bool | None = None,
+    ) -> str:
+        return render(self.template, messages, tools=tools, thinking=thinking)
 
     def _token_bytes(self, token: int) -> bytes:
         return str(self._tokenizer.decode([token], skip_special_tokens=False)).encode("utf-8")

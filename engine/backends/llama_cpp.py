@@ -228,9 +228,19 @@ class LlamaCppModel(GenerationLoop):
 
     # -- what the loop asks of llama.cpp --------------------------------------------------------
 
-    def render(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> str:
+    def render(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[Tool] = (),
+        thinking: bool | None = None,
+    ) -> str:
         return render(
-            self.template, messages, bos_token=self.bos_text, eos_token=self.eos_text, tools=tools
+            self.template,
+            messages,
+            bos_token=self.bos_text,
+            eos_token=self.eos_text,
+            tools=tools,
+            thinking=thinking,
         )
 
     def tokenize(

@@ -93,8 +93,13 @@ class OrtGenaiModel(GenerationLoop):
 
     # -- what the loop asks of onnxruntime-genai ------------------------------------------------
 
-    def render(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> str:
-        return render(self.template, messages, tools=tools)
+    def render(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[Tool] = (),
+        thinking: bool | None = None,
+    ) -> str:
+        return render(self.template, messages, tools=tools, thinking=thinking)
 
     def tokenize(self, text: str) -> list[int]:
         self._check_open()

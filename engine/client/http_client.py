@@ -39,6 +39,7 @@ from engine.errors import (
     LoadCancelled,
     ProtocolError,
 )
+from engine.formats.thinking_switch import THINKING_VARIABLE
 from engine.hardware.report import HardwareReport
 from engine.planner.plan import Plan
 from engine.tools import ToolCall
@@ -214,6 +215,8 @@ class EngineClient:
             # vLLM's pair (it refuses the first without the second); a Cove host reads either.
             body["continue_final_message"] = True
             body["add_generation_prompt"] = False
+        if params.thinking is not None:  # llama-server's and vLLM's form; a Cove host's too
+            body["chat_template_kwargs"] = {THINKING_VARIABLE: params.thinking}
         return self._generate(f"{self.base_url}/chat/completions", body, cancel, chat=True)
 
     def complete(

@@ -77,6 +77,8 @@ class EngineStatus:
     exact_tokens: int = 0
     # The chat model reads images (a vision model with its projector loaded).
     vision: bool = False
+    # The chat model's template can turn its thinking off (engine/formats/thinking_switch.py).
+    thinking_switch: bool = False
     # Replies the chat model generates at once (its sequences), and how many are running now.
     parallel: int = 1
     running: int = 0

@@ -98,10 +98,7 @@ def read_onnx_model(path: Path) -> OnnxModelInfo:
         raise ModelLoadError(f"{path.name} is missing tokenizer.json.")
     heads = _int(decoder, "num_attention_heads", config_path, 1, 1024)
     providers = _providers(decoder)
-    template_file = path / "chat_template.jinja"
-    template = None
-    if template_file.is_file() and template_file.stat().st_size <= MAX_CONFIG_BYTES:
-        template = template_file.read_text(encoding="utf-8", errors="replace")
+    template = onnx_chat_template(path)
     weights = sum(
         f.stat().st_size
         for f in path.iterdir()
@@ -123,6 +120,15 @@ def read_onnx_model(path: Path) -> OnnxModelInfo:
         chat_template=template,
         compiled=_has_ep_context(path / graph),
     )
+
+
+def onnx_chat_template(path: Path) -> str | None:
+    """The chat template in a model folder's ``chat_template.jinja`` (None: none, or one too
+    large to be a template)."""
+    template_file = path / "chat_template.jinja"
+    if template_file.is_file() and template_file.stat().st_size <= MAX_CONFIG_BYTES:
+        return template_file.read_text(encoding="utf-8", errors="replace")
+    return None
 
 
 def _has_ep_context(graph: Path) -> bool:

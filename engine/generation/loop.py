@@ -167,8 +167,14 @@ class GenerationLoop(ABC):
     # -- what a backend supplies -------------------------------------------------------------
 
     @abstractmethod
-    def render(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> str:
-        """The conversation in the model's chat template (sandboxed)."""
+    def render(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[Tool] = (),
+        thinking: bool | None = None,
+    ) -> str:
+        """The conversation in the model's chat template (sandboxed); ``thinking`` as
+        ``GenerationParams.thinking``."""
 
     @abstractmethod
     def tokenize(self, text: str) -> list[int]: ...
@@ -302,10 +308,11 @@ class GenerationLoop(ABC):
 
         def render(kept: Sequence[ChatMessage]) -> str:
             placed = self._placed(kept)
+            tools, thinking = params.tools, params.thinking
             if continuing:
-                rendered[0] = continue_final(self.render(mark_final(placed), params.tools))
+                rendered[0] = continue_final(self.render(mark_final(placed), tools, thinking))
             else:
-                rendered[0] = self.render(placed, params.tools)
+                rendered[0] = self.render(placed, tools, thinking)
             kept_images[0] = [image for m in kept for image in m.images]
             return rendered[0]
 

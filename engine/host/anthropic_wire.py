@@ -76,7 +76,7 @@ def parse_messages(body: object, *, counting: bool = False) -> MessagesRequest:
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise InvalidRequest("model: Field required.")
-    _thinking(body.get("thinking"))
+    thinking = _thinking(body.get("thinking"))
     messages = [*_system(body.get("system")), *_turns(body.get("messages"))]
     tools, hosted = _tools(body.get("tools"))
     choice = _choice(body.get("tool_choice"), tools, hosted)
@@ -95,7 +95,10 @@ def parse_messages(body: object, *, counting: bool = False) -> MessagesRequest:
     offered = tools if choice.mode != "none" else ()
     required = call_schema(tools, choice)
     params = replace(
-        params, tools=offered, grammar=grammar_for(required) if required is not None else None
+        params,
+        tools=offered,
+        grammar=grammar_for(required) if required is not None else None,
+        thinking=thinking,
     )
     stream = body.get("stream", False)
     if not isinstance(stream, bool):
@@ -103,14 +106,16 @@ def parse_messages(body: object, *, counting: bool = False) -> MessagesRequest:
     return MessagesRequest(model, tuple(messages), params, stream, offered, choice)
 
 
-def _thinking(raw: object) -> None:
-    """``thinking``: the model thinks as its chat template lets it (Cove has no budget to set);
-    a malformed value is still refused."""
+def _thinking(raw: object) -> bool | None:
+    """``thinking``: ``disabled`` turns the model's thinking off where its chat template can
+    (engine/formats/thinking_switch.py), ``enabled`` on; Cove has no budget to set. None: not given,
+    or ``adaptive`` (as the template does by default). A malformed value is still refused."""
     if raw is None:
-        return
+        return None
     kind = raw.get("type") if isinstance(raw, dict) else None
     if kind not in ("enabled", "disabled", "adaptive"):
         raise InvalidRequest("thinking.type: Input should be 'enabled', 'disabled' or 'adaptive'.")
+    return None if kind == "adaptive" else kind == "enabled"
 
 
 # Claude Code starts its system prompt with a line for Anthropic's billing that changes with every

@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse, Response
 
 import engine
 from engine.errors import EngineError, ModelInUse, ModelNotFound
+from engine.formats.thinking_switch import switches_thinking
 from engine.generation.reasoning import split_thinking
 from engine.host import ollama_wire as ow
 from engine.host.guards import HostConfig, busy_headers, error_status, read_json
@@ -224,16 +225,23 @@ async def show(request: Request, state: HostState, config: HostConfig) -> Respon
     if resident is None:
         return JSONResponse(await asyncio.to_thread(_show_installed, name))
     plan = resident.plan
+    template = getattr(getattr(resident.model, "template", None), "source", "")
     return JSONResponse(
         {
             "modelfile": f"FROM {resident.path}",
             "parameters": "",
-            "template": getattr(getattr(resident.model, "template", None), "source", ""),
+            "template": template,
             "details": _details(resident.backend),
             "model_info": {"general.context_length": plan.n_ctx},
-            "capabilities": ["completion", "tools"],
+            "capabilities": _capabilities(template),
         }
     )
+
+
+def _capabilities(template: str | None) -> list[str]:
+    """What Ollama's clients read to offer a model's features: ``thinking`` where its chat
+    template can turn the thinking off (``think``)."""
+    return ["completion", "tools", *(["thinking"] if switches_thinking(template) else [])]
 
 
 def _show_installed(name: str) -> dict[str, Any]:
@@ -258,7 +266,7 @@ def _show_installed(name: str) -> dict[str, Any]:
         "template": info.chat_template or "",
         "details": _details("gguf"),
         "model_info": {"general.context_length": info.context_length},
-        "capabilities": ["completion", "tools"],
+        "capabilities": _capabilities(info.chat_template),
     }
 
 

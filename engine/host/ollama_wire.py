@@ -15,6 +15,7 @@ from engine.errors import InvalidRequest
 
 __all__ = ["InvalidRequest", "OllamaRequest"]
 from engine.host.params import parse_params
+from engine.host.thinking_fields import ollama_thinking
 from engine.host.tool_wire import check_schema, parse_tools
 from engine.images import read_base64
 from engine.tools import Tool, ToolCall
@@ -159,6 +160,7 @@ def _params(data: Mapping[str, Any]) -> GenerationParams:
     last_n = options.get("repeat_last_n")
     if isinstance(last_n, int) and not isinstance(last_n, bool):
         params = replace(params, repeat_last_n=last_n)
+    params = replace(params, thinking=ollama_thinking(data))
     shape = data.get("format")
     if shape in (None, ""):
         return params

@@ -164,14 +164,15 @@ class Replies:
                     counted = True
                     yield item
                     continue
-                # Join text chunks that are already waiting: fewer, larger writes when the
-                # network side falls behind the model.
-                parts = [item.text]
+                # Join the chunks that are already waiting: fewer, larger writes when the
+                # network side falls behind the model. The thinking comes before the answer, so
+                # each joins its own kind.
+                joined = [item]
                 while pending and isinstance(pending[0], Chunk) and not pending[0].is_terminal:
                     nxt = pending.popleft()
                     assert isinstance(nxt, Chunk)
-                    parts.append(nxt.text)
-                yield item if len(parts) == 1 else Chunk(text="".join(parts))
+                    joined.append(nxt)
+                yield item if len(joined) == 1 else _joined(joined)
         finally:
             if not finished:
                 cancel.set()
@@ -242,3 +243,13 @@ class _Quiet:
     def beat(self) -> None:
         self.beaten = True
         self._ready.set()
+
+
+def _joined(chunks: list[Chunk]) -> Chunk:
+    """Text chunks that arrived together as one: their answer, their thinking and their tokens'
+    log-probabilities, each in order."""
+    return Chunk(
+        text="".join(c.text for c in chunks),
+        reasoning="".join(c.reasoning for c in chunks),
+        logprobs=tuple(p for c in chunks for p in c.logprobs),
+    )

@@ -24,6 +24,7 @@ from engine.client.protocol import SPEED_WORK, EngineStatus
 from engine.errors import (
     ModelNotFound,
 )
+from engine.formats.thinking_switch import switches_thinking
 from engine.generation.loop import GenerationLoop
 from engine.generation.state_cache import StateCache
 from engine.host.admission import ALONE, QUEUE_PER_SEQUENCE, Admission
@@ -549,6 +550,7 @@ class HostState(OnDemand, Replies, AutoParallel):
             background_measuring=self.background.enabled(),
             measured=_first(t.found for t in (self.batching, self.tuner) if t is not None),
             vision=bool(chat and getattr(chat.model, "vision", False)),
+            thinking_switch=bool(chat and switches_thinking(_template_source(chat.model))),
             residents=tuple(r.describe() for r in self.residents),
         )
 
@@ -571,6 +573,13 @@ class HostState(OnDemand, Replies, AutoParallel):
             self.states.flush(timeout=30)
         self.embeddings.close()
         self.rerankers.close()
+
+
+def _template_source(model: object) -> str | None:
+    """The chat template a model renders its prompts with (None: a runtime without one)."""
+    template = getattr(model, "template", None)
+    source = getattr(template, "source", None)
+    return source if isinstance(source, str) else None
 
 
 def _looped(model: object) -> GenerationLoop | ParallelLlamaCpp | None:

@@ -31,6 +31,7 @@ from engine.host.params import (
     is_number,
     parse_params,
 )
+from engine.host.thinking_fields import TEMPLATE_KWARGS, template_kwargs_thinking
 from engine.host.tool_wire import parse_tool_choice, parse_tools, reply_schema
 from engine.images import read_data_url, read_image_file
 from engine.tools import Tool, ToolCall, ToolChoice
@@ -64,6 +65,7 @@ CHAT_FIELDS = frozenset(
         "tool_choice",
         "parallel_tool_calls",
         "top_logprobs",
+        TEMPLATE_KWARGS,
         *_COMMON,
         *SAMPLING_FIELDS,
         *PROMPT_END_FIELDS,
@@ -138,6 +140,7 @@ def parse_chat(body: object, local_files: bool = False) -> ChatRequest:
         grammar=grammar_for(shape) if shape is not None else None,
         logprobs=_chat_logprobs(data),
         continue_final_message=continues_final_message(data),
+        thinking=template_kwargs_thinking(data),
     )
     return ChatRequest(_model(data), messages, params, stream, include_usage, offered, choice)
 

@@ -16,7 +16,8 @@ from typing import Literal
 
 from engine.errors import ModelInUse, ModelLoadError, ModelNotFound
 from engine.formats.gguf import describe_mix, read_gguf
-from engine.formats.onnx import is_onnx_chat_folder
+from engine.formats.onnx import is_onnx_chat_folder, onnx_chat_template
+from engine.formats.thinking_switch import switches_thinking
 from engine.library.in_use import processes_using
 from engine.library.layout import IMPORTED_FOLDER, find_installed, repo_of_folder
 from engine.library.names import STARTER_NAME, starter_path
@@ -42,6 +43,8 @@ class ModelEntry:
     tensor_types: str = ""  # the mix behind it: "Q8_0 45 %, Q4_K 40 %, Q6_K 15 %"
     repo: str | None = None  # the hub repository it was downloaded from
     projector: Path | None = None  # the vision projector the engine loads with it (GGUF only)
+    # Its chat template can turn its thinking off (engine/formats/thinking_switch.py).
+    thinking_switch: bool = False
 
     @property
     def vision(self) -> bool:
@@ -60,6 +63,7 @@ class ModelEntry:
             "repo": self.repo,
             "quantization": self.quantization,
             "vision": self.vision,
+            "thinking_switch": self.thinking_switch,
             "projector": str(self.projector) if self.projector else None,
         }
 
@@ -112,7 +116,11 @@ def _entry(path: Path, source: Source) -> ModelEntry | None:
         if is_onnx_chat_folder(path):
             repo = repo_of_folder(path.parent) if source == "folder" else None
             name = f"{path.name}" if repo is None else f"{repo.split('/')[1]} {path.name}"
-            return ModelEntry(str(path), name, "ONNX", _folder_size(path), path, source, repo=repo)
+            size = _folder_size(path)
+            switch = switches_thinking(onnx_chat_template(path))
+            return ModelEntry(
+                str(path), name, "ONNX", size, path, source, repo=repo, thinking_switch=switch
+            )
     except OSError:
         return None
     return None
@@ -141,7 +149,13 @@ def _gguf_entry(
     except ModelLoadError:
         width = None
     projector = projector_of(path, width) if width is not None else None
-    return replace(entry, quantization=info.quantization(), tensor_types=mix, projector=projector)
+    return replace(
+        entry,
+        quantization=info.quantization(),
+        tensor_types=mix,
+        projector=projector,
+        thinking_switch=switches_thinking(info.chat_template),
+    )
 
 
 @dataclass(frozen=True, slots=True)

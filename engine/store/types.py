@@ -23,13 +23,16 @@ _PARAM_DEFAULTS = GenerationParams()
 
 @dataclass(frozen=True, slots=True)
 class ChatSettings:
-    """Per-conversation sampling and context; ``ctx=None`` lets the planner pick the context."""
+    """Per-conversation sampling and context; ``ctx=None`` lets the planner pick the context.
+    ``thinking``: a reasoning model thinks before it answers, where its chat template can turn
+    that off (the chat's Thinking switch)."""
 
     temperature: float = _PARAM_DEFAULTS.temperature
     top_p: float = _PARAM_DEFAULTS.top_p
     top_k: int = _PARAM_DEFAULTS.top_k
     max_tokens: int | None = _PARAM_DEFAULTS.max_tokens
     ctx: int | None = None
+    thinking: bool = True
 
     def __post_init__(self) -> None:
         self.to_params()  # GenerationParams owns the valid ranges
@@ -42,6 +45,7 @@ class ChatSettings:
             top_k=self.top_k,
             top_p=self.top_p,
             max_tokens=self.max_tokens,
+            thinking=self.thinking,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -71,6 +75,8 @@ class ChatSettings:
 
 
 def _fits_type(name: str, value: object) -> bool:
+    if name == "thinking":
+        return isinstance(value, bool)
     if isinstance(value, bool):
         return False
     if name in ("temperature", "top_p"):

@@ -13,6 +13,7 @@ from typing import Literal
 import jinja2
 
 from engine.errors import TemplateError
+from engine.formats.thinking_switch import THINKING_VARIABLE
 from engine.templates.sandbox import compile_source, render_compiled
 from engine.templates.tool_prompt import fallback_messages, renders_tools, template_messages
 from engine.tools import Tool
@@ -42,19 +43,22 @@ def render(
     bos_token: str = "",
     eos_token: str = "",
     tools: Sequence[Tool] = (),
+    thinking: bool | None = None,
 ) -> str:
     """The prompt text for ``messages`` (and the ``tools`` offered, through the template where it
-    renders them, else engine.templates.tool_prompt's fallback); any failure of the template is a
-    ``TemplateError``."""
+    renders them, else engine.templates.tool_prompt's fallback); ``thinking`` (None: the
+    template's default) is given to a template that can turn the model's thinking off
+    (engine.formats.thinking_switch). Any failure of the template is a ``TemplateError``."""
+    options = _Options(add_generation_prompt, bos_token, eos_token, tools, thinking)
     try:
-        return _render(template, messages, add_generation_prompt, bos_token, eos_token, tools)
+        return _render(template, messages, options)
     except TemplateError:
         folded = fold_late_system(messages)
         if folded is None:
             raise
     # The template refused a system message after the first turn (Claude Code sends them;
     # many templates take one at the start only): the same instructions, where it takes them.
-    return _render(template, folded, add_generation_prompt, bos_token, eos_token, tools)
+    return _render(template, folded, options)
 
 
 def fold_late_system(messages: Sequence[ChatMessage]) -> list[ChatMessage] | None:
@@ -69,24 +73,31 @@ def fold_late_system(messages: Sequence[ChatMessage]) -> list[ChatMessage] | Non
     return [ChatMessage("system", "\n\n".join(texts)), *rest]
 
 
-def _render(
-    template: ChatTemplate,
-    messages: Sequence[ChatMessage],
-    add_generation_prompt: bool,
-    bos_token: str,
-    eos_token: str,
-    tools: Sequence[Tool],
-) -> str:
+@dataclass(frozen=True, slots=True)
+class _Options:
+    add_generation_prompt: bool
+    bos_token: str
+    eos_token: str
+    tools: Sequence[Tool]
+    thinking: bool | None
+
+
+def _render(template: ChatTemplate, messages: Sequence[ChatMessage], options: _Options) -> str:
     compiled = _compile(template.source)
+    tools = options.tools
     tooled = bool(tools) or any(m.role == "tool" or m.tool_calls for m in messages)
     native = tooled and renders_tools(template.source)
     if tooled and not native:
         messages = fallback_messages(messages, tools)
+    # The one variable a request may set; the others are the engine's, and a client that set
+    # them could rewrite the prompt or make the template fail. Unset, the template's default.
+    chosen = {} if options.thinking is None else {THINKING_VARIABLE: options.thinking}
     variables = {
+        **chosen,
         "messages": template_messages(messages),
-        "add_generation_prompt": add_generation_prompt,
-        "bos_token": bos_token,
-        "eos_token": eos_token,
+        "add_generation_prompt": options.add_generation_prompt,
+        "bos_token": options.bos_token,
+        "eos_token": options.eos_token,
         "tools": [t.to_openai() for t in tools] if native and tools else None,
         "date_string": datetime.now().strftime("%d %b %Y"),
     }

@@ -57,3 +57,38 @@ def test_a_terminal_chunk_that_was_read_is_counted_once() -> None:
 
     asyncio.run(read_to_the_end())
     assert state.counters.completed == 1 and state.counters.cancelled == 0
+
+
+def test_chunks_joined_while_the_client_falls_behind_keep_their_thinking() -> None:
+    """The runner joins the chunks waiting when the reader gets to them: the thinking of a
+    reasoning model among them is kept, apart from the answer."""
+    state = HostState(flush_s=0.0)
+    cancel = threading.Event()
+    behind = threading.Event()
+
+    def thinking() -> Iterator[Chunk]:
+        yield Chunk(reasoning="Two")
+        yield Chunk(reasoning=" and two.")
+        yield Chunk(reasoning=" Four.")
+        yield Chunk(text="4")
+        behind.set()  # everything above is waiting for the reader
+        yield Chunk(finish_reason="stop")
+
+    async def read_slowly() -> list[Chunk]:
+        got: list[Chunk] = []
+        items = state.run_stream(thinking, cancel)
+        async with contextlib.aclosing(items):
+            async for item in items:
+                if isinstance(item, Chunk):
+                    if not got:
+                        behind.wait(10)  # the reader is busy (this blocks its loop)
+                    got.append(item)
+                    if item.is_terminal:
+                        return got
+        return got
+
+    got = asyncio.run(read_slowly())
+    assert got[-1].finish_reason == "stop"
+    assert "".join(c.reasoning for c in got) == "Two and two. Four."
+    assert "".join(c.text for c in got) == "4"
+    assert len(got) <= 3  # what waited behind the first was joined

@@ -120,7 +120,12 @@ class _Chain(GenerationLoop):
         self.seq: list[int] = []
         self._draft_policy = _AlwaysDraft()
 
-    def render(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> str:
+    def render(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[Tool] = (),
+        thinking: bool | None = None,
+    ) -> str:
         return messages[-1].content
 
     def tokenize(self, text: str) -> list[int]:

@@ -265,7 +265,9 @@ def test_chat_settings_defaults_follow_generation_params() -> None:
         top_k=params.top_k,
         top_p=params.top_p,
         max_tokens=params.max_tokens,
+        thinking=True,  # the chat's Thinking switch, sent with every request
     )
+    assert ChatSettings(thinking=False).to_params().thinking is False
     custom = ChatSettings(temperature=0.0, top_p=0.5, top_k=0, max_tokens=None, ctx=8192)
     assert custom.to_params().temperature == 0.0 and custom.to_params().max_tokens is None
     with pytest.raises(ValueError):
@@ -281,6 +283,8 @@ def test_chat_settings_read_leniently() -> None:
     assert read == ChatSettings(temperature=0.3, ctx=4096)
     assert ChatSettings.from_json(["not", "a", "dict"]) == ChatSettings()
     assert ChatSettings.from_json({"max_tokens": True}) == ChatSettings()
+    assert ChatSettings.from_json({"thinking": False}) == ChatSettings(thinking=False)
+    assert ChatSettings.from_json({"thinking": 0}) == ChatSettings()
 
 
 def test_create_and_get_conversation(store: Store) -> None:
