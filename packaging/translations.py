@@ -99,7 +99,12 @@ def fill(language: str, given: dict[str, dict[str, str]]) -> int:
             translation = message.find("translation")
             if translation is None:
                 translation = ET.SubElement(message, "translation")
-            translation.text = text
+            forms = translation.findall("numerusform")
+            if message.get("numerus") == "yes" and forms:  # a %n string: each plural form
+                for form in forms:
+                    form.text = text
+            else:
+                translation.text = text
             translation.attrib.pop("type", None)
             written += 1
     ET.indent(tree, space="    ")

@@ -27,11 +27,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.chat.attachments import (
-    FILE_FILTER,
+    IMAGE_PATTERNS,
     MAX_IMAGES,
     Attachment,
     ImageSource,
     carries_images,
+    file_filter,
     read_source,
     sources_from_mime,
 )
@@ -43,7 +44,6 @@ from app.common.workers import WorkerPool
 
 MAX_LINES = 8
 DOCUMENT_PATTERNS = "*.pdf *.docx *.html *.htm *.md *.markdown *.txt *.text"
-IMAGE_PATTERNS = FILE_FILTER[FILE_FILTER.index("(") + 1 : FILE_FILTER.rindex(")")]
 
 
 def no_documents() -> str:
@@ -259,7 +259,7 @@ class Composer(QFrame):
                         patterns=f"{DOCUMENT_PATTERNS} {IMAGE_PATTERNS}"
                     ),
                     tr("Chat", "Documents ({patterns})").format(patterns=DOCUMENT_PATTERNS),
-                    FILE_FILTER,
+                    file_filter(),
                     tr("Chat", "All files (*)"),
                 )
             ),

@@ -422,7 +422,11 @@ class DocumentsView(QWidget):
         self._cancel = cancel
         self._indexing = collection.name
         self._show_busy(True)
-        self.status.setText(tr("Documents", "Reading %n item(s)…", None, len(paths)))
+        self.status.setText(
+            tr("Documents", "Reading 1 item…")
+            if len(paths) == 1
+            else tr("Documents", "Reading {n} items…").format(n=len(paths))
+        )
 
         ocr = self.ocr_box.isChecked()
 
