@@ -1,8 +1,9 @@
 """Cove's chat history: conversations, messages and settings per chat in one SQLite file.
 
 ``database`` holds the ``Store``; ``schema`` its ordered migrations and row mapping; ``search`` the
-full-text search; ``export`` JSON and Markdown exports; ``image_files`` the images sent with
-messages, kept whole beside the database; ``types`` the values it hands out.
+full-text search; ``folders`` the list's pins and folders; ``export`` JSON and Markdown exports;
+``image_files`` the images sent with messages, kept whole beside the database; ``types`` the
+values it hands out.
 """
 
 from engine.paths import db_path as default_db_path
@@ -10,6 +11,7 @@ from engine.store.database import Store, StoreError
 from engine.store.types import (
     ChatSettings,
     Conversation,
+    Folder,
     Message,
     MessageStatus,
     NewImage,
@@ -23,6 +25,7 @@ from engine.store.types import (
 __all__ = [
     "ChatSettings",
     "Conversation",
+    "Folder",
     "Message",
     "MessageStatus",
     "NewImage",

@@ -24,6 +24,7 @@ from engine.errors import EngineError
 from engine.paths import DATA_DIR_ENV
 from engine.paths import db_path as default_db_path
 from engine.store import export as store_export
+from engine.store import folders as store_folders
 from engine.store import schema as store_schema
 from engine.store import tree as store_tree
 from engine.store.image_files import FOLDER as IMAGES_FOLDER
@@ -41,6 +42,7 @@ from engine.store.search import search_fts, search_like
 from engine.store.types import (
     ChatSettings,
     Conversation,
+    Folder,
     Message,
     MessageStatus,
     NewImage,
@@ -307,6 +309,48 @@ class Store:
         with self._writing() as conn:
             conn.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
             self._drop_unused_images(conn)
+
+    # Pins and folders (engine/store/folders.py): none of them changes when a chat was last used
+
+    def pin(self, conv_id: int, on: bool = True) -> Conversation:
+        """Pin a conversation to the top of the list; ``on=False`` unpins it."""
+        with self._writing() as conn:
+            self._require_conversation(conn, conv_id)
+            store_folders.set_pinned(conn, conv_id, on)
+            return self._require_conversation(conn, conv_id)
+
+    def folders(self) -> list[Folder]:
+        """Every folder, in the list's order."""
+        with self._reading() as conn:
+            return store_folders.list_folders(conn)
+
+    def create_folder(self, name: str) -> int:
+        """A new folder, after the others; returns its id. An empty name is a ``ValueError``."""
+        with self._writing() as conn:
+            return store_folders.insert_folder(conn, name, self._clock())
+
+    def rename_folder(self, folder_id: int, name: str) -> Folder:
+        with self._writing() as conn:
+            if not store_folders.rename(conn, folder_id, name):
+                raise _gone("Folder", folder_id)
+            folder = store_folders.fetch_folder(conn, folder_id)
+            assert folder is not None
+            return folder
+
+    def delete_folder(self, folder_id: int) -> None:
+        """Delete a folder, keeping its conversations: they go back to the list's top level.
+        Deleting one that is gone is not an error."""
+        with self._writing() as conn:
+            store_folders.remove(conn, folder_id)
+
+    def move_to_folder(self, conv_id: int, folder_id: int | None) -> Conversation:
+        """File a conversation in a folder; ``None`` takes it out of any folder."""
+        with self._writing() as conn:
+            self._require_conversation(conn, conv_id)
+            if folder_id is not None and store_folders.fetch_folder(conn, folder_id) is None:
+                raise _gone("Folder", folder_id)
+            store_folders.file_in(conn, conv_id, folder_id)
+            return self._require_conversation(conn, conv_id)
 
     # Images
 
@@ -708,8 +752,15 @@ class Store:
             conversation = self._require_conversation(conn, conv_id)
             _tree, path = store_tree.shown_path(conn, conv_id)
             messages = self._rows(conn, "conversation_id = ?", conv_id)
+            folder = (
+                store_folders.fetch_folder(conn, conversation.folder_id)
+                if conversation.folder_id is not None
+                else None
+            )
         current = path[-1] if path else None
-        return store_export.to_json(conversation, messages, self.image_bytes, current)
+        data = store_export.to_json(conversation, messages, self.image_bytes, current)
+        data["folder"] = folder.name if folder is not None else None
+        return data
 
     # Branches and imports
 

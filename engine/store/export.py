@@ -77,6 +77,7 @@ def to_json(
         "system_prompt": conversation.system_prompt,
         "settings": conversation.settings.to_json(),
         "model": conversation.model,
+        "pinned": conversation.pinned,
         "created_at": conversation.created_at,
         "updated_at": conversation.updated_at,
         "current": current,

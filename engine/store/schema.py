@@ -21,7 +21,9 @@ Migration = Callable[[sqlite3.Connection], None]
 MESSAGE_COLUMNS = (
     "id, conversation_id, position, role, content, status, created_at, meta, parent_id"
 )
-CONVERSATION_COLUMNS = "id, title, system_prompt, settings, model, created_at, updated_at, leaf_id"
+CONVERSATION_COLUMNS = (
+    "id, title, system_prompt, settings, model, created_at, updated_at, leaf_id, pinned, folder_id"
+)
 
 MESSAGES_FTS = "messages_fts"
 TITLES_FTS = "conversations_fts"
@@ -239,11 +241,32 @@ def _m004_tree(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX messages_by_parent ON messages (conversation_id, parent_id)")
 
 
+def _m005_folders(conn: sqlite3.Connection) -> None:
+    # Pins and folders of the conversation list. A conversation in no folder has folder_id NULL;
+    # every conversation written before is unpinned and in no folder.
+    conn.execute(
+        """
+        CREATE TABLE folders (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            position INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL
+        )"""
+    )
+    conn.execute("ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
+    conn.execute(
+        "ALTER TABLE conversations ADD COLUMN folder_id INTEGER "
+        "REFERENCES folders (id) ON DELETE SET NULL"
+    )
+    conn.execute("CREATE INDEX conversations_by_folder ON conversations (folder_id)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m001_tables,
     _m002_search,
     _m003_images,
     _m004_tree,
+    _m005_folders,
 )
 
 
@@ -306,6 +329,8 @@ def conversation_from_row(row: sqlite3.Row) -> Conversation:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         leaf_id=row["leaf_id"],
+        pinned=bool(row["pinned"]),
+        folder_id=row["folder_id"],
     )
 
 

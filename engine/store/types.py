@@ -96,6 +96,18 @@ class Conversation:
     created_at: float
     updated_at: float
     leaf_id: int | None = None  # the last message of the path shown (None: no message yet)
+    pinned: bool = False  # listed first, under Pinned
+    folder_id: int | None = None  # the folder it was filed in (None: the list's top level)
+
+
+@dataclass(frozen=True, slots=True)
+class Folder:
+    """A named group of conversations in the list; ``position`` orders the folders."""
+
+    id: int
+    name: str
+    position: int
+    created_at: float
 
 
 EXTENSIONS = {
