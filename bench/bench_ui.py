@@ -18,6 +18,14 @@
 4. Cold start: ``python -m app --exit-after-paint`` in a fresh process, process start to the first
    painted window (target <= 1.5 s); median and worst of several runs, after one warm-up run;
    again with the 500-message conversation of versions to reopen (target <= 1.0 s).
+5. Heavy updates: a reply with inline and display TeX math, and a 200-line code block, each fed to
+   the real ChatView two tokens per update; reported: the worst update (with its layout and
+   painting) of each round, median over rounds (target <= 50 ms). The formulas differ from round
+   to round, so each round draws its images anew; the first round, which also imports the math
+   renderer, is reported apart.
+
+``--only NAME[,NAME...]`` runs some of the cases (update_cost, update_cost_8k, streaming,
+open_long_chat, versioned_chat, cold_start, cold_start_versioned_chat, math_reply, code_block).
 """
 
 from __future__ import annotations
@@ -87,6 +95,91 @@ def app_and_theme() -> tuple[Any, Any]:
     keep_none_alive()
     install_invoker()
     return app, ThemeManager(app, "light")
+
+
+def math_reply(variant: int) -> str:
+    """A reply of about 600 tokens with inline math in its paragraphs and display formulas
+    between them; ``variant`` changes every formula (so none is drawn already)."""
+    parts: list[str] = []
+    for i in range(6):
+        k = 10 * (variant + 1) + i
+        parts.append(
+            f"The series $\\sum_{{j=1}}^{{{k}}} j^2 = \\frac{{{k}({k}+1)(2 \\cdot {k}+1)}}{{6}}$ "
+            f"grows like $O({k}^3)$, and with $\\alpha_{k} = \\sqrt{{{k}}}$ the bound "
+            f"\\(\\alpha_{k}^2 \\le {k}\\) holds; the cost is $5 per step.\n\n"
+        )
+        parts.append(
+            "$$\n"
+            f"\\int_0^{{{k}}} e^{{-x^2}}\\,dx \\approx \\frac{{\\sqrt{{\\pi}}}}{{2}}"
+            f" - \\sum_{{m={k}}}^{{\\infty}} \\frac{{(-1)^m x^{{2m+1}}}}{{m!\\,(2m+1)}}\n"
+            "$$\n\n"
+        )
+    return "".join(parts)
+
+
+def code_reply(lines: int = 200) -> str:
+    body = "".join(
+        f"    total_{i} = sweep(angle + {i} * 0.5, speed={i % 7}) + len('line {i}')  # step {i}\n"
+        for i in range(lines)
+    )
+    return f"Here is the module:\n\n```python\ndef run(angle: float) -> None:\n{body}```\n\nDone.\n"
+
+
+def bench_heavy_updates(
+    app: Any, theme: Any, texts: Sequence[str], per_update: int = 2
+) -> dict[str, Any]:
+    """Feed each text to the real ChatView ``per_update`` tokens at a time; the worst update of
+    each (render, layout and paint)."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from app.chat.message.document import warm_up
+    from app.chat.view import ChatView
+
+    warm_up()
+    worst: list[float] = []
+    medians: list[float] = []
+    updates = 0
+    for text in texts:
+        view = ChatView(theme.colors)
+        view.resize(1240, 700)
+        view.show()
+        app.processEvents()
+        widget = view.add_message("assistant")
+        widget.start_stream()
+        pieces = coalesce(re.findall(r"\s*\S+|\s+", text), per_update)
+        costs: list[float] = []
+        for piece in pieces:
+            start = time.perf_counter()
+            widget.append(piece)
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
+            app.processEvents()
+            costs.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        widget.finish("complete")
+        app.processEvents()
+        costs.append(time.perf_counter() - start)
+        assert widget.text == text
+        worst.append(max(costs))
+        medians.append(statistics.median(costs))
+        updates = len(costs)
+        view.close()
+        app.processEvents()
+    return {
+        "rounds": len(texts),
+        "updates": updates,
+        "worst_update_ms_median": round(statistics.median(worst) * 1000, 1),
+        "worst_update_ms_each": [round(w * 1000, 1) for w in worst],
+        "median_update_ms": round(statistics.median(medians) * 1000, 2),
+    }
+
+
+def bench_math_reply(app: Any, theme: Any, rounds: int = 5) -> dict[str, Any]:
+    """The first reply also pays for importing the math renderer: reported apart."""
+    first = bench_heavy_updates(app, theme, [math_reply(0)])
+    result = bench_heavy_updates(app, theme, [math_reply(i + 1) for i in range(rounds)])
+    result["first_reply_worst_update_ms"] = first["worst_update_ms_median"]
+    result["reply_chars"] = len(math_reply(1))
+    return result
 
 
 def bench_update_cost(app: Any, theme: Any, tokens: int = TOKENS) -> dict[str, Any]:
@@ -394,22 +487,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--quick", action="store_true", help="fewer cold-start runs")
+    parser.add_argument(
+        "--only", default="", metavar="NAMES", help="comma-separated cases to run (see the top)"
+    )
     args = parser.parse_args(argv)
     app, theme = app_and_theme()
-    results: dict[str, Any] = {
-        "machine": {"cpus": os.cpu_count(), "platform": sys.platform},
-        "update_cost": bench_update_cost(app, theme),
-        "update_cost_8k": bench_update_cost(app, theme, 4 * TOKENS),
-        "streaming": [bench_streaming(app, theme, rate) for rate in (100.0, 400.0)],
-        "open_long_chat": bench_open_long_chat(app, theme),
-        "versioned_chat": bench_versioned_chat(app, theme),
-        "cold_start": bench_cold_start(3 if args.quick else 7),
-        "cold_start_versioned_chat": bench_cold_start(3 if args.quick else 7, (500, 3)),
+    runs = 3 if args.quick else 7
+    cases: dict[str, Any] = {
+        "update_cost": lambda: bench_update_cost(app, theme),
+        "update_cost_8k": lambda: bench_update_cost(app, theme, 4 * TOKENS),
+        "streaming": lambda: [bench_streaming(app, theme, rate) for rate in (100.0, 400.0)],
+        "open_long_chat": lambda: bench_open_long_chat(app, theme),
+        "versioned_chat": lambda: bench_versioned_chat(app, theme),
+        "math_reply": lambda: bench_math_reply(app, theme),
+        "code_block": lambda: bench_heavy_updates(app, theme, [code_reply()] * 5),
+        "cold_start": lambda: bench_cold_start(runs),
+        "cold_start_versioned_chat": lambda: bench_cold_start(runs, (500, 3)),
     }
+    chosen = [name.strip() for name in args.only.split(",") if name.strip()] or list(cases)
+    unknown = [name for name in chosen if name not in cases]
+    if unknown:
+        parser.error(f"unknown case(s): {', '.join(unknown)}")
+    results: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "platform": sys.platform}}
+    for name in chosen:
+        results[name] = cases[name]()
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
+    report(results)
+    return 0
+
+
+def report(results: dict[str, Any]) -> None:
     for key in ("update_cost", "update_cost_8k"):
+        if key not in results:
+            continue
         u = results[key]
         print(
             f"update cost, {u['tokens']}-token reply ({u['updates']} updates, "
@@ -419,18 +531,47 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{u['render_last_tenth_ms']} ms, paint {u['paint_first_tenth_ms']} -> "
             f"{u['paint_last_tenth_ms']} ms); worst {u['max_update_ms']} ms"
         )
-    for s in results["streaming"]:
+    for s in results.get("streaming", ()):
         print(
             f"streaming {TOKENS} tokens at {s['tokens_per_s']:.0f} tokens/s: longest UI stall "
             f"{s['max_ui_stall_ms']} ms ({s['seconds']} s, complete: {s['ok']})"
         )
-    o = results["open_long_chat"]
-    for when in ("at_start_up", "switching_to_it"):
+    report_chats(results)
+    for key, what in (
+        ("math_reply", "a reply with TeX math"),
+        ("code_block", "a 200-line code block"),
+    ):
+        if key not in results:
+            continue
+        h = results[key]
+        first = h.get("first_reply_worst_update_ms")
         print(
-            f"opening a {o['messages']}-message chat ({when.replace('_', ' ')}, newest "
-            f"{o['built_at_once']} built): shown in {o[when]['seconds_to_shown']} s, longest UI "
-            f"stall {o[when]['max_ui_stall_ms']} ms"
+            f"{what}, {h['updates']} updates of 2 tokens: worst update "
+            f"{h['worst_update_ms_median']} ms (median of {h['rounds']} rounds: "
+            f"{h['worst_update_ms_each']}), median update {h['median_update_ms']} ms"
+            + (f"; first reply (importing the renderer) worst {first} ms" if first else "")
         )
+    for key, what in (("cold_start", "empty history"), ("cold_start_versioned_chat", "that chat")):
+        if key not in results:
+            continue
+        c = results[key]
+        print(
+            f"cold start to first paint ({what}): median {c['median_s']} s, worst "
+            f"{c['worst_s']} s ({c['runs']} runs)"
+        )
+
+
+def report_chats(results: dict[str, Any]) -> None:
+    if "open_long_chat" in results:
+        o = results["open_long_chat"]
+        for when in ("at_start_up", "switching_to_it"):
+            print(
+                f"opening a {o['messages']}-message chat ({when.replace('_', ' ')}, newest "
+                f"{o['built_at_once']} built): shown in {o[when]['seconds_to_shown']} s, "
+                f"longest UI stall {o[when]['max_ui_stall_ms']} ms"
+            )
+    if "versioned_chat" not in results:
+        return
     v = results["versioned_chat"]
     print(
         f"a {v['messages']}-message chat, {v['versions_per_reply']} versions per reply: shown in "
@@ -440,13 +581,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{v['flip_a_version_half_way_up']['seconds']} s, longest stall "
         f"{v['flip_a_version_half_way_up']['max_ui_stall_ms']} ms"
     )
-    for key, what in (("cold_start", "empty history"), ("cold_start_versioned_chat", "that chat")):
-        c = results[key]
-        print(
-            f"cold start to first paint ({what}): median {c['median_s']} s, worst "
-            f"{c['worst_s']} s ({c['runs']} runs)"
-        )
-    return 0
 
 
 if __name__ == "__main__":

@@ -5,7 +5,10 @@ the document through a QTextCursor and never touched again; only the open block 
 "tail") is removed and inserted again on each update. Code blocks are frames whose lines are
 appended as they complete, so even a long code block costs one line per update; the block is
 highlighted once more as a whole when its fence closes (a line-by-line lexer can miss multi-line
-strings and comments).
+strings and comments), in slices between events (:mod:`app.chat.message.code_colours`).
+
+TeX math in the Markdown becomes images (:mod:`app.chat.message.math_render`); a stored message
+loaded in steps draws its formulas within the step's time as well.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from PySide6.QtGui import (
     QTextLength,
 )
 
+from app.chat.message.code_colours import Recolour
 from app.chat.message.highlight import Highlighter
 from app.chat.message.markdown_stream import (
     BlockSplitter,
@@ -41,6 +45,7 @@ from app.chat.message.markdown_stream import (
     MarkdownBlock,
     markdown_to_html,
 )
+from app.chat.message.math_render import DocumentMath
 from app.common.theme import Colors
 
 __all__ = [
@@ -120,6 +125,8 @@ class MessageRenderer:
         self._code: _OpenCode | None = None
         self._code_font = code_font()
         self._highlighter = Highlighter(colors.pygments_style, self._code_format())
+        self._math = DocumentMath(colors.text)
+        self._block_html: tuple[str, str] | None = None  # (source, HTML) of the next block
         self._source: list[str] = []
         self._pending: list[Event] = []
         self._bulk = False  # rendering a complete text: code is highlighted once, at its end
@@ -147,6 +154,7 @@ class MessageRenderer:
         if not text:
             return
         self._source.append(text)
+        self._math.notice(text)
         events = self._splitter.feed(text)
         self._apply(events, render_tail=True)
 
@@ -164,6 +172,7 @@ class MessageRenderer:
         """Start rendering a complete message in steps (``render_some``), so that a long one
         never holds the UI thread for long."""
         self._source.append(text)
+        self._math.notice(text)
         self._bulk = True
         self._pending = self._splitter.feed(text) + self._splitter.finish()
         self._remove_tail()
@@ -171,6 +180,11 @@ class MessageRenderer:
     def render_some(self, deadline: float | None) -> bool:
         """Render pending blocks until ``deadline`` (time.perf_counter()); True when done."""
         while self._pending:
+            first = self._pending[0]
+            if deadline is not None and isinstance(first, MarkdownBlock):
+                html = self._markdown_html(first.source)
+                if not self._math.prepare(html, self.doc, deadline):
+                    return False  # its formulas are drawn over the next steps
             count = 1
             # A code block's lines are cheap to collect: take the block whole.
             if isinstance(self._pending[0], CodeStarted):
@@ -210,7 +224,8 @@ class MessageRenderer:
         for event in events:
             if isinstance(event, MarkdownBlock):
                 self._maybe_next_document()
-                self._insert_html(markdown_to_html(event.source))
+                html = self._markdown_html(event.source)
+                self._insert_html(self._math.resolve(html, self.doc, final=True))
             elif isinstance(event, CodeStarted):
                 self._maybe_next_document()
                 self._open_code(event.language)
@@ -225,6 +240,14 @@ class MessageRenderer:
         cursor = QTextCursor(self.doc)
         cursor.movePosition(QTextCursor.MoveOperation.End)
         return cursor
+
+    def _markdown_html(self, source: str) -> str:
+        # A block prepared by render_some is rendered again right after: Markdown parsed once.
+        if self._block_html is not None and self._block_html[0] == source:
+            return self._block_html[1]
+        html = markdown_to_html(source)
+        self._block_html = (source, html)
+        return html
 
     def _insert_html(self, html: str) -> int:
         """Insert rendered Markdown as new blocks at the end; returns where they start."""
@@ -259,7 +282,8 @@ class MessageRenderer:
         if not tail:
             return
         self._tail_in_placeholder = self._placeholder
-        self._tail_start = self._insert_html(markdown_to_html(tail))
+        html = self._math.resolve(markdown_to_html(tail), self.doc, final=False)
+        self._tail_start = self._insert_html(html)
 
     def _remove_tail_markdown_only(self) -> None:
         if self._code is None:
@@ -364,9 +388,19 @@ class MessageRenderer:
         self._code = None
         source = "\n".join(code.lines)
         self.code_blocks[code.index] = source
-        # Replace the line-by-line colouring with one pass over the whole block.
         first = code.frame.firstCursorPosition()
         first.movePosition(QTextCursor.MoveOperation.NextBlock)
+        if not self._bulk and code.lines:
+            # Streamed line by line: the empty line that awaited more code goes, and the colours
+            # are checked against the whole block's, in slices (see code_colours).
+            cursor = code.frame.lastCursorPosition()
+            cursor.setPosition(cursor.block().position() - 1, QTextCursor.MoveMode.KeepAnchor)
+            cursor.removeSelectedText()
+            tokens = self._highlighter.tokens_lazily(source, code.language)
+            Recolour(code.frame, first.block(), tokens).start()
+            self._placeholder = True
+            return
+        # Loaded whole (or empty): the block is coloured in one pass.
         cursor = code.frame.lastCursorPosition()
         cursor.setPosition(first.position(), QTextCursor.MoveMode.KeepAnchor)
         cursor.removeSelectedText()

@@ -77,6 +77,19 @@ class Highlighter:
         self._formats[token_type] = fmt
         return fmt
 
+    def tokens_lazily(self, code: str, language: str) -> Iterator[tuple[QTextCharFormat, str]]:
+        """``tokens``, lexed as they are asked for: a long block can be coloured in slices."""
+        lexer = lexer_for(language)
+        with _PYGMENTS:
+            stream = iter(lexer.get_tokens(code))
+        while True:
+            with _PYGMENTS:
+                token = next(stream, None)
+            if token is None:
+                return
+            if token[1]:
+                yield self.format_for(token[0]), token[1]
+
     def tokens(self, code: str, language: str) -> Iterator[tuple[QTextCharFormat, str]]:
         """(format, text) pairs for ``code``; newlines are separate tokens."""
         lexer = lexer_for(language)

@@ -4,7 +4,9 @@ A reply is rendered block by block: once a block can no longer change (a blank l
 unindented line follow it, or a code fence closes) it is rendered once and never touched again. Only
 the open block at the end is rendered again as text arrives, so the cost of an update does not grow
 with the length of the reply. The cut depends only on the text, not on how it was chunked, so a
-reply rendered while streaming looks exactly like the same reply loaded from disk.
+reply rendered while streaming looks exactly like the same reply loaded from disk. Display math
+(``$$``/``\\[``) left open keeps its lines in one block until it closes, so a formula is never cut
+(see :mod:`app.chat.message.math_source`).
 
 Qt-free: the splitter emits events that the Qt document writer applies.
 """
@@ -16,6 +18,8 @@ import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+
+from app.chat.message.math_source import MAX_MATH_LINES, math_plugin, math_state
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -66,6 +70,8 @@ class BlockSplitter:
         self._blank_after = False  # the open block is followed by blank line(s)
         self._fence: str | None = None  # the opening fence while inside a code block
         self._fence_indent = 0
+        self._math: str | None = None  # the delimiter an open display formula waits for
+        self._math_lines = 0
 
     @property
     def in_code(self) -> bool:
@@ -128,6 +134,9 @@ class BlockSplitter:
             language = fence["info"].strip().split(" ", 1)[0] if fence["info"].strip() else ""
             events.append(CodeStarted(language))
             return
+        if self._math is not None:
+            self._math_line(line)
+            return
         if not line.strip():
             if self._lines:
                 self._blank_after = True
@@ -145,12 +154,23 @@ class BlockSplitter:
             self._lines.append("")
         self._blank_after = False
         self._lines.append(line)
+        self._math = math_state(line, None)
+        self._math_lines = 0
+
+    def _math_line(self, line: str) -> None:
+        """A line of an open display formula: kept in the block whatever it looks like."""
+        self._lines.append(line)
+        self._math = math_state(line, self._math)
+        self._math_lines += 1
+        if self._math_lines >= MAX_MATH_LINES:
+            self._math = None  # a stray delimiter, not a formula: the usual cuts apply again
 
     def _commit(self, events: list[Event]) -> None:
         if self._lines:
             events.append(MarkdownBlock("\n".join(self._lines)))
         self._lines = []
         self._blank_after = False
+        self._math = None
 
 
 def split_all(text: str) -> list[Event]:
@@ -184,6 +204,7 @@ def _build_markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.disable("image")
+    md.use(math_plugin)
     md.add_render_rule("fence", _render_fence_inline)
     md.add_render_rule("code_block", _render_fence_inline)
     return md
