@@ -69,7 +69,7 @@ class Sidebar(QWidget):
     delete_requested = Signal(int)
     export_requested = Signal(int, str)  # (conversation id, "markdown" | "json")
     search_changed = Signal(str)
-    view_requested = Signal(str)  # "chat" | "models" | "hardware" | "documents"
+    view_requested = Signal(str)  # "chat" | "models" | "hardware" | "documents" | "settings"
     pin_requested = Signal(int, bool)  # (conversation id, pinned)
     move_requested = Signal(int, object)  # (conversation id, folder id or None: out of folders)
     folder_create_requested = Signal(str, object)  # (name, a conversation to file in it or None)
@@ -161,10 +161,19 @@ class Sidebar(QWidget):
         self.documents_button.setToolTip(
             tr("Sidebar", "Your files, indexed to ask questions about")
         )
+        self.settings_button = QPushButton(tr("Sidebar", "Settings"))
+        self.settings_button.setObjectName("Secondary")
+        self.settings_button.setToolTip(
+            tr("Sidebar", "Appearance, language, engine, MCP servers, privacy (Ctrl+,)")
+        )
+        self.settings_button.clicked.connect(lambda: self.view_requested.emit("settings"))
         self.models_button.clicked.connect(lambda: self.view_requested.emit("models"))
         self.hardware_button.clicked.connect(lambda: self.view_requested.emit("hardware"))
         self.documents_button.clicked.connect(lambda: self.view_requested.emit("documents"))
-        layout.addWidget(self.documents_button)
+        top = QHBoxLayout()
+        top.addWidget(self.documents_button)
+        top.addWidget(self.settings_button)
+        layout.addLayout(top)
         bottom = QHBoxLayout()
         bottom.addWidget(self.models_button)
         bottom.addWidget(self.hardware_button)

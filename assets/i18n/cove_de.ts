@@ -2289,6 +2289,14 @@
             <translation>Ihre Dateien, indexiert, um Fragen dazu zu stellen</translation>
         </message>
         <message>
+            <source>Settings</source>
+            <translation>Einstellungen</translation>
+        </message>
+        <message>
+            <source>Appearance, language, engine, MCP servers, privacy (Ctrl+,)</source>
+            <translation>Darstellung, Sprache, Engine, MCP-Server, Datenschutz (Ctrl+,)</translation>
+        </message>
+        <message>
             <source>open</source>
             <translation>geöffnet</translation>
         </message>

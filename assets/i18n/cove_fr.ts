@@ -2289,6 +2289,14 @@
             <translation>Vos fichiers, indexés pour pouvoir les interroger</translation>
         </message>
         <message>
+            <source>Settings</source>
+            <translation>Réglages</translation>
+        </message>
+        <message>
+            <source>Appearance, language, engine, MCP servers, privacy (Ctrl+,)</source>
+            <translation>Apparence, langue, moteur, serveurs MCP, confidentialité (Ctrl+,)</translation>
+        </message>
+        <message>
             <source>open</source>
             <translation>ouvert</translation>
         </message>

@@ -68,6 +68,8 @@ def test_ctrl_comma_opens_settings_and_the_chat_menu_keeps_the_chats_actions(
     assert window.open_engine_settings().close_button.isVisibleTo(view) is False
     view.back_requested.emit()
     assert window.pages.currentWidget() is window.chat_page
+    window.sidebar.settings_button.click()  # the sidebar's way there
+    assert window.pages.currentWidget() is view
 
 
 def test_appearance_sets_theme_text_size_and_language(
