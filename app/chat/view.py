@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import html
+import itertools
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -61,6 +62,12 @@ class ChatView(QScrollArea):
     def __init__(self, colors: Colors, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("ChatScroll")
+        self.setAccessibleName(tr("Chat", "Messages"))
+        # Tab goes through the messages in reading order, before the composer (built first).
+        self._tab_timer = QTimer(self)
+        self._tab_timer.setSingleShot(True)
+        self._tab_timer.timeout.connect(self.order_tabs)
+        self.after: QWidget | None = None  # what Tab reaches after the last message
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -305,7 +312,32 @@ class ChatView(QScrollArea):
             self.layout_.insertWidget(at + index, widget)
             self._widgets.insert(index, widget)
         self.placeholder.setVisible(False)
+        self._tab_timer.start(0)
         return widget
+
+    def order_tabs(self) -> None:
+        """Tab's order inside the chat: each message's controls top to bottom, as they stand."""
+        chain: list[QWidget] = [self.earlier_button]
+        for message in self._widgets:
+            if message.isHidden():
+                continue
+            controls = [
+                w
+                for w in message.findChildren(QWidget)
+                if w.focusPolicy() & Qt.FocusPolicy.TabFocus == Qt.FocusPolicy.TabFocus
+                and w.focusProxy() is None
+            ]
+            controls.sort(
+                key=lambda w: (
+                    w.mapTo(message, QPoint(0, 0)).y(),
+                    w.mapTo(message, QPoint(0, 0)).x(),
+                )
+            )
+            chain.extend(controls)
+        if self.after is not None:
+            chain.append(self.after)  # the composer comes after the last message
+        for before, after in itertools.pairwise(chain):
+            QWidget.setTabOrder(before, after)
 
     def remove(self, widgets: Sequence[MessageWidget]) -> None:
         gone = [w for w in widgets if w in self._widgets]

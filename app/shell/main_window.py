@@ -101,6 +101,7 @@ class MainWindow(QMainWindow):
         self.view = ChatView(colors)
         self.composer = Composer()
         self.controller = ChatController(self.view, self.composer, self.engine)
+        self.view.after = self.composer
         self.settings_panel = SettingsPanel()
         self.settings_panel.setVisible(False)
         self.banner = EngineBanner()

@@ -274,6 +274,10 @@
             <translation>Nachricht gelöscht.</translation>
         </message>
         <message>
+            <source>Messages</source>
+            <translation>Nachrichten</translation>
+        </message>
+        <message>
             <source>Show earlier messages</source>
             <translation>Frühere Nachrichten anzeigen</translation>
         </message>

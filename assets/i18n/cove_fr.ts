@@ -274,6 +274,10 @@
             <translation>Message supprimé.</translation>
         </message>
         <message>
+            <source>Messages</source>
+            <translation>Messages</translation>
+        </message>
+        <message>
             <source>Show earlier messages</source>
             <translation>Afficher les messages précédents</translation>
         </message>
