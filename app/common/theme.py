@@ -198,6 +198,12 @@ def stylesheet(c: Colors) -> str:
     QPushButton#Secondary:hover {{ background: {c.inline_code_bg}; }}
     QPushButton#Secondary:disabled {{ color: {c.muted}; }}
     QListView#ConversationList {{ background: transparent; border: none; outline: none; }}
+    QListView#SettingsNav {{ background: transparent; border: none; outline: none; }}
+    QListView#SettingsNav::item {{ padding: 7px 10px; border-radius: 8px; margin: 1px 0; }}
+    QListView#SettingsNav::item:selected {{ background: {c.user_bubble}; color: {c.text}; }}
+    QListView#SettingsNav::item:hover:!selected {{ background: {c.inline_code_bg}; }}
+    QScrollArea#SettingsSection, QWidget#SettingsBody {{ background: transparent; }}
+    QFrame#FileChip {{ border: 1px solid {c.border}; border-radius: 8px; background: {c.base}; }}
     QListView#ConversationList::item {{ padding: 7px 8px; border-radius: 8px; margin: 1px 6px; }}
     QListView#ConversationList::item:selected {{ background: {c.user_bubble}; color: {c.text}; }}
     QListView#ConversationList::item:hover:!selected {{ background: {c.inline_code_bg}; }}

@@ -68,6 +68,15 @@ class AppearanceSection(QWidget):
         self.language_box.activated.connect(self._language_activated)
         form.addRow(tr("Settings", "Language"), self.language_box)
         layout.addLayout(form)
+        about = QLabel(
+            tr(
+                "Settings",
+                "The language of Cove's window. Replies come in the language you write in.",
+            )
+        )
+        about.setWordWrap(True)
+        about.setProperty("muted", True)
+        layout.addWidget(about)
 
         # Shown once the language is changed: the window's words change when Cove restarts.
         self.restart_notice = QFrame()

@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
 from app.common.i18n import tr
 from app.common.page_header import page_header
 
+MAX_WIDTH = 720  # pixels: a section's column
+
 
 @dataclass
 class _Section:
@@ -58,6 +60,7 @@ class SettingsView(QWidget):
         body.setSpacing(16)
         self.list = QListWidget()
         self.list.setAccessibleName(tr("Settings", "Settings sections"))
+        self.list.setObjectName("SettingsNav")
         self.list.setFixedWidth(180)
         self.list.currentRowChanged.connect(self._show)
         self.stack = QStackedWidget()
@@ -68,8 +71,10 @@ class SettingsView(QWidget):
     def add_section(self, key: str, title: str, make: Callable[[], QWidget]) -> None:
         self._sections.append(_Section(key, title, make))
         holder = QScrollArea()
+        holder.setObjectName("SettingsSection")
         holder.setWidgetResizable(True)
         holder.setFrameShape(QScrollArea.Shape.NoFrame)
+        holder.viewport().setAutoFillBackground(False)
         self.stack.addWidget(holder)
         self.list.addItem(title)
         if self.list.currentRow() < 0:
@@ -104,6 +109,14 @@ class SettingsView(QWidget):
         assert isinstance(holder, QScrollArea)
         if section.widget is None:
             section.widget = section.make()
-            holder.setWidget(section.widget)
+            # A readable column, not the window's width.
+            body = QWidget()
+            body.setObjectName("SettingsBody")
+            line = QHBoxLayout(body)
+            line.setContentsMargins(8, 0, 8, 0)
+            section.widget.setMaximumWidth(MAX_WIDTH)
+            line.addWidget(section.widget, 1)
+            line.addStretch(0)
+            holder.setWidget(body)
         self.stack.setCurrentIndex(row)
         self.section_shown.emit(section.key)

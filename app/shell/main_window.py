@@ -310,6 +310,13 @@ class MainWindow(QMainWindow):
         """The status bar again, with the models' names now known (no engine round trip)."""
         if self.engine.status is not None:
             self.status.set_status(self.engine.status)
+            self.view.assistant_label = self._speaker(self.engine.status)
+
+    def _speaker(self, status: EngineStatus) -> str:
+        """What a reply without a model of its own on record is labelled: the model's name."""
+        return (
+            self.controller.display_name(status.model_path, status.model) or status.model or "Cove"
+        )
 
     def show_shortcuts(self) -> ShortcutsSheet:
         """Every key the window answers to (Ctrl+/)."""
@@ -566,7 +573,7 @@ class MainWindow(QMainWindow):
         self.models_view.show_loading(False)
         self.models_view.set_loaded(self.engine.model)
         self.composer.set_hint("")
-        self.view.assistant_label = status.model or "Cove"
+        self.view.assistant_label = self._speaker(status)
         if self.engine.model and self.engine.remote is None:  # another computer's: EngineMode
             self._save_setting("model", self.engine.model)
 

@@ -2087,6 +2087,10 @@
             <translation>Sprache des Systems</translation>
         </message>
         <message>
+            <source>The language of Cove's window. Replies come in the language you write in.</source>
+            <translation>Die Sprache von Coves Fenster. Antworten kommen in der Sprache, in der Sie schreiben.</translation>
+        </message>
+        <message>
             <source>The new language is used when Cove starts again.</source>
             <translation>Die neue Sprache wird beim nächsten Start von Cove verwendet.</translation>
         </message>

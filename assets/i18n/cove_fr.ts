@@ -2087,6 +2087,10 @@
             <translation>Langue du système</translation>
         </message>
         <message>
+            <source>The language of Cove's window. Replies come in the language you write in.</source>
+            <translation>La langue de la fenêtre de Cove. Les réponses viennent dans la langue dans laquelle vous écrivez.</translation>
+        </message>
+        <message>
             <source>The new language is used when Cove starts again.</source>
             <translation>La nouvelle langue sera utilisée au prochain démarrage de Cove.</translation>
         </message>

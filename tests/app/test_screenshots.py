@@ -600,3 +600,95 @@ def test_versions_the_model_picker_and_presets(
     presets.hidePopup()
     for name in ("chat-model-light", "chat-presets-light"):
         assert distinct_colours(QImage(str(shots / f"{name}.png"))) > 8
+
+
+MATH_ANSWER = r"""The roots of $ax^2 + bx + c = 0$ (with $a \neq 0$) are
+
+$$x = \frac{-b \pm \sqrt{b^2 - 4ac}}{2a}$$
+
+The part under the root, $\Delta = b^2 - 4ac$, says how many real roots there are:
+
+- $\Delta > 0$: two, $x_1 \neq x_2$
+- $\Delta = 0$: one, $x = -\frac{b}{2a}$
+- $\Delta < 0$: none; the roots are complex, $x = \frac{-b \pm i\sqrt{-\Delta}}{2a}$
+
+For $x^2 - 5x + 6 = 0$: $\Delta = 25 - 24 = 1$, so $x = \frac{5 \pm 1}{2}$, that is $x = 3$ or
+$x = 2$."""
+
+
+def seed_sidebar() -> dict[str, int]:
+    """Chats a person has gathered: two in a folder, one pinned, the rest by day."""
+    from engine.store import Store
+
+    chats = {
+        "Quadratic formula": ("How do I solve a quadratic equation?", MATH_ANSWER),
+        "Lisbon in three days": (
+            "Plan three days in Lisbon for someone who likes food and walking.",
+            "Day 1: Alfama and the castle; day 2: Belém; day 3: LX Factory and a fado night.",
+        ),
+        "Packing list": ("What should I pack for Lisbon in May?", "Light layers, good shoes."),
+        "Sourdough starter": ("My starter smells of acetone.", "Feed it more often: it is hungry."),
+        "Regex for dates": ("A regex for ISO dates?", "`\\d{4}-\\d{2}-\\d{2}`"),
+    }
+    ids = {}
+    with Store() as store:
+        for title, (question, answer) in chats.items():
+            conversation = store.create_conversation(title)
+            store.add_message(conversation.id, "user", question)
+            store.add_message(conversation.id, "assistant", answer)
+            ids[title] = conversation.id
+        trip = store.create_folder("Trip to Lisbon")
+        store.move_to_folder(ids["Lisbon in three days"], trip)
+        store.move_to_folder(ids["Packing list"], trip)
+        store.pin(ids["Sourdough starter"], True)
+    return ids
+
+
+def test_math_files_in_a_chat_settings_and_the_sidebar(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    shots: Path,
+    tmp_path: Path,
+    shared_models: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reply with its maths drawn; a PDF given to a chat and the answer citing its page; the
+    Settings page; the sidebar with a pinned chat and a folder."""
+    from tests.documents.harbour import harbour_folder
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    docs = harbour_folder(home / "Documents")
+    ids = seed_sidebar()
+    window = make_window()
+    window.resize(*SIZE)
+    window.encoder_folder = lambda: shared_models / "all-minilm-l6-v2-onnx"
+    with qtbot.waitSignal(window.view.conversation_shown, timeout=REPLY_TIMEOUT_MS):
+        window.controller.open_conversation(ids["Quadratic formula"])
+    qtbot.waitUntil(
+        lambda: window.view.messages[-1].body.document().toPlainText().count("\ufffc") > 3
+    )
+    window.view.scroll_to_bottom()
+    qtbot.wait(50)  # one paint; nothing is measured
+    for scheme in ("light", "dark"):
+        window.set_theme(scheme, save=False)
+        qtbot.wait(50)
+        save(window, shots, f"chat-math-{scheme}")
+    window.set_theme("light", save=False)
+
+    window.new_chat()
+    with qtbot.waitSignal(window.controller.conversation_opened, timeout=REPLY_TIMEOUT_MS):
+        window.files_setup.give([docs / "harbour_guide.pdf"])
+    qtbot.waitUntil(
+        lambda: [c.file.state for c in window.composer.files_strip.chips] == ["ready"],
+        timeout=REPLY_TIMEOUT_MS,
+    )
+    with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS):
+        type_and_send(qtbot, window, "When does the ferry to Gull Island leave, and from where?")
+    window.view.scroll_to_bottom()
+    qtbot.wait(50)
+    save(window, shots, "chat-files-light")
+
+    window.open_settings()
+    window.settings.view.show_section("appearance")
+    save(window, shots, "settings-light")
