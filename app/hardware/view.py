@@ -18,7 +18,9 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QPushButton, QTextBrowser, QVBo
 from shiboken6 import isValid
 
 from app.common.engine_service import EngineService
+from app.common.i18n import tr
 from app.common.page_header import page_header
+from app.common.plain_words import best_device_text, device_text
 from app.common.theme import Colors
 from app.common.verdicts import verdict_from_plan
 from engine.hardware.report import HardwareReport
@@ -110,7 +112,7 @@ class HardwareProbe(QObject):
         except (ValueError, KeyError, TypeError):
             report = None
         if report is None:
-            self._failed_with(err.strip() or f"the hardware probe exited with code {code}")
+            self._failed_with(err.strip() or tr("Hardware", "exit code {code}").format(code=code))
             return
         self._got(report)
 
@@ -131,28 +133,36 @@ def _row(label: str, value: str) -> str:
 def speculation_text(status: EngineStatus) -> str:
     """What speculative decoding does for the loaded model here."""
     if status.exact_tokens:
-        guesses = (
+        guesses = tr(
+            "Hardware",
             "Guessed tokens are checked in batches wherever that pays. This build computes a "
-            f"batch exactly as single tokens for the first {status.exact_tokens:,} tokens of a "
-            "conversation; past them a batch may round differently, as replies batched "
-            'together do (speculation "exact" keeps to them).'
-        )
+            "batch exactly as single tokens for the first {count} tokens of a conversation; "
+            "past them a batch may round differently, as replies batched together do "
+            '(speculation "exact" keeps to them).',
+        ).format(count=f"{status.exact_tokens:,}")
     else:
-        guesses = (
+        guesses = tr(
+            "Hardware",
             "Guessed tokens are checked in batches wherever that pays. This build computes a "
             "batch slightly differently from single tokens, which may change a near-tie "
-            '(speculation "exact" turns it off here).'
+            '(speculation "exact" turns it off here).',
         )
-    draft = f" {status.draft} drafts for it." if status.draft else " No draft model is in use."
-    return f"Speculative decoding: {guesses}{draft}"
+    draft = (
+        tr("Hardware", "{draft} drafts for it.").format(draft=status.draft)
+        if status.draft
+        else tr("Hardware", "No draft model is in use.")
+    )
+    return tr("Hardware", "Speculative decoding: {guesses} {draft}").format(
+        guesses=guesses, draft=draft
+    )
 
 
 def background_text(status: EngineStatus) -> str:
     """What the engine's background work is doing, in a line."""
     if not status.background_measuring:
-        return "Background measuring is off: models run the way the planner chose."
+        return tr("Hardware", "Background measuring is off: models run the way the planner chose.")
     if not status.background:
-        return "Nothing is waiting to be measured."
+        return tr("Hardware", "Nothing is waiting to be measured.")
     lines = []
     for work in status.background:
         what, why = str(work.get("work", "")), str(work.get("why", ""))
@@ -161,79 +171,125 @@ def background_text(status: EngineStatus) -> str:
 
 
 def report_html(report: HardwareReport, status: EngineStatus | None, colors: Colors) -> str:
-    """The probe's report as a page: found, not found, and the choice with its reasons."""
+    """The probe's report as a page: found, not found, and the choice with its reasons. Each
+    thing in plain words first; the technical names (instruction sets, backends, APIs) after
+    them, in grey."""
     esc = html.escape
     cpu, mem, ort, llama = report.cpu, report.memory, report.ort, report.llama_cpp
     muted = f"color:{colors.muted}"
-    out = ["<h3>What Cove chose</h3>"]
+
+    def detail(text: str) -> str:
+        return f" <span style='{muted}'>({esc(text)})</span>" if text else ""
+
+    def none_found() -> str:
+        return f"<span style='{muted}'>{esc(tr('Hardware', 'none found'))}</span>"
+
+    out = [f"<h3>{esc(tr('Hardware', 'What Cove chose'))}</h3>"]
     if status is not None and status.model:
         plan = status.plan
-        threads = f", {plan.threads} threads" if plan is not None and plan.threads else ""
-        out.append(
-            f"<p><b>{esc(status.model)}</b> runs on <b>{esc(str(status.device))}</b> "
-            f"with {esc(str(status.backend))}, context {status.n_ctx or 0:,} tokens{threads}.</p>"
+        device = str(status.device or "")
+        runs = tr(
+            "Hardware", "<b>{model}</b> runs on <b>{device}</b>, with a context of {n} tokens."
+        ).format(
+            model=esc(status.model),
+            device=esc(device_text(device) or device),
+            n=f"{status.n_ctx or 0:,}",
         )
+        how = [part for part in (str(status.backend or ""), device) if part]
+        if plan is not None and plan.threads:
+            how.append(tr("Hardware", "{n} threads").format(n=plan.threads))
+        out.append(f"<p>{runs}{detail(', '.join(how))}</p>")
         if plan is not None:
             verdict = verdict_from_plan(plan)
             why = "".join(f"<li>{esc(d)}</li>" for d in verdict.details)
-            out.append(f"<p>Why: {esc(verdict.text)}.</p><ul>{why}</ul>")
+            reason = tr("Hardware", "Why: {verdict}.").format(verdict=esc(verdict.text))
+            out.append(f"<p>{reason}</p><ul>{why}</ul>")
         out.append(f"<p>{esc(speculation_text(status))}</p>")
-    out.append(
-        f"<p>For GGUF models the best device here is: <b>{esc(report.best_device())}</b>.</p>"
+    best = tr("Hardware", "Models run best here on <b>{device}</b>.").format(
+        device=esc(best_device_text(report))
     )
-    out.append("<h3>This computer</h3><table>")
-    out.append(_row("System", esc(f"{report.os} ({cpu.arch})")))
-    out.append(_row("CPU", esc(cpu.model)))
-    out.append(_row("Cores", f"{cpu.physical_cores} physical, {cpu.logical_cores} logical"))
-    out.append(_row("SIMD", esc(" ".join(cpu.features) or "none detected")))
+    out.append(f"<p>{best}<br><span style='{muted}'>{esc(report.best_device())}</span></p>")
+    out.append(f"<h3>{esc(tr('Hardware', 'This computer'))}</h3><table>")
+    out.append(_row(esc(tr("Hardware", "System")), esc(f"{report.os} ({cpu.arch})")))
+    out.append(_row(esc(tr("Hardware", "Processor")), esc(cpu.model)))
+    cores = tr("Hardware", "{cores} cores, {threads} threads at once").format(
+        cores=cpu.physical_cores, threads=cpu.logical_cores
+    )
+    out.append(_row(esc(tr("Hardware", "Cores")), esc(cores)))
+    features = " ".join(cpu.features) or tr("Hardware", "none detected")
     out.append(
         _row(
-            "Memory",
-            f"{format_bytes(mem.total_bytes)} total, {format_bytes(mem.available_bytes)} available",
+            f"<span style='{muted}'>{esc(tr('Hardware', 'Instruction sets'))}</span>",
+            f"<span style='{muted}'>{esc(features)}</span>",
         )
     )
+    memory = tr("Hardware", "{total} total, {free} available").format(
+        total=format_bytes(mem.total_bytes), free=format_bytes(mem.available_bytes)
+    )
+    out.append(_row(esc(tr("Hardware", "Memory")), esc(memory)))
     if report.gpus:
         for gpu in report.gpus:
             memory = (
-                f"{format_bytes(gpu.total_bytes)} unified, "
-                f"~{format_bytes(gpu.budget_bytes)} usable by the GPU"
+                tr("Hardware", "{total} shared with the processor, about {usable} usable").format(
+                    total=format_bytes(gpu.total_bytes), usable=format_bytes(gpu.budget_bytes)
+                )
                 if gpu.unified_memory
-                else f"{format_bytes(gpu.free_bytes)} free of {format_bytes(gpu.total_bytes)}"
+                else tr("Hardware", "{free} free of {total}").format(
+                    free=format_bytes(gpu.free_bytes), total=format_bytes(gpu.total_bytes)
+                )
             )
-            out.append(_row(f"GPU {gpu.index}", esc(f"{gpu.name} ({gpu.api})")))
+            title = (
+                tr("Hardware", "Graphics card {n}").format(n=gpu.index + 1)
+                if len(report.gpus) > 1
+                else tr("Hardware", "Graphics card")
+            )
+            out.append(_row(esc(title), esc(gpu.name) + detail(gpu.api.upper())))
             out.append(_row("", esc(memory)))
     else:
-        out.append(_row("GPU", f"<span style='{muted}'>none found</span>"))
+        out.append(_row(esc(tr("Hardware", "Graphics card")), none_found()))
     npus = ort.npus()
     out.append(
         _row(
-            "NPU",
-            esc(", ".join(npus)) if npus else f"<span style='{muted}'>none found</span>",
+            esc(tr("Hardware", "AI accelerator")),
+            (esc(", ".join(npus)) + detail("NPU")) if npus else none_found(),
         )
     )
-    out.append("</table><h3>Runtimes</h3><table>")
+    out.append(f"</table><h3>{esc(tr('Hardware', 'Software that runs models'))}</h3><table>")
     if llama.available:
-        offload = "GPU offload" if llama.supports_gpu_offload else "CPU only"
-        devices = ", ".join(llama.devices) or "unknown"
-        out.append(_row("llama.cpp", esc(f"{llama.version} ({offload}; devices: {devices})")))
+        offload = (
+            tr("Hardware", "uses the graphics card")
+            if llama.supports_gpu_offload
+            else tr("Hardware", "processor only")
+        )
+        devices = ", ".join(llama.devices) or tr("Hardware", "unknown")
+        out.append(
+            _row(
+                "llama.cpp",
+                esc(f"{llama.version}, {offload}")
+                + detail(tr("Hardware", "devices: {devices}").format(devices=devices)),
+            )
+        )
     else:
-        out.append(_row("llama.cpp", esc(f"unavailable: {llama.reason or ''}")))
+        unavailable = tr("Hardware", "unavailable: {reason}").format(reason=llama.reason or "")
+        out.append(_row("llama.cpp", esc(unavailable)))
     if ort.available:
         out.append(_row("ONNX Runtime", esc(f"{ort.version}: {ort.describe()}")))
     else:
-        out.append(_row("ONNX Runtime", esc(f"unavailable: {ort.reason or ''}")))
+        unavailable = tr("Hardware", "unavailable: {reason}").format(reason=ort.reason or "")
+        out.append(_row("ONNX Runtime", esc(unavailable)))
     out.append(_row("Core ML", esc(report.coreml.reason)))
     out.append("</table>")
     out.append(_measured_html(report, colors))
     if report.absent:
         items = "".join(f"<li><b>{esc(a.what)}</b>: {esc(a.reason)}</li>" for a in report.absent)
-        out.append(f"<h3>Not found</h3><ul style='{muted}'>{items}</ul>")
+        title = esc(tr("Hardware", "Not found"))
+        out.append(f"<h3>{title}</h3><ul style='{muted}'>{items}</ul>")
     return "".join(out)
 
 
 def _measured_html(report: HardwareReport, colors: Colors) -> str:
-    """The ways models were measured to run here (cove tune), fastest first at the default
-    context, with the one in use marked."""
+    """The ways models were measured to run here, fastest first at the default context, with
+    the one in use marked."""
     from engine.planner.plan import DEFAULT_CONTEXT
     from engine.tuning.store import TuningStore, machine_key
 
@@ -241,15 +297,20 @@ def _measured_html(report: HardwareReport, colors: Colors) -> str:
     store = TuningStore()
     measured = store.measured(machine_key(report))
     if not measured:
-        return (
-            f"<h3>Measured</h3><p style='color:{colors.muted}'>No model has been measured here "
-            "yet. A model that can run more than one way (flash attention on or off, GPU or CPU, "
-            "its GGUF or ONNX build) is measured after it is first loaded, once this computer is "
-            "idle.</p>"
+        none = tr(
+            "Hardware",
+            "No model has been measured here yet. A model that can run more than one way (flash "
+            "attention on or off, graphics card or processor, its GGUF or ONNX build) is measured "
+            "after it is first loaded, once this computer is idle.",
         )
+        title = esc(tr("Hardware", "Measured"))
+        return f"<h3>{title}</h3><p style='color:{colors.muted}'>{esc(none)}</p>"
     overrides = store.overrides()
     chosen = set(overrides.values())
-    out = [f"<h3>Measured (a turn at a {DEFAULT_CONTEXT:,}-token context)</h3>"]
+    title = tr("Hardware", "Measured (a turn at a {n}-token context)").format(
+        n=f"{DEFAULT_CONTEXT:,}"
+    )
+    out = [f"<h3>{esc(title)}</h3>"]
     for model, ways in sorted(measured.items()):
         ways.sort(key=lambda m: m.turn_s(DEFAULT_CONTEXT))
         paths = sorted({str(Path(m.config.path).resolve()) for m in ways})
@@ -257,23 +318,36 @@ def _measured_html(report: HardwareReport, colors: Colors) -> str:
         out.append(f"<p><b>{esc(model)}</b></p><ul>")
         for n, m in enumerate(ways):
             low, high = m.spread(DEFAULT_CONTEXT)
-            mark = (
-                " (your choice)" if m.config.label in chosen else (" (fastest)" if n == 0 else "")
-            )
+            if m.config.label in chosen:
+                mark = " " + tr("Hardware", "(your choice)")
+            else:
+                mark = " " + tr("Hardware", "(fastest)") if n == 0 else ""
             in_use = m.config.label in chosen or (n == 0 and not pinned)
+            figures = tr(
+                "Hardware",
+                "prompt {prompt} tokens/s, replies {start} tokens/s at the start, {half} "
+                "halfway; a turn {turn} s ({low}–{high} s over {runs} runs)",
+            ).format(
+                prompt=f"{m.prefill_tokens_per_s:.0f}",
+                start=f"{m.near_tokens_per_s:.0f}",
+                half=f"{1 / m.decode_s(DEFAULT_CONTEXT / 2):.0f}",
+                turn=f"{m.turn_s(DEFAULT_CONTEXT):.2f}",
+                low=f"{low:.2f}",
+                high=f"{high:.2f}",
+                runs=m.runs,
+            )
             out.append(
-                f"<li>{esc(m.config.label)}{esc(mark)}: prompt {m.prefill_tokens_per_s:.0f} "
-                f"tokens/s, replies {m.near_tokens_per_s:.0f} tokens/s at the start, "
-                f"{1 / m.decode_s(DEFAULT_CONTEXT / 2):.0f} halfway; a turn "
-                f"{m.turn_s(DEFAULT_CONTEXT):.2f} s ({low:.2f}–{high:.2f} s over {m.runs} runs)"
+                f"<li>{esc(m.config.label)}{esc(mark)}: {esc(figures)}"
                 f"{_use_link(paths, m.config.label, in_use)}</li>"
             )
         out.append("</ul>")
         if any(m.provisional for m in ways):
-            out.append(
-                f"<p style='color:{colors.muted}'>Measured while other programs kept the "
-                "processor busy: measured again later, when this computer is idle.</p>"
+            busy = tr(
+                "Hardware",
+                "Measured while other programs kept the processor busy: measured again later, "
+                "when this computer is idle.",
             )
+            out.append(f"<p style='color:{colors.muted}'>{esc(busy)}</p>")
         if pinned:
             out.append(f"<li>{_use_link(paths, None, False)}</li>")
     return "".join(out)
@@ -288,7 +362,11 @@ def _use_link(paths: list[str], label: str | None, chosen: bool) -> str:
     if chosen:
         return ""
     target = quote(json.dumps({"paths": paths, "label": label}))
-    words = "Use this way" if label is not None else "Go back to the fastest way"
+    words = (
+        tr("Hardware", "Use this way")
+        if label is not None
+        else tr("Hardware", "Go back to the fastest way")
+    )
     return f" <a href='{WAY_SCHEME}:{target}'>{words}</a>"
 
 
@@ -319,8 +397,8 @@ class HardwareView(QWidget):
         self.status: EngineStatus | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(28, 20, 28, 20)
-        header = page_header("Hardware", self.back_requested)
-        self.refresh_button = QPushButton("Check again")
+        header = page_header(tr("Hardware", "Hardware"), self.back_requested)
+        self.refresh_button = QPushButton(tr("Hardware", "Check again"))
         self.refresh_button.setObjectName("Secondary")
         self.refresh_button.clicked.connect(self.refresh)
         header.addWidget(self.refresh_button)
@@ -332,11 +410,17 @@ class HardwareView(QWidget):
         layout.addWidget(self.page, 1)
         # Measuring in the background (the ways to run a model, how many replies at once pay):
         # only when this computer is idle, at the lowest priority; a person may turn it off.
-        self.background_box = QCheckBox("Measure in the background when this computer is idle")
+        self.background_box = QCheckBox(
+            tr("Hardware", "Measure in the background when this computer is idle")
+        )
         self.background_box.setChecked(True)
         self.background_box.setToolTip(
-            "Cove measures the fastest way to run a model on this computer only while nothing "
-            "else is using the processor, and stops at once when another program needs it."
+            tr(
+                "Hardware",
+                "Cove measures the fastest way to run a model on this computer only while "
+                "nothing else is using the processor, and stops at once when another program "
+                "needs it.",
+            )
         )
         self.background_box.toggled.connect(self._background_toggled)
         layout.addWidget(self.background_box)
@@ -376,7 +460,9 @@ class HardwareView(QWidget):
         service.control_pool.submit(
             lambda: engine.client.set_background_measuring(on),
             lambda status: self.set_status(status),
-            lambda exc: self.background_line.setText(f"Could not change the setting: {exc}"),
+            lambda exc: self.background_line.setText(
+                tr("Hardware", "Could not change the setting: {error}").format(error=exc)
+            ),
         )
 
     def set_colors(self, colors: Colors) -> None:
@@ -391,9 +477,15 @@ class HardwareView(QWidget):
         if self.probe.report is not None:
             self.page.setHtml(report_html(self.probe.report, self.status, self.colors))
         elif self.probe.error is not None:
+            failed = tr(
+                "Hardware",
+                "Cove could not look at this computer's hardware. Models still run, on the "
+                "processor; Check again tries once more.",
+            )
             self.page.setHtml(
-                f"<p>The hardware probe failed: {html.escape(self.probe.error)}</p>"
-                "<p>Cove still runs on the CPU.</p>"
+                f"<p>{html.escape(failed)}</p>"
+                f"<p style='color:{self.colors.muted}'>{html.escape(self.probe.error)}</p>"
             )
         else:
-            self.page.setHtml(f"<p style='color:{self.colors.muted}'>Looking…</p>")
+            looking = html.escape(tr("Hardware", "Looking…"))
+            self.page.setHtml(f"<p style='color:{self.colors.muted}'>{looking}</p>")

@@ -25,7 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.common.i18n import tr
 from app.common.page_header import page_header
+from app.common.plain_words import mix_text, quant_text
 from app.common.theme import Colors
 from app.common.verdicts import Verdict, verdict_from_error, verdict_from_plan
 from app.common.workers import WorkerPool
@@ -53,7 +55,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 IMPORTED_SETTING = "imported_models"  # the paths the user imported, as a saved setting
-COLUMNS = ("Model", "Format", "Size", "On this computer", "Speed here")
+N_COLUMNS = 5
 VERDICT_COLUMN, SPEED_COLUMN = 3, 4
 LEVEL_COLORS = {"ok": "ok", "warn": "warning_text", "bad": "error_text", "unknown": "muted"}
 
@@ -107,14 +109,14 @@ class ModelsView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(28, 20, 28, 20)
         layout.setSpacing(10)
-        header = page_header("Models", self.back_requested)
-        self.refresh_button = QPushButton("Refresh")
+        header = page_header(tr("Models", "Models"), self.back_requested)
+        self.refresh_button = QPushButton(tr("Models", "Refresh"))
         self.refresh_button.setObjectName("Secondary")
         self.refresh_button.clicked.connect(self.refresh)
-        self.import_button = QPushButton("Import file…")
+        self.import_button = QPushButton(tr("Models", "Import file…"))
         self.import_button.setObjectName("Secondary")
         self.import_button.clicked.connect(self._import_dialog)
-        self.folder_button = QPushButton("Open models folder")
+        self.folder_button = QPushButton(tr("Models", "Open models folder"))
         self.folder_button.setObjectName("Secondary")
         self.folder_button.clicked.connect(self._open_folder)
         for button in (self.refresh_button, self.import_button, self.folder_button):
@@ -125,8 +127,8 @@ class ModelsView(QWidget):
         self.tabs.setDocumentMode(True)
         self.installed_tab = QWidget()
         self.downloads_view = DownloadsView(self.downloads)
-        self.tabs.addTab(self.installed_tab, "Installed")
-        self.tabs.addTab(self.downloads_view, "Downloads")
+        self.tabs.addTab(self.installed_tab, tr("Models", "Installed"))
+        self.tabs.addTab(self.downloads_view, tr("Models", "Downloads"))
         layout.addWidget(self.tabs, 1)
         self._build_installed(QVBoxLayout(self.installed_tab))
 
@@ -137,7 +139,7 @@ class ModelsView(QWidget):
 
     def set_discover_tab(self, widget: QWidget) -> None:
         """The place for the catalog: a Discover tab before Installed."""
-        self.tabs.insertTab(0, widget, "Discover")
+        self.tabs.insertTab(0, widget, tr("Models", "Discover"))
         self.tabs.setCurrentIndex(self.tabs.indexOf(self.installed_tab))
         self.tabs.currentChanged.connect(
             lambda i: self.discover_shown.emit() if self.tabs.widget(i) is widget else None
@@ -147,8 +149,11 @@ class ModelsView(QWidget):
         layout.setContentsMargins(0, 12, 0, 0)
         layout.setSpacing(10)
         intro = QLabel(
-            "Cove checks each model against the memory that is free right now, before loading "
-            f"it. Put GGUF files or ONNX model folders in {shown(models_dir())} or import them."
+            tr(
+                "Models",
+                "Cove checks each model against the memory that is free right now, before "
+                "loading it. Put GGUF files or ONNX model folders in {folder} or import them.",
+            ).format(folder=shown(models_dir()))
         )
         intro.setWordWrap(True)
         intro.setProperty("muted", True)
@@ -160,8 +165,16 @@ class ModelsView(QWidget):
         self.residents.unload_requested.connect(self.unload_requested)
         layout.addWidget(self.residents)
 
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table = QTableWidget(0, N_COLUMNS)
+        self.table.setHorizontalHeaderLabels(
+            [
+                tr("Models", "Model"),
+                tr("Models", "Format"),
+                tr("Models", "Size"),
+                tr("Models", "On this computer"),
+                tr("Models", "Speed here"),
+            ]
+        )
         self.table.verticalHeader().setVisible(False)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -191,14 +204,14 @@ class ModelsView(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setVisible(False)
-        self.cancel_button = QPushButton("Cancel loading")
+        self.cancel_button = QPushButton(tr("Models", "Cancel loading"))
         self.cancel_button.setObjectName("Secondary")
         self.cancel_button.setVisible(False)
-        self.delete_button = QPushButton("Delete…")
+        self.delete_button = QPushButton(tr("Models", "Delete…"))
         self.delete_button.setObjectName("Secondary")
         self.delete_button.setEnabled(False)
         self.delete_button.clicked.connect(self.delete_selected)
-        self.load_button = QPushButton("Load")
+        self.load_button = QPushButton(tr("Models", "Load"))
         self.load_button.setObjectName("Primary")
         self.load_button.setEnabled(False)
         self.load_button.clicked.connect(self._load_selected)
@@ -209,7 +222,7 @@ class ModelsView(QWidget):
         actions.addWidget(self.load_button)
         layout.addLayout(actions)
 
-        self.partials_title = QLabel("<b>Unfinished downloads</b>")
+        self.partials_title = QLabel("<b>{}</b>".format(tr("Models", "Unfinished downloads")))
         self.partials = PartialDownloadsTable()
         self.partials.resume_requested.connect(self._resume_partial)
         self.partials.discard_requested.connect(self.discard_partial)
@@ -230,7 +243,9 @@ class ModelsView(QWidget):
         self.pool.submit(
             lambda: (scan_models(imported=imported), list_partials(models_dir())),
             lambda found: self._listed(token, *found),
-            lambda exc: self.details.setText(f"Could not list the models: {exc}"),
+            lambda exc: self.details.setText(
+                tr("Models", "Could not list the models: {error}").format(error=exc)
+            ),
         )
 
     def _listed(
@@ -246,14 +261,13 @@ class ModelsView(QWidget):
         for row, entry in enumerate(entries):
             name = entry.name
             if entry.id == self.loaded_id:
-                name += "  ● loaded"
-            kind = f"{entry.kind} {entry.quantization}".strip() + (
-                " · Vision" if entry.vision else ""
-            )
-            cells = (name, kind, format_bytes(entry.size_bytes), "Checking…", "")
+                name += loaded_mark()
+            checking = tr("Models", "Checking…")
+            cells = (name, format_text(entry), format_bytes(entry.size_bytes), checking, "")
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(where(entry) if col == 0 else text)
+                tips = {0: where(entry), 1: format_tip(entry)}
+                item.setToolTip(tips.get(col, text))
                 self.table.setItem(row, col, item)
         if entries and not self.table.selectedItems():
             self.table.selectRow(0)
@@ -263,7 +277,9 @@ class ModelsView(QWidget):
     def _request_plans(self, token: int) -> None:
         if self.remote_note is not None:  # nothing is planned for this computer meanwhile
             unplanned = Verdict(
-                "Not checked: another computer's engine is in use", "unknown", (self.remote_note,)
+                tr("Models", "Not checked: another computer's engine is in use"),
+                "unknown",
+                (self.remote_note,),
             )
             for entry in self.entries:
                 self._set_verdict(token, entry.id, unplanned)
@@ -302,8 +318,9 @@ class ModelsView(QWidget):
 
     def set_report(self, report: HardwareReport) -> None:
         """This computer, as the engine's probe saw it: with a speed profile, each planned model's
-        speed follows."""
+        speed follows, and a repository's file is chosen by what fits here."""
         self.report = report
+        self.downloads.report = report
         for model_id in list(self.plans):
             self._request_speed(self._scan_token, model_id)
 
@@ -392,34 +409,43 @@ class ModelsView(QWidget):
             self.delete_button.setEnabled(False)
             return
         verdict = self.verdicts.get(entry.id)
-        kind = f"{entry.kind} {entry.quantization}".strip()
-        lines = [f"<b>{entry.name}</b> — {kind}, {format_bytes(entry.size_bytes)}"]
+        lines = [
+            tr("Models", "<b>{name}</b> — {kind}, {size}").format(
+                name=entry.name, kind=format_label(entry), size=format_bytes(entry.size_bytes)
+            )
+        ]
         lines.append(f"<span style='color:{self.colors.muted}'>{where(entry)}</span>")
-        if entry.tensor_types:
-            mix = f"Tensor types: {entry.tensor_types}"
+        mix = mix_text(entry.tensor_types)
+        if mix:
             lines.append(f"<span style='color:{self.colors.muted}'>{mix}</span>")
         if entry.projector is not None:
-            vision = f"Vision: reads images with {entry.projector.name}, beside it"
+            vision = tr("Models", "Vision: reads images with {projector}, beside it").format(
+                projector=entry.projector.name
+            )
             lines.append(f"<span style='color:{self.colors.muted}'>{vision}</span>")
         speed = self.speeds.get(entry.id)
         if verdict is not None:
             lines.append(verdict.text)
             if speed is not None:
-                lines.append(f"Replies at {speed.words}")
+                lines.append(tr("Models", "Replies at {speed}").format(speed=speed.words))
             lines += [
                 f"<span style='color:{self.colors.muted}'>{d}</span>" for d in verdict.details
             ]
         self.details.setText("<br>".join(lines))
         self.delete_button.setEnabled(entry.source == "folder")
         self.delete_button.setToolTip(
-            "" if entry.source == "folder" else "Cove deletes only the models in its models folder."
+            ""
+            if entry.source == "folder"
+            else tr("Models", "Cove deletes only the models in its models folder.")
         )
         self.load_button.setEnabled(verdict is not None and verdict.level != "bad")
         if self.remote_note is not None:
             self.load_button.setEnabled(False)
             self.load_button.setToolTip(self.remote_note)
         elif verdict is not None and verdict.level == "bad":
-            self.load_button.setToolTip("This model does not fit in the memory that is free.")
+            self.load_button.setToolTip(
+                tr("Models", "This model does not fit in the memory that is free.")
+            )
         else:
             self.load_button.setToolTip("")
 
@@ -458,7 +484,7 @@ class ModelsView(QWidget):
             item = self.table.item(row, 0)
             if item is not None:
                 loaded = model_id is not None and entry.id == model_id
-                item.setText(entry.name + ("  ● loaded" if loaded else ""))
+                item.setText(entry.name + (loaded_mark() if loaded else ""))
 
     def _chat_with(self, model_id: str) -> None:
         """A finished download: load it as the Load button does, then go to the chat."""
@@ -474,18 +500,23 @@ class ModelsView(QWidget):
             return
         if entry.id == self.loaded_id:
             self.say(
-                f"{entry.name} is the model loaded in the chat, so it cannot be deleted. Load "
-                "another model first, then delete this one."
+                tr(
+                    "Models",
+                    "{name} is the model loaded in the chat, so it cannot be deleted. Load "
+                    "another model first, then delete this one.",
+                ).format(name=entry.name)
             )
             self.delete_failed.emit(entry.id)
             return
-        question = (
-            f"Delete {entry.name} ({format_bytes(entry.size_bytes)}) from {where(entry)}? "
-            "Downloading it again fetches the whole file."
-        )
+        question = tr(
+            "Models",
+            "Delete {name} ({size}) from {where}? Downloading it again fetches the whole file.",
+        ).format(name=entry.name, size=format_bytes(entry.size_bytes), where=where(entry))
         if entry.projector is not None:
-            question += " Its vision projector goes with it unless another model uses it."
-        if not self.confirm("Delete model", question):
+            question += " " + tr(
+                "Models", "Its vision projector goes with it unless another model uses it."
+            )
+        if not self.confirm(tr("Models", "Delete model"), question):
             return
         in_use = self._in_use
         self.pool.submit(
@@ -495,13 +526,21 @@ class ModelsView(QWidget):
         )
 
     def _deleted(self, entry: ModelEntry, removed: Removed) -> None:
-        what = f"{entry.name} and its vision projector" if removed.projector else entry.name
-        self.say(f"Deleted {what}: {format_bytes(removed.freed_bytes)} freed.")
+        what = (
+            tr("Models", "{name} and its vision projector").format(name=entry.name)
+            if removed.projector
+            else entry.name
+        )
+        self.say(
+            tr("Models", "Deleted {what}: {size} freed.").format(
+                what=what, size=format_bytes(removed.freed_bytes)
+            )
+        )
         self.model_deleted.emit(removed)
         self.refresh()
 
     def _delete_failed(self, entry: ModelEntry, exc: BaseException) -> None:
-        self.say(f"{entry.name} was not deleted. {exc}")
+        self.say(tr("Models", "{name} was not deleted. {error}").format(name=entry.name, error=exc))
         self.delete_failed.emit(entry.id)
 
     def say(self, text: str) -> None:
@@ -529,11 +568,17 @@ class ModelsView(QWidget):
         self.pool.submit(
             lambda: remove_partial(partial.target),
             lambda freed: self._discarded(name, freed),
-            lambda exc: self.say(f"Could not discard {name}: {exc}"),
+            lambda exc: self.say(
+                tr("Models", "Could not discard {name}: {error}").format(name=name, error=exc)
+            ),
         )
 
     def _discarded(self, name: str, freed: int) -> None:
-        self.say(f"Discarded the partial download of {name}: {format_bytes(freed)} freed.")
+        self.say(
+            tr("Models", "Discarded the partial download of {name}: {size} freed.").format(
+                name=name, size=format_bytes(freed)
+            )
+        )
         self.refresh()
 
     def _resume_partial(self, partial: PartialDownload) -> None:
@@ -548,7 +593,12 @@ class ModelsView(QWidget):
     def _update_downloads_tab(self) -> None:
         live = len(self.downloads.active_names())
         index = self.tabs.indexOf(self.downloads_view)
-        self.tabs.setTabText(index, f"Downloads ({live})" if live else "Downloads")
+        self.tabs.setTabText(
+            index,
+            tr("Models", "Downloads ({count})").format(count=live)
+            if live
+            else tr("Models", "Downloads"),
+        )
 
     # -- importing -----------------------------------------------------------------------------
 
@@ -561,7 +611,13 @@ class ModelsView(QWidget):
         self.imported += added
         self.imported_changed.emit(list(self.imported))
         projectors = [(Path(p), projector_of(Path(p))) for p in added if p.endswith(".gguf")]
-        said = [f"{m.name} reads images with {v.name}, beside it." for m, v in projectors if v]
+        said = [
+            tr("Models", "{model} reads images with {projector}, beside it.").format(
+                model=m.name, projector=v.name
+            )
+            for m, v in projectors
+            if v
+        ]
         if said:
             self.say(" ".join(said))
         self.refresh()
@@ -580,15 +636,23 @@ class ModelsView(QWidget):
         background; the list follows."""
         from engine.library.importing import Imported, import_model
 
-        self.say(f"Copying {source.name} into the models folder…")
+        self.say(tr("Models", "Copying {name} into the models folder…").format(name=source.name))
 
         def done(imported: Imported) -> None:
             where = shown(imported.path.parent)
             if imported.projector is not None:
-                name = imported.projector.name
-                self.say(f"Imported {source.name} with its vision projector {name}: in {where}.")
+                self.say(
+                    tr(
+                        "Models",
+                        "Imported {name} with its vision projector {projector}: in {where}.",
+                    ).format(name=source.name, projector=imported.projector.name, where=where)
+                )
             else:
-                self.say(f"Imported {source.name}: a copy is in {where}.")
+                self.say(
+                    tr("Models", "Imported {name}: a copy is in {where}.").format(
+                        name=source.name, where=where
+                    )
+                )
             self.refresh()
 
         self.pool.submit(lambda: import_model(source), done, lambda exc: self.say(str(exc)))
@@ -610,15 +674,47 @@ def _catalog() -> Catalog | None:
 
 
 def _speed_tip(speed: ModelSpeed) -> str:
-    prompt = f"Reads prompts at about {speed.prompt_tps:.0f} tokens/s."
+    prompt = tr("Models", "Reads prompts at about {tps} tokens/s.").format(
+        tps=f"{speed.prompt_tps:.0f}"
+    )
     if speed.measured:
-        return f"Measured on this computer, in its latest run. {prompt}"
-    basis = speed.prediction.basis if speed.prediction is not None else "predicted"
+        return tr("Models", "Measured on this computer, in its latest run. {prompt}").format(
+            prompt=prompt
+        )
+    basis = speed.prediction.basis if speed.prediction is not None else tr("Models", "predicted")
     return f"{basis[:1].upper()}{basis[1:]}. {prompt}"
 
 
 def where(entry: ModelEntry) -> str:
     """Where a model lives, as the user knows it: the starter ships inside Cove."""
     if entry.source == "starter":
-        return f"Built into Cove ({entry.path.name})"
+        return tr("Models", "Built into Cove ({file})").format(file=entry.path.name)
     return shown(entry.path)
+
+
+def loaded_mark() -> str:
+    """After the name of the model loaded in the chat."""
+    return "  " + tr("Models", "● loaded")
+
+
+def format_text(entry: ModelEntry) -> str:
+    """The Format column: the quantization in words ("4-bit, medium quality"), else the file's
+    format; "· Vision" for a model that reads images."""
+    text = quant_text(entry.quantization) or entry.kind
+    return text + (" · " + tr("Models", "Vision") if entry.vision else "")
+
+
+def format_tip(entry: ModelEntry) -> str:
+    """The codes behind the Format column's words: "GGUF, quantization Q4_K_M"."""
+    if not entry.quantization:
+        return entry.kind
+    return tr("Models", "{format}, quantization {code}").format(
+        format=entry.kind, code=entry.quantization
+    )
+
+
+def format_label(entry: ModelEntry) -> str:
+    """The words, then the codes: "4-bit, medium quality (GGUF Q4_K_M)"."""
+    words = quant_text(entry.quantization)
+    codes = f"{entry.kind} {entry.quantization}".strip()
+    return tr("Models", "{words} ({codes})").format(words=words, codes=codes) if words else codes

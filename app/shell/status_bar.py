@@ -9,6 +9,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
 
+from app.common.i18n import tr
+from app.common.plain_words import device_text
+
 if TYPE_CHECKING:
     from engine.client.protocol import EngineStatus
     from engine.types import GenerationStats
@@ -22,13 +25,20 @@ def short_count(n: int) -> str:
 
 def describe_device(status: EngineStatus, name: str | None = None) -> str:
     """The model in use as people know it (``name``, else the engine's name for it), and where
-    it runs."""
-    parts = [name or status.model or "no model"]
-    if status.backend:
-        parts.append(status.backend)
+    it runs in words ("on the processor"); the runtime and device names are ``device_detail``."""
+    parts = [name or status.model or tr("Status", "no model")]
     if status.device:
-        parts.append(status.device)
+        parts.append(tr("Status", "on {device}").format(device=device_text(status.device)))
     return " · ".join(parts)
+
+
+def device_detail(status: EngineStatus) -> str:
+    """The runtime and the device as the engine names them: "Runs with llama.cpp on CPU."."""
+    if status.backend and status.device:
+        return tr("Status", "Runs with {backend} on {device}.").format(
+            backend=status.backend, device=status.device
+        )
+    return ""
 
 
 class StatusBar(QStatusBar):
@@ -104,12 +114,14 @@ class StatusBar(QStatusBar):
             return
         self.model_button.setText(describe_device(status, self.names(status)))
         self._show_measuring(status)
+        detail = device_detail(status)
         if status.n_ctx:
-            self.model_button.setToolTip(
-                f"Context {status.n_ctx} tokens. Click to choose another model."
+            tip = tr("Status", "Context {n} tokens. Click to choose another model.").format(
+                n=status.n_ctx
             )
         else:
-            self.model_button.setToolTip("Choose a model")
+            tip = tr("Status", "Choose a model")
+        self.model_button.setToolTip(f"{detail} {tip}" if detail else tip)
 
     def _show_measuring(self, status: EngineStatus) -> None:
         text, tip = measuring_words(status)

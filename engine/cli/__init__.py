@@ -14,7 +14,7 @@ from pathlib import Path
 
 from engine.cli.chat import chat_command
 from engine.cli.inspection import inspect_command, probe_command
-from engine.cli.output import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, fail
+from engine.cli.output import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, command_hint, fail
 from engine.cli.plan import plan_command
 from engine.cli.tuning import tune_command
 from engine.errors import EngineError
@@ -356,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _documents(args)
         return chat_command(args)
     except EngineError as exc:
-        fail(str(exc))
+        fail(str(exc) + command_hint(exc.code))
         return EXIT_ERROR
     except ValueError as exc:
         fail(f"invalid argument: {exc}")

@@ -143,9 +143,14 @@ def pull_command(
     if as_json:
         print(f"cove: error: {failed.error}", file=err)
         return 1
-    raise error_class(failed.error_code or "")(
-        failed.error or f"The download of {plan.name} did not finish."
-    )
+    why = failed.error or f"The download of {plan.name} did not finish."
+    request = plan.requests[len(results) - 1]
+    named_file = len(model.strip("/").split("/")) > 2 and request.dest is None
+    if failed.error_code == "hub_not_found" and plan.catalog_id is None and named_file:
+        why += (
+            f" Name the repository alone to let Cove choose its file ('cove pull {request.repo}')."
+        )
+    raise error_class(failed.error_code or "")(why)
 
 
 def _installed_path(plan: PullPlan, results: list[DownloadProgress]) -> Path | None:

@@ -48,6 +48,7 @@ class LocalEngine:
         self._ready_timeout = ready_timeout
         self._extra_args = extra_args
         self._proc: subprocess.Popen[bytes] | None = None
+        self._exit_logged: subprocess.Popen[bytes] | None = None  # its end is in the log
         self._lock = threading.Lock()
         self.port = 0
         self._token = ""
@@ -215,7 +216,7 @@ class LocalEngine:
                 f"The engine did not start within {self._ready_timeout:.0f} s. "
                 f"Its log: {self.log_path}"
             )
-        raise EngineCrashed(self._describe_exit(proc) + self._tail_text())
+        raise EngineCrashed(self._describe_exit(proc, starting=True) + self._tail_text())
 
     def _crash_report(self) -> str | None:
         proc = self._proc
@@ -228,8 +229,11 @@ class LocalEngine:
             return None
         return self._describe_exit(proc) + self._tail_text()
 
-    def _describe_exit(self, proc: subprocess.Popen[bytes]) -> str:
+    def _describe_exit(self, proc: subprocess.Popen[bytes], *, starting: bool = False) -> str:
+        """How the host ended, in plain words and with a next step. The signal or exit code goes
+        to the end of its log (once per process), where the last log lines show it."""
         code = proc.returncode
+        killed = False
         if code is not None and code < 0:
             try:
                 name = signal.Signals(-code).name
@@ -237,10 +241,25 @@ class LocalEngine:
                 name = f"signal {-code}"
             how = f"was stopped by {name}"
             if name == "SIGKILL":
+                killed = True
                 how += " (often the system running out of memory)"
         else:
             how = f"exited with code {code}"
-        return f"The engine process {how}. Restart the engine to continue."
+        with self._lock:
+            first = self._exit_logged is not proc
+            self._exit_logged = proc
+            if first:
+                with contextlib.suppress(OSError), self.log_path.open("ab") as log:
+                    log.write(f"cove: the engine process (pid {proc.pid}) {how}\n".encode())
+        what = "could not start" if starting else "stopped unexpectedly"
+        if killed:
+            return (
+                f"The engine {what}, most likely because this computer ran out of memory. "
+                "Restart it; if it stops again, close other programs or choose a smaller model."
+            )
+        if starting:
+            return f"The engine {what}. Its log says why."
+        return f"The engine {what}. Restart it to continue."
 
     def _tail_text(self) -> str:
         tail = [line for line in self.log_tail(8) if not line.startswith("---")]

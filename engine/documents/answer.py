@@ -7,7 +7,7 @@ and passage.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -29,6 +29,8 @@ SYSTEM = (
     f'"{NOT_FOUND}" Never use outside knowledge.'
 )
 _CITATION = re.compile(r"\[(\d+)\]")
+# Code in a reply (fenced blocks, inline spans) holds indexes like a[1], never citations.
+_CODE = re.compile(r"```[\s\S]*?(?:```|$)|~~~[\s\S]*?(?:~~~|$)|`[^`\n]*`")
 _TERM = re.compile(r"\w+(?:[.,]\d+)*")
 _FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -100,15 +102,49 @@ def said_not_found(answer: str) -> bool:
     return opening.startswith(NOT_FOUND.lower().rstrip("."))
 
 
+def _prose(answer: str) -> list[tuple[bool, str]]:
+    """The answer in pieces, each marked True when it is prose (not code)."""
+    pieces: list[tuple[bool, str]] = []
+    at = 0
+    for code in _CODE.finditer(answer):
+        pieces += [(True, answer[at : code.start()]), (False, code.group())]
+        at = code.end()
+    pieces.append((True, answer[at:]))
+    return pieces
+
+
 def cited(answer: str, count: int) -> list[int]:
-    """The source numbers an answer cites (1-based, each once, in order), ignoring numbers
-    that name no source."""
+    """The source numbers an answer cites (1-based, each once, in order of first citation),
+    ignoring numbers that name no source and brackets inside code."""
     seen: dict[int, None] = {}
-    for match in _CITATION.finditer(answer):
-        n = int(match.group(1))
-        if 1 <= n <= count:
-            seen[n] = None
+    for prose, piece in _prose(answer):
+        for match in _CITATION.finditer(piece) if prose else ():
+            n = int(match.group(1))
+            if 1 <= n <= count:
+                seen[n] = None
     return list(seen)
+
+
+def shown_numbers(first: Sequence[int], count: int) -> dict[int, int]:
+    """How the ``count`` sources are numbered for a person: those in ``first`` (the ones the
+    answer cites, in order of first citation) become 1, 2, 3, the rest follow in the order
+    they were given to the model. Maps the number the model saw to the number shown."""
+    numbers: dict[int, int] = {}
+    for n in [*first, *range(1, count + 1)]:
+        if 1 <= n <= count and n not in numbers:
+            numbers[n] = len(numbers) + 1
+    return numbers
+
+
+def renumber(answer: str, numbers: Mapping[int, int]) -> str:
+    """``answer`` with each citation [n] written as [numbers[n]], so that the text agrees with
+    the sources as they are shown; a number that names no source, and code, stay as they are."""
+
+    def one(match: re.Match[str]) -> str:
+        n = int(match.group(1))
+        return f"[{numbers[n]}]" if n in numbers else match.group()
+
+    return "".join(_CITATION.sub(one, piece) if prose else piece for prose, piece in _prose(answer))
 
 
 def matched(answer: str, texts: Sequence[str]) -> list[int]:

@@ -204,6 +204,17 @@ class HardwareReport:
             return {"cuda": "CUDA", "metal": "Metal"}.get(gpu.api)
         return None
 
+    def best_gpu(self) -> tuple[GpuInfo, str] | None:
+        """The GPU GGUF models would run on, with the llama.cpp backend that drives it; None
+        when they would run on the CPU."""
+        if not self.llama_cpp.available:
+            return None
+        for gpu in sorted(self.gpus, key=lambda g: g.budget_bytes, reverse=True):
+            backend = self._backend_for(gpu)
+            if backend is not None:
+                return gpu, backend
+        return None
+
     def best_device(self) -> str:
         """One sentence on where GGUF models would run: the GPU llama.cpp can use, else the CPU."""
         if not self.llama_cpp.available:
@@ -211,10 +222,9 @@ class HardwareReport:
                 f"nothing for GGUF yet: llama.cpp is unavailable ({self.llama_cpp.reason}); "
                 f"it would run on the {self._cpu_phrase()}"
             )
-        for gpu in sorted(self.gpus, key=lambda g: g.budget_bytes, reverse=True):
-            backend = self._backend_for(gpu)
-            if backend is None:
-                continue
+        best = self.best_gpu()
+        if best is not None:
+            gpu, backend = best
             if gpu.unified_memory:
                 return (
                     f"{backend}: {gpu.name} (about {format_bytes(gpu.budget_bytes)} of "

@@ -298,7 +298,7 @@ def raise_for_status(
         if code == "RevisionNotFound":
             raise HubNotFound(f"{repo} has no such revision. Check the revision name.")
         if path is not None:
-            raise HubNotFound(f"{repo} has no file {path}. 'cove pull {repo}' picks one for you.")
+            raise HubNotFound(f"{repo} has no file {path}.")
         raise HubNotFound(f"No repository {repo} on the hub. Check the name.")
     if status == 416:
         raise DownloadError(f"{what}: the server refused the byte range (the file changed?).")

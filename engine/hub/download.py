@@ -416,7 +416,7 @@ class DownloadManager:
             raise HubNotFound(
                 f"The vision projector of {request.name} ({item.file}) is not on the hub, so "
                 f"nothing was downloaded: without it the model cannot read images. To install "
-                f"the model for text alone, download its file by itself (cove pull {request.name})."
+                f"the model for text alone, download {request.name} by itself."
             ) from None
 
     def _check_space(
@@ -437,7 +437,7 @@ class DownloadManager:
                 f"Not enough disk space for {request.name} and its vision projector: they need "
                 f"{format_bytes(need + margin)} ({format_bytes(need)} to download and a "
                 f"{format_bytes(margin)} margin) but {format_bytes(free)} is free in {folder}. "
-                "Free some space or delete models you no longer use (cove models, cove rm)."
+                "Free some space or delete models you no longer use."
             )
 
     def _spec(self, request: DownloadRequest) -> _Resolved | str:

@@ -235,8 +235,7 @@ class Transfer:
                 f"Not enough disk space for {self.spec.name}: it needs "
                 f"{format_bytes(remaining + margin)} ({format_bytes(remaining)} to download and a "
                 f"{format_bytes(margin)} margin) but {format_bytes(free)} is free in "
-                f"{self.target.parent}. Free some space or delete models you no longer use "
-                "(cove models, cove rm)."
+                f"{self.target.parent}. Free some space or delete models you no longer use."
             )
 
     # -- the parallel transfer ----------------------------------------------------------------

@@ -121,9 +121,7 @@ def choose(
     if override is not None:
         for way in ways:
             if way.config.label == override:
-                return Choice(
-                    way.config, way.plan, "override", "chosen by you (cove tune)", (), configs
-                )
+                return Choice(way.config, way.plan, "override", "chosen by you", (), configs)
     machine = machine_key(report)
     found: dict[Config, Measurement] = {}
     if not remeasure:

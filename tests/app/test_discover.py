@@ -85,10 +85,12 @@ def test_recommendations_follow_the_machine_and_the_hubs_sizes(
     with qtbot.waitSignal(view.recommendations_ready, timeout=WAIT_MS):
         view.refresh_from_hub()
     assert "estimated" not in card.reason.text()
-    assert card.download_button.text() == "Download Q8_0 · 3.0 MiB"
+    # The build in words first; its code in the tooltip and the menu.
+    assert card.download_button.text() == "Download 8-bit, near original quality · 3.0 MiB"
+    assert "Q8_0" in card.download_button.toolTip()
     assert card.download_button.isEnabled()
     labels = [a.text() for a in card.builds_button.menu().actions()]
-    assert labels[0].startswith("Q8_0 · 3.0 MiB · fits on the CPU")
+    assert labels[0].startswith("8-bit, near original quality (Q8_0) · 3.0 MiB · fits on the CPU")
     assert any("qnn-npu" in t and "QNN" in t for t in labels)
     # On a Snapdragon the NPU build is the one to download.
     view.set_report(without_speed(snapdragon_x_16gb()))
@@ -267,9 +269,10 @@ def test_cards_and_build_menus_show_predicted_speeds_and_what_runs_well_comes_fi
     assert view.comfortable.isVisibleTo(view)
     assert card.speed.isVisibleTo(view) and SPEED.fullmatch(card.speed.text()), card.speed.text()
     labels = [a.text() for a in card.builds_button.menu().actions()]
-    gguf = [t for t in labels if not t.startswith("ONNX")]
+    gguf = [t for t in labels if "ONNX" not in t]
     assert gguf and all(MENU_SPEED.search(t) for t in gguf), gguf
-    assert gguf[0].startswith("Q8_0 · ") and " · fits on the CPU · about " in gguf[0]
+    assert gguf[0].startswith("8-bit, near original quality (Q8_0) · ")
+    assert " · fits on the CPU · about " in gguf[0]
     # A model that fits nowhere here shows no speed.
     too_big = view.cards["qwen2.5-14b-instruct"]
     assert view.recommendations["qwen2.5-14b-instruct"].choice is None
@@ -305,14 +308,14 @@ def test_the_comfortable_speed_chooses_the_build_and_is_saved(
     view.comfortable.setValue(view.comfortable.minimum())
     rec = view.recommendations["qwen2.5-1.5b-instruct"]
     assert rec.choice is not None and rec.choice.variant.label == "Q8_0" and rec.runs_well
-    assert card.download_button.text().startswith("Download Q8_0 · ")
+    assert card.download_button.text().startswith("Download 8-bit, near original quality · ")
     assert card.speed.objectName() == "FitOk"
     # None is: the fastest that fits, marked as slower than asked for.
     view.comfortable.setValue(view.comfortable.maximum())
     rec = view.recommendations["qwen2.5-1.5b-instruct"]
     assert rec.choice is not None and rec.choice.variant.label == "Q4_K_M" and not rec.runs_well
     assert rec.choice.decode_tps == max(o.decode_tps for o in rec.options)
-    assert card.download_button.text().startswith("Download Q4_K_M · ")
+    assert card.download_button.text().startswith("Download 4-bit, medium quality · ")
     assert card.speed.objectName() == "FitWarn"
     assert "Slower than the 200 tokens/s" in card.speed.toolTip()
     assert changed == [1.0, 200.0]
@@ -339,6 +342,10 @@ def test_search_results_show_each_gguf_files_predicted_speed(
     assert len(gguf.speeds) == len(gguf.hit.files) == 2
     assert all(re.fullmatch(r"· about \d+(\.\d)? tok/s", s.text()) for s, _p in gguf.speeds)
     assert "fits on the CPU" in texts
+    # Each file's quantization in words, its code beside them.
+    words = [name.text() for name in gguf.names]
+    assert words and all(w.endswith(" quality") for w in words), words
+    assert any(quant in texts for quant in ("Q8_0", "Q4_K_M")), texts
     assert onnx.speeds == []  # folders are known only by size: no GGUF shape to go by
     # The files slower than the speed asked for are marked, and follow the setting.
     view.comfortable.setValue(view.comfortable.minimum())

@@ -167,16 +167,42 @@ def test_cancel_removes_the_partial_download(qtbot: QtBot, view: ModelsView, hub
     assert row.cancel_button.isHidden() and row.resume_button.isHidden()
 
 
-def test_a_failing_download_says_why_in_words(qtbot: QtBot, view: ModelsView) -> None:
+def test_a_failing_download_says_why_in_words_and_offers_a_file_that_exists(
+    qtbot: QtBot, view: ModelsView
+) -> None:
     download = add(qtbot, view, f"https://huggingface.co/{REPO}/resolve/main/missing.gguf")
     assert download.request == DownloadRequest(REPO, "missing.gguf")
     row = view.downloads_view.row(download)
     qtbot.waitUntil(lambda: not row.error.isHidden(), timeout=WAIT_MS)
-    assert (
-        row.error.text()
-        == f"{REPO} has no file missing.gguf. 'cove pull {REPO}' picks one for you."
-    )
+    assert row.error.text() == f"{REPO} has no file missing.gguf."
     assert row.status.text() == "Failed" and row.resume_button.text() == "Try again"
+    assert row.text_only_button.isHidden()
+    # A button, not a command line: it chooses the repository's file for this computer.
+    with qtbot.waitSignal(view.downloads.download_added, timeout=WAIT_MS) as added:
+        click(qtbot, row.choose_button)
+    assert added.args[0].request.name == f"{REPO}/{FILE}"
+    assert row.status.text() == "Cancelled" and row.choose_button.isHidden()
+
+
+def test_naming_only_the_repository_downloads_the_file_that_suits_this_computer(
+    qtbot: QtBot, view: ModelsView
+) -> None:
+    download = add(qtbot, view, f"https://huggingface.co/{REPO}")
+    assert download.request.name == f"{REPO}/{FILE}"  # its 4-bit, medium quality build
+    row = view.downloads_view.row(download)
+    assert "4-bit, medium quality" in row.name.text()
+    with qtbot.waitSignal(view.downloads.download_finished, timeout=WAIT_MS):
+        pass
+    assert installed_path().stat().st_size == SIZE
+
+
+def test_a_repository_without_a_model_file_says_so(qtbot: QtBot, view: ModelsView) -> None:
+    downloads = view.downloads_view
+    downloads.field.setText("acme/nothing")
+    with qtbot.waitSignal(view.downloads.choose_failed, timeout=WAIT_MS):
+        downloads.add_from_field()
+    assert "acme/nothing" in downloads.message.text() and not downloads.message.isHidden()
+    assert view.downloads.downloads == []
 
 
 def test_the_add_field_explains_a_name_it_cannot_use(qtbot: QtBot, view: ModelsView) -> None:
@@ -356,3 +382,19 @@ def test_the_installed_tab_shows_each_models_speed_predicted_then_measured(
     with qtbot.waitSignal(view.speeds_ready, timeout=WAIT_MS):
         view.refresh()
     assert speed_cell() == "68 tokens/s (measured here)"
+
+
+def test_without_a_4_bit_build_the_largest_file_that_fits_is_chosen(hub: FakeHub) -> None:
+    from app.models.download_controller import choose_file
+    from engine.hub.api import Hub
+    from tests.engine.machines import cpu_only_8gb
+
+    repo = "acme/other-GGUF"
+    hub.add(repo, "other.Q2_K.gguf", random_bytes(1000))
+    hub.add(repo, "other.Q8_0.gguf", random_bytes(3000))
+    client = Hub(HubConfig(endpoint=hub.endpoint, read_timeout_s=5.0, connect_timeout_s=2))
+    try:
+        assert choose_file(client, repo, cpu_only_8gb()).file == "other.Q8_0.gguf"
+        assert choose_file(client, repo, None).file == "other.Q2_K.gguf"  # not known yet
+    finally:
+        client.close()

@@ -248,10 +248,12 @@ def test_models_list_verdicts_import_load_and_cancel(
     assert names == ["SmolLM2 135M Instruct (starter)", "copy-of-starter", "smollm2-onnx"]
     kinds = {e.name: e.kind for e in view.entries}
     assert kinds["smollm2-onnx"] == "ONNX"
-    # The quantization the file declares (general.file_type), with the tensor mix in the details.
-    assert cell(view, 1, column=1) == "GGUF Q4_1"
+    # The quantization the file declares (general.file_type) in words, with its code and the
+    # tensor mix in the details.
+    assert cell(view, 1, column=1) == "4-bit, medium quality"
     view.table.selectRow(1)
-    assert "GGUF Q4_1" in view.details.text() and "Tensor types: Q4_1" in view.details.text()
+    details = view.details.text()
+    assert "4-bit, medium quality (GGUF Q4_1)" in details and "Mostly 4-bit (Q4_1" in details
     verdicts = {e.name: view.verdicts[e.id] for e in view.entries}
     assert (
         verdicts["copy-of-starter"].text.startswith("Fits")

@@ -105,7 +105,7 @@ def test_a_projector_missing_on_the_hub_fails_the_install_before_any_byte(
     assert result.status == "failed" and result.error_code == "hub_not_found"
     assert result.error is not None
     assert "vision projector" in result.error and "mmproj-gone-f16.gguf" in result.error
-    assert f"cove pull {REPO}/{MODEL}" in result.error  # how to get the model for text alone
+    assert f"download {REPO}/{MODEL} by itself" in result.error  # the model for text alone
     assert hub.state.bytes_served() == 0
     assert not target_path(models, REPO, MODEL).exists()
     assert list_partials(models) == []

@@ -1,8 +1,11 @@
 """The sources under an answer from documents: each numbered as the answer cites it, with its
 file, page and heading, the passage itself, and a link that opens the file at that page.
 
-Sources the answer cites come first and are marked; the rest were given to the model but not
-cited. The panel reads the reply's stored metadata, so a reopened chat shows them again.
+Sources the answer cites come first, numbered 1, 2, 3 in the order the answer first cites them;
+the rest were given to the model but not cited and follow. The model saw them numbered in the
+order they were found, so the reply as shown has its citations renumbered to match
+(``shown_text``); the stored reply keeps the model's own. The panel reads the reply's stored
+metadata, so a reopened chat shows them again.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout
 
+from app.common.i18n import tr
 from app.common.theme import Colors
-from engine.documents.answer import cited, matched, said_not_found
+from engine.documents.answer import cited, matched, renumber, said_not_found, shown_numbers
 from engine.documents.grounding import claims
 
 EXCERPT_CHARS = 280
@@ -24,7 +28,8 @@ EXCERPT_CHARS = 280
 
 @dataclass(frozen=True, slots=True)
 class CitedSource:
-    number: int  # as the answer cites it: [1] is the first source given to the model
+    number: int  # as shown: the cited ones first, in the order the answer first cites them
+    given: int  # as the model saw it: [1] is the first source given to the model
     path: str
     page: int | None
     heading: str | None
@@ -35,35 +40,66 @@ class CitedSource:
     def where(self) -> str:
         where = Path(self.path).name
         if self.page is not None:
-            where += f" · page {self.page}"
+            where += " · " + tr("Sources", "page {page}").format(page=self.page)
         return where
 
 
-def sources_of(meta: dict[str, Any], answer: str) -> tuple[list[CitedSource], str, bool]:
-    """The reply's sources, cited ones first; how they were found to support the answer
-    ("cited", "matched" or ""); and whether the index was partial when asked."""
+def _raw_sources(meta: dict[str, Any]) -> list[dict[str, Any]] | None:
     documents = meta.get("documents")
     if not isinstance(documents, dict):
+        return None
+    return [s for s in documents.get("sources") or [] if isinstance(s, dict)]
+
+
+def _supporting(answer: str, raw: list[dict[str, Any]]) -> tuple[list[int], str]:
+    """The sources that support the answer, as the model numbered them, in the order they are
+    shown; and how they were found: "cited", "matched" (the answer cites none, these hold what
+    it says) or "" (none)."""
+    first = cited(answer, len(raw))
+    if first:
+        return first, "cited"
+    if answer.strip() and not said_not_found(answer):
+        first = matched(answer, [str(s.get("text", "")) for s in raw])[:2]
+        if first:
+            return first, "matched"
+    return [], ""
+
+
+def shown_text(meta: dict[str, Any], answer: str) -> str:
+    """The reply as a person reads it: its citations numbered as its sources panel numbers
+    them. A reply without sources is as it is."""
+    raw = _raw_sources(meta)
+    if not raw:
+        return answer
+    first, _how = _supporting(answer, raw)
+    return renumber(answer, shown_numbers(first, len(raw)))
+
+
+def sources_of(meta: dict[str, Any], answer: str) -> tuple[list[CitedSource], str, bool]:
+    """The reply's sources as shown: the ones that support it first, numbered 1, 2, 3 in the
+    order the answer first cites them (``number``), the others after; how they were found to
+    support the answer ("cited", "matched" or ""); and whether the index was partial when
+    asked."""
+    raw = _raw_sources(meta)
+    if raw is None:
         return [], "", False
-    raw = [s for s in documents.get("sources") or [] if isinstance(s, dict)]
-    numbers = set(cited(answer, len(raw)))
-    how = "cited" if numbers else ""
-    if not numbers and answer.strip() and not said_not_found(answer):
-        numbers = set(matched(answer, [str(s.get("text", "")) for s in raw])[:2])
-        how = "matched" if numbers else ""
+    first, how = _supporting(answer, raw)
+    numbers = shown_numbers(first, len(raw))
     sources = [
         CitedSource(
-            number=n,
+            number=numbers[n],
+            given=n,
             path=str(s.get("path", "")),
             page=s.get("page") if isinstance(s.get("page"), int) else None,
             heading=s.get("heading") if isinstance(s.get("heading"), str) else None,
             text=str(s.get("text", "")),
-            cited=n in numbers,
+            cited=n in first,
         )
         for n, s in enumerate(raw, 1)
     ]
-    sources.sort(key=lambda s: (not s.cited, s.number))
-    return sources, how, bool(documents.get("partial"))
+    sources.sort(key=lambda s: s.number)
+    documents = meta.get("documents")
+    return sources, how, isinstance(documents, dict) and bool(documents.get("partial"))
 
 
 def documents_not_found(meta: dict[str, Any]) -> str | None:
@@ -101,23 +137,29 @@ class SourcesPanel(QFrame):
         muted = self.colors.muted
         rows: list[str] = []
         if partial:
-            rows.append(
-                f"<p style='color:{muted}'>Asked while the collection was still being indexed: "
-                "files not read yet could not be searched.</p>"
+            indexing = tr(
+                "Sources",
+                "Asked while the collection was still being indexed: files not read yet could "
+                "not be searched.",
             )
+            rows.append(f"<p style='color:{muted}'>{html.escape(indexing)}</p>")
         titles = {
-            "cited": "Sources",
-            "matched": "Sources <span style='font-weight:normal'>(the answer cites none; these "
-            "hold what it says)</span>",
-            "": "Passages searched",
+            "cited": html.escape(tr("Sources", "Sources")),
+            "matched": html.escape(tr("Sources", "Sources"))
+            + " <span style='font-weight:normal'>"
+            + html.escape(tr("Sources", "(the answer cites none; these hold what it says)"))
+            + "</span>",
+            "": html.escape(tr("Sources", "Passages searched")),
         }
         not_found = documents_not_found(meta)
         if said_not_found(answer):  # the retrieval check's verdict, or the model's own
-            titles[""] = "Closest I found"
+            titles[""] = html.escape(tr("Sources", "Closest I found"))
             if not_found:
                 rows.append(f"<p style='color:{muted}'>{html.escape(not_found.capitalize())}.</p>")
         unsupported = [
-            c.text for c in claims(answer, [s.text for s in self.sources]) if not c.supported
+            c.text
+            for c in claims(shown_text(meta, answer), [s.text for s in self.sources])
+            if not c.supported
         ]
         if unsupported:
             shown = "".join(
@@ -126,14 +168,15 @@ class SourcesPanel(QFrame):
             )
             rows.append(
                 f"<p style='color:{self.colors.warning_text}; "
-                f"background-color:{self.colors.warning_bg}'><b>Not found in the sources:</b>"
-                f"{shown}</p>"
+                f"background-color:{self.colors.warning_bg}'>"
+                f"<b>{html.escape(tr('Sources', 'Not found in the sources:'))}</b>{shown}</p>"
             )
         if self.sources:
             rows.append(f"<p><b>{titles[how]}</b></p>")
         for i, source in enumerate(self.sources):
             if how and not source.cited and (i == 0 or self.sources[i - 1].cited):
-                rows.append(f"<p style='color:{muted}'>Also given to the model:</p>")
+                also = html.escape(tr("Sources", "Also given to the model:"))
+                rows.append(f"<p style='color:{muted}'>{also}</p>")
             heading = f" — {html.escape(source.heading)}" if source.heading else ""
             excerpt = " ".join(source.text.split())
             if len(excerpt) > EXCERPT_CHARS:

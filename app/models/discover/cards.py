@@ -15,6 +15,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from app.common.i18n import tr
+from app.common.plain_words import quant_label, quant_text
 from engine.advice.recommend import Option, Recommendation, fit_by_size, predict_by_size
 from engine.hardware.report import HardwareReport
 from engine.hub.api import RemoteFile
@@ -26,7 +28,14 @@ from engine.speed.predict import Prediction
 from engine.units import format_bytes, format_tps
 
 FIT_STYLE = {"fits": "FitOk", "tight": "FitWarn", "too_big": "FitBad"}
-FIT_WORDS = {"fits": "fits", "tight": "tight", "too_big": "too big"}
+
+
+def fit_words(fit: str, where: str) -> str:
+    if fit == "fits":
+        return tr("Discover", "fits on the {device}").format(device=where)
+    if fit == "tight":
+        return tr("Discover", "tight")
+    return tr("Discover", "too big")
 
 
 class ModelCard(QFrame):
@@ -44,20 +53,24 @@ class ModelCard(QFrame):
         layout.setSpacing(4)
         top = QHBoxLayout()
         self.title = QLabel(f"<b>{model.name}</b>")
-        facts = [f"{model.params_b:g}B", model.license, f"{model.context_length // 1024}k context"]
+        facts = [
+            f"{model.params_b:g}B",
+            model.license,
+            tr("Discover", "{k}k context").format(k=model.context_length // 1024),
+        ]
         if model.vision:
-            facts.append("Vision: reads images")
+            facts.append(tr("Discover", "Vision: reads images"))
         if any(v.gated for v in model.variants):
-            facts.append("some builds need a Hugging Face token")
+            facts.append(tr("Discover", "some builds need a Hugging Face token"))
         self.facts = QLabel(" · ".join(facts))
         self.facts.setObjectName("Muted")
         top.addWidget(self.title)
         self.vision_badge: QLabel | None = None
         if model.vision:  # the projector comes with the model, in the same download
-            self.vision_badge = QLabel("Vision")
+            self.vision_badge = QLabel(tr("Discover", "Vision"))
             self.vision_badge.setObjectName("FitOk")
             self.vision_badge.setToolTip(
-                "Reads images: its vision projector is downloaded with the model."
+                tr("Discover", "Reads images: its vision projector is downloaded with the model.")
             )
             top.addWidget(self.vision_badge)
         top.addSpacing(8)
@@ -68,11 +81,11 @@ class ModelCard(QFrame):
         self.speed.setVisible(False)
         top.addWidget(self.speed)
         top.addSpacing(6)
-        self.download_button = QPushButton("Download")
+        self.download_button = QPushButton(tr("Discover", "Download"))
         self.download_button.setObjectName("Primary")
         self.builds_button = QToolButton()
         self.builds_button.setObjectName("BuildsButton")
-        self.builds_button.setText("Other builds")
+        self.builds_button.setText(tr("Discover", "Other builds"))
         self.builds_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.builds_button.setMenu(QMenu(self.builds_button))
         top.addWidget(self.builds_button)
@@ -81,7 +94,7 @@ class ModelCard(QFrame):
         self.description = QLabel(model.description)
         self.description.setWordWrap(True)
         layout.addWidget(self.description)
-        self.reason = QLabel("Checking this computer…")
+        self.reason = QLabel(tr("Discover", "Checking this computer…"))
         self.reason.setObjectName("Muted")
         self.reason.setWordWrap(True)
         layout.addWidget(self.reason)
@@ -96,20 +109,33 @@ class ModelCard(QFrame):
         prediction = rec.choice.prediction if rec.choice else None
         self.speed.setVisible(prediction is not None)
         if prediction is not None:
-            self.speed.setText(f"about {format_tps(prediction.decode_tps)} tokens/s here")
+            self.speed.setText(
+                tr("Discover", "about {tps} tokens/s here").format(
+                    tps=format_tps(prediction.decode_tps)
+                )
+            )
             self.speed.setToolTip(speed_tip(prediction, rec.comfortable_tps))
             _restyle(self.speed, speed_style(prediction.decode_tps, rec.comfortable_tps))
         if rec.choice is None:
-            self.download_button.setText("Does not fit")
+            self.download_button.setText(tr("Discover", "Does not fit"))
             self.download_button.setEnabled(False)
         elif rec.choice.variant.key in installed:
-            self.download_button.setText("Installed")
+            self.download_button.setText(tr("Discover", "Installed"))
             self.download_button.setEnabled(False)
         else:
             size = format_bytes(rec.choice.build.size_bytes)
             size = size if rec.choice.build.exact else f"~{size}"
-            self.download_button.setText(f"Download {rec.choice.variant.label} · {size}")
-            self.download_button.setToolTip(_size(rec.choice))
+            label = rec.choice.variant.label
+            self.download_button.setText(
+                tr("Discover", "Download {build} · {size}").format(
+                    build=quant_text(label) or label, size=size
+                )
+            )
+            self.download_button.setToolTip(
+                tr("Discover", "The {build} build: {size}").format(
+                    build=label, size=_size(rec.choice)
+                )
+            )
             self.download_button.setEnabled(True)
         menu = self.builds_button.menu()
         menu.clear()
@@ -143,9 +169,12 @@ class HubCard(QFrame):
         layout.setSpacing(4)
         top = QHBoxLayout()
         top.addWidget(QLabel(f"<b>{hit.repo}</b>"))
-        facts = [hit.format.upper(), f"{hit.downloads:,} downloads"]
+        facts = [
+            hit.format.upper(),
+            tr("Discover", "{count} downloads").format(count=f"{hit.downloads:,}"),
+        ]
         if hit.gated:
-            facts.append("gated: needs a Hugging Face token")
+            facts.append(tr("Discover", "gated: needs a Hugging Face token"))
         muted = QLabel(" · ".join(facts))
         muted.setObjectName("Muted")
         top.addWidget(muted)
@@ -156,7 +185,7 @@ class HubCard(QFrame):
             problem.setObjectName("FitBad")
             problem.setWordWrap(True)
             layout.addWidget(problem)
-        # (label, bytes, quant for a speed prediction (GGUF only), what to download)
+        # (code, bytes, quant for a speed prediction (GGUF only), what to download)
         rows: list[tuple[str, int, str | None, list[DownloadRequest]]] = []
         if hit.format == "gguf":
             rows = [(gguf_quant(f), f.size, gguf_quant(f), [_req(f)]) for f in hit.files]
@@ -164,32 +193,44 @@ class HubCard(QFrame):
             for folder, total in onnx_folders(hit.files).items():
                 inside = tuple(f for f in hit.files if _folder_of(f.path) == folder)
                 build = Variant("onnx", hit.repo, folder=folder)
-                rows.append(
-                    (f"ONNX {folder or '(root)'}", total, None, requests_for(build, inside))
-                )
+                where = folder or tr("Discover", "(root)")
+                rows.append((f"ONNX {where}", total, None, requests_for(build, inside)))
         self.speeds: list[tuple[QLabel, Prediction]] = []
+        self.names: list[QLabel] = []  # each file's quantization in words, the code after them
         for label, size_bytes, quant, requests in rows:
             row = QHBoxLayout()
-            name = QLabel(label)
+            words = quant_text(label)
+            file = requests[0].file if hit.format == "gguf" and requests else label
+            name = QLabel(words or (label if label != "?" else file))
+            name.setToolTip(file)
             name.setMinimumWidth(80)
+            self.names.append(name)
+            row.addWidget(name)
+            if words:
+                code = QLabel(label)
+                code.setObjectName("Muted")
+                row.addWidget(code)
             size = QLabel(format_bytes(size_bytes))
             size.setMinimumWidth(70)
-            row.addWidget(name)
             row.addWidget(size)
             if report is not None:
                 fit, where = fit_by_size(size_bytes, report)
-                badge = QLabel(FIT_WORDS[fit] + (f" on the {where}" if fit == "fits" else ""))
+                badge = QLabel(fit_words(fit, where))
                 badge.setObjectName(FIT_STYLE[fit])
                 row.addWidget(badge)
                 prediction = None
                 if quant is not None and fit != "too_big":
                     prediction = predict_by_size(size_bytes, quant, report)
                 if prediction is not None:
-                    speed = QLabel(f"· about {format_tps(prediction.decode_tps)} tok/s")
+                    speed = QLabel(
+                        tr("Discover", "· about {tps} tok/s").format(
+                            tps=format_tps(prediction.decode_tps)
+                        )
+                    )
                     row.addWidget(speed)
                     self.speeds.append((speed, prediction))
             row.addStretch(1)
-            button = QPushButton("Download")
+            button = QPushButton(tr("Discover", "Download"))
             button.setObjectName("Secondary")
             button.clicked.connect(lambda _=False, r=requests: self.download_requested.emit(r))
             row.addWidget(button)
@@ -212,31 +253,43 @@ def speed_style(tps: float, comfortable_tps: float) -> str:
 
 def speed_tip(prediction: Prediction, comfortable_tps: float) -> str:
     lines = [
-        f"Replies at about {format_tps(prediction.decode_tps)} tokens/s early in a conversation, "
-        f"{format_tps(prediction.decode_tps_deep)} deep into a long one; reads prompts at about "
-        f"{format_tps(prediction.prompt_tps)} tokens/s.",
+        tr(
+            "Discover",
+            "Replies at about {early} tokens/s early in a conversation, {deep} deep into a long "
+            "one; reads prompts at about {prompt} tokens/s.",
+        ).format(
+            early=format_tps(prediction.decode_tps),
+            deep=format_tps(prediction.decode_tps_deep),
+            prompt=format_tps(prediction.prompt_tps),
+        ),
         prediction.basis[:1].upper() + prediction.basis[1:] + ".",
     ]
     if comfortable_tps > 0 and prediction.decode_tps < comfortable_tps:
-        lines.append(f"Slower than the {comfortable_tps:g} tokens/s you asked for.")
+        lines.append(
+            tr("Discover", "Slower than the {tps} tokens/s you asked for.").format(
+                tps=f"{comfortable_tps:g}"
+            )
+        )
     return "\n".join(lines)
 
 
 def option_text(option: Option, installed: bool) -> str:
     size = format_bytes(option.build.size_bytes) + ("" if option.build.exact else "~")
     if installed:
-        state = "installed"
+        state = tr("Discover", "installed")
     elif option.why_not or option.build.missing:
         state = str(option.why_not or option.build.missing)
     elif option.fits:
-        state = f"fits on the {option.device}"
+        state = tr("Discover", "fits on the {device}").format(device=option.device)
     elif option.plan is not None and option.plan.loadable:
-        state = f"fits with a {option.plan.n_ctx}-token context"
+        state = tr("Discover", "fits with a {n}-token context").format(n=option.plan.n_ctx)
     else:
-        state = "too big for this computer"
-    text = f"{option.variant.label} · {size} · {state}"
+        state = tr("Discover", "too big for this computer")
+    text = f"{quant_label(option.variant.label)} · {size} · {state}"
     if option.prediction is not None:
-        text += f" · about {format_tps(option.prediction.decode_tps)} tok/s"
+        text += " · " + tr("Discover", "about {tps} tok/s").format(
+            tps=format_tps(option.prediction.decode_tps)
+        )
     return text
 
 
@@ -248,7 +301,8 @@ def _restyle(label: QLabel, name: str) -> None:
 
 
 def _size(option: Option) -> str:
-    return format_bytes(option.build.size_bytes) + ("" if option.build.exact else " (estimated)")
+    size = format_bytes(option.build.size_bytes)
+    return size if option.build.exact else tr("Discover", "{size} (estimated)").format(size=size)
 
 
 def _req(item: RemoteFile) -> DownloadRequest:
