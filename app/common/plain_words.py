@@ -7,16 +7,45 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.common.i18n import tr
-from engine.formats.quant_words import describe_quant, mix_words
+from engine.formats import quant_words
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
 
 
+def _quality(quality: str) -> str:
+    words = {
+        quant_words.ORIGINAL: tr("Quantization", "original quality"),
+        quant_words.NEAR_ORIGINAL: tr("Quantization", "near original quality"),
+        quant_words.VERY_HIGH: tr("Quantization", "very high quality"),
+        quant_words.HIGH: tr("Quantization", "high quality"),
+        quant_words.MEDIUM: tr("Quantization", "medium quality"),
+        quant_words.LOW: tr("Quantization", "low quality"),
+        quant_words.LOWEST: tr("Quantization", "lowest quality"),
+        quant_words.TERNARY: tr("Quantization", "for models trained at this precision"),
+    }
+    return words.get(quality, quality)
+
+
+def _bits(bits: str) -> str:
+    """ "4-bit" in the window's language."""
+    if not bits.endswith("-bit"):
+        return bits
+    return tr("Quantization", "{n}-bit").format(n=bits.removesuffix("-bit"))
+
+
 def quant_text(code: str) -> str:
-    """ "4-bit, medium quality" for "Q4_K_M"; "" for a code without words."""
-    words = describe_quant(code) if code else ""
-    return tr("Quantization", words) if words else ""
+    """ "4-bit, medium quality" for "Q4_K_M" (``engine.formats.quant_words``); "" for a code
+    without words."""
+    facts = quant_words.quant_facts(code) if code else None
+    if facts is None:
+        return ""
+    bits, quality = facts
+    if not quality:
+        return tr("Quantization", "{bits} whole numbers").format(bits=_bits(bits))
+    return tr("Quantization", "{bits}, {quality}").format(
+        bits=_bits(bits), quality=_quality(quality)
+    )
 
 
 def quant_label(code: str) -> str:
@@ -29,9 +58,24 @@ def quant_label(code: str) -> str:
 
 
 def mix_text(mix: str) -> str:
-    """A file's tensor types: "Mostly 4-bit (Q4_1, 69 % of the weights); also ..."."""
-    words = mix_words(mix)
-    return tr("Quantization", words) if words else ""
+    """A file's tensor types: "Mostly 4-bit (Q4_1, 69 % of the weights); also 8-bit (Q8_0,
+    31 %)" (``engine.formats.quant_words.mix_parts``); "" when there is nothing to say."""
+    lead, parts = quant_words.mix_parts(mix)
+    if not parts:
+        return ""
+    (bits, code, share), rest = parts[0], parts[1:]
+    head = tr("Quantization", "{bits} ({code}, {share} of the weights)").format(
+        bits=_bits(bits), code=code, share=share
+    )
+    others = ", ".join(
+        tr("Quantization", "{bits} ({code}, {share})").format(bits=_bits(b), code=c, share=p)
+        for b, c, p in rest
+    )
+    if lead == "all":
+        return tr("Quantization", "All {head}").format(head=head)
+    if lead == "mostly":
+        return tr("Quantization", "Mostly {head}; also {others}").format(head=head, others=others)
+    return tr("Quantization", "Mixed: {head}, {others}").format(head=head, others=others)
 
 
 def device_text(device: str) -> str:

@@ -831,6 +831,14 @@
             <translation>Geben Sie ein Repository als owner/repo an (Cove wählt die Datei, die zu diesem Computer passt) oder eine einzelne Datei als owner/repo/FILE, zum Beispiel {example}.</translation>
         </message>
         <message>
+            <source>{repo} has no model file Cove can choose: it holds no single-file GGUF model. Name one of its files as owner/repo/FILE, or look for the model on Discover.</source>
+            <translation>{repo} hat keine Modelldatei, die Cove auswählen kann: Es enthält kein GGUF-Modell in einer einzelnen Datei. Geben Sie eine seiner Dateien als owner/repo/FILE an, oder suchen Sie das Modell unter „Entdecken“.</translation>
+        </message>
+        <message>
+            <source>No model file of {repo} fits in the memory free here: the smallest, {file}, is {size}. Close other programs, or choose a smaller model.</source>
+            <translation>Keine Modelldatei von {repo} passt in den hier freien Speicher: Die kleinste, {file}, ist {size} groß. Schließen Sie andere Programme oder wählen Sie ein kleineres Modell.</translation>
+        </message>
+        <message>
             <source>{name} is already in the downloads.</source>
             <translation>{name} ist bereits in den Downloads.</translation>
         </message>
@@ -1066,6 +1074,10 @@
         <message>
             <source>the processor ({cores} cores)</source>
             <translation>dem Prozessor ({cores} Kerne)</translation>
+        </message>
+        <message>
+            <source>exit code {code}</source>
+            <translation>Exit-Code {code}</translation>
         </message>
         <message>
             <source>Guessed tokens are checked in batches wherever that pays. This build computes a batch exactly as single tokens for the first {count} tokens of a conversation; past them a batch may round differently, as replies batched together do (speculation "exact" keeps to them).</source>
@@ -1997,8 +2009,72 @@
     <context>
         <name>Quantization</name>
         <message>
+            <source>original quality</source>
+            <translation>Originalqualität</translation>
+        </message>
+        <message>
+            <source>near original quality</source>
+            <translation>nahezu Originalqualität</translation>
+        </message>
+        <message>
+            <source>very high quality</source>
+            <translation>sehr hohe Qualität</translation>
+        </message>
+        <message>
+            <source>high quality</source>
+            <translation>hohe Qualität</translation>
+        </message>
+        <message>
+            <source>medium quality</source>
+            <translation>mittlere Qualität</translation>
+        </message>
+        <message>
+            <source>low quality</source>
+            <translation>niedrige Qualität</translation>
+        </message>
+        <message>
+            <source>lowest quality</source>
+            <translation>niedrigste Qualität</translation>
+        </message>
+        <message>
+            <source>for models trained at this precision</source>
+            <translation>für Modelle, die mit dieser Genauigkeit trainiert wurden</translation>
+        </message>
+        <message>
+            <source>{n}-bit</source>
+            <translation>{n}-Bit</translation>
+        </message>
+        <message>
+            <source>{bits} whole numbers</source>
+            <translation>{bits}-Ganzzahlen</translation>
+        </message>
+        <message>
+            <source>{bits}, {quality}</source>
+            <translation>{bits}, {quality}</translation>
+        </message>
+        <message>
             <source>{words} ({code})</source>
             <translation>{words} ({code})</translation>
+        </message>
+        <message>
+            <source>{bits} ({code}, {share} of the weights)</source>
+            <translation>{bits} ({code}, {share} der Gewichte)</translation>
+        </message>
+        <message>
+            <source>{bits} ({code}, {share})</source>
+            <translation>{bits} ({code}, {share})</translation>
+        </message>
+        <message>
+            <source>All {head}</source>
+            <translation>Vollständig {head}</translation>
+        </message>
+        <message>
+            <source>Mostly {head}; also {others}</source>
+            <translation>Überwiegend {head}; außerdem {others}</translation>
+        </message>
+        <message>
+            <source>Mixed: {head}, {others}</source>
+            <translation>Gemischt: {head}, {others}</translation>
         </message>
     </context>
     <context>

@@ -831,6 +831,14 @@
             <translation>Indiquez un dépôt sous la forme propriétaire/dépôt (Cove choisit le fichier adapté à cet ordinateur) ou un fichier sous la forme propriétaire/dépôt/FICHIER, par exemple {example}.</translation>
         </message>
         <message>
+            <source>{repo} has no model file Cove can choose: it holds no single-file GGUF model. Name one of its files as owner/repo/FILE, or look for the model on Discover.</source>
+            <translation>{repo} n’a aucun fichier de modèle que Cove puisse choisir : il ne contient aucun modèle GGUF en un seul fichier. Indiquez l’un de ses fichiers sous la forme owner/repo/FILE, ou cherchez le modèle dans Découvrir.</translation>
+        </message>
+        <message>
+            <source>No model file of {repo} fits in the memory free here: the smallest, {file}, is {size}. Close other programs, or choose a smaller model.</source>
+            <translation>Aucun fichier de modèle de {repo} ne tient dans la mémoire libre ici : le plus petit, {file}, fait {size}. Fermez d’autres programmes ou choisissez un modèle plus petit.</translation>
+        </message>
+        <message>
             <source>{name} is already in the downloads.</source>
             <translation>{name} figure déjà dans les téléchargements.</translation>
         </message>
@@ -1066,6 +1074,10 @@
         <message>
             <source>the processor ({cores} cores)</source>
             <translation>le processeur ({cores} cœurs)</translation>
+        </message>
+        <message>
+            <source>exit code {code}</source>
+            <translation>code de sortie {code}</translation>
         </message>
         <message>
             <source>Guessed tokens are checked in batches wherever that pays. This build computes a batch exactly as single tokens for the first {count} tokens of a conversation; past them a batch may round differently, as replies batched together do (speculation "exact" keeps to them).</source>
@@ -1997,8 +2009,72 @@
     <context>
         <name>Quantization</name>
         <message>
+            <source>original quality</source>
+            <translation>qualité d’origine</translation>
+        </message>
+        <message>
+            <source>near original quality</source>
+            <translation>qualité quasi d’origine</translation>
+        </message>
+        <message>
+            <source>very high quality</source>
+            <translation>très haute qualité</translation>
+        </message>
+        <message>
+            <source>high quality</source>
+            <translation>haute qualité</translation>
+        </message>
+        <message>
+            <source>medium quality</source>
+            <translation>qualité moyenne</translation>
+        </message>
+        <message>
+            <source>low quality</source>
+            <translation>qualité basse</translation>
+        </message>
+        <message>
+            <source>lowest quality</source>
+            <translation>qualité la plus basse</translation>
+        </message>
+        <message>
+            <source>for models trained at this precision</source>
+            <translation>pour les modèles entraînés à cette précision</translation>
+        </message>
+        <message>
+            <source>{n}-bit</source>
+            <translation>{n} bits</translation>
+        </message>
+        <message>
+            <source>{bits} whole numbers</source>
+            <translation>entiers sur {bits}</translation>
+        </message>
+        <message>
+            <source>{bits}, {quality}</source>
+            <translation>{bits}, {quality}</translation>
+        </message>
+        <message>
             <source>{words} ({code})</source>
             <translation>{words} ({code})</translation>
+        </message>
+        <message>
+            <source>{bits} ({code}, {share} of the weights)</source>
+            <translation>{bits} ({code}, {share} des poids)</translation>
+        </message>
+        <message>
+            <source>{bits} ({code}, {share})</source>
+            <translation>{bits} ({code}, {share})</translation>
+        </message>
+        <message>
+            <source>All {head}</source>
+            <translation>Entièrement {head}</translation>
+        </message>
+        <message>
+            <source>Mostly {head}; also {others}</source>
+            <translation>Surtout {head} ; aussi {others}</translation>
+        </message>
+        <message>
+            <source>Mixed: {head}, {others}</source>
+            <translation>Mélange : {head}, {others}</translation>
         </message>
     </context>
     <context>

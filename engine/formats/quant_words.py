@@ -101,25 +101,35 @@ def mix_shares(mix: str) -> list[tuple[str, str]]:
     return pairs
 
 
+def mix_parts(mix: str | Mapping[str, str]) -> tuple[str, list[tuple[str, str, str]]]:
+    """The weights' tensor types as (bits, type, share) parts, largest first, and how they
+    lead: "all" (one type), "mostly" (the first holds half or more) or "mixed"; ("", []) when
+    there is nothing to say. ``mix`` is describe_mix's line, or type -> share ("69 %")."""
+    pairs = list(mix.items()) if isinstance(mix, Mapping) else mix_shares(mix)
+    parts = []
+    for name, share in pairs:
+        facts = quant_facts(name)
+        parts.append((facts[0] if facts is not None else name, name, share))
+    if not parts:
+        return "", []
+    percent = parts[0][2].removeprefix("<").removesuffix("%").strip()
+    if len(parts) == 1:
+        return "all", parts
+    return ("mostly" if percent.isdigit() and int(percent) >= 50 else "mixed"), parts
+
+
 def mix_words(mix: str | Mapping[str, str]) -> str:
     """The weights' tensor types in words, the code and share as details: "Mostly 4-bit (Q4_1,
     69 % of the weights); also 6-bit (Q6_K, 30 %), 32-bit (F32, 1 %)"; "Mixed: ..." when no
-    type holds half of them. ``mix`` is
-    describe_mix's line, or type -> share ("69 %"). "" when there is nothing to say."""
-    pairs = list(mix.items()) if isinstance(mix, Mapping) else mix_shares(mix)
-    if not pairs:
+    type holds half of them; "" when there is nothing to say."""
+    lead, parts = mix_parts(mix)
+    if not parts:
         return ""
-
-    def bits(name: str) -> str:
-        facts = quant_facts(name)
-        return facts[0] if facts is not None else name
-
-    (first, share), rest = pairs[0], pairs[1:]
-    head = f"{bits(first)} ({first}, {share} of the weights)"
-    if not rest:
+    (bits, name, share), rest = parts[0], parts[1:]
+    head = f"{bits} ({name}, {share} of the weights)"
+    others = ", ".join(f"{b} ({n}, {part})" for b, n, part in rest)
+    if lead == "all":
         return f"All {head}"
-    others = ", ".join(f"{bits(name)} ({name}, {part})" for name, part in rest)
-    percent = share.removeprefix("<").removesuffix("%").strip()
-    if percent.isdigit() and int(percent) >= 50:
+    if lead == "mostly":
         return f"Mostly {head}; also {others}"
     return f"Mixed: {head}, {others}"

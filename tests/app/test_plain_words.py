@@ -154,3 +154,16 @@ def test_the_status_bar_says_where_the_model_runs_in_words() -> None:
     assert device_detail(status) == "Runs with llama.cpp on CPU."
     gpu = EngineStatus(model="m", backend="llama.cpp", device="CUDA: NVIDIA GeForce RTX 4090")
     assert describe_device(gpu) == "m · on the graphics card (NVIDIA GeForce RTX 4090)"
+
+
+def test_the_quantization_words_are_translated(qapp: Any) -> None:
+    from app.common import i18n
+    from app.common.plain_words import mix_text, quant_label
+
+    try:
+        assert i18n.install("de") == "de"
+        assert quant_label("Q4_K_M") == "4-Bit, mittlere Qualität (Q4_K_M)"
+        assert mix_text("Q4_1 69 %, Q8_0 31 %").startswith("Überwiegend 4-Bit (Q4_1, 69 %")
+    finally:
+        i18n.install("en")
+    assert quant_label("Q4_K_M") == "4-bit, medium quality (Q4_K_M)"

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from engine.formats.gguf import FILE_TYPES, GGML_TYPES
-from engine.formats.quant_words import describe_quant, mix_shares, mix_words, quant_facts
+from engine.formats.quant_words import (
+    describe_quant,
+    mix_parts,
+    mix_shares,
+    mix_words,
+    quant_facts,
+)
 
 
 @pytest.mark.parametrize(
@@ -76,3 +82,5 @@ def test_the_tensor_mix_in_words_keeps_each_code_as_a_detail() -> None:
     assert mix_words("Q4_1 100 %") == "All 4-bit (Q4_1, 100 % of the weights)"
     assert mix_words("Q8_0 45 %, Q4_K 40 %, Q6_K 15 %").startswith("Mixed: 8-bit (Q8_0, 45 %")
     assert mix_words("") == "" and mix_words("not a mix") == ""
+    assert mix_parts({"Q4_1": "100 %"}) == ("all", [("4-bit", "Q4_1", "100 %")])
+    assert mix_parts("Q8_0 45 %, Q4_K 40 %")[0] == "mixed"
