@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
+from app.common.i18n import tr
 from app.remote.share_panel import SharePanel, grouped, hint
 from engine.errors import CertificateChanged
 
@@ -39,18 +40,28 @@ if TYPE_CHECKING:
     from engine.remote.discovery import Found
     from engine.remote.remote_engine import RemoteEngine
 
-LOCAL_HINT = (
-    "Cove's own engine runs your models on this computer: it loads them, checks that they fit "
-    "in memory, and keeps each conversation's state."
-)
-REMOTE_HINT = (
-    "Another Cove on your network (in Cove's window there, menu › Engine… › \"Let other "
-    'computers on this network use this engine": it shows an address, a key and a '
-    "fingerprint), or any OpenAI-compatible server: LM Studio (http://HOST:1234/v1), "
-    "llama-server, vLLM, Ollama (http://HOST:11434/v1). Your conversations and documents stay "
-    "here; each message and the passages it cites are sent to that computer."
-)
-KEY_HINT = "Kept in this computer's keyring (or a file only you can read)."
+
+def local_hint() -> str:
+    return tr(
+        "Engine settings",
+        "Cove's own engine runs your models on this computer: it loads them, checks that they "
+        "fit in memory, and keeps each conversation's state.",
+    )
+
+
+def remote_hint() -> str:
+    return tr(
+        "Engine settings",
+        "Another Cove on your network (in Cove's window there, Settings › Engine › \"Let other "
+        'computers on this network use this engine": it shows an address, a key and a '
+        "fingerprint), or any OpenAI-compatible server: LM Studio (http://HOST:1234/v1), "
+        "llama-server, vLLM, Ollama (http://HOST:11434/v1). Your conversations and documents "
+        "stay here; each message and the passages it cites are sent to that computer.",
+    )
+
+
+def key_hint() -> str:
+    return tr("Engine settings", "Kept in this computer's keyring (or a file only you can read).")
 
 
 class EngineDialog(QDialog):
@@ -58,7 +69,7 @@ class EngineDialog(QDialog):
         super().__init__(parent)
         self.mode = mode
         self.engine = mode.engine
-        self.setWindowTitle("Engine")
+        self.setWindowTitle(tr("Engine settings", "Engine"))
         self.setMinimumWidth(620)
         # asks before trusting a changed certificate: (title, question) -> yes
         self.confirm: Callable[[str, str], bool] = self._ask
@@ -68,16 +79,16 @@ class EngineDialog(QDialog):
 
         layout = QVBoxLayout(self)
         layout.setSpacing(8)
-        layout.addWidget(QLabel("<b>Where your models run</b>"))
-        self.local_choice = QRadioButton("This computer")
-        self.remote_choice = QRadioButton("Another computer")
+        layout.addWidget(QLabel("<b>{}</b>".format(tr("Engine settings", "Where your models run"))))
+        self.local_choice = QRadioButton(tr("Engine settings", "This computer"))
+        self.remote_choice = QRadioButton(tr("Engine settings", "Another computer"))
         group = QButtonGroup(self)
         group.addButton(self.local_choice)
         group.addButton(self.remote_choice)
         layout.addWidget(self.local_choice)
-        layout.addWidget(hint(LOCAL_HINT))
+        layout.addWidget(hint(local_hint()))
         layout.addWidget(self.remote_choice)
-        layout.addWidget(hint(REMOTE_HINT))
+        layout.addWidget(hint(remote_hint()))
 
         form = QFormLayout()
         form.setContentsMargins(22, 0, 0, 0)
@@ -85,22 +96,27 @@ class EngineDialog(QDialog):
         self.url.setPlaceholderText("https://desk.local:8080/v1")
         self.key = QLineEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.url.setAccessibleName("Address of the other computer's engine")
-        self.key.setAccessibleName("Key")
-        self.key.setPlaceholderText("the key that computer gave (none if the server needs none)")
+        self.url.setAccessibleName(tr("Engine settings", "Address of the other computer's engine"))
+        self.key.setAccessibleName(tr("Engine settings", "Key"))
+        self.key.setPlaceholderText(
+            tr("Engine settings", "the key that computer gave (none if the server needs none)")
+        )
         address_row = QHBoxLayout()
         address_row.addWidget(self.url, 1)
-        self.find_button = QPushButton("Find on this network")
+        self.find_button = QPushButton(tr("Engine settings", "Find on this network"))
         self.find_button.setObjectName("Secondary")
         self.find_button.setToolTip(
-            "Cove engines that let this network use them and announce themselves: their name "
-            "and certificate fingerprint. Finding one does not trust it."
+            tr(
+                "Engine settings",
+                "Cove engines that let this network use them and announce themselves: their "
+                "name and certificate fingerprint. Finding one does not trust it.",
+            )
         )
         self.find_button.clicked.connect(self.find_engines)
         address_row.addWidget(self.find_button)
-        form.addRow("Address", address_row)
-        form.addRow("Key", self.key)
-        form.addRow("", hint(KEY_HINT, indent=0))
+        form.addRow(tr("Engine settings", "Address"), address_row)
+        form.addRow(tr("Engine settings", "Key"), self.key)
+        form.addRow("", hint(key_hint(), indent=0))
         layout.addLayout(form)
 
         # The connection: where, how it is protected, the model, the pinned fingerprint.
@@ -114,7 +130,7 @@ class EngineDialog(QDialog):
         self.models = QLabel("")
         self.models.setWordWrap(True)
         self.models.setProperty("muted", True)
-        self.fingerprint_title = QLabel("Certificate fingerprint (SHA-256)")
+        self.fingerprint_title = QLabel(tr("Engine settings", "Certificate fingerprint (SHA-256)"))
         self.fingerprint = QLabel("")
         self.fingerprint.setObjectName("Fingerprint")
         self.fingerprint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -142,24 +158,26 @@ class EngineDialog(QDialog):
         problem.addWidget(self.problem)
         trust_row = QHBoxLayout()
         trust_row.addStretch(1)
-        self.trust_button = QPushButton("Trust the new certificate…")
+        self.trust_button = QPushButton(tr("Engine settings", "Trust the new certificate…"))
         self.trust_button.setObjectName("Secondary")
         self.trust_button.clicked.connect(self._trust)
         trust_row.addWidget(self.trust_button)
         problem.addLayout(trust_row)
         layout.addWidget(self.problem_frame)
         layout.addSpacing(6)
-        layout.addWidget(QLabel("<b>Sharing this computer's engine</b>"))
+        layout.addWidget(
+            QLabel("<b>{}</b>".format(tr("Engine settings", "Sharing this computer's engine")))
+        )
         self.share_panel = SharePanel(mode.share, self.engine)
         layout.addWidget(self.share_panel)
         layout.addStretch(1)
 
         buttons = QHBoxLayout()
         buttons.addStretch(1)
-        close = self.close_button = QPushButton("Close")
+        close = self.close_button = QPushButton(tr("Engine settings", "Close"))
         close.setObjectName("Secondary")
         close.clicked.connect(self.accept)
-        self.apply_button = QPushButton("Connect")
+        self.apply_button = QPushButton(tr("Engine settings", "Connect"))
         self.apply_button.setObjectName("Primary")
         self.apply_button.setDefault(True)
         self.apply_button.clicked.connect(self.apply)
@@ -195,7 +213,9 @@ class EngineDialog(QDialog):
         url = self.url.text().strip()
         if not url:
             self._show_problem(
-                "Enter the other computer's address, like https://desk.local:8080/v1"
+                tr("Engine settings", "Enter the other computer's address, like {example}").format(
+                    example="https://desk.local:8080/v1"
+                )
             )
             return
         self._connecting(url)
@@ -206,30 +226,39 @@ class EngineDialog(QDialog):
         from engine.remote.discovery import browse
 
         self.find_button.setEnabled(False)
-        self.find_button.setText("Looking…")
+        self.find_button.setText(tr("Engine settings", "Looking…"))
 
         def done(found: list[Found]) -> None:
             if not isValid(self):
                 return
             self.find_button.setEnabled(True)
-            self.find_button.setText("Find on this network")
+            self.find_button.setText(tr("Engine settings", "Find on this network"))
             self.offer(found)
 
         def failed(exc: BaseException) -> None:
             if isValid(self):
                 done([])
-                self._show_problem(html.escape(f"Could not look on the network: {exc}"))
+                self._show_problem(
+                    html.escape(
+                        tr("Engine settings", "Could not look on the network: {error}").format(
+                            error=exc
+                        )
+                    )
+                )
 
         self.engine.control_pool.submit(lambda: browse(3.0), done, failed)
 
     def offer(self, found: list[Found]) -> None:
         if not found:
-            self._show_problem(
+            advice = tr(
+                "Engine settings",
                 "No Cove announced itself on this network. On the other computer, open Cove's "
-                'menu › Engine… and tick "Let other computers on this network use this '
-                'engine"; or type its address (on a computer without a screen: '
-                "<code>cove serve --lan --advertise</code>)."
+                'Settings › Engine and tick "Let other computers on this network use this '
+                'engine"; or type its address. On a computer without a screen, run {command} '
+                "there.",
             )
+            command = "<code>cove serve --lan --advertise</code>"
+            self._show_problem(html.escape(advice).format(command=command))
             return
         menu = QMenu(self)
         for engine in found:
@@ -251,7 +280,7 @@ class EngineDialog(QDialog):
 
         self.apply_button.setEnabled(False)
         self.connection.setVisible(True)
-        self.state.setText(f"Connecting to {where(url)}…")
+        self.state.setText(tr("Engine settings", "Connecting to {where}…").format(where=where(url)))
         for widget in (self.models, self.fingerprint_title, self.fingerprint):
             widget.setVisible(False)
         self.fingerprint_note.setVisible(False)
@@ -261,7 +290,11 @@ class EngineDialog(QDialog):
         for widget in (self.url, self.key):
             widget.setEnabled(remote)
         using_remote = self.engine.remote is not None
-        self.apply_button.setText("Connect" if remote else "Use this computer")
+        self.apply_button.setText(
+            tr("Engine settings", "Connect")
+            if remote
+            else tr("Engine settings", "Use this computer")
+        )
         self.apply_button.setEnabled(remote or using_remote or self.engine.engine is None)
 
     # -- what the engine service says -----------------------------------------------------------
@@ -276,10 +309,19 @@ class EngineDialog(QDialog):
     def show_connection(self, remote: RemoteEngine) -> None:
         self.apply_button.setEnabled(True)
         self.connection.setVisible(True)
-        self.state.setText(f"<b>Connected to {remote.where}</b> · {remote.security}")
+        connected = tr("Engine settings", "Connected to {where}").format(where=remote.where)
+        self.state.setText(f"<b>{html.escape(connected)}</b> · {remote.security}")
         models = self.engine.remote_models
-        count = f"{len(models)} model{'s' if len(models) != 1 else ''} there"
-        self.models.setText(f"Chats use {self.engine.model} ({count}). {remote.note}")
+        count = (
+            tr("Engine settings", "1 model there")
+            if len(models) == 1
+            else tr("Engine settings", "{n} models there").format(n=len(models))
+        )
+        self.models.setText(
+            tr("Engine settings", "Chats use {model} ({count}). {note}").format(
+                model=self.engine.model, count=count, note=remote.note
+            )
+        )
         self.models.setVisible(True)
         trusted = remote.trusted
         shown = trusted is not None
@@ -291,18 +333,24 @@ class EngineDialog(QDialog):
         self.fingerprint.setText(grouped(trusted.fingerprint))
         if trusted.first_use:
             self.fingerprint_note.setText(
-                "First connection: Cove pinned this certificate. Check that it is the "
-                f"fingerprint that Cove shows on {remote.where} (menu › Engine…); if it is not, "
-                "choose This computer and tell whoever runs that computer."
+                tr(
+                    "Engine settings",
+                    "First connection: Cove pinned this certificate. Check that it is the "
+                    "fingerprint that Cove shows on {where} (Settings › Engine); if it is not, "
+                    "choose This computer and tell whoever runs that computer.",
+                ).format(where=remote.where)
             )
         else:
             self.fingerprint_note.setText(
-                "Pinned at the first connection: a different certificate would be refused."
+                tr(
+                    "Engine settings",
+                    "Pinned at the first connection: a different certificate would be refused.",
+                )
             )
 
     def _show_local(self) -> None:
         self.connection.setVisible(True)
-        self.state.setText("<b>Models run on this computer</b>")
+        self.state.setText("<b>{}</b>".format(tr("Engine settings", "Models run on this computer")))
         for widget in (self.models, self.fingerprint_title, self.fingerprint):
             widget.setVisible(False)
         self.fingerprint_note.setVisible(False)
@@ -330,11 +378,14 @@ class EngineDialog(QDialog):
         self._changed_url = url
         self.new_fingerprint = None
         self._show_problem(
-            f"<b>The certificate of {where(url)} has changed.</b> It is not the one Cove pinned "
-            "when it first connected. Someone on the network may be impersonating that computer, "
-            "so Cove did not connect.<br>If that computer's Cove made a new certificate (it was "
-            "reinstalled, or its data folder replaced), compare the fingerprint it shows now "
-            "with the new one below before trusting it."
+            tr(
+                "Engine settings",
+                "<b>The certificate of {where} has changed.</b> It is not the one Cove pinned "
+                "when it first connected. Someone on the network may be impersonating that "
+                "computer, so Cove did not connect.<br>If that computer's Cove made a new "
+                "certificate (it was reinstalled, or its data folder replaced), compare the "
+                "fingerprint it shows now with the new one below before trusting it.",
+            ).format(where=html.escape(where(url)))
         )
         self.problem.setToolTip(message)
         self.trust_button.setVisible(True)
@@ -344,7 +395,8 @@ class EngineDialog(QDialog):
             if isValid(self) and url == self._changed_url:
                 self.new_fingerprint = fingerprint
                 self.problem.setText(
-                    self.problem.text() + "<br><br>It now shows:<br><tt>"
+                    self.problem.text() + "<br><br>"
+                    + html.escape(tr("Engine settings", "It now shows:")) + "<br><tt>"
                     + grouped(fingerprint).replace("\n", "<br>") + "</tt>"
                 )  # fmt: skip
                 self.trust_button.setEnabled(True)
@@ -361,13 +413,13 @@ class EngineDialog(QDialog):
         fingerprint, url = self.new_fingerprint, self._changed_url
         if fingerprint is None or not url:
             return
-        question = (
-            f"Trust the new certificate of {where(url)}?\n\nDo this only if the Cove on that "
-            "computer shows this same fingerprint (its menu › Engine…):\n\n"
-            f"{grouped(fingerprint)}\n\nIf you cannot check, choose No: Cove stays disconnected "
-            "from it."
-        )
-        if not self.confirm("Trust the new certificate?", question):
+        question = tr(
+            "Engine settings",
+            "Trust the new certificate of {where}?\n\nDo this only if the Cove on that computer "
+            "shows this same fingerprint (its Settings › Engine):\n\n{fingerprint}\n\nIf you "
+            "cannot check, choose No: Cove stays disconnected from it.",
+        ).format(where=where(url), fingerprint=grouped(fingerprint))
+        if not self.confirm(tr("Engine settings", "Trust the new certificate?"), question):
             return
         self._hide_problem()
         self._connecting(url)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from app.common.engine_service import STARTER
+from app.common.i18n import tr
 from app.remote.choice import EngineChoice
 from app.remote.lan_share import LanShare
 from app.remote.models_tab import RemoteModelsTab
@@ -59,11 +60,13 @@ class EngineMode(QObject):
         if choice.remote:
             from engine.remote.remote_engine import where
 
-            self.engine_text_changed.emit(f"Connecting to {where(choice.url)}…")
+            self.engine_text_changed.emit(
+                tr("Engine settings", "Connecting to {where}…").format(where=where(choice.url))
+            )
             self._pending = choice
             self.engine.use_remote(choice.url, choice.api_key, choice.model, at_start=True)
         else:
-            self.engine_text_changed.emit("Starting the engine…")
+            self.engine_text_changed.emit(tr("Engine settings", "Starting the engine…"))
             self.engine.start(model=self.local_model)
 
     # -- the person's choice ---------------------------------------------------------------------
@@ -80,7 +83,7 @@ class EngineMode(QObject):
         self.choice = dataclasses.replace(self.choice, remote=False)
         self._save(self.choice)
         if self.engine.remote is not None or self.engine.engine is None:
-            self.engine_text_changed.emit("Starting the engine…")
+            self.engine_text_changed.emit(tr("Engine settings", "Starting the engine…"))
             self.engine.use_local(self.local_model)
 
     def presented_fingerprint(
@@ -101,9 +104,11 @@ class EngineMode(QObject):
         trusted = remote.trusted
         if trusted is not None and trusted.first_use:
             self.notified.emit(
-                f"First connection to {remote.where}: its certificate "
-                f"{short(trusted.fingerprint)}… is pinned. Check the whole fingerprint "
-                "(menu › Engine…) against that computer's."
+                tr(
+                    "Engine settings",
+                    "First connection to {where}: its certificate {fingerprint}… is pinned. "
+                    "Check the whole fingerprint (Settings › Engine) against that computer's.",
+                ).format(where=remote.where, fingerprint=short(trusted.fingerprint))
             )
 
     def _loaded(self, status: EngineStatus) -> None:
@@ -120,7 +125,9 @@ class EngineMode(QObject):
             self.models_tab_hidden.emit(self.models_tab)
             return
         self.models_tab.show_models(remote.note, self.engine.remote_models, self.engine.model)
-        self.models_tab_shown.emit(self.models_tab, f"On {remote.where}")
+        self.models_tab_shown.emit(
+            self.models_tab, tr("Engine settings", "On {where}").format(where=remote.where)
+        )
 
     def _save(self, choice: EngineChoice) -> None:
         if self._save_choice is not None:

@@ -10,6 +10,7 @@ import os
 
 from PySide6.QtCore import QObject, QProcess, Signal
 
+from app.common.i18n import tr
 from engine.launch import module_command
 
 log = logging.getLogger(__name__)
@@ -97,9 +98,17 @@ class LanShare(QObject):
             self.stopped.emit("")
             return
         said = [line for line in self._output if line.startswith("cove: error:")]
-        why = said[-1][len("cove: error:") :].strip() if said else f"it exited with code {code}"
-        log.warning("sharing the engine stopped: %s", why)
-        self.stopped.emit(f"Sharing stopped: {why}")
+        why = said[-1][len("cove: error:") :].strip() if said else ""
+        log.warning("sharing the engine stopped (exit code %s): %s", code, why or "no error said")
+        if why:
+            self.stopped.emit(tr("Engine settings", "Sharing stopped: {reason}").format(reason=why))
+        else:
+            self.stopped.emit(
+                tr(
+                    "Engine settings",
+                    "Sharing stopped unexpectedly. Tick the box above to share this engine again.",
+                )
+            )
 
     def _failed(self, process: QProcess, error: QProcess.ProcessError) -> None:
         """It never started (once started, ``finished`` says how it ended)."""
@@ -107,4 +116,8 @@ class LanShare(QObject):
             return
         self.process, self.address = None, ""
         process.deleteLater()
-        self.stopped.emit(f"Sharing could not start: {process.errorString()}")
+        self.stopped.emit(
+            tr("Engine settings", "Sharing could not start: {reason}").format(
+                reason=process.errorString()
+            )
+        )

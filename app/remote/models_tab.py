@@ -16,7 +16,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-IN_USE = "  ● in use"
+from app.common.i18n import tr
+
+
+def in_use_mark() -> str:
+    """After the name of the model the chat uses."""
+    return "  " + tr("Engine settings", "● in use")
 
 
 class RemoteModelsTab(QWidget):
@@ -42,7 +47,7 @@ class RemoteModelsTab(QWidget):
         layout.addWidget(self.list, 1)
         actions = QHBoxLayout()
         actions.addStretch(1)
-        self.use_button = QPushButton("Use in the chat")
+        self.use_button = QPushButton(tr("Engine settings", "Use in the chat"))
         self.use_button.setObjectName("Primary")
         self.use_button.setEnabled(False)
         self.use_button.clicked.connect(self._use)
@@ -53,9 +58,12 @@ class RemoteModelsTab(QWidget):
 
     def show_models(self, note: str, models: Sequence[str], current: str | None) -> None:
         self.note.setText(
-            f"{note} These are the models it serves; the one you choose answers your chats. "
-            "To load another there, do it on that computer; to use the models listed under "
-            "Installed, choose This computer in menu › Engine…"
+            tr(
+                "Engine settings",
+                "{note} These are the models it serves; the one you choose answers your chats. "
+                "To load another there, do it on that computer; to use the models listed under "
+                "Installed, choose This computer in Settings › Engine.",
+            ).format(note=note)
         )
         self.models = list(models)
         self.list.clear()
@@ -70,7 +78,7 @@ class RemoteModelsTab(QWidget):
         for row in range(self.list.count()):
             item = self.list.item(row)
             name = str(item.data(Qt.ItemDataRole.UserRole))
-            item.setText(name + (IN_USE if name == model else ""))
+            item.setText(name + (in_use_mark() if name == model else ""))
             if name == model:
                 self.list.setCurrentItem(item)
         self._selected()

@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
+from app.common.i18n import tr
+
 if TYPE_CHECKING:
     from app.common.engine_service import EngineService
     from app.remote.lan_share import LanShare
@@ -62,11 +64,13 @@ class SharePanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
         row = QHBoxLayout()
-        self.share = QCheckBox("Let other computers on this network use this engine")
+        self.share = QCheckBox(
+            tr("Engine settings", "Let other computers on this network use this engine")
+        )
         row.addWidget(self.share, 1)
-        row.addWidget(QLabel("Port"))
+        row.addWidget(QLabel(tr("Engine settings", "Port")))
         self.port = QSpinBox()
-        self.port.setAccessibleName("Port")
+        self.port.setAccessibleName(tr("Engine settings", "Port"))
         self.port.setRange(1024, 65535)
         self.port.setValue(share.port)
         row.addWidget(self.port)
@@ -83,9 +87,9 @@ class SharePanel(QWidget):
         self.key = QLabel("")
         self.key.setObjectName("Fingerprint")
         self.key.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.new_key_button = QPushButton("Make a new key")
+        self.new_key_button = QPushButton(tr("Engine settings", "Make a new key"))
         self.new_key_button.setObjectName("Secondary")
-        self.new_key_button.setToolTip("The old key stops working")
+        self.new_key_button.setToolTip(tr("Engine settings", "The old key stops working"))
         self.new_key_button.clicked.connect(lambda: self.start(new_key=True))
         key_row = QHBoxLayout()
         key_row.addWidget(self.key, 1)
@@ -97,9 +101,9 @@ class SharePanel(QWidget):
         self.fingerprint.setObjectName("Fingerprint")
         self.fingerprint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box.addRow(self.state)
-        box.addRow("Key", key_row)
+        box.addRow(tr("Engine settings", "Key"), key_row)
         box.addRow("", self.key_note)
-        box.addRow("Fingerprint", self.fingerprint)
+        box.addRow(tr("Engine settings", "Fingerprint"), self.fingerprint)
         layout.addWidget(self.frame)
 
         self.share.setChecked(share.running)
@@ -146,13 +150,19 @@ class SharePanel(QWidget):
         self.port.setEnabled(not lan.running and self.share.isEnabled())
         if remote is not None and not lan.running:
             self.note.setText(
-                "Only this computer's engine can be shared: choose This computer first."
+                tr(
+                    "Engine settings",
+                    "Only this computer's engine can be shared: choose This computer first.",
+                )
             )
         else:
             self.note.setText(
-                f"Serves {name or 'the model in use'} to this network from an engine of its "
-                "own (the model loads a second time), until Cove closes. Others connect with "
-                "the address and the key, and check the fingerprint their Cove shows."
+                tr(
+                    "Engine settings",
+                    "Serves {model} to this network from an engine of its own (the model loads "
+                    "a second time), until Cove closes. Others connect with the address and the "
+                    "key, and check the fingerprint their Cove shows.",
+                ).format(model=name or tr("Engine settings", "the model in use"))
             )
         self.frame.setVisible(lan.running or bool(self.problem))
         detail = (self.key, self.key_note, self.new_key_button)
@@ -165,17 +175,24 @@ class SharePanel(QWidget):
         for widget in detail:
             widget.setVisible(True)
         address = html.escape(shared_at(lan.address)) if lan.address else ""
-        self.state.setText(f"<b>Serving at {address}</b>" if address else "Starting…")
+        serving = tr("Engine settings", "Serving at {address}").format(address=address)
+        self.state.setText(f"<b>{serving}</b>" if address else tr("Engine settings", "Starting…"))
         if lan.key is not None:
             self.key.setText(lan.key)
             self.key_note.setText(
-                "Shown only now: give it to the people who may use this engine. Cove keeps "
-                "only a digest of it."
+                tr(
+                    "Engine settings",
+                    "Shown only now: give it to the people who may use this engine. Cove keeps "
+                    "only a digest of it.",
+                )
             )
         else:
-            self.key.setText("made earlier")
+            self.key.setText(tr("Engine settings", "made earlier"))
             self.key_note.setText(
-                "Only a digest of the key is kept, so it cannot be shown again. Make a new one "
-                "to give out (the old one stops working)."
+                tr(
+                    "Engine settings",
+                    "Only a digest of the key is kept, so it cannot be shown again. Make a new "
+                    "one to give out (the old one stops working).",
+                )
             )
         self.fingerprint.setText(grouped(lan.fingerprint) if lan.fingerprint else "")

@@ -1011,6 +1011,249 @@
         </message>
     </context>
     <context>
+        <name>Engine settings</name>
+        <message>
+            <source>Cove's own engine runs your models on this computer: it loads them, checks that they fit in memory, and keeps each conversation's state.</source>
+            <translation>Coves eigene Engine führt Ihre Modelle auf diesem Computer aus: Sie lädt sie, prüft, ob sie in den Speicher passen, und bewahrt den Zustand jeder Unterhaltung.</translation>
+        </message>
+        <message>
+            <source>Another Cove on your network (in Cove's window there, Settings › Engine › "Let other computers on this network use this engine": it shows an address, a key and a fingerprint), or any OpenAI-compatible server: LM Studio (http://HOST:1234/v1), llama-server, vLLM, Ollama (http://HOST:11434/v1). Your conversations and documents stay here; each message and the passages it cites are sent to that computer.</source>
+            <translation>Ein anderes Cove in Ihrem Netzwerk (dort in Coves Fenster unter Einstellungen › Engine › „Anderen Computern in diesem Netzwerk diese Engine erlauben“: Es zeigt eine Adresse, einen Schlüssel und einen Fingerabdruck) oder ein beliebiger OpenAI-kompatibler Server: LM Studio (http://HOST:1234/v1), llama-server, vLLM, Ollama (http://HOST:11434/v1). Ihre Unterhaltungen und Dokumente bleiben hier; jede Nachricht und die Passagen, die sie zitiert, werden an diesen Computer gesendet.</translation>
+        </message>
+        <message>
+            <source>Kept in this computer's keyring (or a file only you can read).</source>
+            <translation>Im Schlüsselbund dieses Computers gespeichert (oder in einer Datei, die nur Sie lesen können).</translation>
+        </message>
+        <message>
+            <source>Engine</source>
+            <translation>Engine</translation>
+        </message>
+        <message>
+            <source>Where your models run</source>
+            <translation>Wo Ihre Modelle laufen</translation>
+        </message>
+        <message>
+            <source>This computer</source>
+            <translation>Dieser Computer</translation>
+        </message>
+        <message>
+            <source>Another computer</source>
+            <translation>Ein anderer Computer</translation>
+        </message>
+        <message>
+            <source>Address of the other computer's engine</source>
+            <translation>Adresse der Engine des anderen Computers</translation>
+        </message>
+        <message>
+            <source>Key</source>
+            <translation>Schlüssel</translation>
+        </message>
+        <message>
+            <source>the key that computer gave (none if the server needs none)</source>
+            <translation>der Schlüssel, den dieser Computer angegeben hat (keiner, wenn der Server keinen braucht)</translation>
+        </message>
+        <message>
+            <source>Find on this network</source>
+            <translation>In diesem Netzwerk suchen</translation>
+        </message>
+        <message>
+            <source>Cove engines that let this network use them and announce themselves: their name and certificate fingerprint. Finding one does not trust it.</source>
+            <translation>Cove-Engines, die dieses Netzwerk nutzen lassen und sich ankündigen: ihr Name und der Fingerabdruck ihres Zertifikats. Eine gefundene Engine wird dadurch nicht als vertrauenswürdig eingestuft.</translation>
+        </message>
+        <message>
+            <source>Address</source>
+            <translation>Adresse</translation>
+        </message>
+        <message>
+            <source>Certificate fingerprint (SHA-256)</source>
+            <translation>Fingerabdruck des Zertifikats (SHA-256)</translation>
+        </message>
+        <message>
+            <source>Trust the new certificate…</source>
+            <translation>Dem neuen Zertifikat vertrauen…</translation>
+        </message>
+        <message>
+            <source>Sharing this computer's engine</source>
+            <translation>Die Engine dieses Computers teilen</translation>
+        </message>
+        <message>
+            <source>Close</source>
+            <translation>Schließen</translation>
+        </message>
+        <message>
+            <source>Connect</source>
+            <translation>Verbinden</translation>
+        </message>
+        <message>
+            <source>Enter the other computer's address, like {example}</source>
+            <translation>Geben Sie die Adresse des anderen Computers ein, etwa {example}</translation>
+        </message>
+        <message>
+            <source>Looking…</source>
+            <translation>Wird gesucht…</translation>
+        </message>
+        <message>
+            <source>Could not look on the network: {error}</source>
+            <translation>Im Netzwerk konnte nicht gesucht werden: {error}</translation>
+        </message>
+        <message>
+            <source>No Cove announced itself on this network. On the other computer, open Cove's Settings › Engine and tick "Let other computers on this network use this engine"; or type its address. On a computer without a screen, run {command} there.</source>
+            <translation>In diesem Netzwerk hat sich kein Cove angekündigt. Öffnen Sie auf dem anderen Computer in Cove Einstellungen › Engine und setzen Sie das Häkchen bei „Anderen Computern in diesem Netzwerk diese Engine erlauben“, oder geben Sie seine Adresse ein. Auf einem Computer ohne Bildschirm führen Sie dort {command} aus.</translation>
+        </message>
+        <message>
+            <source>Connecting to {where}…</source>
+            <translation>Verbindung zu {where} wird hergestellt…</translation>
+        </message>
+        <message>
+            <source>Use this computer</source>
+            <translation>Diesen Computer verwenden</translation>
+        </message>
+        <message>
+            <source>Connected to {where}</source>
+            <translation>Verbunden mit {where}</translation>
+        </message>
+        <message>
+            <source>1 model there</source>
+            <translation>1 Modell dort</translation>
+        </message>
+        <message>
+            <source>{n} models there</source>
+            <translation>{n} Modelle dort</translation>
+        </message>
+        <message>
+            <source>Chats use {model} ({count}). {note}</source>
+            <translation>Chats verwenden {model} ({count}). {note}</translation>
+        </message>
+        <message>
+            <source>First connection: Cove pinned this certificate. Check that it is the fingerprint that Cove shows on {where} (Settings › Engine); if it is not, choose This computer and tell whoever runs that computer.</source>
+            <translation>Erste Verbindung: Cove hat sich dieses Zertifikat gemerkt. Prüfen Sie, ob es der Fingerabdruck ist, den Cove auf {where} anzeigt (Einstellungen › Engine); falls nicht, wählen Sie „Dieser Computer“ und informieren Sie die Person, die diesen Computer betreut.</translation>
+        </message>
+        <message>
+            <source>Pinned at the first connection: a different certificate would be refused.</source>
+            <translation>Bei der ersten Verbindung gemerkt: Ein anderes Zertifikat würde abgelehnt.</translation>
+        </message>
+        <message>
+            <source>Models run on this computer</source>
+            <translation>Modelle laufen auf diesem Computer</translation>
+        </message>
+        <message>
+            <source>&lt;b&gt;The certificate of {where} has changed.&lt;/b&gt; It is not the one Cove pinned when it first connected. Someone on the network may be impersonating that computer, so Cove did not connect.&lt;br&gt;If that computer's Cove made a new certificate (it was reinstalled, or its data folder replaced), compare the fingerprint it shows now with the new one below before trusting it.</source>
+            <translation>&lt;b&gt;Das Zertifikat von {where} hat sich geändert.&lt;/b&gt; Es ist nicht das, das sich Cove bei der ersten Verbindung gemerkt hat. Möglicherweise gibt sich jemand im Netzwerk als dieser Computer aus, deshalb hat Cove keine Verbindung hergestellt.&lt;br&gt;Wenn das Cove auf diesem Computer ein neues Zertifikat erstellt hat (es wurde neu installiert oder sein Datenordner ersetzt), vergleichen Sie den Fingerabdruck, den es jetzt anzeigt, mit dem neuen unten, bevor Sie ihm vertrauen.</translation>
+        </message>
+        <message>
+            <source>It now shows:</source>
+            <translation>Jetzt angezeigt:</translation>
+        </message>
+        <message>
+            <source>Trust the new certificate of {where}?
+
+Do this only if the Cove on that computer shows this same fingerprint (its Settings › Engine):
+
+{fingerprint}
+
+If you cannot check, choose No: Cove stays disconnected from it.</source>
+            <translation>Dem neuen Zertifikat von {where} vertrauen?
+
+Tun Sie das nur, wenn das Cove auf diesem Computer genau diesen Fingerabdruck anzeigt (dort unter Einstellungen › Engine):
+
+{fingerprint}
+
+Wenn Sie das nicht prüfen können, wählen Sie Nein: Cove bleibt dann getrennt.</translation>
+        </message>
+        <message>
+            <source>Trust the new certificate?</source>
+            <translation>Dem neuen Zertifikat vertrauen?</translation>
+        </message>
+        <message>
+            <source>Starting the engine…</source>
+            <translation>Engine wird gestartet…</translation>
+        </message>
+        <message>
+            <source>First connection to {where}: its certificate {fingerprint}… is pinned. Check the whole fingerprint (Settings › Engine) against that computer's.</source>
+            <translation>Erste Verbindung zu {where}: Sein Zertifikat {fingerprint}… wurde gemerkt. Vergleichen Sie den ganzen Fingerabdruck (Einstellungen › Engine) mit dem dieses Computers.</translation>
+        </message>
+        <message>
+            <source>On {where}</source>
+            <translation>Auf {where}</translation>
+        </message>
+        <message>
+            <source>Sharing stopped: {reason}</source>
+            <translation>Teilen beendet: {reason}</translation>
+        </message>
+        <message>
+            <source>Sharing stopped unexpectedly. Tick the box above to share this engine again.</source>
+            <translation>Das Teilen wurde unerwartet beendet. Setzen Sie das Häkchen oben, um diese Engine erneut zu teilen.</translation>
+        </message>
+        <message>
+            <source>Sharing could not start: {reason}</source>
+            <translation>Teilen konnte nicht starten: {reason}</translation>
+        </message>
+        <message>
+            <source>● in use</source>
+            <translation>● in Verwendung</translation>
+        </message>
+        <message>
+            <source>Use in the chat</source>
+            <translation>Im Chat verwenden</translation>
+        </message>
+        <message>
+            <source>{note} These are the models it serves; the one you choose answers your chats. To load another there, do it on that computer; to use the models listed under Installed, choose This computer in Settings › Engine.</source>
+            <translation>{note} Das sind die Modelle, die es bereitstellt; das gewählte beantwortet Ihre Chats. Um dort ein anderes zu laden, tun Sie das auf diesem Computer; um die unter „Installiert“ aufgeführten Modelle zu verwenden, wählen Sie „Dieser Computer“ unter Einstellungen › Engine.</translation>
+        </message>
+        <message>
+            <source>Let other computers on this network use this engine</source>
+            <translation>Anderen Computern in diesem Netzwerk diese Engine erlauben</translation>
+        </message>
+        <message>
+            <source>Port</source>
+            <translation>Port</translation>
+        </message>
+        <message>
+            <source>Make a new key</source>
+            <translation>Neuen Schlüssel erstellen</translation>
+        </message>
+        <message>
+            <source>The old key stops working</source>
+            <translation>Der alte Schlüssel funktioniert dann nicht mehr</translation>
+        </message>
+        <message>
+            <source>Fingerprint</source>
+            <translation>Fingerabdruck</translation>
+        </message>
+        <message>
+            <source>Only this computer's engine can be shared: choose This computer first.</source>
+            <translation>Nur die Engine dieses Computers kann geteilt werden: Wählen Sie zuerst „Dieser Computer“.</translation>
+        </message>
+        <message>
+            <source>Serves {model} to this network from an engine of its own (the model loads a second time), until Cove closes. Others connect with the address and the key, and check the fingerprint their Cove shows.</source>
+            <translation>Stellt {model} diesem Netzwerk über eine eigene Engine bereit (das Modell wird ein zweites Mal geladen), bis Cove geschlossen wird. Andere verbinden sich mit der Adresse und dem Schlüssel und prüfen den Fingerabdruck, den ihr Cove anzeigt.</translation>
+        </message>
+        <message>
+            <source>the model in use</source>
+            <translation>das verwendete Modell</translation>
+        </message>
+        <message>
+            <source>Serving at {address}</source>
+            <translation>Bereitgestellt unter {address}</translation>
+        </message>
+        <message>
+            <source>Starting…</source>
+            <translation>Wird gestartet…</translation>
+        </message>
+        <message>
+            <source>Shown only now: give it to the people who may use this engine. Cove keeps only a digest of it.</source>
+            <translation>Nur jetzt angezeigt: Geben Sie ihn den Personen, die diese Engine nutzen dürfen. Cove bewahrt nur einen Hashwert davon auf.</translation>
+        </message>
+        <message>
+            <source>made earlier</source>
+            <translation>früher erstellt</translation>
+        </message>
+        <message>
+            <source>Only a digest of the key is kept, so it cannot be shown again. Make a new one to give out (the old one stops working).</source>
+            <translation>Vom Schlüssel wird nur ein Hashwert aufbewahrt, daher kann er nicht erneut angezeigt werden. Erstellen Sie einen neuen zum Weitergeben (der alte funktioniert dann nicht mehr).</translation>
+        </message>
+    </context>
+    <context>
         <name>Find in chat</name>
         <message>
             <source>Find in this chat</source>

@@ -1011,6 +1011,249 @@
         </message>
     </context>
     <context>
+        <name>Engine settings</name>
+        <message>
+            <source>Cove's own engine runs your models on this computer: it loads them, checks that they fit in memory, and keeps each conversation's state.</source>
+            <translation>Le moteur de Cove exécute vos modèles sur cet ordinateur : il les charge, vérifie qu’ils tiennent en mémoire et conserve l’état de chaque conversation.</translation>
+        </message>
+        <message>
+            <source>Another Cove on your network (in Cove's window there, Settings › Engine › "Let other computers on this network use this engine": it shows an address, a key and a fingerprint), or any OpenAI-compatible server: LM Studio (http://HOST:1234/v1), llama-server, vLLM, Ollama (http://HOST:11434/v1). Your conversations and documents stay here; each message and the passages it cites are sent to that computer.</source>
+            <translation>Un autre Cove de votre réseau (dans sa fenêtre, Réglages › Moteur › « Permettre aux autres ordinateurs de ce réseau d’utiliser ce moteur » : il affiche une adresse, une clé et une empreinte), ou tout serveur compatible OpenAI : LM Studio (http://HOST:1234/v1), llama-server, vLLM, Ollama (http://HOST:11434/v1). Vos conversations et documents restent ici ; chaque message et les passages qu’il cite sont envoyés à cet ordinateur.</translation>
+        </message>
+        <message>
+            <source>Kept in this computer's keyring (or a file only you can read).</source>
+            <translation>Conservée dans le trousseau de cet ordinateur (ou dans un fichier que vous seul pouvez lire).</translation>
+        </message>
+        <message>
+            <source>Engine</source>
+            <translation>Moteur</translation>
+        </message>
+        <message>
+            <source>Where your models run</source>
+            <translation>Où vos modèles s’exécutent</translation>
+        </message>
+        <message>
+            <source>This computer</source>
+            <translation>Cet ordinateur</translation>
+        </message>
+        <message>
+            <source>Another computer</source>
+            <translation>Un autre ordinateur</translation>
+        </message>
+        <message>
+            <source>Address of the other computer's engine</source>
+            <translation>Adresse du moteur de l’autre ordinateur</translation>
+        </message>
+        <message>
+            <source>Key</source>
+            <translation>Clé</translation>
+        </message>
+        <message>
+            <source>the key that computer gave (none if the server needs none)</source>
+            <translation>la clé donnée par cet ordinateur (aucune si le serveur n’en demande pas)</translation>
+        </message>
+        <message>
+            <source>Find on this network</source>
+            <translation>Chercher sur ce réseau</translation>
+        </message>
+        <message>
+            <source>Cove engines that let this network use them and announce themselves: their name and certificate fingerprint. Finding one does not trust it.</source>
+            <translation>Les moteurs Cove qui se laissent utiliser par ce réseau et s’annoncent : leur nom et l’empreinte de leur certificat. En trouver un ne revient pas à lui faire confiance.</translation>
+        </message>
+        <message>
+            <source>Address</source>
+            <translation>Adresse</translation>
+        </message>
+        <message>
+            <source>Certificate fingerprint (SHA-256)</source>
+            <translation>Empreinte du certificat (SHA-256)</translation>
+        </message>
+        <message>
+            <source>Trust the new certificate…</source>
+            <translation>Faire confiance au nouveau certificat…</translation>
+        </message>
+        <message>
+            <source>Sharing this computer's engine</source>
+            <translation>Partager le moteur de cet ordinateur</translation>
+        </message>
+        <message>
+            <source>Close</source>
+            <translation>Fermer</translation>
+        </message>
+        <message>
+            <source>Connect</source>
+            <translation>Se connecter</translation>
+        </message>
+        <message>
+            <source>Enter the other computer's address, like {example}</source>
+            <translation>Saisissez l’adresse de l’autre ordinateur, par exemple {example}</translation>
+        </message>
+        <message>
+            <source>Looking…</source>
+            <translation>Recherche…</translation>
+        </message>
+        <message>
+            <source>Could not look on the network: {error}</source>
+            <translation>Impossible de chercher sur le réseau : {error}</translation>
+        </message>
+        <message>
+            <source>No Cove announced itself on this network. On the other computer, open Cove's Settings › Engine and tick "Let other computers on this network use this engine"; or type its address. On a computer without a screen, run {command} there.</source>
+            <translation>Aucun Cove ne s’est annoncé sur ce réseau. Sur l’autre ordinateur, ouvrez Réglages › Moteur dans Cove et cochez « Permettre aux autres ordinateurs de ce réseau d’utiliser ce moteur » ; ou saisissez son adresse. Sur un ordinateur sans écran, exécutez-y {command}.</translation>
+        </message>
+        <message>
+            <source>Connecting to {where}…</source>
+            <translation>Connexion à {where}…</translation>
+        </message>
+        <message>
+            <source>Use this computer</source>
+            <translation>Utiliser cet ordinateur</translation>
+        </message>
+        <message>
+            <source>Connected to {where}</source>
+            <translation>Connecté à {where}</translation>
+        </message>
+        <message>
+            <source>1 model there</source>
+            <translation>1 modèle là-bas</translation>
+        </message>
+        <message>
+            <source>{n} models there</source>
+            <translation>{n} modèles là-bas</translation>
+        </message>
+        <message>
+            <source>Chats use {model} ({count}). {note}</source>
+            <translation>Les discussions utilisent {model} ({count}). {note}</translation>
+        </message>
+        <message>
+            <source>First connection: Cove pinned this certificate. Check that it is the fingerprint that Cove shows on {where} (Settings › Engine); if it is not, choose This computer and tell whoever runs that computer.</source>
+            <translation>Première connexion : Cove a épinglé ce certificat. Vérifiez que c’est bien l’empreinte que Cove affiche sur {where} (Réglages › Moteur) ; sinon, choisissez Cet ordinateur et prévenez la personne qui gère cet ordinateur.</translation>
+        </message>
+        <message>
+            <source>Pinned at the first connection: a different certificate would be refused.</source>
+            <translation>Épinglé à la première connexion : un autre certificat serait refusé.</translation>
+        </message>
+        <message>
+            <source>Models run on this computer</source>
+            <translation>Les modèles s’exécutent sur cet ordinateur</translation>
+        </message>
+        <message>
+            <source>&lt;b&gt;The certificate of {where} has changed.&lt;/b&gt; It is not the one Cove pinned when it first connected. Someone on the network may be impersonating that computer, so Cove did not connect.&lt;br&gt;If that computer's Cove made a new certificate (it was reinstalled, or its data folder replaced), compare the fingerprint it shows now with the new one below before trusting it.</source>
+            <translation>&lt;b&gt;Le certificat de {where} a changé.&lt;/b&gt; Ce n’est pas celui que Cove a épinglé à la première connexion. Quelqu’un sur le réseau se fait peut-être passer pour cet ordinateur : Cove ne s’est donc pas connecté.&lt;br&gt;Si le Cove de cet ordinateur a créé un nouveau certificat (il a été réinstallé, ou son dossier de données remplacé), comparez l’empreinte qu’il affiche maintenant avec la nouvelle ci-dessous avant de lui faire confiance.</translation>
+        </message>
+        <message>
+            <source>It now shows:</source>
+            <translation>Il affiche maintenant :</translation>
+        </message>
+        <message>
+            <source>Trust the new certificate of {where}?
+
+Do this only if the Cove on that computer shows this same fingerprint (its Settings › Engine):
+
+{fingerprint}
+
+If you cannot check, choose No: Cove stays disconnected from it.</source>
+            <translation>Faire confiance au nouveau certificat de {where} ?
+
+Ne le faites que si le Cove de cet ordinateur affiche exactement cette empreinte (dans ses Réglages › Moteur) :
+
+{fingerprint}
+
+Si vous ne pouvez pas vérifier, choisissez Non : Cove reste déconnecté.</translation>
+        </message>
+        <message>
+            <source>Trust the new certificate?</source>
+            <translation>Faire confiance au nouveau certificat ?</translation>
+        </message>
+        <message>
+            <source>Starting the engine…</source>
+            <translation>Démarrage du moteur…</translation>
+        </message>
+        <message>
+            <source>First connection to {where}: its certificate {fingerprint}… is pinned. Check the whole fingerprint (Settings › Engine) against that computer's.</source>
+            <translation>Première connexion à {where} : son certificat {fingerprint}… est épinglé. Comparez l’empreinte complète (Réglages › Moteur) avec celle de cet ordinateur.</translation>
+        </message>
+        <message>
+            <source>On {where}</source>
+            <translation>Sur {where}</translation>
+        </message>
+        <message>
+            <source>Sharing stopped: {reason}</source>
+            <translation>Partage arrêté : {reason}</translation>
+        </message>
+        <message>
+            <source>Sharing stopped unexpectedly. Tick the box above to share this engine again.</source>
+            <translation>Le partage s’est arrêté de façon inattendue. Cochez la case ci-dessus pour partager de nouveau ce moteur.</translation>
+        </message>
+        <message>
+            <source>Sharing could not start: {reason}</source>
+            <translation>Le partage n’a pas pu démarrer : {reason}</translation>
+        </message>
+        <message>
+            <source>● in use</source>
+            <translation>● utilisé</translation>
+        </message>
+        <message>
+            <source>Use in the chat</source>
+            <translation>Utiliser dans la discussion</translation>
+        </message>
+        <message>
+            <source>{note} These are the models it serves; the one you choose answers your chats. To load another there, do it on that computer; to use the models listed under Installed, choose This computer in Settings › Engine.</source>
+            <translation>{note} Voici les modèles qu’il propose ; celui que vous choisissez répond à vos discussions. Pour en charger un autre là-bas, faites-le sur cet ordinateur ; pour utiliser les modèles listés sous Installés, choisissez Cet ordinateur dans Réglages › Moteur.</translation>
+        </message>
+        <message>
+            <source>Let other computers on this network use this engine</source>
+            <translation>Permettre aux autres ordinateurs de ce réseau d’utiliser ce moteur</translation>
+        </message>
+        <message>
+            <source>Port</source>
+            <translation>Port</translation>
+        </message>
+        <message>
+            <source>Make a new key</source>
+            <translation>Créer une nouvelle clé</translation>
+        </message>
+        <message>
+            <source>The old key stops working</source>
+            <translation>L’ancienne clé ne fonctionne plus</translation>
+        </message>
+        <message>
+            <source>Fingerprint</source>
+            <translation>Empreinte</translation>
+        </message>
+        <message>
+            <source>Only this computer's engine can be shared: choose This computer first.</source>
+            <translation>Seul le moteur de cet ordinateur peut être partagé : choisissez d’abord Cet ordinateur.</translation>
+        </message>
+        <message>
+            <source>Serves {model} to this network from an engine of its own (the model loads a second time), until Cove closes. Others connect with the address and the key, and check the fingerprint their Cove shows.</source>
+            <translation>Propose {model} à ce réseau depuis un moteur à part (le modèle est chargé une seconde fois), jusqu’à la fermeture de Cove. Les autres se connectent avec l’adresse et la clé, et vérifient l’empreinte qu’affiche leur Cove.</translation>
+        </message>
+        <message>
+            <source>the model in use</source>
+            <translation>le modèle utilisé</translation>
+        </message>
+        <message>
+            <source>Serving at {address}</source>
+            <translation>Disponible à {address}</translation>
+        </message>
+        <message>
+            <source>Starting…</source>
+            <translation>Démarrage…</translation>
+        </message>
+        <message>
+            <source>Shown only now: give it to the people who may use this engine. Cove keeps only a digest of it.</source>
+            <translation>Affichée une seule fois : donnez-la aux personnes autorisées à utiliser ce moteur. Cove n’en garde qu’une empreinte.</translation>
+        </message>
+        <message>
+            <source>made earlier</source>
+            <translation>créée auparavant</translation>
+        </message>
+        <message>
+            <source>Only a digest of the key is kept, so it cannot be shown again. Make a new one to give out (the old one stops working).</source>
+            <translation>Seule une empreinte de la clé est conservée : elle ne peut donc plus être affichée. Créez-en une nouvelle à donner (l’ancienne cessera de fonctionner).</translation>
+        </message>
+    </context>
+    <context>
         <name>Find in chat</name>
         <message>
             <source>Find in this chat</source>
