@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.common.i18n import tr
+from app.common.plain_words import best_device_text
 from engine.units import format_bytes
 
 if TYPE_CHECKING:
@@ -20,9 +21,9 @@ def capacity_text(report: HardwareReport) -> str:
     planner's answer, per model: the starter's verdict below, and every model's in Models."""
     return tr(
         "Welcome",
-        "For GGUF models the best device here is: {device}. Cove checks every "
-        "model against the memory that is free before loading it.",
-    ).format(device=report.best_device())
+        "Models run best here on {device}. Cove checks every model against the memory that is "
+        "free before loading it.",
+    ).format(device=best_device_text(report))
 
 
 def hardware_line(report: HardwareReport) -> str:
@@ -35,7 +36,7 @@ def hardware_line(report: HardwareReport) -> str:
         if cores == 1
         else tr("Welcome", "{cpu} ({n} cores)").format(cpu=cpu.model, n=cores),
         tr("Welcome", "{size} RAM").format(size=format_bytes(report.memory.total_bytes)),
-        ", ".join(gpus) if gpus else tr("Welcome", "no GPU that Cove can use"),
+        ", ".join(gpus) if gpus else tr("Welcome", "no graphics card that Cove can use"),
     ]
     if npus:
         parts.append(", ".join(npus))
@@ -100,12 +101,13 @@ class WelcomeView(QWidget):
     def set_report(self, report: HardwareReport) -> None:
         self.hardware.setText(html.escape(hardware_line(report)))
         self.capacity.setText(html.escape(capacity_text(report)))
+        self.capacity.setToolTip(report.best_device())  # the technical name, for who wants it
 
     def set_probe_error(self, message: str) -> None:
         self.hardware.setText(
-            tr("Welcome", "The hardware check failed ({reason}); Cove will use the CPU.").format(
-                reason=message
-            )
+            tr(
+                "Welcome", "The hardware check failed ({reason}); Cove will use the processor."
+            ).format(reason=message)
         )
 
     def set_starter(self, text: str) -> None:

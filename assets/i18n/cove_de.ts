@@ -2923,10 +2923,6 @@ Wenn Sie das nicht prüfen können, wählen Sie Nein: Cove bleibt dann getrennt.
     <context>
         <name>Welcome</name>
         <message>
-            <source>For GGUF models the best device here is: {device}. Cove checks every model against the memory that is free before loading it.</source>
-            <translation>Für GGUF-Modelle ist das beste Gerät hier: {device}. Cove prüft jedes Modell vor dem Laden anhand des freien Speichers.</translation>
-        </message>
-        <message>
             <source>{cpu} (1 core)</source>
             <translation>{cpu} (1 Kern)</translation>
         </message>
@@ -2939,8 +2935,12 @@ Wenn Sie das nicht prüfen können, wählen Sie Nein: Cove bleibt dann getrennt.
             <translation>{size} RAM</translation>
         </message>
         <message>
-            <source>no GPU that Cove can use</source>
-            <translation>keine GPU, die Cove nutzen kann</translation>
+            <source>Models run best here on {device}. Cove checks every model against the memory that is free before loading it.</source>
+            <translation>Modelle laufen hier am besten auf {device}. Cove prüft jedes Modell vor dem Laden anhand des freien Speichers.</translation>
+        </message>
+        <message>
+            <source>no graphics card that Cove can use</source>
+            <translation>keine Grafikkarte, die Cove nutzen kann</translation>
         </message>
         <message>
             <source>Welcome to Cove</source>
@@ -2967,8 +2967,8 @@ Wenn Sie das nicht prüfen können, wählen Sie Nein: Cove bleibt dann getrennt.
             <translation>Chat beginnen</translation>
         </message>
         <message>
-            <source>The hardware check failed ({reason}); Cove will use the CPU.</source>
-            <translation>Die Hardwareprüfung ist fehlgeschlagen ({reason}); Cove verwendet die CPU.</translation>
+            <source>The hardware check failed ({reason}); Cove will use the processor.</source>
+            <translation>Die Hardwareprüfung ist fehlgeschlagen ({reason}); Cove verwendet den Prozessor.</translation>
         </message>
     </context>
     <context>

@@ -2923,10 +2923,6 @@ Si vous ne pouvez pas vérifier, choisissez Non : Cove reste déconnecté.</tran
     <context>
         <name>Welcome</name>
         <message>
-            <source>For GGUF models the best device here is: {device}. Cove checks every model against the memory that is free before loading it.</source>
-            <translation>Pour les modèles GGUF, le meilleur périphérique ici est : {device}. Avant de charger un modèle, Cove vérifie qu’il tient dans la mémoire libre.</translation>
-        </message>
-        <message>
             <source>{cpu} (1 core)</source>
             <translation>{cpu} (1 cœur)</translation>
         </message>
@@ -2939,8 +2935,12 @@ Si vous ne pouvez pas vérifier, choisissez Non : Cove reste déconnecté.</tran
             <translation>{size} de RAM</translation>
         </message>
         <message>
-            <source>no GPU that Cove can use</source>
-            <translation>aucun GPU utilisable par Cove</translation>
+            <source>Models run best here on {device}. Cove checks every model against the memory that is free before loading it.</source>
+            <translation>Ici, les modèles fonctionnent le mieux sur {device}. Avant de charger un modèle, Cove vérifie qu’il tient dans la mémoire libre.</translation>
+        </message>
+        <message>
+            <source>no graphics card that Cove can use</source>
+            <translation>aucune carte graphique utilisable par Cove</translation>
         </message>
         <message>
             <source>Welcome to Cove</source>
@@ -2967,7 +2967,7 @@ Si vous ne pouvez pas vérifier, choisissez Non : Cove reste déconnecté.</tran
             <translation>Commencer à discuter</translation>
         </message>
         <message>
-            <source>The hardware check failed ({reason}); Cove will use the CPU.</source>
+            <source>The hardware check failed ({reason}); Cove will use the processor.</source>
             <translation>L’analyse du matériel a échoué ({reason}) ; Cove utilisera le processeur.</translation>
         </message>
     </context>

@@ -187,7 +187,7 @@ def test_first_run_welcome(qtbot: QtBot, make_window: WindowFactory) -> None:
     window = make_window(welcomed=False)
     qtbot.waitUntil(lambda: window.pages.currentWidget() is window.welcome, timeout=QUICK_MS)
     qtbot.waitUntil(
-        lambda: "the best device here is" in window.welcome.capacity.text(), timeout=LOAD_TIMEOUT_MS
+        lambda: "Models run best here on" in window.welcome.capacity.text(), timeout=LOAD_TIMEOUT_MS
     )
     qtbot.waitUntil(lambda: "Fits" in window.welcome.starter.text(), timeout=LOAD_TIMEOUT_MS)
     assert "RAM" in window.welcome.hardware.text()
