@@ -343,7 +343,7 @@ class EngineService(QObject):
                 tr(
                     "Engine",
                     "{note} Choose one of its models, or use this computer's engine "
-                    "(menu › Engine…) to load this one.",
+                    "(Settings › Engine) to load this one.",
                 ).format(note=remote.note),
                 False,
             )

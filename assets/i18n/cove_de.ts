@@ -990,8 +990,8 @@
             <translation>{model} konnte nicht entladen werden: {reason}</translation>
         </message>
         <message>
-            <source>{note} Choose one of its models, or use this computer's engine (menu › Engine…) to load this one.</source>
-            <translation>{note} Wählen Sie eines ihrer Modelle oder verwenden Sie die Engine dieses Computers (Menü › Engine…), um dieses zu laden.</translation>
+            <source>{note} Choose one of its models, or use this computer's engine (Settings › Engine) to load this one.</source>
+            <translation>{note} Wählen Sie eines ihrer Modelle oder verwenden Sie die Engine dieses Computers (Einstellungen › Engine), um dieses zu laden.</translation>
         </message>
         <message>
             <source>The engine is not running.</source>

@@ -990,8 +990,8 @@
             <translation>Impossible de décharger {model} : {reason}</translation>
         </message>
         <message>
-            <source>{note} Choose one of its models, or use this computer's engine (menu › Engine…) to load this one.</source>
-            <translation>{note} Choisissez l’un de ses modèles, ou utilisez le moteur de cet ordinateur (menu › Moteur…) pour charger celui-ci.</translation>
+            <source>{note} Choose one of its models, or use this computer's engine (Settings › Engine) to load this one.</source>
+            <translation>{note} Choisissez l’un de ses modèles, ou utilisez le moteur de cet ordinateur (Réglages › Moteur) pour charger celui-ci.</translation>
         </message>
         <message>
             <source>The engine is not running.</source>
