@@ -29,10 +29,11 @@ class ModelChoice:
     label: str  # as people read it
     fits: str = ""  # the Models page's verdict, "Fits", "Won't fit: ..."
     speed: str = ""  # "48 tokens/s (measured here)"
+    quality: str = ""  # "4-bit, medium quality"
 
     @property
     def text(self) -> str:
-        said = " · ".join(part for part in (self.fits, self.speed) if part)
+        said = " · ".join(part for part in (self.quality, self.fits, self.speed) if part)
         return f"{self.label} — {said}" if said else self.label
 
 

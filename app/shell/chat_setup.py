@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
 
 from app.chat.model_picker import ModelChoice
 from app.common.i18n import tr
+from app.common.plain_words import quant_text
 
 if TYPE_CHECKING:
     from app.chat.controller import ChatController
@@ -93,6 +94,7 @@ class ChatSetup(QObject):
                     entry.name,
                     verdict.text if verdict is not None else "",
                     speed.words if speed is not None else "",
+                    quant_text(entry.quantization) if entry.quantization else "",
                 )
             )
         self.page.model_picker.set_choices(choices)
