@@ -248,8 +248,10 @@ class Composer(QFrame):
         """Whether images given are still being read (they join the strip when read)."""
         return self._reading > 0
 
-    def choose_files(self) -> None:
-        paths, _filter = QFileDialog.getOpenFileNames(
+    def choose_files(self) -> QFileDialog:
+        """The file dialog, opened without blocking the window (a screen reader's press of
+        Attach files returns at once); the files chosen are added when it is accepted."""
+        dialog = QFileDialog(
             self,
             tr("Chat", "Attach files"),
             str(Path.home()),
@@ -264,7 +266,13 @@ class Composer(QFrame):
                 )
             ),
         )
-        self.add_files([Path(p) for p in paths])
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.filesSelected.connect(lambda paths: self.add_files([Path(p) for p in paths]))
+        # The keyboard comes back to the window, also where no window manager gives it back.
+        dialog.finished.connect(lambda _result: self.window().activateWindow())
+        dialog.open()
+        return dialog
 
     def add_files(self, paths: Sequence[Path]) -> None:
         """Files given to the composer: documents go to the chat, the rest are read as images."""

@@ -46,7 +46,8 @@ class AppearanceSection(QWidget):
         for key, label in theme_choices():
             self.theme_box.addItem(label, key)
         self.theme_box.setCurrentIndex(max(0, self.theme_box.findData(theme.preference)))
-        self.theme_box.activated.connect(self._theme_activated)
+        # currentIndexChanged, not activated: a screen reader chooses by selecting in the list.
+        self.theme_box.currentIndexChanged.connect(self._theme_activated)
         form.addRow(tr("Settings", "Theme"), self.theme_box)
 
         self.text_size = QSpinBox()
@@ -65,7 +66,7 @@ class AppearanceSection(QWidget):
         for shipped in i18n.LANGUAGES:
             self.language_box.addItem(shipped.name, shipped.code)
         self.language_box.setCurrentIndex(max(0, self.language_box.findData(language)))
-        self.language_box.activated.connect(self._language_activated)
+        self.language_box.currentIndexChanged.connect(self._language_activated)
         form.addRow(tr("Settings", "Language"), self.language_box)
         layout.addLayout(form)
         about = QLabel(
@@ -95,7 +96,9 @@ class AppearanceSection(QWidget):
         layout.addStretch(1)
 
     def show_theme(self, preference: str) -> None:
+        self.theme_box.blockSignals(True)
         self.theme_box.setCurrentIndex(max(0, self.theme_box.findData(preference)))
+        self.theme_box.blockSignals(False)
 
     def _theme_activated(self, index: int) -> None:
         self.theme_chosen.emit(str(self.theme_box.itemData(index)))

@@ -63,6 +63,8 @@ class SettingsView(QWidget):
         self.list.setObjectName("SettingsNav")
         self.list.setFixedWidth(180)
         self.list.currentRowChanged.connect(self._show)
+        # A screen reader selects an item without moving the current row.
+        self.list.itemSelectionChanged.connect(self._selection_changed)
         self.stack = QStackedWidget()
         body.addWidget(self.list)
         body.addWidget(self.stack, 1)
@@ -100,6 +102,11 @@ class SettingsView(QWidget):
     def current_key(self) -> str:
         row = self.list.currentRow()
         return self._sections[row].key if 0 <= row < len(self._sections) else ""
+
+    def _selection_changed(self) -> None:
+        rows = [index.row() for index in self.list.selectedIndexes()]
+        if rows and rows[0] != self.stack.currentIndex():
+            self.list.setCurrentRow(rows[0])
 
     def _show(self, row: int) -> None:
         if not 0 <= row < len(self._sections):

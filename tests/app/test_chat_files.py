@@ -118,3 +118,21 @@ def test_files_that_cannot_be_read_say_why_and_images_still_go_to_the_image_stri
     window.controller.delete_conversation(conversation.id)
     assert IndexDB().collection(collection_name(conversation.id)) is None
     assert notes.is_file() and broken.is_file()
+
+
+def test_attach_files_opens_a_dialog_that_hands_documents_to_the_chat(
+    qtbot: QtBot, make_window: WindowFactory, tmp_path: Path
+) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    window = make_window(with_engine=False)
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Notes\n\nThe meeting moved to Thursday.\n", encoding="utf-8")
+    window.composer.attach_button.click()
+    dialog = next(d for d in window.findChildren(QFileDialog) if d.isVisible())
+    assert dialog.windowTitle() == "Attach files"
+    dialog.selectFile(str(notes))
+    with qtbot.waitSignal(window.composer.documents_given, timeout=REPLY_TIMEOUT_MS) as given:
+        dialog.accept()
+    assert given.args == [[notes]]
+    qtbot.waitUntil(lambda: window.composer.files_strip.names() == ["notes.md"])

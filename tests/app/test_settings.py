@@ -66,6 +66,10 @@ def test_ctrl_comma_opens_settings_and_the_chat_menu_keeps_the_chats_actions(
         assert not widget.isWindow()
         assert unnamed(view) == [], key
     assert window.open_engine_settings().close_button.isVisibleTo(view) is False
+    # A screen reader selects a section's item (AT-SPI's selection), without moving the cursor.
+    view.list.clearSelection()
+    view.list.item(4).setSelected(True)
+    assert view.current_key() == "privacy"
     view.back_requested.emit()
     assert window.pages.currentWidget() is window.chat_page
     window.sidebar.settings_button.click()  # the sidebar's way there

@@ -213,10 +213,10 @@ def test_hardware_view_says_what_was_found_and_chosen(
     for expected in (
         "What Cove chose",
         "SmolLM2",
-        "runs on CPU",
+        "runs on the processor",
         "This computer",
         "Memory",
-        "Runtimes",
+        "Software that runs models",
         "llama.cpp",
         "ONNX Runtime",
         "Not found",

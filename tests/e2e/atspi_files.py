@@ -21,10 +21,14 @@ from typing import Any
 
 import pyatspi
 from atspi_driver import (
+    KEY_DOWN,
+    TRIES,
+    WAIT_S,
     Cove,
     DriveError,
     Unsupported,
     audit,
+    key,
     named,
     press,
     start_bus,
@@ -51,6 +55,20 @@ def texts(app: Any) -> list[str]:
             found.append(node.name or "")
             found.append(node.queryText().getText(0, -1))
     return [t for t in found if t]
+
+
+def current_choice(combo: Any) -> str:
+    """What a combo box shows: its list's selected item."""
+    for node in combo:
+        if node.getRoleName() == "list":
+            selection = node.querySelection()
+            if selection.nSelectedChildren:
+                return str(selection.getSelectedChild(0).name)
+    return ""
+
+
+def focused(node: Any) -> bool:
+    return bool(node.getState().contains(pyatspi.STATE_FOCUSED))
 
 
 def choose(listing: Any, name: str) -> None:
@@ -120,7 +138,6 @@ def attach(cove: Cove, pdf: str, report: dict[str, Any]) -> None:
     cited = wait_for(
         "the reply's sources",
         lambda: [t for t in texts(cove.app) if "harbour_guide.pdf · page" in t],
-        60,
     )
     report["cited"] = cited[0]
 
@@ -131,12 +148,23 @@ def switch_language(cove: Cove, report: dict[str, Any], python: str, env: dict[s
     press(cove.one("push button", "Settings"))
     choose(cove.one("list", "Settings sections"), "Appearance")
     language = cove.one("combo box", "Language")
-    listing = next(node for node in language if node.getRoleName() == "list")
-    choose(listing, "Deutsch")
+    # By keyboard, as a person does: the box takes the focus, Down moves to the next language.
+    for _ in range(3 * TRIES):
+        if current_choice(language) == "Deutsch":
+            break
+        language.queryComponent().grabFocus()
+        with contextlib.suppress(DriveError):  # the window may not have the keyboard yet
+            wait_for("the Language box to have focus", lambda: focused(language), 10)
+        before = current_choice(language)
+        key(KEY_DOWN)
+        with contextlib.suppress(DriveError):
+            wait_for("another language", lambda b=before: current_choice(language) != b, 10)
+    if current_choice(language) != "Deutsch":
+        raise DriveError(f"the Language box stayed at {current_choice(language)!r}")
     restart = cove.one("push button", "Restart Cove now")
     old = cove.process.pid
     press(restart)
-    cove.process.wait(120)
+    cove.process.wait(WAIT_S)
 
     def new_app() -> Any:
         for app in pyatspi.Registry.getDesktop(0):
@@ -146,12 +174,13 @@ def switch_language(cove: Cove, report: dict[str, Any], python: str, env: dict[s
                         return app
         return None
 
-    app = wait_for("Cove started again", new_app, 120)
+    app = wait_for("Cove started again", new_app)
     send = wait_for("the Send button in German", lambda: named(app, "push button", "Senden"))
     report["send after restart"] = send[0].name
     report["attach after restart"] = [
-        n.name for n in named(app, "push button", lambda name: "anh" in name.lower())
+        n.name for n in named(app, "push button", lambda name: name.startswith("Dateien"))
     ]
+    report["settings after restart"] = [n.name for n in named(app, "push button", "Einstellungen")]
     return int(app.get_process_id())
 
 

@@ -127,7 +127,7 @@ def test_a_screen_reader_user_reads_settings_attaches_a_pdf_and_changes_language
     env.pop("QT_QPA_PLATFORM", None)
     env.pop("DISPLAY", None)
     report_path = tmp_path / "report.json"
-    subprocess.run(
+    ran = subprocess.run(
         [
             "dbus-run-session",
             "--",
@@ -147,7 +147,8 @@ def test_a_screen_reader_user_reads_settings_attaches_a_pdf_and_changes_language
     report = json.loads(report_path.read_text(encoding="utf-8"))
     if "skip" in report:
         pytest.skip(report["skip"])
-    assert report.get("ok"), f"{report.get('error')}\n{json.dumps(report, indent=1)}"
+    said = ran.stderr.decode(errors="replace")[-3000:]
+    assert report.get("ok"), f"{report.get('error')}\n{json.dumps(report, indent=1)}\n{said}"
     sections = ["Appearance", "Engine", "MCP servers", "Saved state", "Privacy"]
     assert report["settings sections"] == sections
     assert report["pages audited"] == [f"Settings › {s}" for s in sections]
@@ -159,3 +160,4 @@ def test_a_screen_reader_user_reads_settings_attaches_a_pdf_and_changes_language
     # After choosing Deutsch and restarting, the same controls speak German.
     assert report["send after restart"] == "Senden"
     assert report["attach after restart"] == ["Dateien anhängen"]
+    assert report["settings after restart"] == ["Einstellungen"]
