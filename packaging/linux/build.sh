@@ -47,10 +47,12 @@ rm -rf build/pyinstaller dist/cove
   --distpath dist --workpath build/pyinstaller packaging/cove.spec
 bundle=dist/cove
 internal=$bundle/_internal
-# Not used at run time: Qt's translations of its own dialogs (Cove's are English), type stubs
-# and tests that came with packages.
-rm -rf "$internal/PySide6/Qt/translations" "$internal/PySide6/typesystems" \
-  "$internal/PySide6/include" "$internal/PySide6/glue"
+# Not used at run time: Qt's translations of its own dialogs into languages the window does not
+# speak (it keeps qtbase for the languages in assets/i18n), type stubs and tests that came with
+# packages.
+find "$internal/PySide6/Qt/translations" -type f \
+  ! \( -name 'qtbase_de.qm' -o -name 'qtbase_fr.qm' \) -delete 2>/dev/null || true
+rm -rf "$internal/PySide6/typesystems" "$internal/PySide6/include" "$internal/PySide6/glue"
 find "$internal" -depth -type d \( -name tests -o -name __pycache__ \) -exec rm -rf {} +
 find "$internal" -name '*.pyi' -delete
 # PyInstaller links libraries kept in subfolders into the top folder as it collects; the links
