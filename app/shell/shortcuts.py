@@ -43,6 +43,12 @@ def shortcuts() -> tuple[tuple[str, str], ...]:
         (keys("Ctrl+Z"), tr("Shortcuts", "Bring back the message just deleted")),
         (keys("Ctrl++", "Ctrl+-"), tr("Shortcuts", "Larger or smaller text")),
         (keys("Ctrl+0"), tr("Shortcuts", "The default text size")),
+        (keys("Ctrl+,"), tr("Shortcuts", "Settings")),
+        (keys("F2"), tr("Shortcuts", "Rename the chat or folder chosen in the sidebar")),
+        (
+            keys("Shift+F10", "Menu"),
+            tr("Shortcuts", "The menu of the chat or folder chosen in the sidebar"),
+        ),
         (keys("Ctrl+/"), tr("Shortcuts", "This list of shortcuts")),
     )
 

@@ -2529,6 +2529,18 @@ Wenn Sie das nicht prüfen können, wählen Sie Nein: Cove bleibt dann getrennt.
             <translation>Standard-Textgröße</translation>
         </message>
         <message>
+            <source>Settings</source>
+            <translation>Einstellungen</translation>
+        </message>
+        <message>
+            <source>Rename the chat or folder chosen in the sidebar</source>
+            <translation>Den in der Seitenleiste gewählten Chat oder Ordner umbenennen</translation>
+        </message>
+        <message>
+            <source>The menu of the chat or folder chosen in the sidebar</source>
+            <translation>Das Menü des in der Seitenleiste gewählten Chats oder Ordners</translation>
+        </message>
+        <message>
             <source>This list of shortcuts</source>
             <translation>Diese Liste der Tastenkürzel</translation>
         </message>

@@ -2529,6 +2529,18 @@ Si vous ne pouvez pas vérifier, choisissez Non : Cove reste déconnecté.</tran
             <translation>Taille du texte par défaut</translation>
         </message>
         <message>
+            <source>Settings</source>
+            <translation>Réglages</translation>
+        </message>
+        <message>
+            <source>Rename the chat or folder chosen in the sidebar</source>
+            <translation>Renommer la discussion ou le dossier choisi dans la barre latérale</translation>
+        </message>
+        <message>
+            <source>The menu of the chat or folder chosen in the sidebar</source>
+            <translation>Le menu de la discussion ou du dossier choisi dans la barre latérale</translation>
+        </message>
+        <message>
             <source>This list of shortcuts</source>
             <translation>Cette liste de raccourcis</translation>
         </message>
