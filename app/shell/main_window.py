@@ -137,7 +137,9 @@ class MainWindow(QMainWindow):
         )
         self.controller.documents = self.document_answers.request
         # Files given to a chat are read into its own collection.
-        self.files_setup = ChatFilesSetup(self)
+        self.files_setup = ChatFilesSetup(
+            self.documents_view.db, self.document_encoder, self.controller, self.composer, self
+        )
         self.chat_files = self.files_setup.files
         # MCP servers' tools: connected in this process (the engine host only runs the model).
         self.mcp = McpService(self)
@@ -211,7 +213,7 @@ class MainWindow(QMainWindow):
     def open_saved_state(self) -> SavedStateDialog:
         return self.settings.saved_state()
 
-    def _save_state_limit(self, limit: int) -> None:
+    def save_state_limit(self, limit: int) -> None:
         self.state_limit = limit
         store = self.controller.store
         if store is not None:
@@ -279,7 +281,7 @@ class MainWindow(QMainWindow):
                 )
             )
 
-    def _save_mcp_enabled(self, on: bool) -> None:
+    def save_mcp_enabled(self, on: bool) -> None:
         store = self.controller.store
         if store is not None:
             self.controller.io.submit(lambda: store.set_setting(ENABLED_SETTING, on))

@@ -7,7 +7,7 @@ here they sit in the page (their own Close button hidden), so a setting is one p
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QProcess, Qt
 from PySide6.QtWidgets import QDialog, QWidget
@@ -20,9 +20,29 @@ from app.settings.view import SettingsView
 
 if TYPE_CHECKING:
     from app.chat.state_dialog import SavedStateDialog
+    from app.common.engine_service import EngineService
+    from app.common.mcp_service import McpService
+    from app.common.theme import ThemeManager
     from app.mcp.dialog import McpServersDialog
     from app.remote.engine_dialog import EngineDialog
-    from app.shell.main_window import MainWindow
+    from app.remote.engine_mode import EngineMode
+
+
+class SettingsHost(Protocol):
+    """What the Settings page needs of the window."""
+
+    theme: ThemeManager
+    engine: EngineService
+    engine_mode: EngineMode
+    mcp: McpService
+    state_limit: int
+
+    def show_page(self, name: str) -> None: ...
+    def show_shortcuts(self) -> Any: ...
+    def set_theme(self, preference: str, *, save: bool = True) -> None: ...
+    def save_mcp_enabled(self, on: bool) -> None: ...
+    def save_state_limit(self, limit: int) -> None: ...
+    def close(self) -> bool: ...
 
 
 def _embedded(dialog: QDialog, close: QWidget | None) -> QDialog:
@@ -34,7 +54,7 @@ def _embedded(dialog: QDialog, close: QWidget | None) -> QDialog:
 
 
 class SettingsSetup:
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: SettingsHost) -> None:
         self.window = window
         self.view = SettingsView()
         self.view.add_section("appearance", tr("Settings", "Appearance"), self._appearance)
@@ -68,14 +88,14 @@ class SettingsSetup:
         from app.mcp.dialog import McpServersDialog
 
         dialog = McpServersDialog(self.window.mcp, self.window.theme.colors, self.view)
-        dialog.enabled.toggled.connect(self.window._save_mcp_enabled)
+        dialog.enabled.toggled.connect(self.window.save_mcp_enabled)
         return _embedded(dialog, dialog.close_button)
 
     def _saved_state(self) -> QWidget:
         from app.chat.state_dialog import SavedStateDialog
 
         dialog = SavedStateDialog(self.window.engine, self.window.state_limit, self.view)
-        dialog.limit_changed.connect(self.window._save_state_limit)
+        dialog.limit_changed.connect(self.window.save_state_limit)
         return _embedded(dialog, dialog.buttons)
 
     def _shown(self, key: str) -> None:

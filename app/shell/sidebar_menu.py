@@ -4,20 +4,38 @@ delete), a folder's (rename, delete) and the list's own (a new folder)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtWidgets import QMenu
+from PySide6.QtCore import SignalInstance
+from PySide6.QtWidgets import QMenu, QWidget
 
 from app.common.i18n import tr
 
 if TYPE_CHECKING:
-    from app.shell.sidebar import Sidebar
-    from engine.store import Conversation
+    from engine.store import Conversation, Folder
+
+
+class Sidebar(Protocol):
+    """What the menus ask of the sidebar (app/shell/sidebar.py): its signals and its edits."""
+
+    folders: list[Folder]
+    new_chat_requested: SignalInstance
+    pin_requested: SignalInstance
+    export_requested: SignalInstance
+    delete_requested: SignalInstance
+    move_requested: SignalInstance
+    folder_delete_requested: SignalInstance
+
+    def begin_rename(self, conversation_id: int) -> None: ...
+    def begin_folder_rename(self, folder_id: int) -> None: ...
+    def request_new_folder(self, conversation_id: int | None) -> None: ...
+    def expand_folder(self, folder_id: int, expanded: bool) -> None: ...
+    def window(self) -> QWidget: ...
 
 
 def chat_menu(sidebar: Sidebar, conv_id: int, conv: Conversation | None, renamable: bool) -> QMenu:
     """``conv`` is None for a chat the sidebar has not been told about (a search's hit)."""
-    menu = QMenu(sidebar)
+    menu = QMenu(sidebar.window())
     if renamable:
         menu.addAction(tr("Sidebar", "Rename"), lambda: sidebar.begin_rename(conv_id))
     pinned = conv is not None and conv.pinned
@@ -57,7 +75,7 @@ def _mover(sidebar: Sidebar, conv_id: int, folder_id: int) -> Callable[[], None]
 
 
 def folder_menu(sidebar: Sidebar, folder_id: int, expanded: bool) -> QMenu:
-    menu = QMenu(sidebar)
+    menu = QMenu(sidebar.window())
     toggle = tr("Sidebar", "Collapse") if expanded else tr("Sidebar", "Expand")
     menu.addAction(toggle, lambda: sidebar.expand_folder(folder_id, not expanded))
     menu.addAction(tr("Sidebar", "Rename folder"), lambda: sidebar.begin_folder_rename(folder_id))
@@ -71,7 +89,7 @@ def folder_menu(sidebar: Sidebar, folder_id: int, expanded: bool) -> QMenu:
 
 
 def list_menu(sidebar: Sidebar) -> QMenu:
-    menu = QMenu(sidebar)
+    menu = QMenu(sidebar.window())
     menu.addAction(tr("Sidebar", "New chat"), sidebar.new_chat_requested.emit)
     menu.addAction(tr("Sidebar", "New folder"), lambda: sidebar.request_new_folder(None))
     return menu

@@ -163,8 +163,10 @@ def test_a_conversation_too_long_for_the_window_keeps_the_reply_it_continues(
     shown: list[str] = []
     real = model.render
 
-    def render_and_keep(messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> str:
-        text = real(messages, tools)
+    def render_and_keep(
+        messages: Sequence[ChatMessage], tools: Sequence[Tool] = (), thinking: bool | None = None
+    ) -> str:
+        text = real(messages, tools, thinking)
         shown.append(text)
         return text
 
