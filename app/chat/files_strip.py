@@ -35,7 +35,7 @@ class FileChip(QFrame):
         )
         layout.addWidget(self.label)
         self.remove_button = QToolButton()
-        self.remove_button.setObjectName("ChipRemove")
+        self.remove_button.setObjectName("FileChipRemove")
         self.remove_button.setText("×")
         remove = tr("Chat", "Remove {name} from this chat").format(name=file.name)
         self.remove_button.setToolTip(remove)

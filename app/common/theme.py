@@ -166,6 +166,11 @@ def stylesheet(c: Colors) -> str:
         background: {c.text}; color: {c.base}; border: none; border-radius: 9px;
         font-weight: 700; padding: 0px;
     }}
+    QToolButton#FileChipRemove {{
+        background: transparent; color: {c.muted}; border: none; border-radius: 8px;
+        font-weight: 700; padding: 0px 4px;
+    }}
+    QToolButton#FileChipRemove:hover {{ background: {c.inline_code_bg}; color: {c.text}; }}
     QToolButton#AttachButton {{
         border: 1px solid {c.border}; border-radius: 8px; color: {c.muted};
         font-size: 15pt; padding: 0px 8px 2px 8px;

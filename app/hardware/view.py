@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
@@ -170,7 +171,12 @@ def background_text(status: EngineStatus) -> str:
     return " ".join(lines)
 
 
-def report_html(report: HardwareReport, status: EngineStatus | None, colors: Colors) -> str:
+def report_html(
+    report: HardwareReport,
+    status: EngineStatus | None,
+    colors: Colors,
+    label: Callable[[str], str] = str,
+) -> str:
     """The probe's report as a page: found, not found, and the choice with its reasons. Each
     thing in plain words first; the technical names (instruction sets, backends, APIs) after
     them, in grey."""
@@ -191,7 +197,7 @@ def report_html(report: HardwareReport, status: EngineStatus | None, colors: Col
         runs = tr(
             "Hardware", "<b>{model}</b> runs on <b>{device}</b>, with a context of {n} tokens."
         ).format(
-            model=esc(status.model),
+            model=esc(label(status.model)),
             device=esc(device_text(device) or device),
             n=f"{status.n_ctx or 0:,}",
         )
@@ -256,10 +262,15 @@ def report_html(report: HardwareReport, status: EngineStatus | None, colors: Col
     )
     out.append(f"</table><h3>{esc(tr('Hardware', 'Software that runs models'))}</h3><table>")
     if llama.available:
+        # A build able to offload says so even with no graphics card here: what counts is a
+        # device other than the processor.
+        on_gpu = llama.supports_gpu_offload and any(
+            not d.upper().startswith("CPU") for d in llama.devices
+        )
         offload = (
             tr("Hardware", "uses the graphics card")
-            if llama.supports_gpu_offload
-            else tr("Hardware", "processor only")
+            if on_gpu
+            else tr("Hardware", "uses the processor")
         )
         devices = ", ".join(llama.devices) or tr("Hardware", "unknown")
         out.append(
@@ -394,6 +405,8 @@ class HardwareView(QWidget):
         super().__init__()
         self.probe = probe
         self.colors = colors
+        # A model's name as people know it (the window knows the installed models' names).
+        self.label: Callable[[str], str] = str
         self.status: EngineStatus | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(28, 20, 28, 20)
@@ -475,7 +488,7 @@ class HardwareView(QWidget):
 
     def show_report(self) -> None:
         if self.probe.report is not None:
-            self.page.setHtml(report_html(self.probe.report, self.status, self.colors))
+            self.page.setHtml(report_html(self.probe.report, self.status, self.colors, self.label))
         elif self.probe.error is not None:
             failed = tr(
                 "Hardware",

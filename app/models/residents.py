@@ -4,7 +4,7 @@ replies it runs at once and when it goes if left idle, and a button to unload it
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -54,13 +54,15 @@ class ResidentsTable(QTableWidget):
         for col in range(1, COLUMN_COUNT):
             head.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         self.names: list[str] = []
+        # A model's name as people know it (the window knows the installed models' names).
+        self.label: Callable[[str], str] = str
 
     def set_residents(self, residents: Sequence[Mapping[str, Any]]) -> None:
         names = [str(r.get("model", "")) for r in residents]
         self.setRowCount(len(residents))
         for row, resident in enumerate(residents):
             cells = (
-                names[row],
+                self.label(names[row]),
                 format_bytes(int(resident.get("size_bytes") or 0)),
                 tr("Models in memory", "{n} tokens").format(
                     n=f"{int(resident.get('n_ctx') or 0):,}"
@@ -73,7 +75,9 @@ class ResidentsTable(QTableWidget):
             button = QPushButton(tr("Models in memory", "Unload"))
             button.setObjectName("Secondary")
             button.setToolTip(
-                tr("Models in memory", "Free the memory {name} holds").format(name=names[row])
+                tr("Models in memory", "Free the memory {name} holds").format(
+                    name=self.label(names[row])
+                )
             )
             button.clicked.connect(
                 lambda _=False, name=names[row]: self.unload_requested.emit(name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from html import escape as esc
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -193,6 +195,8 @@ class ModelsView(QWidget):
 
         self.details = QLabel("")
         self.details.setWordWrap(True)
+        # Wrapped at the page's width (not at a guess of Qt's), so no line is cut off.
+        self.details.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.details)
         # What the last delete or discard did, or why it did not (stays when the selection moves).
@@ -411,25 +415,28 @@ class ModelsView(QWidget):
         verdict = self.verdicts.get(entry.id)
         lines = [
             tr("Models", "<b>{name}</b> — {kind}, {size}").format(
-                name=entry.name, kind=format_label(entry), size=format_bytes(entry.size_bytes)
+                name=esc(entry.name),
+                kind=esc(format_label(entry)),
+                size=format_bytes(entry.size_bytes),
             )
         ]
-        lines.append(f"<span style='color:{self.colors.muted}'>{where(entry)}</span>")
+        # Every text is escaped: a share reads "< 1 %", a name may hold "<" or "&".
+        lines.append(f"<span style='color:{self.colors.muted}'>{esc(where(entry))}</span>")
         mix = mix_text(entry.tensor_types)
         if mix:
-            lines.append(f"<span style='color:{self.colors.muted}'>{mix}</span>")
+            lines.append(f"<span style='color:{self.colors.muted}'>{esc(mix)}</span>")
         if entry.projector is not None:
             vision = tr("Models", "Vision: reads images with {projector}, beside it").format(
                 projector=entry.projector.name
             )
-            lines.append(f"<span style='color:{self.colors.muted}'>{vision}</span>")
+            lines.append(f"<span style='color:{self.colors.muted}'>{esc(vision)}</span>")
         speed = self.speeds.get(entry.id)
         if verdict is not None:
-            lines.append(verdict.text)
+            lines.append(esc(verdict.text))
             if speed is not None:
-                lines.append(tr("Models", "Replies at {speed}").format(speed=speed.words))
+                lines.append(esc(tr("Models", "Replies at {speed}").format(speed=speed.words)))
             lines += [
-                f"<span style='color:{self.colors.muted}'>{d}</span>" for d in verdict.details
+                f"<span style='color:{self.colors.muted}'>{esc(d)}</span>" for d in verdict.details
             ]
         self.details.setText("<br>".join(lines))
         self.delete_button.setEnabled(entry.source == "folder")

@@ -169,6 +169,8 @@ class MainWindow(QMainWindow):
         self.status.names = lambda status: self.controller.display_name(
             status.model_path, status.model
         )
+        self.models_view.residents.label = lambda name: self.controller.display_name(name) or name
+        self.hardware_view.label = lambda name: self.controller.display_name(name) or name
         self.settings = SettingsSetup(self)
         pages = (self.chat_page, self.models_view, self.hardware_view, self.welcome)
         for page in (*pages, self.documents_view, self.settings.view):

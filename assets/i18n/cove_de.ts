@@ -1419,8 +1419,8 @@ Wenn Sie das nicht prüfen können, wählen Sie Nein: Cove bleibt dann getrennt.
             <translation>nutzt die Grafikkarte</translation>
         </message>
         <message>
-            <source>processor only</source>
-            <translation>nur Prozessor</translation>
+            <source>uses the processor</source>
+            <translation>nutzt den Prozessor</translation>
         </message>
         <message>
             <source>unknown</source>

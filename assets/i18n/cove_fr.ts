@@ -1419,8 +1419,8 @@ Si vous ne pouvez pas vérifier, choisissez Non : Cove reste déconnecté.</tran
             <translation>utilise la carte graphique</translation>
         </message>
         <message>
-            <source>processor only</source>
-            <translation>processeur uniquement</translation>
+            <source>uses the processor</source>
+            <translation>utilise le processeur</translation>
         </message>
         <message>
             <source>unknown</source>
