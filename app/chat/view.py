@@ -67,6 +67,7 @@ class ChatView(QScrollArea):
         self._tab_timer = QTimer(self)
         self._tab_timer.setSingleShot(True)
         self._tab_timer.timeout.connect(self.order_tabs)
+        self.conversation_shown.connect(lambda: self._tab_timer.start(0))
         self.after: QWidget | None = None  # what Tab reaches after the last message
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)

@@ -73,3 +73,16 @@ def name_by_purpose(combo: QComboBox, name: str) -> None:
         _installed = True
     combo.setProperty(NAMED, True)
     combo.setAccessibleName(name)
+    # A screen reader sets a combo box by selecting in its (closed) list: that is a pick, as a
+    # person's click in the open list is.
+    selection = combo.view().selectionModel()
+    selection.selectionChanged.connect(lambda *_args: _picked_by_selection(combo))
+
+
+def _picked_by_selection(combo: QComboBox) -> None:
+    if combo.view().isVisible():
+        return  # the open list: moving through it is not a choice until Enter or a click
+    rows = [index.row() for index in combo.view().selectionModel().selectedIndexes()]
+    if rows and rows[0] != combo.currentIndex():
+        combo.setCurrentIndex(rows[0])
+        combo.activated.emit(rows[0])

@@ -105,3 +105,20 @@ def test_appearance_sets_theme_text_size_and_language(
     assert i18n.saved_language() == other  # kept for the next start
     assert appearance.restart_notice.isVisibleTo(appearance)
     assert appearance.restart_button.text() == "Restart Cove now"
+
+
+def test_a_screen_reader_sets_a_box_by_selecting_in_its_list(
+    qtbot: QtBot, make_window: WindowFactory
+) -> None:
+    from PySide6.QtCore import QItemSelectionModel
+
+    window = make_window(with_engine=False)
+    window.open_settings()
+    box = window.settings.appearance().language_box
+    row = box.findData("fr" if i18n.current() != "fr" else "de")
+    assert not box.view().isVisible()
+    box.view().selectionModel().select(
+        box.model().index(row, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
+    )
+    assert box.currentIndex() == row
+    assert i18n.saved_language() == box.itemData(row)

@@ -50,6 +50,18 @@ def test_tab_reaches_every_control_in_the_order_they_stand(
     seed_history()
     window = make_window(with_engine=False)
     qtbot.waitUntil(lambda: len(window.view.messages) == 2, timeout=QUICK_MS)
+
+    def message_controls() -> list[QWidget]:
+        return [
+            w
+            for message in window.view.messages
+            for w in message.findChildren(QWidget)
+            if w.isVisibleTo(window) and w.focusPolicy() & Qt.FocusPolicy.TabFocus
+        ]
+
+    # The messages are built in batches between paints: wait until their controls show.
+    qtbot.waitUntil(lambda: len(message_controls()) > 4, timeout=QUICK_MS)
+    window.view.order_tabs()  # what the view does once a conversation is shown
     window.activateWindow()
     cycle = focus_cycle(window, window.sidebar.new_button)
 
@@ -81,12 +93,7 @@ def test_tab_reaches_every_control_in_the_order_they_stand(
     assert left_out == []
 
     # Every button of every message is on the way, in reading order.
-    buttons = [
-        w
-        for message in window.view.messages
-        for w in message.findChildren(QWidget)
-        if w.isVisibleTo(window) and w.focusPolicy() & Qt.FocusPolicy.TabFocus
-    ]
+    buttons = message_controls()
     on_the_way = [w for w in cycle if area(w) == "messages"]
     assert buttons and set(buttons) <= set(on_the_way)
     tops = [w.mapTo(window, w.rect().topLeft()).y() for w in on_the_way]

@@ -148,7 +148,12 @@ def switch_language(cove: Cove, report: dict[str, Any], python: str, env: dict[s
     press(cove.one("push button", "Settings"))
     choose(cove.one("list", "Settings sections"), "Appearance")
     language = cove.one("combo box", "Language")
-    # By keyboard, as a person does: the box takes the focus, Down moves to the next language.
+    # As a screen reader sets a combo box: by selecting in its list; by keyboard where that
+    # did not take (the box takes the focus, Down moves to the next language).
+    listing = next(node for node in language if node.getRoleName() == "list")
+    choose(listing, "Deutsch")
+    with contextlib.suppress(DriveError):
+        wait_for("Deutsch chosen", lambda: current_choice(language) == "Deutsch", 10)
     for _ in range(3 * TRIES):
         if current_choice(language) == "Deutsch":
             break
