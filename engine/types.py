@@ -76,6 +76,18 @@ class TokenLogprob:
 
 
 @dataclass(frozen=True, slots=True)
+class ScoredPrompt:
+    """A prompt as the model read it (``GenerationParams.score_prompt``). ``unscored``: the text
+    and bytes of its first token when nothing before it predicts it (it has no probability);
+    None when a beginning-of-sequence token that the tokenizer put before the text did.
+    ``tokens``: every later token with its log-probability given those before it, and the most
+    likely tokens at its place."""
+
+    unscored: tuple[str, tuple[int, ...]] | None
+    tokens: tuple[TokenLogprob, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class GenerationParams:
     """Sampling and stopping. ``temperature == 0`` means greedy decoding."""
 
@@ -118,6 +130,10 @@ class GenerationParams:
     # off (engine/formats/thinking_switch.py: ``enable_thinking``); None: as the template does by
     # default. A template without the switch is unaffected.
     thinking: bool | None = None
+    # Score the prompt first: each of its tokens' log-probability given those before it (with
+    # ``logprobs`` alternatives), in a chunk before the reply's; ``max_tokens`` may then be 0,
+    # for the prompt alone (the completions API's ``echo``, as evaluation harnesses send it).
+    score_prompt: bool = False
 
     def __post_init__(self) -> None:
         low, high = TEMPERATURE_RANGE
@@ -136,7 +152,7 @@ class GenerationParams:
             raise ValueError(f"repeat_penalty must be above {low:g} and at most {high:g}")
         if self.repeat_last_n < -1:
             raise ValueError("repeat_last_n must be -1 (the whole context), 0 (off) or positive")
-        if self.max_tokens is not None and self.max_tokens < 1:
+        if self.max_tokens is not None and self.max_tokens < (0 if self.score_prompt else 1):
             raise ValueError("max_tokens must be at least 1")
         if any(not s for s in self.stop):
             raise ValueError("stop strings must not be empty")
@@ -210,6 +226,9 @@ class Chunk:
     # With ``params.logprobs``: the tokens this chunk's text came from (a collected reply's
     # terminal chunk carries them all).
     logprobs: tuple[TokenLogprob, ...] = ()
+    # With ``params.score_prompt``: the prompt scored, in a chunk before the reply's text (a
+    # collected reply's terminal chunk carries it).
+    scored_prompt: ScoredPrompt | None = None
 
     @property
     def is_terminal(self) -> bool:

@@ -37,7 +37,10 @@ class LoadedModel(Protocol):
     ) -> Iterator[Chunk]: ...
 
     def complete(
-        self, prompt: str, params: GenerationParams, cancel: threading.Event | None = None
+        self,
+        prompt: str | Sequence[int],
+        params: GenerationParams,
+        cancel: threading.Event | None = None,
     ) -> Iterator[Chunk]: ...
 
     def close(self) -> None: ...

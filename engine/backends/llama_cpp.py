@@ -80,6 +80,7 @@ class LlamaCppModel(GenerationLoop):
 
     runtime = "llama.cpp"
     constrains = True
+    scores_prompts = True
     # The sequence this object generates in (engine/backends/llama_parallel.py gives each of a
     # shared context's sequences its own object).
     _seq = 0
@@ -176,6 +177,8 @@ class LlamaCppModel(GenerationLoop):
         self.bos_text = self._token_text(lib.llama_vocab_bos(self._vocab))
         self.eos_text = self._token_text(lib.llama_vocab_eos(self._vocab))
         self._add_bos = bool(lib.llama_vocab_get_add_bos(self._vocab))
+        bos = int(lib.llama_vocab_bos(self._vocab))
+        self.bos_token = bos if bos >= 0 else None
         self._stop_tokens = self._template_stop_tokens()
         # A vision model's projector (engine/backends/vision.py), and where M-RoPE images end
         # with how many positions fewer than cells they took: (end index, shift).
@@ -184,6 +187,12 @@ class LlamaCppModel(GenerationLoop):
         self.exact_cells = EXACT_CELLS if self._batches_match_steps() else 0
         if plan.projector is not None:
             self._load_projector(Path(plan.projector.path), plan)
+
+    @property
+    def adds_bos(self) -> bool:
+        """Whether a text's tokens start with the beginning-of-sequence token (the model's
+        metadata says so)."""
+        return self._add_bos
 
     @property
     def path(self) -> Path:
@@ -260,6 +269,12 @@ class LlamaCppModel(GenerationLoop):
             buf = (self._lib.llama_token * cap)()
             n = self._lib.llama_tokenize(self._vocab, data, len(data), buf, cap, add_bos, special)
         return list(buf[:n])
+
+    def detokenize(self, ids: Sequence[int]) -> str:
+        """The text of token ids (special tokens as nothing, as a reply's text shows them)."""
+        self._check_open()
+        self._check_tokens(ids)
+        return b"".join(self._piece(t) for t in ids).decode("utf-8", "replace")
 
     def _rewind(self, keep: int, params: GenerationParams) -> int:
         # A window-sized cache has dropped positions older than the window: a prefix is reusable
@@ -353,6 +368,21 @@ class LlamaCppModel(GenerationLoop):
         if after - pos0 != piece.n_tokens:
             self._shifts.append((start + piece.n_tokens, piece.n_tokens - (after - pos0)))
         return True
+
+    def _feed_scored(self, tokens: list[int], cancel: threading.Event) -> bool:
+        return self._decode(tokens, cancel, logits_all=True)
+
+    def _logits_at(self, index: int) -> Any:
+        return logits_at(self, index)
+
+    def _check_tokens(self, ids: Sequence[int]) -> None:
+        n_vocab = int(self._lib.llama_vocab_n_tokens(self._vocab))
+        for token in ids:
+            if not 0 <= token < n_vocab:
+                raise InvalidRequest(
+                    f"'prompt': token {token} is not in this model's vocabulary ({n_vocab} "
+                    f"tokens, 0 to {n_vocab - 1})."
+                )
 
     @contextlib.contextmanager
     def _sampler(self, params: GenerationParams) -> Iterator[TokenSource]:

@@ -176,6 +176,7 @@ class ParallelLlamaCpp:
 
     runtime = "llama.cpp"
     constrains = True
+    scores_prompts = True
 
     def __init__(self, owner: LlamaCppModel, sequences: int) -> None:
         from engine.generation.loop import GenerationLoop
@@ -256,7 +257,10 @@ class ParallelLlamaCpp:
         )
 
     def complete(
-        self, prompt: str, params: GenerationParams, cancel: threading.Event | None = None
+        self,
+        prompt: str | Sequence[int],
+        params: GenerationParams,
+        cancel: threading.Event | None = None,
     ) -> Iterator[Chunk]:
         started = time.perf_counter()
         owner = self._owner

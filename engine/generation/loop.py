@@ -34,6 +34,7 @@ from engine.generation.clock import StatsClock
 from engine.generation.context import fit_prompt, prompt_overflow
 from engine.generation.reasoning import OPEN, opens_thinking
 from engine.generation.sampling import token_logprob
+from engine.generation.scoring import SCORE_SLICE, score_tokens
 from engine.generation.speculation import Drafter, DraftPolicy, ReplyGuesses
 from engine.generation.state_cache import MIN_GAIN as MIN_STATE_GAIN
 from engine.generation.state_cache import MIN_TOKENS as MIN_STATE_TOKENS
@@ -49,6 +50,7 @@ from engine.types import (
     GenerationParams,
     GenerationStats,
     ImageInput,
+    ScoredPrompt,
     TokenLogprob,
     Truncation,
 )
@@ -146,6 +148,9 @@ class GenerationLoop(ABC):
     # guesses only within it, so that the reply is exactly what plain decoding gives.
     exact_cells = 0
     vision = False  # whether it reads the images of user messages
+    # Whether it can score a prompt (``params.score_prompt``): logits for every prompt position.
+    scores_prompts = False
+    bos_token: int | None = None  # the beginning-of-sequence token, where the vocabulary has one
 
     def __init__(self, n_ctx: int, n_batch: int) -> None:
         self._n_ctx = n_ctx
@@ -221,6 +226,20 @@ class GenerationLoop(ABC):
         step = self.n_batch
         for start in range(0, len(todo), step):
             yield todo[start : start + step]
+
+    def _feed_scored(self, tokens: list[int], cancel: threading.Event) -> bool:
+        """Evaluate prompt tokens at the next positions with logits for every one of them (read
+        with ``_logits_at``); False when cancelled, with nothing of them kept."""
+        raise InvalidRequest(f"{self.runtime} cannot score a prompt's tokens.")
+
+    def _logits_at(self, index: int) -> Any:
+        """The logits of position ``index`` of the tokens last evaluated (valid until the next
+        evaluation)."""
+        raise NotImplementedError
+
+    def _check_tokens(self, ids: Sequence[int]) -> None:
+        """Refuse a prompt sent as token ids that this model cannot read."""
+        raise InvalidRequest(f"{self.runtime} reads a prompt as text; send 'prompt' as a string.")
 
     def _prefilling(self) -> ContextManager[None]:
         """Held while a prompt is evaluated (llama.cpp installs its abort callback here)."""
@@ -335,18 +354,26 @@ class GenerationLoop(ABC):
         return prompt, (*params.stop, *self.template.stop), lead
 
     def complete(
-        self, prompt: str, params: GenerationParams, cancel: threading.Event | None = None
+        self,
+        prompt: str | Sequence[int],
+        params: GenerationParams,
+        cancel: threading.Event | None = None,
     ) -> Iterator[Chunk]:
-        """Stream a raw continuation of ``prompt`` (no chat template)."""
+        """Stream a raw continuation of ``prompt`` (no chat template): text, or token ids read as
+        they are."""
         started = time.perf_counter()
         self._check_grammar(params)
         return self._generate(
             self._complete_request(prompt, params), params, cancel, params.stop, started
         )
 
-    def _complete_request(self, prompt: str, params: GenerationParams) -> _Prompt:
+    def _complete_request(self, prompt: str | Sequence[int], params: GenerationParams) -> _Prompt:
         def tokens() -> tuple[list[int], Truncation | None]:
-            ids = self.tokenize(prompt)
+            if isinstance(prompt, str):
+                ids = self.tokenize(prompt)
+            else:
+                ids = list(prompt)
+                self._check_tokens(ids)
             overflow = prompt_overflow(len(ids), self._n_ctx, params.max_tokens)
             if overflow is not None:
                 raise EngineError(overflow)
@@ -510,12 +537,53 @@ class GenerationLoop(ABC):
         stop: Sequence[str],
         stats: StatsClock,
     ) -> Body:
-        reused = self._prefill(tokens, params, cancel)
-        stats.prompt(len(tokens), reused)
-        if reused < 0:
-            return "cancelled", False
+        if params.score_prompt:
+            scored = self._score(tokens, params, cancel)
+            stats.prompt(len(tokens), 0)
+            if scored is None:
+                return "cancelled", False
+            yield Chunk(scored_prompt=scored)
+            if params.max_tokens == 0:
+                return "length", False
+        else:
+            reused = self._prefill(tokens, params, cancel)
+            stats.prompt(len(tokens), reused)
+            if reused < 0:
+                return "cancelled", False
         with self._sampler(params) as source:
             return (yield from self._sample(source, params, cancel, stop, stats, tokens))
+
+    def _score(
+        self, tokens: list[int], params: GenerationParams, cancel: threading.Event
+    ) -> ScoredPrompt | None:
+        """Evaluate the whole prompt afresh (a cached prefix has no logits left to read) with
+        logits for every position, scoring each token (engine/generation/scoring.py); the cache
+        then holds the prompt, as after ``_prefill``. None when cancelled."""
+        if not self.scores_prompts:
+            raise InvalidRequest(f"{self.runtime} cannot score a prompt's tokens.")
+        if not tokens:
+            raise EngineError("The prompt is empty.")
+        self._rewind(0, params)
+        self._cached.clear()
+
+        def feed(part: list[int]) -> bool:
+            if not self._feed_scored(part, cancel):
+                return False
+            self._cached.extend(part)
+            return True
+
+        with self._prefilling():
+            step = min(self.n_batch, SCORE_SLICE)
+            return score_tokens(
+                tokens,
+                (tokens[i : i + step] for i in range(0, len(tokens), step)),
+                feed,
+                self._logits_at,
+                top=params.logprobs or 0,
+                token_bytes=self._token_bytes,
+                bos=self.bos_token,
+                cancel=cancel,
+            )
 
     def _prefill(self, tokens: list[int], params: GenerationParams, cancel: threading.Event) -> int:
         """Bring the cache to ``tokens``, reusing their longest prefix already in it; returns how

@@ -99,6 +99,9 @@ class Replies:
             due = 0.0
             try:
                 for chunk in produce():
+                    if chunk.scored_prompt is not None:  # before any text: handed on as it is
+                        put(chunk)
+                        continue
                     if not chunk.is_terminal:
                         held.append(chunk.text)
                         thought.append(chunk.reasoning)
@@ -247,9 +250,11 @@ class _Quiet:
 
 def _joined(chunks: list[Chunk]) -> Chunk:
     """Text chunks that arrived together as one: their answer, their thinking and their tokens'
-    log-probabilities, each in order."""
+    log-probabilities, each in order (and a scored prompt, which comes before them)."""
+    scored = [c.scored_prompt for c in chunks if c.scored_prompt is not None]
     return Chunk(
         text="".join(c.text for c in chunks),
         reasoning="".join(c.reasoning for c in chunks),
         logprobs=tuple(p for c in chunks for p in c.logprobs),
+        scored_prompt=scored[0] if scored else None,
     )

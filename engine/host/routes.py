@@ -28,6 +28,7 @@ from engine.host import anthropic_routes as anthropic
 from engine.host import anthropic_wire, ollama_wire, wire
 from engine.host import ollama_routes as ollama
 from engine.host import responses_routes as responses
+from engine.host.completion_batch import whole_completions
 from engine.host.endpoint import Handler, endpoint, in_daemon_thread
 from engine.host.guards import (
     Guard,
@@ -64,6 +65,7 @@ def make_app(state: HostState, config: HostConfig) -> ASGIApp:
             methods=["POST"],
         ),
         Route("/v1/responses", endpoint(state, config, responses.create), methods=["POST"]),
+        *_tokenizer_routes(state, config),
         Route("/v1/responses/{rid}", endpoint(state, config, responses.fetch), methods=["GET"]),
         *_ollama_routes(state, config),
         Route("/cove/v1/status", endpoint(state, config, _status), methods=["GET"]),
@@ -80,6 +82,16 @@ def make_app(state: HostState, config: HostConfig) -> ASGIApp:
     ]
     app = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_allowed})
     return Guard(app, config)
+
+
+def _tokenizer_routes(state: HostState, config: HostConfig) -> list[Route]:
+    from engine.host import tokenizer_routes as t
+
+    return [
+        Route("/tokenizer_info", endpoint(state, config, t.tokenizer_info), methods=["GET"]),
+        Route("/tokenize", endpoint(state, config, t.tokenize), methods=["POST"]),
+        Route("/detokenize", endpoint(state, config, t.detokenize), methods=["POST"]),
+    ]
 
 
 def _ollama_routes(state: HostState, config: HostConfig) -> list[Route]:
@@ -256,13 +268,17 @@ async def _completions(request: Request, state: HostState, config: HostConfig) -
     resident = await state.chat_for(req.model)
     state.keep_alive_from(resident, body, "ttl")
     if state.log_prompts:
-        log.info("completion prompt: %s", json.dumps(req.prompt)[:2000])
+        log.info("completion prompt: %s", json.dumps(req.prompts)[:2000])
     cancel = threading.Event()
     cid, created, name = wire.completion_id("cmpl"), wire.now(), resident.id
+    if not req.plain:
+        ids = (cid, name, created)
+        return await whole_completions(request, state, req, resident.model, ids)
+    prompt = req.prompts[0]
     return await generation(
         request,
         state,
-        lambda: resident.model.complete(req.prompt, req.params, cancel),
+        lambda: resident.model.complete(prompt, req.params, cancel),
         cancel,
         stream=req.stream,
         piece=lambda text, _first: wire.text_chunk(cid, name, created, text),

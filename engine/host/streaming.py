@@ -21,7 +21,7 @@ from starlette.types import Receive, Scope, Send
 from engine.client.protocol import error_body, error_class
 from engine.errors import EngineError, GenerationError
 from engine.host.state import HostState
-from engine.types import Chunk, TokenLogprob
+from engine.types import Chunk, ScoredPrompt, TokenLogprob
 
 # Writes a piece's (or a whole reply's) tokens as the API's ``logprobs`` value; the int is the
 # character offset of the piece in the reply.
@@ -160,25 +160,39 @@ async def collect(
 ) -> tuple[str, Chunk]:
     """Run a whole generation for a non-streaming request, still stopping if the client leaves."""
     watcher = asyncio.create_task(watch_disconnect(request.receive, cancel))
+    try:
+        return await drain(state, produce, cancel)
+    finally:
+        watcher.cancel()
+
+
+async def drain(
+    state: HostState, produce: Callable[[], Iterator[Chunk]], cancel: threading.Event
+) -> tuple[str, Chunk]:
+    """A whole generation in its turn: its text, and its terminal chunk carrying every token's
+    log-probabilities, the thinking and the scored prompt. Raises the error it ended with. The
+    caller watches for its client leaving (``cancel``)."""
     parts: list[str] = []
     thought: list[str] = []
     scored: list[TokenLogprob] = []
+    prompt: ScoredPrompt | None = None
     final: Chunk | None = None
-    try:
-        async with state.turn(), contextlib.aclosing(state.run_stream(produce, cancel)) as items:
-            async for item in items:
-                if isinstance(item, str):
-                    continue
-                if item.is_terminal:
-                    final = dataclasses.replace(
-                        item, logprobs=(*scored, *item.logprobs), reasoning="".join(thought)
-                    )
-                    break
-                parts.append(item.text)
-                thought.append(item.reasoning)
-                scored.extend(item.logprobs)
-    finally:
-        watcher.cancel()
+    async with state.turn(), contextlib.aclosing(state.run_stream(produce, cancel)) as items:
+        async for item in items:
+            if isinstance(item, str):
+                continue
+            if item.is_terminal:
+                final = dataclasses.replace(
+                    item,
+                    logprobs=(*scored, *item.logprobs),
+                    reasoning="".join(thought),
+                    scored_prompt=prompt,
+                )
+                break
+            parts.append(item.text)
+            thought.append(item.reasoning)
+            scored.extend(item.logprobs)
+            prompt = item.scored_prompt or prompt
     if final is None:
         final = Chunk(finish_reason="error", error="The stream ended without a result.")
     if final.finish_reason == "error":

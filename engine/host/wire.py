@@ -21,6 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 from engine.client.protocol import completion_extras
 from engine.errors import InvalidRequest
+from engine.host.echo import Prompt, logprobs_block, parse_prompts
 from engine.host.leniency import unknown_fields
 from engine.host.params import (
     PROMPT_END_FIELDS,
@@ -88,11 +89,20 @@ class ChatRequest:
 
 @dataclass(frozen=True, slots=True)
 class CompletionRequest:
+    """``prompts``: one choice each (text, or token ids read as they are); ``echo``: each
+    choice repeats its prompt before the reply, scored when ``params.logprobs`` is set."""
+
     model: str
-    prompt: str
+    prompts: tuple[Prompt, ...]
     params: GenerationParams
     stream: bool
     include_usage: bool
+    echo: bool = False
+
+    @property
+    def plain(self) -> bool:
+        """One text prompt continued, as a stream can carry it."""
+        return len(self.prompts) == 1 and isinstance(self.prompts[0], str) and not self.echo
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +125,11 @@ def parse_chat(body: object, local_files: bool = False) -> ChatRequest:
         for name, why in REFUSED_CHAT_FIELDS.items():
             if body.get(name) is not None:
                 raise InvalidRequest(why)
+        if body.get("echo") not in (None, False):
+            raise InvalidRequest(
+                "'echo' is for /v1/completions (a prompt scored token by token); a chat reply "
+                "does not repeat its messages."
+            )
     data = _object(body, CHAT_FIELDS)
     raw = data.get("messages")
     if not isinstance(raw, list) or not raw:
@@ -150,16 +165,25 @@ def parse_completion(body: object) -> CompletionRequest:
     fmt = data.get("response_format")
     if fmt is not None and fmt != {"type": "text"}:
         raise InvalidRequest("'response_format' is for chat completions (/v1/chat/completions).")
-    prompt = data.get("prompt")
-    if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], str):
-        prompt = prompt[0]
-    if not isinstance(prompt, str) or not prompt:
-        raise InvalidRequest("'prompt' must be a non-empty string.")
-    if data.get("echo") not in (None, False):
-        raise InvalidRequest("'echo' is not supported.")
+    prompts = parse_prompts(data.get("prompt"))
+    echo = flag(data, "echo", False)
     stream, include_usage = _stream_flags(data)
-    params = replace(parse_params(data), logprobs=_completion_logprobs(data))
-    return CompletionRequest(_model(data), prompt, params, stream, include_usage)
+    if stream and (echo or len(prompts) > 1):
+        raise InvalidRequest(
+            "'echo' and a list of prompts are answered whole; send them with 'stream': false."
+        )
+    # 0: the prompt scored alone, nothing generated (OpenAI's meaning, with echo).
+    alone = data.get("max_tokens") == 0 and is_int(data.get("max_tokens"))
+    if alone and not echo:
+        raise InvalidRequest("'max_tokens': 0 generates nothing; it needs 'echo': true.")
+    params = parse_params({**data, "max_tokens": 1} if alone else data)
+    params = replace(
+        params,
+        logprobs=_completion_logprobs(data),
+        max_tokens=0 if alone else params.max_tokens,
+        score_prompt=echo,
+    )
+    return CompletionRequest(_model(data), prompts, params, stream, include_usage, echo)
 
 
 def parse_embeddings(body: object) -> EmbeddingRequest:
@@ -286,6 +310,28 @@ def text_final(cid: str, model: str, created: int, text: str, final: Chunk) -> d
     body["usage"] = usage(final)
     body["cove"] = completion_extras(final)
     return body
+
+
+def completions_response(
+    cid: str, model: str, created: int, choices: list[dict[str, Any]], finals: Sequence[Chunk]
+) -> dict[str, Any]:
+    """A whole completions answer of one choice per prompt, its usage added up over them."""
+    total = usage(finals[0])
+    for final in finals[1:]:
+        total = _added(total, usage(final))
+    return {
+        "id": cid,
+        "object": "text_completion",
+        "created": created,
+        "model": model,
+        "choices": choices,
+        "usage": total,
+        "cove": completion_extras(finals[-1]),
+    }
+
+
+def _added(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    return {k: _added(v, b[k]) if isinstance(v, dict) else v + b[k] for k, v in a.items()}
 
 
 def embeddings_response(
@@ -540,14 +586,5 @@ def chat_logprobs(tokens: Sequence[TokenLogprob], _offset: int = 0) -> dict[str,
 
 def completion_logprobs(tokens: Sequence[TokenLogprob], offset: int = 0) -> dict[str, Any]:
     """The completions API's ``logprobs``: parallel lists, ``text_offset`` counted in characters
-    from the start of the reply."""
-    offsets = []
-    for t in tokens:
-        offsets.append(offset)
-        offset += len(t.token)
-    return {
-        "tokens": [t.token for t in tokens],
-        "token_logprobs": [t.logprob for t in tokens],
-        "top_logprobs": [{text: lp for text, lp, _raw in t.top} for t in tokens],
-        "text_offset": offsets,
-    }
+    from the start of the reply (engine/host/echo.py)."""
+    return logprobs_block(tokens, offset)

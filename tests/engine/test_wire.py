@@ -108,13 +108,55 @@ def test_invalid_chat_requests_name_the_problem(body: object, needle: str) -> No
         wire.parse_chat(body)
 
 
+def test_prompts_to_score_as_evaluation_harnesses_send_them() -> None:
+    req = wire.parse_completion(
+        {"model": "m", "prompt": ["a b", [5, 6]], "echo": True, "logprobs": 1, "max_tokens": 0}
+    )
+    assert req.prompts == ("a b", (5, 6)) and req.echo and not req.plain
+    assert req.params.max_tokens == 0 and req.params.score_prompt and req.params.logprobs == 1
+    ids = wire.parse_completion({"model": "m", "prompt": [7, 8, 9], "echo": True})
+    assert ids.prompts == ((7, 8, 9),) and ids.params.max_tokens is None
+    for body, needle in (
+        ({"prompt": "x", "max_tokens": 0}, "needs 'echo'"),
+        ({"prompt": "x", "echo": True, "stream": True}, "stream"),
+        ({"prompt": ["x", "y"], "stream": True}, "stream"),
+        ({"prompt": "x", "echo": True, "logprobs": 21}, "'logprobs'"),
+        ({"prompt": ["x", 5]}, "'prompt'"),
+        ({"prompt": [[1], [-2]]}, "'prompt'"),
+        ({"prompt": ["x", ""]}, "'prompt'"),
+        ({"prompt": "x", "echo": "yes"}, "'echo'"),
+    ):
+        with pytest.raises(InvalidRequest, match=needle):
+            wire.parse_completion({"model": "m", **body})
+    with pytest.raises(InvalidRequest, match="/v1/completions"):
+        wire.parse_chat({"model": "m", "messages": [{"role": "user", "content": "x"}], "echo": 1})
+
+
+def test_an_echoed_choice_in_openais_legacy_shape() -> None:
+    from engine.host import echo
+    from engine.types import Chunk, ScoredPrompt, TokenLogprob
+
+    first = TokenLogprob(" b", -1.5, (32, 98), ((" c", -0.5, (32, 99)),))
+    scored = ScoredPrompt(("a", (97,)), (first,))
+    reply = TokenLogprob("!", -0.25, (33,), (("!", -0.25, (33,)),))
+    final = Chunk(finish_reason="length", logprobs=(reply,), scored_prompt=scored)
+    ids = echo.choice(0, (97, 98), "!", final, "length", echo=True, logprobs=True)
+    assert ids["text"] == "a b!"
+    assert ids["logprobs"] == {
+        "tokens": ["a", " b", "!"],
+        "token_logprobs": [None, -1.5, -0.25],
+        "top_logprobs": [None, {" c": -0.5, " b": -1.5}, {"!": -0.25}],
+        "text_offset": [0, 1, 3],
+    }
+    plain = echo.choice(1, "a b", "!", final, "length", echo=False, logprobs=False)
+    assert plain == {"index": 1, "text": "!", "logprobs": None, "finish_reason": "length"}
+
+
 def test_completion_and_embedding_requests() -> None:
     req = wire.parse_completion({"model": "m", "prompt": ["Once"], "max_tokens": 4})
-    assert req.prompt == "Once" and req.params.max_tokens == 4
+    assert req.prompts == ("Once",) and req.params.max_tokens == 4 and req.plain
     with pytest.raises(InvalidRequest, match="prompt"):
         wire.parse_completion({"model": "m", "prompt": ""})
-    with pytest.raises(InvalidRequest, match="echo"):
-        wire.parse_completion({"model": "m", "prompt": "x", "echo": True})
     emb = wire.parse_embeddings({"input": "a", "encoding_format": "base64"})
     assert emb.inputs == ("a",) and emb.base64 and emb.model is None
     bad: object

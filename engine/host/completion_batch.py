@@ -1,0 +1,74 @@
+"""Completions answered whole: a list of prompts, or prompts echoed (scored token by token).
+Each prompt is a generation of its own, in its turn, up to as many at once as the model has
+sequences: on a model that answers several replies at once their tokens go through the same
+steps (engine/backends/llama_parallel.py); on one that answers one at a time they run one after
+another. One choice each, in the order of the prompts."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from engine.backends.base import LoadedModel
+from engine.host import echo, wire
+from engine.host.state import HostState
+from engine.host.streaming import drain, watch_disconnect
+from engine.types import Chunk
+
+
+async def whole_completions(
+    request: Request,
+    state: HostState,
+    req: wire.CompletionRequest,
+    model: LoadedModel,
+    ids: tuple[str, str, int],
+) -> Response:
+    """``ids``: the completion's id, model name and creation time."""
+    cid, name, created = ids
+    # One cancel event a prompt: a generation that ends sets its own (engine/host/replies.py).
+    cancels = [threading.Event() for _ in req.prompts]
+    gate = asyncio.Semaphore(max(1, int(getattr(model, "sequences", 1))))
+
+    def stop_all() -> None:
+        for event in cancels:
+            event.set()
+
+    async def one(prompt: echo.Prompt, cancel: threading.Event) -> tuple[str, Chunk]:
+        def produce() -> Iterator[Chunk]:
+            return model.complete(prompt, req.params, cancel)
+
+        async with gate:
+            try:
+                return await drain(state, produce, cancel)
+            except BaseException:
+                stop_all()  # the others stop: the answer is this error
+                raise
+
+    async def watch() -> None:
+        await watch_disconnect(request.receive, threading.Event())
+        stop_all()
+
+    watcher = asyncio.create_task(watch())
+    try:
+        runs = (one(p, c) for p, c in zip(req.prompts, cancels, strict=True))
+        results = await asyncio.gather(*runs, return_exceptions=True)
+    finally:
+        watcher.cancel()
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    done: list[tuple[str, Chunk]] = [r for r in results if not isinstance(r, BaseException)]
+    logprobs = req.params.logprobs is not None
+    choices: list[dict[str, Any]] = [
+        echo.choice(
+            i, prompt, text, final, wire.openai_finish(final), echo=req.echo, logprobs=logprobs
+        )
+        for i, (prompt, (text, final)) in enumerate(zip(req.prompts, done, strict=True))
+    ]
+    finals = [final for _text, final in done]
+    return JSONResponse(wire.completions_response(cid, name, created, choices, finals))

@@ -1,0 +1,184 @@
+"""Scoring a prompt through ``/v1/completions`` (``echo`` with ``logprobs``), as evaluation
+harnesses ask for it: a real engine host on loopback answering up to three prompts at once, the
+real starter model, and llama-cpp-python's own log-probabilities for the same tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import pytest
+
+from engine.client.local import LocalEngine
+
+pytestmark = pytest.mark.slow
+
+QUESTION = "Question: Which planet is known as the red planet?\nAnswer:"
+ANSWERS = (" Mars", " Venus", " Jupiter")
+CTX = 2048
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalEngine]:
+    engine = LocalEngine.start(
+        log_path=tmp_path_factory.mktemp("host") / "engine.log",
+        extra_args=("--parallel", "3"),
+    )
+    engine.client.load("starter", ctx=CTX)
+    yield engine
+    engine.stop()
+    engine.client.close()
+
+
+def post(host: LocalEngine, path: str, body: dict[str, Any]) -> httpx.Response:
+    return httpx.post(
+        f"http://127.0.0.1:{host.port}{path}",
+        headers={"Authorization": f"Bearer {host._token}"},
+        json=body,
+        timeout=120,
+    )
+
+
+def score(host: LocalEngine, prompt: object, **extra: Any) -> dict[str, Any]:
+    body = {
+        "model": "starter",
+        "prompt": prompt,
+        "echo": True,
+        "logprobs": 1,
+        "max_tokens": 0,
+        "temperature": 0,
+        **extra,
+    }
+    r = post(host, "/v1/completions", body)
+    assert r.status_code == 200, r.text
+    answer: dict[str, Any] = r.json()
+    return answer
+
+
+def tokenize(host: LocalEngine, text: str) -> list[int]:
+    r = post(host, "/tokenize", {"prompt": text, "add_special_tokens": True})
+    assert r.status_code == 200, r.text
+    ids: list[int] = r.json()["tokens"]
+    return ids
+
+
+def close(a: list[float | None], b: list[float | None], tol: float) -> bool:
+    assert len(a) == len(b)
+    return all(
+        (x is None and y is None) or (x is not None and y is not None and abs(x - y) <= tol)
+        for x, y in zip(a, b, strict=True)
+    )
+
+
+def test_echo_with_max_tokens_0_scores_the_prompt_alone(host: LocalEngine) -> None:
+    text = QUESTION + ANSWERS[0]
+    answer = score(host, text, logprobs=3)
+    (choice,) = answer["choices"]
+    assert choice["text"] == text and choice["finish_reason"] == "length"
+    lp = choice["logprobs"]
+    n = len(tokenize(host, text))
+    assert len(lp["tokens"]) == n and "".join(lp["tokens"]) == text
+    assert lp["token_logprobs"][0] is None and lp["top_logprobs"][0] is None
+    assert all(isinstance(v, float) and v <= 0 for v in lp["token_logprobs"][1:])
+    for token, chosen, top in zip(
+        lp["tokens"][1:], lp["token_logprobs"][1:], lp["top_logprobs"][1:], strict=True
+    ):
+        # The three most likely tokens, and the token itself where it is not among them.
+        assert 3 <= len(top) <= 4 and top[token] == chosen
+        assert all(v <= 0 for v in top.values())
+    assert lp["text_offset"] == [sum(len(t) for t in lp["tokens"][:i]) for i in range(n)]
+    usage = answer["usage"]
+    assert usage["prompt_tokens"] == n and usage["completion_tokens"] == 0
+
+
+def test_a_list_of_prompts_gives_one_choice_each_in_order(host: LocalEngine) -> None:
+    texts = [QUESTION + a for a in ANSWERS]
+    ids = tokenize(host, texts[1])
+    prompts: list[object] = [texts[0], ids, texts[2]]
+    together = score(host, prompts)["choices"]
+    assert [c["index"] for c in together] == [0, 1, 2]
+    assert [c["text"] for c in together] == texts
+    assert [c["finish_reason"] for c in together] == ["length"] * 3
+    for prompt, choice in zip(prompts, together, strict=True):
+        alone = score(host, prompt)["choices"][0]["logprobs"]
+        assert choice["logprobs"]["tokens"] == alone["tokens"]
+        assert close(choice["logprobs"]["token_logprobs"], alone["token_logprobs"], 1e-4)
+
+
+def test_the_numbers_are_llama_cpp_pythons_own(host: LocalEngine, starter: Path) -> None:
+    import llama_cpp
+
+    text = QUESTION + ANSWERS[0]
+    ours = score(host, text)["choices"][0]["logprobs"]["token_logprobs"]
+    llm = llama_cpp.Llama(
+        model_path=str(starter), logits_all=True, n_ctx=512, flash_attn=True, verbose=False
+    )
+    try:
+        tokens = llm.tokenize(text.encode(), special=True)
+        assert tokens == tokenize(host, text)
+        llm.eval(tokens)
+        rows = llama_cpp.Llama.logits_to_logprobs(llm.scores[: len(tokens)])
+    finally:
+        llm.close()
+    theirs: list[float | None] = [None]
+    theirs += [float(rows[i - 1][tokens[i]]) for i in range(1, len(tokens))]
+    assert close(ours, theirs, 1e-3), np.max(np.abs(np.array(ours[1:]) - np.array(theirs[1:])))
+
+
+def test_max_tokens_1_appends_the_generated_token(host: LocalEngine) -> None:
+    text = QUESTION + ANSWERS[0]
+    prompt_only = score(host, text)["choices"][0]["logprobs"]
+    answer = score(host, text, max_tokens=1, ignore_eos=True)
+    (choice,) = answer["choices"]
+    lp = choice["logprobs"]
+    n = len(prompt_only["tokens"])
+    assert len(lp["tokens"]) == n + 1 and choice["finish_reason"] == "length"
+    assert lp["tokens"][:n] == prompt_only["tokens"]
+    assert close(lp["token_logprobs"][:n], prompt_only["token_logprobs"], 1e-4)
+    assert lp["token_logprobs"][n] <= 0 and lp["text_offset"][n] == len(text)
+    assert choice["text"] == text + lp["tokens"][n]
+    assert answer["usage"]["completion_tokens"] == 1
+
+
+def test_echo_without_logprobs_repeats_the_prompt(host: LocalEngine) -> None:
+    (choice,) = score(host, QUESTION, logprobs=None)["choices"]
+    assert choice["text"] == QUESTION and choice["logprobs"] is None
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "needle"),
+    [
+        (
+            "/v1/chat/completions",
+            {"messages": [{"role": "user", "content": "Hi"}], "echo": True},
+            "'echo' is for /v1/completions",
+        ),
+        ("/v1/completions", {"prompt": "Hi", "echo": True, "logprobs": 21}, "'logprobs'"),
+        ("/v1/completions", {"prompt": "Hi", "max_tokens": 0}, "needs 'echo'"),
+        ("/v1/completions", {"prompt": "Hi", "echo": True, "stream": True}, "stream"),
+        ("/v1/completions", {"prompt": [1, 10**9], "echo": True}, "vocabulary"),
+        ("/v1/completions", {"prompt": [], "echo": True}, "'prompt'"),
+    ],
+)
+def test_bad_scoring_requests_are_a_clear_400(
+    host: LocalEngine, path: str, body: dict[str, Any], needle: str
+) -> None:
+    r = post(host, path, {"model": "starter", **body})
+    assert r.status_code == 400, r.text
+    assert needle in r.json()["error"]["message"]
+
+
+def test_the_tokenizer_endpoints(host: LocalEngine) -> None:
+    info = httpx.get(
+        f"http://127.0.0.1:{host.port}/tokenizer_info",
+        headers={"Authorization": f"Bearer {host._token}"},
+        timeout=30,
+    ).json()
+    assert info["eos_token"] and info["model_max_length"] == CTX
+    ids = post(host, "/tokenize", {"prompt": QUESTION, "add_special_tokens": False}).json()
+    assert ids["count"] == len(ids["tokens"]) > 0
+    back = post(host, "/detokenize", {"tokens": ids["tokens"]}).json()
+    assert back["prompt"] == QUESTION == back["content"]
