@@ -13,6 +13,8 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
+from engine.launch import child_env
+
 ROOT = Path(__file__).resolve().parents[1]
 START_TIMEOUT_S = 180.0
 
@@ -30,6 +32,8 @@ class CoveProcess:
     def __init__(self, data_dir: Path, *args: str, env: Mapping[str, str] | None = None) -> None:
         full = dict(os.environ, COVE_DATA_DIR=str(data_dir), PYTHONUNBUFFERED="1")
         full.update(env or {})
+        # It ends with this process however this one ends (a test run stopped midway).
+        full = child_env(full)
         self.lines: list[str] = []
         self.ended = False
         self._changed = threading.Condition()
@@ -68,6 +72,19 @@ class CoveProcess:
             how = f"ended (code {self.proc.poll()})" if self.ended else "went on"
             raise AssertionError(f"the process {how} without saying {text!r}:\n{self.output()}")
         return line
+
+    def wait_for_count(self, text: str, count: int, timeout: float = START_TIMEOUT_S) -> None:
+        """Until ``count`` lines contain ``text``; fails when the process ends or the time runs
+        out first."""
+
+        def seen() -> int:
+            return sum(text in line for line in self.lines)
+
+        with self._changed:
+            self._changed.wait_for(lambda: seen() >= count or self.ended, timeout)
+            found = seen()
+        if found < count:
+            raise AssertionError(f"{found} lines, not {count}, said {text!r}:\n{self.output()}")
 
     def value(self, prefix: str) -> str:
         """``VALUE`` from the line ``PREFIX VALUE``."""

@@ -19,6 +19,7 @@ from engine.cli.plan import plan_command
 from engine.cli.tuning import tune_command
 from engine.errors import EngineError
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
+from engine.launch import die_with_parent
 from engine.remote import DEFAULT_WORKER_PORT
 
 
@@ -267,6 +268,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="requests that may wait beyond the running ones before a 429 (default: 8 a reply)",
     )
+    serve.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="let web pages of this origin use the engine from a browser (a glob, e.g. "
+        "'chrome-extension://*'; '*' for every one); repeatable. Pages of this computer "
+        "(localhost) and desktop apps (app://, tauri://, vscode-webview://) are allowed already; "
+        "COVE_ORIGINS adds comma-separated patterns",
+    )
     serve.add_argument("--log-prompts", action="store_true", help="write prompts to the log")
     serve.add_argument(
         "--no-background-measuring",
@@ -321,6 +332,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Started by another Cove process with ``child_env`` (a server a test started): end with it.
+    die_with_parent()
     args = build_parser().parse_args(argv)
     command = args.command or "chat"
     if args.command is None:
@@ -436,6 +449,7 @@ def _serve(args: argparse.Namespace) -> int:
         parent_pid=args.exit_with_parent,
         names=NameRules(tuple(parse_alias(a) for a in args.alias), args.any_model_name),
         background_measuring=not args.no_background_measuring,
+        allow_origins=tuple(args.allow_origin),
     )
     if args.lan:
         from engine.host.lan import lan_options

@@ -70,6 +70,8 @@ class HostConfig:
     key_digest: bytes | None = None
     # Limits per client address for what is served beyond loopback (None: none).
     rate_limit: RateLimit | None = None
+    # Web origins allowed beyond this computer's pages and desktop apps (engine/host/cors.py).
+    allow_origins: tuple[str, ...] = ()
 
 
 def error_status(exc: EngineError) -> tuple[int, dict[str, Any]]:
@@ -131,8 +133,9 @@ def _reject_constant(name: str) -> object:
 
 
 class Guard:
-    """Outermost middleware: host-header check (DNS rebinding), API key, and a log line per
-    request (method, path, status, time; never the body)."""
+    """Middleware just inside the CORS one (engine/host/cors.py): host-header check (DNS
+    rebinding), API key, and a log line per request (method, path, status, time; never the
+    body)."""
 
     def __init__(self, app: ASGIApp, config: HostConfig) -> None:
         self.app = app
@@ -186,18 +189,16 @@ class Guard:
         )
 
     def _reject(self, headers: dict[str, bytes], path: str, scope: Scope) -> Response | None:
-        if self.config.loopback_only:
-            host = headers.get("host", b"").decode("latin-1")
-            name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-            if name and name.lower() not in LOOPBACK_NAMES:
-                return JSONResponse(
-                    error_body(
-                        "This engine only answers requests addressed to localhost.",
-                        "invalid_request_error",
-                        "bad_host",
-                    ),
-                    status_code=400,
-                )
+        host = headers.get("host", b"").decode("latin-1")
+        if self.config.loopback_only and addressed_elsewhere(host):
+            return JSONResponse(
+                error_body(
+                    "This engine only answers requests addressed to localhost.",
+                    "invalid_request_error",
+                    "bad_host",
+                ),
+                status_code=400,
+            )
         if self._key is not None:
             # Bearer for OpenAI's and Ollama's clients, x-api-key for Anthropic's.
             auth = headers.get("authorization", b"")
@@ -218,6 +219,13 @@ class Guard:
                     return JSONResponse({"error": str(wrong)}, status_code=401)
                 return error_response(wrong)
         return None
+
+
+def addressed_elsewhere(host: str) -> bool:
+    """Whether a request's ``Host`` names something other than this computer's loopback (what a
+    page that rebound a name of its own to 127.0.0.1 sends)."""
+    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+    return bool(name) and name.lower() not in LOOPBACK_NAMES
 
 
 def _client_address(scope: Scope) -> str | None:

@@ -29,6 +29,7 @@ from engine.host import anthropic_wire, ollama_wire, wire
 from engine.host import ollama_routes as ollama
 from engine.host import responses_routes as responses
 from engine.host.completion_batch import whole_completions
+from engine.host.cors import Cors
 from engine.host.endpoint import Handler, endpoint, in_daemon_thread
 from engine.host.guards import (
     Guard,
@@ -81,7 +82,7 @@ def make_app(state: HostState, config: HostConfig) -> ASGIApp:
         ),
     ]
     app = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_allowed})
-    return Guard(app, config)
+    return Cors(Guard(app, config), config)
 
 
 def _tokenizer_routes(state: HostState, config: HostConfig) -> list[Route]:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from engine.client.protocol import READY_PREFIX
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES, StateCache
+from engine.host.cors import with_environment
 from engine.host.guards import DEFAULT_MAX_BODY, HostConfig
 from engine.host.model_names import NameRules
 from engine.host.replies import STREAM_FLUSH_S
@@ -79,6 +80,8 @@ class ServeOptions:
     # Measuring in the background when the computer is idle (False: off for this run, whatever
     # the kept setting says; engine/host/background.py).
     background_measuring: bool = True
+    # Web origins allowed beyond the default ones (--allow-origin; COVE_ORIGINS adds to them).
+    allow_origins: tuple[str, ...] = ()
 
 
 def is_loopback(host: str) -> bool:
@@ -209,6 +212,7 @@ def host_config(options: ServeOptions) -> HostConfig:
         loopback_only=is_loopback(options.host),
         key_digest=options.key_digest,
         rate_limit=options.rate_limit,
+        allow_origins=with_environment(options.allow_origins),
     )
 
 

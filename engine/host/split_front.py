@@ -29,6 +29,7 @@ from engine.backends.loader import current_resources, require_fit
 from engine.client.local import LocalEngine
 from engine.client.protocol import READY_PREFIX, error_body
 from engine.errors import EngineError, EngineUnreachable, InsufficientMemory
+from engine.host.cors import Cors
 from engine.host.guards import Guard
 from engine.host.server import (
     ServeOptions,
@@ -323,7 +324,8 @@ def serve_split(options: ServeOptions, specs: Sequence[str]) -> int:
     except InsufficientMemory as exc:
         loop.stop()
         raise EngineError(f"The split does not fit: {exc}") from None
-    app = Guard(Proxy(sup, options.max_body), host_config(options))  # type: ignore[arg-type]
+    config = host_config(options)
+    app = Cors(Guard(Proxy(sup, options.max_body), config), config)  # type: ignore[arg-type]
     sock = bind(options.host, options.port)
     server = make_server(app, options)
     port = sock.getsockname()[1]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.launch import child_env
 from tests.conftest import CAPITAL_QUESTION, SYSTEM_PROMPT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,7 +151,7 @@ def test_serve_is_an_openai_server_and_chat_engine_uses_it(starter: Path) -> Non
     server = subprocess.Popen(
         [sys.executable, "-m", "engine.cli", "serve", "--model", "starter", "--ctx", "2048",
          "--port", str(port), "--api-key", "sekrit"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=child_env(),
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}/v1"
     try:
@@ -188,7 +189,7 @@ def test_serve_warns_when_exposed_to_the_network(starter: Path) -> None:
     server = subprocess.Popen(
         [sys.executable, "-m", "engine.cli", "serve", "--host", "0.0.0.0", "--port", str(port),
          "--api-key", "cove-test-key"],
-        stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        stderr=subprocess.PIPE, text=True, cwd=ROOT, env=child_env(),
     )  # fmt: skip
     try:
         assert server.stderr is not None

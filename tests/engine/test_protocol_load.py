@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from engine.client.local import LocalEngine
+from engine.launch import child_env
 
 CONCURRENT = 16
 
@@ -116,7 +117,7 @@ def test_serve_ollama_listens_on_ollamas_port(starter: Path, tmp_path: Path) -> 
     server = subprocess.Popen(
         [sys.executable, "-m", "engine.cli", "serve", "--model", "starter", "--port", str(port),
          "--ollama"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=child_env(),
     )  # fmt: skip
     try:
         tags = None
