@@ -17,6 +17,7 @@ import pytest
 
 from engine.client.http_client import EngineClient
 from engine.errors import EngineUnreachable
+from engine.launch import guarded_command
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
 
@@ -34,9 +35,10 @@ def llama_server(starter: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is not installed")
     port = free_port()
     log = (tmp_path_factory.mktemp("llama-server") / "server.log").open("wb")
-    proc = subprocess.Popen(
+    # Someone else's server, started so that it ends with this test run however the run ends.
+    program, arguments = guarded_command(
+        sys.executable,
         [
-            sys.executable,
             "-m",
             "llama_cpp.server",
             "--model",
@@ -52,6 +54,9 @@ def llama_server(starter: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
             "--n_threads",
             "2",
         ],
+    )
+    proc = subprocess.Popen(
+        [program, *arguments],
         stdout=log,
         stderr=subprocess.STDOUT,
     )

@@ -19,6 +19,7 @@ import psutil
 import pytest
 
 from engine.errors import McpConfigError
+from engine.launch import guarded_command
 from engine.mcp_servers import config
 from engine.mcp_servers.consent import ConsentStore, Decision
 from engine.mcp_servers.hub import McpHub, ServerTool, result_text
@@ -101,8 +102,9 @@ def test_long_results_are_cut_and_say_so() -> None:
 
 def test_streamable_http(tmp_path: Path) -> None:
     port = _free_port()
+    program, arguments = guarded_command(sys.executable, [str(NOTES), "--http", str(port)])
     server = subprocess.Popen(
-        [sys.executable, str(NOTES), "--http", str(port)],
+        [program, *arguments],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
