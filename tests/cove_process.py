@@ -8,6 +8,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from engine.launch import child_env
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -16,7 +18,7 @@ def run_cove(
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "engine.cli", *args],
-        env=dict(env),
+        env=child_env(env),  # it ends with the test run, however that ends
         cwd=ROOT,
         capture_output=True,
         text=True,
