@@ -369,19 +369,16 @@ class ChatController(QObject):
         self._io(lambda s: s.set_system_prompt(conv_id, text))
 
     def set_settings(self, settings: ChatSettings) -> None:
-        settings = replace(settings, thinking=self.settings().thinking)  # set_thinking's
-        if self.current is None:
-            self.draft_settings = settings
-            return
-        conv_id = self.current.id
-        self.current = replace(self.current, settings=settings)
-        self._io(lambda s: s.set_settings(conv_id, settings))
+        self._keep_settings(replace(settings, thinking=self.settings().thinking))
 
     def set_thinking(self, on: bool) -> None:
         """Whether the chat's model thinks before it answers (the header's Thinking switch, for
         a model whose template can turn it off); kept with the chat's settings, which the
         settings panel and presets leave as it is."""
-        settings = replace(self.settings(), thinking=on)
+        self._keep_settings(replace(self.settings(), thinking=on))
+
+    def _keep_settings(self, settings: ChatSettings) -> None:
+        """The chat's settings: the draft of a new chat, or saved with the open one."""
         if self.current is None:
             self.draft_settings = settings
             return

@@ -4,7 +4,7 @@ folders, and the rest under the day they were last used), and the views."""
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 from typing import TYPE_CHECKING
 
@@ -501,32 +501,27 @@ class Sidebar(QWidget):
 
 def _answering_dot(color: QColor) -> QIcon:
     """A small filled circle in the accent colour: this conversation's reply is streaming."""
-    size = 16
-    pixmap = QPixmap(size, size)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(color)
-    painter.drawEllipse(4, 4, 8, 8)
-    painter.end()
-    return QIcon(pixmap)
+    return _icon(color, lambda painter: painter.drawEllipse(4, 4, 8, 8))
 
 
 def _arrow(color: QColor, opened: bool) -> QIcon:
     """A folder's small triangle: pointing down while its chats show, right while they are
     hidden."""
-    size = 16
-    pixmap = QPixmap(size, size)
+    if opened:
+        points = [QPointF(4, 6), QPointF(12, 6), QPointF(8, 11)]
+    else:
+        points = [QPointF(6, 4), QPointF(11, 8), QPointF(6, 12)]
+    return _icon(color, lambda painter: painter.drawPolygon(QPolygonF(points)))
+
+
+def _icon(color: QColor, draw: Callable[[QPainter], None]) -> QIcon:
+    """A 16-pixel icon, ``draw`` filling its shape in ``color`` on a clear ground."""
+    pixmap = QPixmap(16, 16)
     pixmap.fill(Qt.GlobalColor.transparent)
     painter = QPainter(pixmap)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setPen(Qt.PenStyle.NoPen)
     painter.setBrush(color)
-    if opened:
-        points = [QPointF(4, 6), QPointF(12, 6), QPointF(8, 11)]
-    else:
-        points = [QPointF(6, 4), QPointF(11, 8), QPointF(6, 12)]
-    painter.drawPolygon(QPolygonF(points))
+    draw(painter)
     painter.end()
     return QIcon(pixmap)

@@ -417,11 +417,17 @@ def _top(node: Any) -> int:
 
 def main() -> int:
     report_path, python, launcher = sys.argv[1], sys.argv[2], sys.argv[3]
+    return drive_and_report(report_path, launcher, lambda report: drive(report, python))
+
+
+def drive_and_report(report_path: str, launcher: str, run: Callable[[dict[str, Any]], None]) -> int:
+    """Start the X server and the accessibility bus, ``run`` the drive, and write what it saw
+    (or why it stopped) to ``report_path`` as JSON, however it ends."""
     report: dict[str, Any] = {}
     display = start_display()
     bus = start_bus(launcher)
     try:
-        drive(report, python)
+        run(report)
         report["ok"] = True
     except DriveError as exc:
         report["error"] = str(exc)

@@ -13,7 +13,6 @@ What it saw goes into REPORT as JSON; the test judges it. Every wait polls the t
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import sys
@@ -26,13 +25,11 @@ from atspi_driver import (
     WAIT_S,
     Cove,
     DriveError,
-    Unsupported,
     audit,
+    drive_and_report,
     key,
     named,
     press,
-    start_bus,
-    start_display,
     wait_for,
     walk,
 )
@@ -206,22 +203,7 @@ def drive(report: dict[str, Any], python: str, pdf: str) -> None:
 
 def main() -> int:
     report_path, python, launcher, pdf = sys.argv[1:5]
-    report: dict[str, Any] = {}
-    display = start_display()
-    bus = start_bus(launcher)
-    try:
-        drive(report, python, pdf)
-        report["ok"] = True
-    except DriveError as exc:
-        report["error"] = str(exc)
-    except Unsupported as exc:
-        report["skip"] = str(exc)
-    finally:
-        with open(report_path, "w", encoding="utf-8") as out:
-            json.dump(report, out, indent=2)
-        bus.terminate()
-        display.terminate()
-    return 0
+    return int(drive_and_report(report_path, launcher, lambda report: drive(report, python, pdf)))
 
 
 if __name__ == "__main__":
