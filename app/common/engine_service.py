@@ -336,6 +336,25 @@ class EngineService(QObject):
             lambda: engine.client.unload(model), lambda _: self.refresh_status(), failed
         )
 
+    # -- measuring models (for a worker thread) ---------------------------------------------------
+
+    def scorer(self) -> EngineClient:
+        """This computer's engine, to score questions through (Compare quality). Raises
+        EngineError saying why there is none."""
+        errors: list[BaseException] = []
+        engine = self._local_engine(errors.append)
+        if engine is None:
+            raise errors[0] if errors else EngineError("The engine is not running.")
+        return engine.client
+
+    def unload_now(self, model: str) -> None:
+        """Let a model go (blocking); a model already gone, or an engine that is, is no error."""
+        engine = self.engine
+        if engine is not None and self.remote is None:
+            with contextlib.suppress(EngineError):
+                engine.client.unload(model)
+        post_to_ui(self.refresh_status)
+
     def _choose_remote_model(self, remote: RemoteEngine, model: str) -> None:
         """Another computer's model is used by name from the next reply on; nothing loads."""
         if model not in self.remote_models:

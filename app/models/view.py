@@ -33,6 +33,7 @@ from app.common.plain_words import mix_text, quant_text
 from app.common.theme import Colors
 from app.common.verdicts import Verdict, verdict_from_error, verdict_from_plan
 from app.common.workers import WorkerPool
+from app.models.compare import CompareDialog, ScorerFn, UnloadFn
 from app.models.download_controller import DownloadController
 from app.models.downloads import DownloadsView
 from app.models.importing import ask_import_mode, choose_model_file
@@ -46,6 +47,7 @@ from engine.library.in_use import processes_using
 from engine.library.installed import Removed, remove_model
 from engine.library.partial import PartialDownload, list_partials, remove_partial
 from engine.library.projectors import projector_of
+from engine.library.same_model import other_builds
 from engine.paths import models_dir, shown
 from engine.planner.plan import Plan
 from engine.speed.store import DEFAULT_COMFORTABLE_TPS
@@ -84,8 +86,16 @@ class ModelsView(QWidget):
         downloads: DownloadController | None = None,
         *,
         in_use: Callable[[Path], list[int]] = processes_using,
+        scorer: ScorerFn | None = None,
+        unload_now: UnloadFn | None = None,
     ) -> None:
         super().__init__()
+        # This computer's engine for Compare quality (None: not offered), and how a measured
+        # build is let go.
+        self._scorer, self._unload_now = scorer, unload_now
+        self.compare_dialog: CompareDialog | None = None
+        self.compare_pool = WorkerPool("compare", 1)
+        self.compare_task: Path | None = None  # None: the everyday questions Cove ships
         self.colors = colors
         self._plan = plan
         self.downloads = downloads or DownloadController()
@@ -219,9 +229,15 @@ class ModelsView(QWidget):
         self.load_button.setObjectName("Primary")
         self.load_button.setEnabled(False)
         self.load_button.clicked.connect(self._load_selected)
+        self.compare_button = QPushButton(tr("Models", "Compare quality…"))
+        self.compare_button.setObjectName("Secondary")
+        self.compare_button.setEnabled(False)
+        self.compare_button.setVisible(self._scorer is not None)
+        self.compare_button.clicked.connect(self.compare_selected)
         actions.addWidget(self.progress, 1)
         actions.addWidget(self.cancel_button)
         actions.addStretch(0)
+        actions.addWidget(self.compare_button)
         actions.addWidget(self.delete_button)
         actions.addWidget(self.load_button)
         layout.addLayout(actions)
@@ -411,7 +427,9 @@ class ModelsView(QWidget):
             self.details.setText("")
             self.load_button.setEnabled(False)
             self.delete_button.setEnabled(False)
+            self.compare_button.setEnabled(False)
             return
+        self._offer_compare(entry)
         verdict = self.verdicts.get(entry.id)
         lines = [
             tr("Models", "<b>{name}</b> — {kind}, {size}").format(
@@ -455,6 +473,36 @@ class ModelsView(QWidget):
             )
         else:
             self.load_button.setToolTip("")
+
+    # -- comparing builds ----------------------------------------------------------------------
+
+    def _offer_compare(self, entry: ModelEntry) -> None:
+        builds = other_builds(entry, self.entries)
+        self.compare_button.setEnabled(bool(builds) and self.remote_note is None)
+        if self.remote_note is not None:
+            tip = self.remote_note
+        elif builds:
+            tip = tr("Models", "How much {name} loses in another build: both answer the same "
+                     "questions").format(name=entry.name)  # fmt: skip
+        else:
+            tip = tr("Models", "Needs a second build of this model (another quantization).")
+        self.compare_button.setToolTip(tip)
+
+    def compare_selected(self) -> CompareDialog | None:
+        """Open Compare quality for the selected model and its other builds (shown, not run:
+        the person starts it)."""
+        entry = self.selected()
+        if entry is None or self._scorer is None or not self.compare_button.isEnabled():
+            return None
+        dialog = CompareDialog(entry, other_builds(entry, self.entries), self._scorer,
+                               unload=self._unload_now, keep=self.loaded_id,
+                               task_path=self.compare_task, pool=self.compare_pool,
+                               parent=self)  # fmt: skip
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.compare_dialog = dialog
+        dialog.destroyed.connect(lambda _o=None: setattr(self, "compare_dialog", None))
+        dialog.open()
+        return dialog
 
     # -- loading -------------------------------------------------------------------------------
 

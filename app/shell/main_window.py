@@ -109,7 +109,9 @@ class MainWindow(QMainWindow):
         self.setStatusBar(self.status)
         # Downloads run in this process, beside the engine host: a host crash never stops them.
         self.downloads = DownloadController()
-        self.models_view = ModelsView(colors, self.engine.plan, self.downloads)
+        self.models_view = ModelsView(colors, self.engine.plan, self.downloads,
+                                      scorer=self.engine.scorer,
+                                      unload_now=self.engine.unload_now)  # fmt: skip
         self.discover = DiscoverView(self.downloads)
         self.models_view.set_discover_tab(self.discover)
         self.models_view.set_comfortable(self.discover.comfortable_tps)

@@ -476,6 +476,105 @@
         </message>
     </context>
     <context>
+        <name>Compare</name>
+        <message>
+            <source>{kind}, {size}</source>
+            <translation>{kind}, {size}</translation>
+        </message>
+        <message>
+            <source>Compare quality</source>
+            <translation>Qualität vergleichen</translation>
+        </message>
+        <message>
+            <source>Both builds of {model} answer the same {n} everyday questions, and Cove counts how often each chooses the right answer. Each build is loaded in turn; on this computer it takes a few minutes.</source>
+            <translation>Beide Fassungen von {model} beantworten dieselben {n} Alltagsfragen, und Cove zählt, wie oft jede die richtige Antwort wählt. Die Fassungen werden nacheinander geladen; auf diesem Computer dauert das einige Minuten.</translation>
+        </message>
+        <message>
+            <source>First build</source>
+            <translation>Erste Fassung</translation>
+        </message>
+        <message>
+            <source>Second build</source>
+            <translation>Zweite Fassung</translation>
+        </message>
+        <message>
+            <source>Questions answered</source>
+            <translation>Beantwortete Fragen</translation>
+        </message>
+        <message>
+            <source>Build</source>
+            <translation>Fassung</translation>
+        </message>
+        <message>
+            <source>Right answers</source>
+            <translation>Richtige Antworten</translation>
+        </message>
+        <message>
+            <source>Time</source>
+            <translation>Zeit</translation>
+        </message>
+        <message>
+            <source>Results</source>
+            <translation>Ergebnisse</translation>
+        </message>
+        <message>
+            <source>Stop</source>
+            <translation>Anhalten</translation>
+        </message>
+        <message>
+            <source>Close</source>
+            <translation>Schließen</translation>
+        </message>
+        <message>
+            <source>Start comparing</source>
+            <translation>Vergleich starten</translation>
+        </message>
+        <message>
+            <source>Choose two different builds.</source>
+            <translation>Wählen Sie zwei verschiedene Fassungen.</translation>
+        </message>
+        <message>
+            <source>Stopping after the questions being answered…</source>
+            <translation>Hält nach den gerade gestellten Fragen an…</translation>
+        </message>
+        <message>
+            <source>Asking {build}…</source>
+            <translation>Befrage {build}…</translation>
+        </message>
+        <message>
+            <source>{acc} ± {err} %</source>
+            <translation>{acc} ± {err} %</translation>
+        </message>
+        <message>
+            <source>{s} s</source>
+            <translation>{s} s</translation>
+        </message>
+        <message>
+            <source>Stopped. Start comparing asks every question again.</source>
+            <translation>Angehalten. „Vergleich starten“ stellt alle Fragen noch einmal.</translation>
+        </message>
+        <message>
+            <source>The comparison stopped: {error}</source>
+            <translation>Der Vergleich wurde abgebrochen: {error}</translation>
+        </message>
+        <message>
+            <source>The two builds chose the same answer to {same} % of the questions.</source>
+            <translation>Die beiden Fassungen wählten bei {same} % der Fragen dieselbe Antwort.</translation>
+        </message>
+        <message>
+            <source>No difference in quality on these questions: both got the same ones right.</source>
+            <translation>Kein Qualitätsunterschied bei diesen Fragen: Beide beantworteten dieselben richtig.</translation>
+        </message>
+        <message>
+            <source>No clear difference in quality on these questions: {points} points apart, within the margin of error (± {margin} points).</source>
+            <translation>Kein klarer Qualitätsunterschied bei diesen Fragen: {points} Punkte Abstand, innerhalb der Fehlermarge (± {margin} Punkte).</translation>
+        </message>
+        <message>
+            <source>{build} got {points} points fewer right (margin of error ± {margin} points): it loses quality on these questions.</source>
+            <translation>{build} beantwortete {points} Punkte weniger richtig (Fehlermarge ± {margin} Punkte): Sie verliert bei diesen Fragen an Qualität.</translation>
+        </message>
+    </context>
+    <context>
         <name>Discover</name>
         <message>
             <source>fits on the {device}</source>
@@ -1988,6 +2087,10 @@ Wenn Sie das nicht prüfen können, wählen Sie Nein: Cove bleibt dann getrennt.
             <translation>Laden</translation>
         </message>
         <message>
+            <source>Compare quality…</source>
+            <translation>Qualität vergleichen…</translation>
+        </message>
+        <message>
             <source>Unfinished downloads</source>
             <translation>Unvollständige Downloads</translation>
         </message>
@@ -2022,6 +2125,14 @@ Wenn Sie das nicht prüfen können, wählen Sie Nein: Cove bleibt dann getrennt.
         <message>
             <source>This model does not fit in the memory that is free.</source>
             <translation>Dieses Modell passt nicht in den freien Speicher.</translation>
+        </message>
+        <message>
+            <source>How much {name} loses in another build: both answer the same questions</source>
+            <translation>Wie viel {name} in einer anderen Fassung verliert: Beide beantworten dieselben Fragen</translation>
+        </message>
+        <message>
+            <source>Needs a second build of this model (another quantization).</source>
+            <translation>Braucht eine zweite Fassung dieses Modells (eine andere Quantisierung).</translation>
         </message>
         <message>
             <source>{name} is the model loaded in the chat, so it cannot be deleted. Load another model first, then delete this one.</source>

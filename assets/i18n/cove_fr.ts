@@ -476,6 +476,105 @@
         </message>
     </context>
     <context>
+        <name>Compare</name>
+        <message>
+            <source>{kind}, {size}</source>
+            <translation>{kind}, {size}</translation>
+        </message>
+        <message>
+            <source>Compare quality</source>
+            <translation>Comparer la qualité</translation>
+        </message>
+        <message>
+            <source>Both builds of {model} answer the same {n} everyday questions, and Cove counts how often each chooses the right answer. Each build is loaded in turn; on this computer it takes a few minutes.</source>
+            <translation>Les deux versions de {model} répondent aux mêmes {n} questions de la vie courante, et Cove compte combien de fois chacune choisit la bonne réponse. Les versions sont chargées l’une après l’autre ; sur cet ordinateur, cela prend quelques minutes.</translation>
+        </message>
+        <message>
+            <source>First build</source>
+            <translation>Première version</translation>
+        </message>
+        <message>
+            <source>Second build</source>
+            <translation>Seconde version</translation>
+        </message>
+        <message>
+            <source>Questions answered</source>
+            <translation>Questions traitées</translation>
+        </message>
+        <message>
+            <source>Build</source>
+            <translation>Version</translation>
+        </message>
+        <message>
+            <source>Right answers</source>
+            <translation>Bonnes réponses</translation>
+        </message>
+        <message>
+            <source>Time</source>
+            <translation>Durée</translation>
+        </message>
+        <message>
+            <source>Results</source>
+            <translation>Résultats</translation>
+        </message>
+        <message>
+            <source>Stop</source>
+            <translation>Arrêter</translation>
+        </message>
+        <message>
+            <source>Close</source>
+            <translation>Fermer</translation>
+        </message>
+        <message>
+            <source>Start comparing</source>
+            <translation>Lancer la comparaison</translation>
+        </message>
+        <message>
+            <source>Choose two different builds.</source>
+            <translation>Choisissez deux versions différentes.</translation>
+        </message>
+        <message>
+            <source>Stopping after the questions being answered…</source>
+            <translation>Arrêt après les questions en cours…</translation>
+        </message>
+        <message>
+            <source>Asking {build}…</source>
+            <translation>Questions à {build}…</translation>
+        </message>
+        <message>
+            <source>{acc} ± {err} %</source>
+            <translation>{acc} ± {err} %</translation>
+        </message>
+        <message>
+            <source>{s} s</source>
+            <translation>{s} s</translation>
+        </message>
+        <message>
+            <source>Stopped. Start comparing asks every question again.</source>
+            <translation>Arrêté. « Lancer la comparaison » pose à nouveau toutes les questions.</translation>
+        </message>
+        <message>
+            <source>The comparison stopped: {error}</source>
+            <translation>La comparaison s’est arrêtée : {error}</translation>
+        </message>
+        <message>
+            <source>The two builds chose the same answer to {same} % of the questions.</source>
+            <translation>Les deux versions ont choisi la même réponse pour {same} % des questions.</translation>
+        </message>
+        <message>
+            <source>No difference in quality on these questions: both got the same ones right.</source>
+            <translation>Aucune différence de qualité sur ces questions : les deux ont réussi les mêmes.</translation>
+        </message>
+        <message>
+            <source>No clear difference in quality on these questions: {points} points apart, within the margin of error (± {margin} points).</source>
+            <translation>Pas de différence nette de qualité sur ces questions : {points} points d’écart, dans la marge d’erreur (± {margin} points).</translation>
+        </message>
+        <message>
+            <source>{build} got {points} points fewer right (margin of error ± {margin} points): it loses quality on these questions.</source>
+            <translation>{build} a obtenu {points} points de bonnes réponses en moins (marge d’erreur ± {margin} points) : elle perd en qualité sur ces questions.</translation>
+        </message>
+    </context>
+    <context>
         <name>Discover</name>
         <message>
             <source>fits on the {device}</source>
@@ -1988,6 +2087,10 @@ Si vous ne pouvez pas vérifier, choisissez Non : Cove reste déconnecté.</tran
             <translation>Charger</translation>
         </message>
         <message>
+            <source>Compare quality…</source>
+            <translation>Comparer la qualité…</translation>
+        </message>
+        <message>
             <source>Unfinished downloads</source>
             <translation>Téléchargements inachevés</translation>
         </message>
@@ -2022,6 +2125,14 @@ Si vous ne pouvez pas vérifier, choisissez Non : Cove reste déconnecté.</tran
         <message>
             <source>This model does not fit in the memory that is free.</source>
             <translation>Ce modèle ne tient pas dans la mémoire libre.</translation>
+        </message>
+        <message>
+            <source>How much {name} loses in another build: both answer the same questions</source>
+            <translation>Ce que {name} perd dans une autre version : les deux répondent aux mêmes questions</translation>
+        </message>
+        <message>
+            <source>Needs a second build of this model (another quantization).</source>
+            <translation>Il faut une seconde version de ce modèle (une autre quantification).</translation>
         </message>
         <message>
             <source>{name} is the model loaded in the chat, so it cannot be deleted. Load another model first, then delete this one.</source>

@@ -1,7 +1,7 @@
 """The ``cove`` command: probe, inspect, plan, tune, chat, serve, worker, trust, models, search,
-pull, rm, index, ask, collections, mcp. This module parses the arguments and hands each command to
-its module; the library's, the documents', the server's and the remote commands live with those
-packages.
+pull, rm, index, ask, collections, mcp, eval. This module parses the arguments and hands each
+command to its module; the library's, the documents', the server's and the remote commands live
+with those packages.
 
 Errors reach the user as one readable line on stderr with a non-zero exit code, never a traceback.
 """
@@ -322,6 +322,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     worker.add_argument("--threads", type=_positive, metavar="N", help="CPU threads to use")
 
+    evaluation = sub.add_parser(
+        "eval",
+        help="how often models answer a multiple-choice task right, side by side (e.g. two "
+        "builds of one model)",
+    )
+    evaluation.add_argument("models", nargs="+", metavar="MODEL", help="a name 'cove models' "
+                            "shows, a .gguf path or 'starter'; several are compared")  # fmt: skip
+    evaluation.add_argument(
+        "--task",
+        type=Path,
+        metavar="FILE",
+        help="questions as JSON lines ({question, choices, answer}) or an lm-evaluation-harness "
+        "YAML task over local data (default: the 200 everyday questions shipped with Cove)",
+    )
+    evaluation.add_argument("--limit", type=_positive, metavar="N", help="the first N questions")
+    evaluation.add_argument("--ctx", type=_positive, metavar="N", help="context length")
+    evaluation.add_argument("--json", action="store_true", help="print JSON")
+
     trust = sub.add_parser(
         "trust",
         help="the certificates of other computers' engines and workers, pinned on first use",
@@ -359,6 +377,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             from engine.cli.trust import trust_command
 
             return trust_command(args.forget, args.json)
+        if command == "eval":
+            from engine.cli.evaluate import eval_command
+
+            return eval_command(
+                args.models, args.task, limit=args.limit, ctx=args.ctx, as_json=args.json
+            )
         if command == "mcp":
             from engine.cli.mcp import mcp_list_command
 

@@ -230,6 +230,42 @@ class EngineClient:
         body = {"model": model or self._default_model(), "prompt": prompt, **_sampling(params)}
         return self._generate(f"{self.base_url}/completions", body, cancel, chat=False)
 
+    def tokenize(self, text: str, *, model: str | None = None, special: bool = True) -> list[int]:
+        """The model's tokens for ``text`` (with its beginning-of-sequence token where it adds
+        one, unless ``special`` is False): a Cove host's or vLLM's ``/tokenize``."""
+        body = {"model": model or self._default_model(), "prompt": text,
+                "add_special_tokens": special}  # fmt: skip
+        data = self._request("POST", f"{self._root}/tokenize", body)
+        tokens = data.get("tokens")
+        if not isinstance(tokens, list) or not all(isinstance(t, int) for t in tokens):
+            raise ProtocolError("The engine's /tokenize answer holds no token ids.")
+        return tokens
+
+    def score(
+        self, prompts: Sequence[Sequence[int]], *, model: str | None = None
+    ) -> list[list[float | None]]:
+        """Each prompt's tokens' log-probabilities given the tokens before them (the first
+        token's is None): the completions API's ``echo`` with ``logprobs``, nothing generated."""
+        body = {
+            "model": model or self._default_model(),
+            "prompt": [list(p) for p in prompts],
+            "echo": True,
+            "max_tokens": 0,
+            "logprobs": 0,
+            "temperature": 0,
+        }
+        data = self._request("POST", f"{self.base_url}/completions", body)
+        rows = sorted(data.get("choices") or [], key=lambda c: c.get("index", 0))
+        scored: list[list[float | None]] = []
+        for row in rows:
+            values = (row.get("logprobs") or {}).get("token_logprobs")
+            if not isinstance(values, list):
+                raise ProtocolError("The engine did not score the prompt (no token_logprobs).")
+            scored.append([None if v is None else float(v) for v in values])
+        if len(scored) != len(prompts):
+            raise ProtocolError(f"The engine scored {len(scored)} of {len(prompts)} prompts.")
+        return scored
+
     def embed(self, texts: Sequence[str], *, model: str | None = None) -> list[list[float]]:
         if not texts:
             return []
