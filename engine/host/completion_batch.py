@@ -2,13 +2,18 @@
 Each prompt is a generation of its own, in its turn, up to as many at once as the model has
 sequences: on a model that answers several replies at once their tokens go through the same
 steps (engine/backends/llama_parallel.py); on one that answers one at a time they run one after
-another. One choice each, in the order of the prompts."""
+another. One choice each, in the order of the prompts.
+
+Asked for as a stream, the same answer is sent as server-sent events once it is whole: one event
+a choice (its ``index``, text and log-probabilities, its ``finish_reason``), the usage on the
+last, then ``[DONE]``, as OpenAI's legacy completions stream several choices. An error before
+then is a plain error response with its status code."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from starlette.requests import Request
@@ -17,7 +22,7 @@ from starlette.responses import JSONResponse, Response
 from engine.backends.base import LoadedModel
 from engine.host import echo, wire
 from engine.host.state import HostState
-from engine.host.streaming import drain, watch_disconnect
+from engine.host.streaming import EventStream, drain, sse, watch_disconnect
 from engine.types import Chunk
 
 
@@ -71,4 +76,23 @@ async def whole_completions(
         for i, (prompt, (text, final)) in enumerate(zip(req.prompts, done, strict=True))
     ]
     finals = [final for _text, final in done]
-    return JSONResponse(wire.completions_response(cid, name, created, choices, finals))
+    body = wire.completions_response(cid, name, created, choices, finals)
+    if not req.stream:
+        return JSONResponse(body)
+    return EventStream(b"".join(_events(body)), _nothing(), threading.Event())
+
+
+def _events(body: dict[str, Any]) -> Iterator[bytes]:
+    head = {k: body[k] for k in ("id", "object", "created", "model")}
+    choices = body["choices"]
+    for i, choice in enumerate(choices):
+        event: dict[str, Any] = {**head, "choices": [choice]}
+        if i == len(choices) - 1:
+            event["usage"], event["cove"] = body["usage"], body["cove"]
+        yield sse(event)
+    yield b"data: [DONE]\n\n"
+
+
+async def _nothing() -> AsyncIterator[bytes]:
+    return
+    yield b""

@@ -168,10 +168,6 @@ def parse_completion(body: object) -> CompletionRequest:
     prompts = parse_prompts(data.get("prompt"))
     echo = flag(data, "echo", False)
     stream, include_usage = _stream_flags(data)
-    if stream and (echo or len(prompts) > 1):
-        raise InvalidRequest(
-            "'echo' and a list of prompts are answered whole; send them with 'stream': false."
-        )
     # 0: the prompt scored alone, nothing generated (OpenAI's meaning, with echo).
     alone = data.get("max_tokens") == 0 and is_int(data.get("max_tokens"))
     if alone and not echo:

@@ -4,6 +4,7 @@ real starter model, and llama-cpp-python's own log-probabilities for the same to
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -158,7 +159,8 @@ def test_echo_without_logprobs_repeats_the_prompt(host: LocalEngine) -> None:
         ),
         ("/v1/completions", {"prompt": "Hi", "echo": True, "logprobs": 21}, "'logprobs'"),
         ("/v1/completions", {"prompt": "Hi", "max_tokens": 0}, "needs 'echo'"),
-        ("/v1/completions", {"prompt": "Hi", "echo": True, "stream": True}, "stream"),
+        # An echo answered as a stream still fails with its status code, before any event.
+        ("/v1/completions", {"prompt": [1, 10**9], "echo": True, "stream": True}, "vocabulary"),
         ("/v1/completions", {"prompt": [1, 10**9], "echo": True}, "vocabulary"),
         ("/v1/completions", {"prompt": [], "echo": True}, "'prompt'"),
     ],
@@ -182,3 +184,21 @@ def test_the_tokenizer_endpoints(host: LocalEngine) -> None:
     assert ids["count"] == len(ids["tokens"]) > 0
     back = post(host, "/detokenize", {"tokens": ids["tokens"]}).json()
     assert back["prompt"] == QUESTION == back["content"]
+
+
+def test_echo_and_several_prompts_stream_as_one_event_a_choice(host: LocalEngine) -> None:
+    prompts = [QUESTION + a for a in ANSWERS[:2]]
+    whole = score(host, prompts)
+    r = post(host, "/v1/completions", {"model": "starter", "prompt": prompts, "echo": True,
+             "logprobs": 1, "max_tokens": 0, "stream": True})  # fmt: skip
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+    lines = [line.removeprefix("data: ") for line in r.text.split("\n\n") if line]
+    assert lines[-1] == "[DONE]"
+    events = [json.loads(line) for line in lines[:-1]]
+    streamed = [c for e in events for c in e["choices"]]
+    assert [c["index"] for c in streamed] == [0, 1]
+    for ours, theirs in zip(streamed, whole["choices"], strict=True):
+        assert ours["text"] == theirs["text"] and ours["finish_reason"] == "length"
+        assert ours["logprobs"]["tokens"] == theirs["logprobs"]["tokens"]
+        assert close(ours["logprobs"]["token_logprobs"], theirs["logprobs"]["token_logprobs"], 1e-4)
+    assert events[-1]["usage"] == whole["usage"] and "usage" not in events[0]
