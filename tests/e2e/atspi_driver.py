@@ -34,7 +34,7 @@ TRIES = 5
 POLL_S = 0.25
 KEY_DOWN = 0xFF54  # X keysyms
 KEY_RETURN = 0xFF0D
-KEY_HOME = 0xFF50
+KEY_UP = 0xFF52
 
 
 # The speaker labels of messages: "You" and the names of the models met so far.
@@ -409,17 +409,35 @@ def _current_choice(combo: Any) -> str:
 
 
 def _open(item: Any) -> None:
-    """Move to a list's item with the arrow keys, as a person does, and press Enter on it."""
+    """Move to a list's item with the arrow keys, as a person does, and press Enter on it. Each
+    key is pressed once its effect is seen: the focus moves before the next, so none is skipped,
+    and a key that lands nowhere is pressed again."""
     listing, wanted = item.parent, item.name
+    target = item.getIndexInParent()
     listing.queryComponent().grabFocus()
-    wait_for("the list to have focus", lambda: _focused_in(listing) is not None)
-    key(KEY_HOME)
-    for _ in range(listing.childCount):
-        if wait_for("a focused item", lambda: _focused_in(listing)).name == wanted:
+    current = wait_for("the list to have focus", lambda: _focused_in(listing))
+    for _ in range(3 * listing.childCount + TRIES):
+        if current.name == wanted:
             key(KEY_RETURN)
             return
-        key(KEY_DOWN)
+        before = current.getIndexInParent()
+        key(KEY_DOWN if before < target else KEY_UP)
+        try:
+            current = wait_for("the focus to move", _moved_from(listing, before), 5)
+        except DriveError:
+            listing.queryComponent().grabFocus()  # the key went elsewhere: again
+            current = wait_for("the list to have focus", lambda: _focused_in(listing))
     raise DriveError(f"no item {wanted!r} in the list")
+
+
+def _moved_from(listing: Any, before: int) -> Callable[[], Any]:
+    """A probe: the list's focused item once it is another than the one at ``before``."""
+
+    def probe() -> Any:
+        node = _focused_in(listing)
+        return node if node is not None and node.getIndexInParent() != before else None
+
+    return probe
 
 
 def _focused_in(listing: Any) -> Any:
