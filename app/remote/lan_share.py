@@ -16,6 +16,8 @@ from engine.launch import module_command
 log = logging.getLogger(__name__)
 
 DEFAULT_PORT = 8080
+# The app setting that keeps ``LanShare.origins``.
+SHARED_ORIGINS_SETTING = "lan_allowed_origins"
 STOP_GRACE_MS = 5000
 
 
@@ -24,11 +26,15 @@ class LanShare(QObject):
     key_shown = Signal(str)  # made now: shown this once
     fingerprint_shown = Signal(str)
     stopped = Signal(str)  # why ("" when asked to stop)
+    origins_changed = Signal(list)  # the web origins allowed besides the default ones, to keep
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.port = DEFAULT_PORT
         self.host: str | None = None  # every address (--lan's default) unless set
+        # Web pages and apps allowed besides this computer's and desktop apps' (--allow-origin
+        # patterns): a browser on another computer, an extension; they still need the key.
+        self.origins: list[str] = []
         self.process: QProcess | None = None
         self.address = ""  # while serving
         self.key: str | None = None  # made by this run (shown once)
@@ -40,11 +46,19 @@ class LanShare(QObject):
     def running(self) -> bool:
         return self.process is not None
 
+    def set_origins(self, patterns: list[str]) -> None:
+        """Allow these web origins from the next start on (and keep them)."""
+        if patterns != self.origins:
+            self.origins = list(patterns)
+            self.origins_changed.emit(list(patterns))
+
     def start(self, model: str, *, new_key: bool = False) -> None:
         if self.process is not None:
             return
         program, *arguments = module_command("engine.cli")
         arguments += ["serve", "--lan", "--model", model, "--port", str(self.port)]
+        for pattern in self.origins:
+            arguments += ["--allow-origin", pattern]
         # Gone with the window, even when the window is killed.
         arguments += ["--exit-with-parent", str(os.getpid())]
         if self.host is not None:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
@@ -77,6 +78,28 @@ class SharePanel(QWidget):
         layout.addLayout(row)
         self.note = hint("")
         layout.addWidget(self.note)
+        origins_row = QHBoxLayout()
+        origins_row.setContentsMargins(22, 0, 0, 0)
+        origins_label = QLabel(tr("Engine settings", "Web pages allowed"))
+        self.origins = QLineEdit(", ".join(share.origins))
+        self.origins.setAccessibleName(tr("Engine settings", "Web pages allowed"))
+        self.origins.setPlaceholderText("chrome-extension://*, https://notes.example.org")
+        origins_label.setBuddy(self.origins)
+        self.origins.editingFinished.connect(self._origins_edited)
+        origins_row.addWidget(origins_label)
+        origins_row.addWidget(self.origins, 1)
+        layout.addLayout(origins_row)
+        layout.addWidget(
+            hint(
+                tr(
+                    "Engine settings",
+                    "Web pages and browser extensions from elsewhere that may use this engine, "
+                    "with the key (* stands for any text; separate them with commas). Pages "
+                    "served by this computer and desktop apps such as Obsidian are allowed "
+                    "already; any other page is refused.",
+                )
+            )
+        )
 
         self.frame = QFrame()
         self.frame.setObjectName("EngineConnection")
@@ -123,6 +146,14 @@ class SharePanel(QWidget):
         self.problem = ""
         self.lan.start(model, new_key=new_key)
         self.refresh()
+
+    def _origins_edited(self) -> None:
+        patterns = [p.strip() for p in self.origins.text().split(",") if p.strip()]
+        if patterns == self.lan.origins:
+            return
+        self.lan.set_origins(patterns)
+        if self.lan.running:  # the serving engine reads them when it starts
+            self.start()
 
     def _toggled(self, on: bool) -> None:
         if on and not self.lan.running:

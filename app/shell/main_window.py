@@ -40,6 +40,7 @@ from app.models.download_controller import DownloadController
 from app.models.view import IMPORTED_SETTING, ModelsView
 from app.remote.choice import EngineChoice, read_choice, save_choice
 from app.remote.engine_mode import EngineMode
+from app.remote.lan_share import SHARED_ORIGINS_SETTING
 from app.shell.banner import EngineBanner
 from app.shell.chat_setup import ChatSetup
 from app.shell.conversations import ConversationList
@@ -230,6 +231,12 @@ class MainWindow(QMainWindow):
         mode.remote_shown.connect(self._show_remote)
         mode.models_tab_shown.connect(self._show_remote_models)
         mode.models_tab_hidden.connect(self._hide_remote_models)
+        mode.share.origins_changed.connect(self._save_shared_origins)
+
+    def _save_shared_origins(self, patterns: list[str]) -> None:
+        store = self.controller.store
+        if store is not None:
+            self.controller.io.submit(lambda: store.set_setting(SHARED_ORIGINS_SETTING, patterns))
 
     def _show_remote(self, remote: RemoteEngine | None) -> None:
         note = remote.note if remote is not None else None
@@ -416,6 +423,7 @@ class MainWindow(QMainWindow):
                 "mcp": s.get_setting(ENABLED_SETTING, True),
                 "state_limit": s.get_setting(LIMIT_SETTING),
                 "engine": read_choice(s),
+                "shared origins": s.get_setting(SHARED_ORIGINS_SETTING, []),
             }
 
         self.controller.io.submit(lambda: settings(store), self._apply_settings)
@@ -436,6 +444,9 @@ class MainWindow(QMainWindow):
                 Qt.ConnectionType.SingleShotConnection,
             )
         self.engine_mode.choice, self.engine_mode.local_model = values["engine"], model
+        origins = values["shared origins"]
+        if isinstance(origins, list):
+            self.engine_mode.share.origins = [str(o) for o in origins if isinstance(o, str)]
         if self.shared_engine is not None:
             self.engine.adopt(self.shared_engine, model)
         elif self.start_engine:

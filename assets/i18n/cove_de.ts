@@ -1308,6 +1308,14 @@ Wenn Sie das nicht prüfen können, wählen Sie Nein: Cove bleibt dann getrennt.
             <translation>Port</translation>
         </message>
         <message>
+            <source>Web pages allowed</source>
+            <translation>Erlaubte Webseiten</translation>
+        </message>
+        <message>
+            <source>Web pages and browser extensions from elsewhere that may use this engine, with the key (* stands for any text; separate them with commas). Pages served by this computer and desktop apps such as Obsidian are allowed already; any other page is refused.</source>
+            <translation>Webseiten und Browsererweiterungen von anderswo, die diese Engine mit dem Schlüssel nutzen dürfen (* steht für beliebigen Text; durch Kommas trennen). Seiten dieses Computers und Desktop-Apps wie Obsidian sind bereits erlaubt; jede andere Seite wird abgewiesen.</translation>
+        </message>
+        <message>
             <source>Make a new key</source>
             <translation>Neuen Schlüssel erstellen</translation>
         </message>

@@ -1308,6 +1308,14 @@ Si vous ne pouvez pas vérifier, choisissez Non : Cove reste déconnecté.</tran
             <translation>Port</translation>
         </message>
         <message>
+            <source>Web pages allowed</source>
+            <translation>Pages web autorisées</translation>
+        </message>
+        <message>
+            <source>Web pages and browser extensions from elsewhere that may use this engine, with the key (* stands for any text; separate them with commas). Pages served by this computer and desktop apps such as Obsidian are allowed already; any other page is refused.</source>
+            <translation>Pages web et extensions de navigateur d’ailleurs qui peuvent utiliser ce moteur, avec la clé (* remplace n’importe quel texte ; séparez-les par des virgules). Les pages servies par cet ordinateur et les applications de bureau comme Obsidian sont déjà autorisées ; toute autre page est refusée.</translation>
+        </message>
+        <message>
             <source>Make a new key</source>
             <translation>Créer une nouvelle clé</translation>
         </message>

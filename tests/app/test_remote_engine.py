@@ -408,3 +408,55 @@ def test_engines_announced_on_the_network_are_offered(
     assert dialog.remote_choice.isChecked()
     assert dialog.url.text().startswith("https://") and f":{other.port}/v1" in dialog.url.text()
     assert window.engine.remote is None
+
+
+def test_the_shared_engine_lets_in_the_web_pages_allowed_in_settings(
+    qtbot: QtBot, make_window: WindowFactory
+) -> None:
+    """Settings › Engine's "Web pages allowed" reaches the shared engine (--allow-origin), is
+    kept, and a page of any other origin is still refused."""
+    import httpx
+
+    from app.remote.lan_share import SHARED_ORIGINS_SETTING
+    from engine.store import Store
+
+    window = make_window()
+    share = window.engine_mode.share
+    share.host = "127.0.0.1"
+    port = free_port()
+    panel = window.open_engine_settings().share_panel
+    panel.port.setValue(port)
+    assert panel.origins.accessibleName() == "Web pages allowed"
+    with qtbot.waitSignal(share.serving, timeout=LOAD_TIMEOUT_MS):
+        panel.share.click()
+    with qtbot.waitSignal(share.origins_changed, timeout=QUICK_MS):
+        panel.origins.setText("chrome-extension://*,  https://notes.example.org ")
+        panel.origins.editingFinished.emit()
+    assert share.origins == ["chrome-extension://*", "https://notes.example.org"]
+    qtbot.waitUntil(lambda: share.running and bool(share.address), timeout=LOAD_TIMEOUT_MS)
+
+    def preflight(origin: str) -> httpx.Response:
+        return httpx.options(
+            f"https://127.0.0.1:{port}/v1/chat/completions",
+            headers={"Origin": origin, "Access-Control-Request-Method": "POST"},
+            verify=False,
+            timeout=30,
+        )
+
+    allowed = preflight("https://notes.example.org")
+    assert allowed.headers.get("access-control-allow-origin") == "https://notes.example.org"
+    assert preflight("chrome-extension://abcdef").status_code < 400
+    refused = preflight("https://elsewhere.example.com")
+    assert refused.status_code == 403 and "access-control-allow-origin" not in refused.headers
+
+    def kept() -> object:
+        with Store() as store:
+            return store.get_setting(SHARED_ORIGINS_SETTING)
+
+    qtbot.waitUntil(lambda: kept() == share.origins, timeout=QUICK_MS)
+    window.close()
+    assert not share.running
+    again = make_window()
+    assert again.engine_mode.share.origins == ["chrome-extension://*", "https://notes.example.org"]
+    shown = again.open_engine_settings().share_panel.origins.text()
+    assert shown == "chrome-extension://*, https://notes.example.org"
