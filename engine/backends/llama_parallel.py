@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 # request takes when it is at least this long: copying a sequence's cache costs about what
 # reading a few dozen tokens does on a small model (both read the whole cache once).
 SHARE_MIN = 32
+# How often a request waiting for another sequence to read their common start looks again.
+WAIT_POLL_S = 0.01
 
 
 class HandedInWork:
@@ -205,6 +207,12 @@ class ParallelLlamaCpp:
             self._slots.append(slot)
         self._idle: list[bool] = [True] * sequences
         self._used: list[float] = [0.0] * sequences
+        # The prompt each busy slot brings its cache to, and the slots waiting for another to
+        # read the start they share with it.
+        self._targets: list[list[int] | None] = [None] * sequences
+        self._waiting: set[int] = set()
+        # Requests that waited for another's reading of their common start and copied it.
+        self.read_once = 0
         self._take_lock = threading.Lock()
         self._drafter: _SharedDrafter | None = None
         self._closed = False
@@ -252,8 +260,11 @@ class ParallelLlamaCpp:
         owner._check_grammar(params)
         prompt, stop, lead = owner._chat_request(messages, params)
         ready = _computed(prompt)
+        cancel = cancel or threading.Event()
         return self._on_slot(
-            ready, lambda slot: slot._generate(ready, params, cancel, stop, started, lead)
+            ready,
+            lambda slot: slot._generate(ready, params, cancel, stop, started, lead),
+            cancel,
         )
 
     def complete(
@@ -266,8 +277,13 @@ class ParallelLlamaCpp:
         owner = self._owner
         owner._check_grammar(params)
         ready = _computed(owner._complete_request(prompt, params))
+        cancel = cancel or threading.Event()
         return self._on_slot(
-            ready, lambda slot: slot._generate(ready, params, cancel, params.stop, started)
+            ready,
+            lambda slot: slot._generate(ready, params, cancel, params.stop, started),
+            cancel,
+            # A scored prompt is read afresh, with logits at every position: nothing to share.
+            share=not params.score_prompt,
         )
 
     def reset(self) -> None:
@@ -294,17 +310,25 @@ class ParallelLlamaCpp:
 
     # -- slots -----------------------------------------------------------------------------------
 
-    def _on_slot(self, ready: _Computed, run: Any) -> Iterator[Chunk]:
+    def _on_slot(
+        self, ready: _Computed, run: Any, cancel: threading.Event, *, share: bool = True
+    ) -> Iterator[Chunk]:
         tokens = ready.tokens
-        index = self._take(tokens)
-        if index is None:
+        taken = self._take(tokens, share)
+        if taken is None:
             busy = EngineBusy(f"All {self.sequences} replies at a time are in use.")
             return _failed(busy)
-        return self._stream(index, run(self._slots[index]))
+        index, reading = taken
+        chunks: Iterator[Chunk] = run(self._slots[index])  # a generator: nothing runs yet
+        if reading is not None:
+            chunks = self._after_reading(index, tokens, reading, cancel, chunks)
+        return self._stream(index, chunks)
 
-    def _take(self, tokens: list[int]) -> int | None:
+    def _take(self, tokens: list[int], share: bool) -> tuple[int, tuple[int, int] | None] | None:
         """The idle slot holding the longest prefix of ``tokens``; among equals, the one idle
-        longest (its cache is the least likely to be continued)."""
+        longest (its cache is the least likely to be continued). With it, when another slot is
+        reading a longer start of ``tokens`` right now, that slot and how far they agree: the
+        request waits for that reading and copies it (``_after_reading``)."""
         with self._take_lock:
             shared = [common_prefix(slot._cached, tokens) for slot in self._slots]
             idle = [i for i in range(len(self._slots)) if self._idle[i]]
@@ -312,34 +336,87 @@ class ParallelLlamaCpp:
                 return None
             chosen = max(idle, key=lambda i: (shared[i], -self._used[i]))
             self._idle[chosen] = False
-            self._share_start(chosen, tokens, shared)
-            return chosen
+            self._targets[chosen] = tokens
+            reading = self._reading_now(chosen, tokens, shared) if share else None
+            if reading is not None:
+                self._waiting.add(chosen)
+            elif share:
+                self._share_start(chosen, tokens, shared)
+            return chosen, reading
 
-    def _share_start(self, index: int, tokens: list[int], shared: list[int]) -> None:
+    def _reading_now(
+        self, index: int, tokens: list[int], shared: list[int]
+    ) -> tuple[int, int] | None:
+        """The busy slot whose prompt shares the longest start with ``tokens`` beyond what any
+        cache holds (by ``SHARE_MIN`` at least), and that start's length; None when none. Slots
+        that wait themselves are not read from: they will copy the same cells."""
+        held = max(shared)
+        best: tuple[int, int] | None = None
+        for i, target in enumerate(self._targets):
+            if i == index or target is None or i in self._waiting or self._slots[i]._shifts:
+                continue
+            ahead = common_prefix(target, tokens)
+            if ahead - max(held, shared[index]) >= SHARE_MIN and (best is None or ahead > best[1]):
+                best = (i, ahead)
+        if best is not None and any(t < 0 for t in tokens[: best[1]]):
+            return None  # an image's embeddings are not tokens another prompt can hold
+        return best
+
+    def _after_reading(
+        self,
+        index: int,
+        tokens: list[int],
+        reading: tuple[int, int],
+        cancel: threading.Event,
+        chunks: Iterator[Chunk],
+    ) -> Iterator[Chunk]:
+        """Wait until the slot reading the start ``tokens`` share has read it (or stopped), copy
+        its cells, then generate: eight requests with one system prompt read it once."""
+        source_index, ahead = reading
+        source = self._slots[source_index]
+        try:
+            while not cancel.is_set() and not self._closed:
+                read = common_prefix(source._cached, tokens)
+                target = self._targets[source_index]
+                if read >= ahead or target is None or common_prefix(target, tokens) < ahead:
+                    break
+                cancel.wait(WAIT_POLL_S)
+            with self._take_lock:
+                shared = [common_prefix(slot._cached, tokens) for slot in self._slots]
+                if self._share_start(index, tokens, shared):
+                    self.read_once += 1
+        finally:
+            with self._take_lock:
+                self._waiting.discard(index)
+        yield from chunks
+
+    def _share_start(self, index: int, tokens: list[int], shared: list[int]) -> bool:
         """Copy into slot ``index``'s cache the longest start of ``tokens`` that another sequence
         holds (busy or not; ``shared``: each slot's), when it is at least ``SHARE_MIN`` tokens
         longer than what the slot holds: requests that share a long system prompt, or a burst of
-        them that outnumbers the sequences holding it, read it once instead of once a sequence."""
+        them that outnumbers the sequences holding it, read it once instead of once a sequence.
+        Whether it copied."""
         have = shared[index]
         others = [i for i in range(len(self._slots)) if i != index and not self._slots[i]._shifts]
         if not others:
-            return
+            return False
         source_index = max(others, key=shared.__getitem__)
         best = shared[source_index]
         if best - have < SHARE_MIN or any(t < 0 for t in tokens[:best]):
-            return
+            return False
         source, target = self._slots[source_index], self._slots[index]
         lib, mem = self._owner._lib, self._owner._mem
         with self._batcher.lock:
             # The source is not between dropping cells and forgetting their tokens (its
             # ``_rewind``), so its cached tokens are what its cells hold.
             if not source._settled or common_prefix(source._cached, tokens) < best:  # type: ignore[attr-defined]
-                return
+                return False
             lib.llama_memory_seq_cp(mem, source._seq, target._seq, -1, -1)
             lib.llama_memory_seq_rm(mem, target._seq, best, -1)
             target._cached[:] = tokens[:best]
             target._shifts = []
             target._saved = ()
+        return True
 
     def _stream(self, index: int, chunks: Iterator[Chunk]) -> Iterator[Chunk]:
         seq = self._slots[index]._seq
@@ -352,7 +429,10 @@ class ParallelLlamaCpp:
                 released = True
                 batcher.leave(seq)
                 self._used[index] = time.monotonic()
-                self._idle[index] = True
+                with self._take_lock:
+                    self._targets[index] = None
+                    self._waiting.discard(index)
+                    self._idle[index] = True
 
         try:
             for chunk in chunks:

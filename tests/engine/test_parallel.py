@@ -219,6 +219,42 @@ def test_a_long_start_another_sequence_holds_is_copied_not_read_again(
     assert parallel.busy == 0
 
 
+def test_requests_arriving_together_read_their_common_start_once(
+    parallel: ParallelLlamaCpp,
+) -> None:
+    """Three requests with one long system prompt at the same moment: the first reads it, the
+    other two wait for that reading and copy its cells instead of reading it beside it."""
+    facts = [
+        f"Berth {n} of the Fenwick Loom harbour takes boats up to {8 + n} metres; its water "
+        f"and power posts are numbered {100 + n} and {200 + n}, and it is booked at the office."
+        for n in range(12)
+    ]
+    system = ChatMessage("system", "Answer from these facts only. " + " ".join(facts))
+    length = len(parallel.tokenize(system.content))
+    assert 300 < length < 700  # long, and within each sequence's 1,024 tokens
+    before = parallel.read_once
+    questions = ["Which berth takes 12 metres?", "What is post 105?", "Where do I book?"]
+    # Each call takes its sequence at once; the first sets out to read the prompt.
+    streams = [parallel.chat([system, *ask(q)], GREEDY) for q in questions]
+    results: list[tuple[str, Chunk] | None] = [None] * len(streams)
+
+    def run(i: int) -> None:
+        results[i] = collect(streams[i])
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(streams))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert parallel.read_once - before == 2
+    finals = [r[1] for r in results if r is not None]
+    assert [f.finish_reason in ("stop", "length") for f in finals] == [True] * 3
+    cached = sorted(f.stats.cached_tokens if f.stats else 0 for f in finals)
+    assert cached[0] < length <= cached[1] <= cached[2]
+    assert parallel.busy == 0
+    cells_match_tokens(parallel)
+
+
 def cells_match_tokens(model: ParallelLlamaCpp) -> None:
     """Every sequence's cells in the KV cache are exactly its cached tokens: nothing evaluated
     for a reply and then not kept stays behind where the sequence goes on."""
