@@ -84,7 +84,8 @@ def test_compare_quality_runs_both_builds_through_the_engine(
     assert dialog.table.rowCount() == 2
     assert [o.model for o in dialog.outcomes] == [b.id for b in dialog.builds[:2]]
     assert all(o.score.questions == 10 and 0 <= o.score.acc <= 1 for o in dialog.outcomes)
-    assert "same answer to" in dialog.verdict.text() and "points" in dialog.verdict.text()
+    assert "same answer to" in dialog.verdict.text()
+    assert "quality on these questions" in dialog.verdict.text()
     assert dialog.start_button.isEnabled() and not dialog.stop_button.isVisible()
     # The measured build that the chat does not use is let go.
     host = window.engine.engine
@@ -100,3 +101,26 @@ def test_compare_quality_runs_both_builds_through_the_engine(
         dialog.stop_button.click()
     assert stopped.args is not None and stopped.args[0].startswith("Stopped.")
     assert dialog.start_button.isEnabled()
+
+
+def test_the_verdict_says_whether_the_difference_is_beyond_its_margin() -> None:
+    from app.models.compare import verdict_text
+    from engine.evaluation.metrics import Answered, score
+    from engine.evaluation.run import Outcome
+    from engine.library.installed import ModelEntry
+
+    def outcome(right: list[bool]) -> Outcome:
+        answered = tuple(Answered((-1.0, -2.0) if r else (-2.0, -1.0), (1, 1), 0) for r in right)
+        return Outcome("m", score(answered), answered, 1.0)
+
+    def build(code: str) -> ModelEntry:
+        return ModelEntry(f"m-{code}.gguf", "m", "GGUF", 100, Path(f"m-{code}.gguf"), "folder",
+                          quantization=code)  # fmt: skip
+
+    builds = [build("Q8_0"), build("Q2_K")]
+    same = verdict_text(builds, [outcome([True] * 20), outcome([True] * 20)])
+    assert "100 %" in same and "both got the same ones right" in same
+    close = verdict_text(builds, [outcome([True] * 20), outcome([True] * 19 + [False])])
+    assert "No clear difference" in close and "5.0 points apart" in close
+    lost = verdict_text(builds, [outcome([True] * 20), outcome([True] * 10 + [False] * 10)])
+    assert "Q2_K" in lost and "50.0 points fewer right" in lost and "loses quality" in lost
