@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -162,7 +163,9 @@ class OnDemand:
         from engine.hardware import probe_hardware
         from engine.planner.plan import resources_from
 
-        report = probe_hardware()
+        report = without_mapped_weights(
+            probe_hardware(), [(r.backend, r.plan) for r in self.residents]
+        )
         plan = plan_model(name, resources=resources_from(report))[2]
         choice = self._choose(path, None, report)
         if choice is not None and choice.plan.verdict == plan.verdict == "fits":
@@ -235,3 +238,28 @@ def _installed_path(name: str) -> Path | None:
         return resolve_model(name).resolve()
     except (ModelNotFound, OSError):
         return None
+
+
+def without_mapped_weights(
+    report: HardwareReport, residents: Iterable[tuple[str, Plan]]
+) -> HardwareReport:
+    """``report`` with the resident llama.cpp models' weights in this computer's memory taken
+    out of what is available. llama.cpp maps a GGUF file into memory, and the system counts the
+    pages of a mapped file as reclaimable (Linux's MemAvailable takes in the file cache): read
+    as free, they would plan a second model into the memory the first one reads at every token,
+    which the system would then take from it and read from disk again and again."""
+    from engine.planner.plan import resources_from
+
+    cpu = resources_from(report).cpu.name
+    mapped = sum(
+        budget.weights
+        for backend, plan in residents
+        if backend == "llama.cpp"
+        for budget in plan.budgets
+        if budget.device == cpu
+    )
+    if mapped <= 0:
+        return report
+    memory = report.memory
+    left = dataclasses.replace(memory, available_bytes=max(0, memory.available_bytes - mapped))
+    return dataclasses.replace(report, memory=left)

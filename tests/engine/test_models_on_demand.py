@@ -253,3 +253,24 @@ def test_the_least_recently_used_idle_model_makes_room(
     finally:
         engine.stop()
         engine.client.close()
+
+
+def test_a_resident_model_s_mapped_weights_are_not_free_memory(starter: Path) -> None:
+    """A plan beside a resident llama.cpp model counts that model's weights as used, though the
+    system reports the pages of its mapped file as available."""
+    from engine.formats.gguf import read_gguf
+    from engine.hardware import probe_hardware
+    from engine.host.on_demand import without_mapped_weights
+    from engine.planner.gguf import make_plan
+    from engine.planner.plan import resources_from
+
+    report = probe_hardware()
+    plan = make_plan(read_gguf(starter), resources_from(report), requested_ctx=2048)
+    weights = sum(b.weights for b in plan.budgets if b.device == resources_from(report).cpu.name)
+    assert weights > 50 * 2**20
+    beside = without_mapped_weights(report, [("llama.cpp", plan), ("llama.cpp", plan)])
+    assert beside.memory.available_bytes == max(0, report.memory.available_bytes - 2 * weights)
+    assert beside.memory.total_bytes == report.memory.total_bytes
+    # Another runtime's weights are its own memory, already not available.
+    assert without_mapped_weights(report, [("onnxruntime-genai", plan)]) == report
+    assert without_mapped_weights(report, []) is report
