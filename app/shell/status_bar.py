@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from engine.types import GenerationStats
 
 NOTICE_MS = 6000
+# A prompt this long (tokens read, not from the cache) has its reading speed shown until the next.
+LONG_PROMPT = 1000
 
 
 def short_count(n: int) -> str:
@@ -66,6 +68,7 @@ class StatusBar(QStatusBar):
         self.cancel_button.setVisible(False)
         self.cancel_button.clicked.connect(self.cancel_load_requested)
         self.speed = QLabel("")
+        self.reading = ""  # how the last long prompt was read
         self.speed.setProperty("muted", True)
         self.context_label = QLabel("")
         self.context_label.setProperty("muted", True)
@@ -147,22 +150,39 @@ class StatusBar(QStatusBar):
         self.cancel_button.setVisible(False)
 
     def set_stats(self, stats: GenerationStats | None) -> None:
+        """The last reply's writing speed and first token; and how fast the last long prompt
+        (``LONG_PROMPT`` tokens or more read, not taken from the cache) was read, which says
+        what a long document or an agent's instructions cost here."""
         if stats is None or not stats.completion_tokens:
             return
-        self.speed.setText(
-            f"{stats.decode_tokens_per_s:.1f} tokens/s · first token {stats.ttft_s:.2f} s"
+        read = stats.prompt_tokens - stats.cached_tokens
+        if read >= LONG_PROMPT and stats.prompt_tokens_per_s > 0:
+            self.reading = tr(
+                "Status", "last long prompt: {n} tokens read at {rate} tokens/s"
+            ).format(n=f"{read:,}", rate=f"{stats.prompt_tokens_per_s:.0f}")
+        text = tr("Status", "{rate} tokens/s · first token {ttft} s").format(
+            rate=f"{stats.decode_tokens_per_s:.1f}", ttft=f"{stats.ttft_s:.2f}"
         )
+        self.speed.setText(" · ".join(t for t in (text, self.reading) if t))
 
     def set_context(self, used: int, limit: int, message: str) -> None:
         if limit:
-            self.context_label.setText(f"Context {short_count(used)} / {short_count(limit)}")
+            self.context_label.setText(
+                tr("Status", "Context {used} / {limit}").format(
+                    used=short_count(used), limit=short_count(limit)
+                )
+            )
             self.context_meter.setValue(min(1000, round(1000 * used / limit)))
         else:
-            self.context_label.setText(f"Context ~{short_count(used)} tokens")
+            self.context_label.setText(
+                tr("Status", "Context ~{used} tokens").format(used=short_count(used))
+            )
             self.context_meter.setValue(0)
         warn = bool(message)
         full = bool(limit) and used >= limit
-        tip = message or "Tokens this conversation uses of the model's context window."
+        tip = message or tr(
+            "Status", "Tokens this conversation uses of the model's context window."
+        )
         for widget in (self.context_label, self.context_meter):
             widget.setToolTip(tip)
         self.context_meter.setProperty("warn", warn and not full)

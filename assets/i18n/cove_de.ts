@@ -2964,6 +2964,26 @@ Wenn Sie das nicht prüfen können, wählen Sie Nein: Cove bleibt dann getrennt.
             <source>Choose a model</source>
             <translation>Modell auswählen</translation>
         </message>
+        <message>
+            <source>last long prompt: {n} tokens read at {rate} tokens/s</source>
+            <translation>letzter langer Prompt: {n} Tokens gelesen mit {rate} Tokens/s</translation>
+        </message>
+        <message>
+            <source>{rate} tokens/s · first token {ttft} s</source>
+            <translation>{rate} Tokens/s · erstes Token {ttft} s</translation>
+        </message>
+        <message>
+            <source>Context {used} / {limit}</source>
+            <translation>Kontext {used} / {limit}</translation>
+        </message>
+        <message>
+            <source>Context ~{used} tokens</source>
+            <translation>Kontext ~{used} Tokens</translation>
+        </message>
+        <message>
+            <source>Tokens this conversation uses of the model's context window.</source>
+            <translation>Tokens, die dieses Gespräch vom Kontextfenster des Modells belegt.</translation>
+        </message>
     </context>
     <context>
         <name>Tool calls</name>

@@ -2964,6 +2964,26 @@ Si vous ne pouvez pas vérifier, choisissez Non : Cove reste déconnecté.</tran
             <source>Choose a model</source>
             <translation>Choisir un modèle</translation>
         </message>
+        <message>
+            <source>last long prompt: {n} tokens read at {rate} tokens/s</source>
+            <translation>dernier long prompt : {n} jetons lus à {rate} jetons/s</translation>
+        </message>
+        <message>
+            <source>{rate} tokens/s · first token {ttft} s</source>
+            <translation>{rate} jetons/s · premier jeton {ttft} s</translation>
+        </message>
+        <message>
+            <source>Context {used} / {limit}</source>
+            <translation>Contexte {used} / {limit}</translation>
+        </message>
+        <message>
+            <source>Context ~{used} tokens</source>
+            <translation>Contexte ~{used} jetons</translation>
+        </message>
+        <message>
+            <source>Tokens this conversation uses of the model's context window.</source>
+            <translation>Jetons que cette conversation occupe dans la fenêtre de contexte du modèle.</translation>
+        </message>
     </context>
     <context>
         <name>Tool calls</name>
