@@ -72,10 +72,14 @@ def requests(system: str, n: int, tokens: int) -> list[dict[str, Any]]:
     ]
 
 
-async def one(
-    client: httpx.AsyncClient, url: str, body: dict[str, Any], delay: float
-) -> dict[str, Any]:
+async def one(url: str, body: dict[str, Any], delay: float) -> dict[str, Any]:
+    """One client: its own connection (llama-server closes one left idle)."""
     await asyncio.sleep(delay)
+    async with httpx.AsyncClient(timeout=3600) as client:
+        return await _streamed(client, url, body)
+
+
+async def _streamed(client: httpx.AsyncClient, url: str, body: dict[str, Any]) -> dict[str, Any]:
     start = time.perf_counter()
     first: float | None = None
     parts: list[str] = []
@@ -95,12 +99,9 @@ async def one(
 
 
 async def burst(url: str, bodies: list[dict[str, Any]], spacing: float) -> dict[str, Any]:
-    async with httpx.AsyncClient(timeout=3600) as client:
-        began = time.perf_counter()
-        results = await asyncio.gather(
-            *(one(client, url, b, i * spacing) for i, b in enumerate(bodies))
-        )
-        alone = [await one(client, url, b, 0) for b in bodies]  # one at a time, for "same"
+    began = time.perf_counter()
+    results = await asyncio.gather(*(one(url, b, i * spacing) for i, b in enumerate(bodies)))
+    alone = [await one(url, b, 0) for b in bodies]  # one at a time, for "same"
     ttfts = sorted(r["ttft"] for r in results)
     return {
         "ttft_p95": ttfts[min(len(ttfts) - 1, round(0.95 * (len(ttfts) - 1)))],
