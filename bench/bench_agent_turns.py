@@ -4,6 +4,11 @@ and Codex CLI really send (tests/fixtures/clients, whole, not shortened), turn 1
 
     .venv/bin/python bench/bench_agent_turns.py --url http://127.0.0.1:8080 [--key K]
         [--client claude-code codex] [--max-tokens 16] [--json]
+    .venv/bin/python bench/bench_agent_turns.py --url ... --client codex --at-once 2
+
+``--at-once N``: turn 1 sent by N clients at the same moment (on a fresh engine: what several
+sessions of one tool starting together cost), each one's first token and whole time; then turn 1
+once more, alone, from the cache.
 
 Reported per turn: the prompt's tokens, how many were read from the cache (the reused prefix),
 the time to the first streamed text or call, and the whole time. Turn 1 on a fresh engine is the
@@ -64,8 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default="any")
     ap.add_argument("--client", nargs="+", default=["claude-code", "codex"])
     ap.add_argument("--max-tokens", type=int, default=16)
+    ap.add_argument("--at-once", type=int, default=0, metavar="N")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    if args.at_once:
+        return at_once(args)
     results: dict[str, Any] = {}
     for client in args.client:
         turns = []
@@ -85,6 +93,28 @@ def main(argv: list[str] | None = None) -> int:
                       f"{t['cached_tokens']:6d} cached, first token {t['first_token_s']:7.2f} s, "
                       f"whole {t['total_s']:7.2f} s")  # fmt: skip
             print(f"{client:12} turn 2 / turn 1 (first token): {r['turn_2_over_turn_1']:.3f}")
+    return 0
+
+
+def at_once(args: argparse.Namespace) -> int:
+    from concurrent.futures import ThreadPoolExecutor
+
+    results: dict[str, Any] = {}
+    for client in args.client:
+        captured = json.loads((FIXTURES / f"{client}-1.json").read_text())
+        send = [(args.url, args.key, captured, args.model, args.max_tokens)] * args.at_once
+        with ThreadPoolExecutor(args.at_once) as pool:
+            runs = list(pool.map(lambda a: turn(*a), send))
+        again = turn(args.url, args.key, captured, args.model, args.max_tokens)
+        results[client] = {"at_once": runs, "then_alone": again}
+        for i, t in enumerate(runs):
+            print(f"{client:12} client {i + 1} of {args.at_once}: {t['prompt_tokens']} prompt "
+                  f"tokens, {t['cached_tokens']} cached, first token {t['first_token_s']:.2f} s, "
+                  f"whole {t['total_s']:.2f} s")  # fmt: skip
+        print(f"{client:12} then alone: {again['cached_tokens']} cached, first token "
+              f"{again['first_token_s']:.2f} s")  # fmt: skip
+    if args.json:
+        print(json.dumps(results, indent=1))
     return 0
 
 
