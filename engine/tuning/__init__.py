@@ -163,8 +163,8 @@ def _decided(
 
     n_ctx = best.plan.n_ctx
     turn_words = (
-        f"a turn (a {TURN_PROMPT}-token message and a {TURN_REPLY}-token reply halfway into a "
-        f"{n_ctx}-token context)"
+        f"a turn ({TURN_PROMPT} prompt tokens read and a {TURN_REPLY}-token reply written halfway "
+        f"into a {n_ctx}-token context)"
     )
     runs_n = min(found[w.config].runs for w in ways)
     if decision.clear:

@@ -12,9 +12,12 @@ from statistics import median
 
 from engine.tuning.configs import Config
 
-# A typical turn, for comparing ways: a message of this many tokens and a reply of that many,
-# at the conversation's average depth (half the context).
-TURN_PROMPT = 256
+# A typical turn, for comparing ways: new prompt tokens read and a reply written, both at the
+# conversation's average depth (half the context). The prompt is what an agent's turn brings (a
+# tool's output, a file, a resent system message) rather than a chat's short message: reading
+# at depth is where the ways differ most (flash attention's gain grows with the depth), and a
+# choice that ignored it would leave long prompts read the slow way.
+TURN_PROMPT = 1024
 TURN_REPLY = 128
 
 
@@ -28,19 +31,34 @@ class Sample:
     deep_depth: int
     deep_tokens_per_s: float
     seconds: float  # the run, its load included
+    # The second prompt's reading speed, and the depth halfway through it (0: not measured,
+    # as in runs stored before it was: reading is then taken as equally fast at every depth).
+    deep_prefill_tokens_per_s: float = 0.0
+    deep_prefill_depth: int = 0
 
     def decode_s(self, depth: float) -> float:
         """Seconds per generated token at ``depth`` tokens of context: the line through the two
         measured depths (never falling with depth, never below the faster measurement)."""
-        near, deep = 1 / self.near_tokens_per_s, 1 / self.deep_tokens_per_s
-        span = max(self.deep_depth - self.near_depth, 1)
-        slope = max((deep - near) / span, 0.0)
-        return max(min(near, deep), near + slope * (depth - self.near_depth))
+        return _line(
+            (self.near_depth, 1 / self.near_tokens_per_s),
+            (self.deep_depth, 1 / self.deep_tokens_per_s),
+            depth,
+        )
+
+    def prefill_s(self, depth: float) -> float:
+        """Seconds per prompt token read at ``depth`` tokens of context: the line through the
+        first prompt (read from the start: halfway, at half its length) and the second."""
+        first = 1 / self.prefill_tokens_per_s
+        if self.deep_prefill_tokens_per_s <= 0 or self.deep_prefill_depth <= 0:
+            return first
+        near = max(self.near_depth // 2, 1)
+        return _line((near, first), (self.deep_prefill_depth, 1 / self.deep_prefill_tokens_per_s),
+                     depth)  # fmt: skip
 
     def turn_s(self, n_ctx: int) -> float:
         """The time of a typical turn in a conversation that fills ``n_ctx``."""
-        prompt = TURN_PROMPT / self.prefill_tokens_per_s
-        return prompt + TURN_REPLY * self.decode_s(n_ctx / 2)
+        depth = n_ctx / 2
+        return TURN_PROMPT * self.prefill_s(depth) + TURN_REPLY * self.decode_s(depth)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -50,6 +68,8 @@ class Sample:
             "deep_depth": self.deep_depth,
             "deep_tokens_per_s": round(self.deep_tokens_per_s, 2),
             "seconds": round(self.seconds, 3),
+            "deep_prefill_tokens_per_s": round(self.deep_prefill_tokens_per_s, 2),
+            "deep_prefill_depth": self.deep_prefill_depth,
         }
 
     @classmethod
@@ -67,6 +87,13 @@ class Sample:
             deep_depth=int(number("deep_depth")),
             deep_tokens_per_s=number("deep_tokens_per_s"),
             seconds=number("seconds"),
+            # Absent from runs stored before reading at depth was measured.
+            deep_prefill_tokens_per_s=number("deep_prefill_tokens_per_s")
+            if "deep_prefill_tokens_per_s" in data
+            else 0.0,
+            deep_prefill_depth=int(number("deep_prefill_depth"))
+            if "deep_prefill_depth" in data
+            else 0,
         )
         speeds = (sample.prefill_tokens_per_s, sample.near_tokens_per_s, sample.deep_tokens_per_s)
         if min(speeds) <= 0:
@@ -128,6 +155,8 @@ class Measurement:
             self.deep_depth,
             self.deep_tokens_per_s,
             self.seconds,
+            median(s.deep_prefill_tokens_per_s for s in self.samples),
+            int(median(s.deep_prefill_depth for s in self.samples)),
         )
 
     def turns_s(self, n_ctx: int) -> list[float]:
@@ -171,3 +200,11 @@ class Measurement:
             others_cpu=float(others),
             provisional=bool(data.get("provisional", False)),
         )
+
+
+def _line(a: tuple[float, float], b: tuple[float, float], x: float) -> float:
+    """Seconds per token at depth ``x`` from two measured (depth, seconds) points: the line
+    through them, never falling with depth and never below the faster point."""
+    (x0, y0), (x1, y1) = a, b
+    slope = max((y1 - y0) / max(x1 - x0, 1), 0.0)
+    return max(min(y0, y1), y0 + slope * (x - x0))

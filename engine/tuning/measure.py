@@ -86,6 +86,9 @@ def measure_once(
         deep_depth=deep.prompt_tokens + deep.completion_tokens // 2,
         deep_tokens_per_s=deep.decode_tokens_per_s,
         seconds=time.perf_counter() - started,
+        deep_prefill_tokens_per_s=deep.prompt_tokens_per_s,
+        # Halfway through what the second prompt read beyond the cached first.
+        deep_prefill_depth=(deep.cached_tokens + deep.prompt_tokens) // 2,
     )
     return sample, load_s
 
