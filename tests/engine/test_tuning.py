@@ -183,6 +183,44 @@ def test_the_way_chosen_depends_on_the_context(starter: Path, report: HardwareRe
         assert choice.config.flash_attn is expect_on, (ways[0].plan.n_ctx, choice.reason)
 
 
+def test_a_way_that_reads_long_prompts_much_faster_wins_though_it_writes_slower(
+    starter: Path, report: HardwareReport
+) -> None:
+    """The figures above, and reading measured at depth too: flash attention off writes faster
+    deep into a long context, but reads prompts there four times slower. A turn reads as well as
+    writes, so the long context takes flash attention on."""
+    from engine.tuning import _decided
+
+    on, off = ways_to_run(starter, resources_from(report), ctx=8192)
+
+    def measured(config: Config, near: float, deep: float, deep_read: float) -> Measurement:
+        sample = Sample(1000.0, 300, near, 1300, deep, 1.0, deep_read, 1500)
+        return Measurement(config, 0.2, (sample,) * 3)
+
+    found = {
+        on.config: measured(on.config, 92.1, 60.0, 900.0),
+        off.config: measured(off.config, 82.3, 70.0, 400.0),
+    }
+    choice: Choice = _decided([on, off], found, "cached", (on.config, off.config))
+    assert choice.config.flash_attn is True, choice.reason
+    assert "1024 prompt tokens read" in choice.reason
+    first = found[on.config].samples[0]
+    assert first.prefill_s(150) == pytest.approx(1 / 1000)
+    assert first.prefill_s(1500) == pytest.approx(1 / 900)
+    assert first.prefill_s(4096) > first.prefill_s(1500)
+
+
+def test_runs_stored_before_reading_at_depth_was_measured_still_read() -> None:
+    old: dict[str, object] = {
+        "prefill_tokens_per_s": 800.0, "near_depth": 300, "near_tokens_per_s": 90.0,
+        "deep_depth": 1300, "deep_tokens_per_s": 70.0, "seconds": 2.0,
+    }  # fmt: skip
+    sample = Sample.from_dict(old)
+    assert sample.deep_prefill_tokens_per_s == 0 and sample.deep_prefill_depth == 0
+    assert sample.prefill_s(100) == sample.prefill_s(8000) == pytest.approx(1 / 800)
+    assert Sample.from_dict(sample.to_dict()) == sample
+
+
 def test_without_measurements_the_planners_way_is_kept(
     starter: Path, report: HardwareReport, tmp_path: Path
 ) -> None:
