@@ -28,7 +28,10 @@ FILENAME = "tuning.json"
 # 2: each way's runs, interleaved with the other ways', and the machine's load meanwhile. The
 # single runs of version 1 were taken one way after the other, whatever else the machine did:
 # they are measured again (the user's overrides are kept).
-VERSION = 2
+# 3: each run also reads a prompt deep in the context (a turn reads 1,024 tokens at depth,
+# engine/tuning/figures.py). Version 2's runs did not: the ways are measured again; the user's
+# overrides and everything else in the file are kept.
+VERSION = 3
 _lock = threading.Lock()
 
 
@@ -80,12 +83,14 @@ class TuningStore:
         except (OSError, ValueError) as exc:
             log.warning("%s is unreadable (%s); measuring again", self.path, exc)
             return _empty()
-        if not isinstance(data, dict) or data.get("version") not in (1, VERSION):
+        if not isinstance(data, dict) or data.get("version") not in (1, 2, VERSION):
             return _empty()
         if data["version"] == 1:
             overrides = data.get("overrides")
             kept = overrides if isinstance(overrides, dict) else {}
             data = {"version": VERSION, "measurements": {}, "overrides": kept}
+        elif data["version"] == 2:
+            data = {**data, "version": VERSION, "measurements": {}}
         data.setdefault("measurements", {})
         data.setdefault("overrides", {})
         for part in ("batching", "retries", "background"):

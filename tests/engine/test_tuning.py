@@ -387,6 +387,29 @@ def test_a_version_1_file_keeps_the_overrides_and_measures_again(
     assert store.measured("m") == {}
 
 
+def test_a_version_2_file_keeps_all_but_its_runs_which_are_measured_again(
+    starter: Path, tmp_path: Path
+) -> None:
+    """Version 2's runs read no prompt at depth: the ways are measured again; the overrides
+    and the rest (how many replies at once pay, failures to retry) stay."""
+    path = tmp_path / "tuning.json"
+    batching = {"m|x": {"chosen": 4}}
+    path.write_text(
+        json.dumps(
+            {
+                "version": 2,
+                "measurements": {"m": {"b": {"c": {"config": {}, "load_s": 1}}}},
+                "overrides": {str(starter.resolve()): "a way"},
+                "batching": batching,
+            }
+        )
+    )
+    store = TuningStore(path)
+    assert store.override(starter) == "a way"
+    assert store.measured("m") == {}
+    assert store._read()["batching"] == batching
+
+
 def _one_thread(report: HardwareReport) -> Resources:
     """The model on one thread beside the busy loops: a runtime whose threads outnumber the
     cores left to it slows down many times over (they wait for each other at every step), which
