@@ -40,8 +40,11 @@ if TYPE_CHECKING:
 # request takes when it is at least this long: copying a sequence's cache costs about what
 # reading a few dozen tokens does on a small model (both read the whole cache once).
 SHARE_MIN = 32
-# How often a request waiting for another sequence to read their common start looks again.
+# How often a request waiting for another sequence to read their common start looks again, and
+# how long it waits for a reply that took its sequence but has not started (a caller that has
+# not begun to read its stream) before it reads the start itself.
 WAIT_POLL_S = 0.01
+WAIT_START_S = 5.0
 
 
 class HandedInWork:
@@ -211,6 +214,7 @@ class ParallelLlamaCpp:
         # read the start they share with it.
         self._targets: list[list[int] | None] = [None] * sequences
         self._waiting: set[int] = set()
+        self._started: list[bool] = [False] * sequences  # its reply's stream is being read
         # Requests that waited for another's reading of their common start and copied it.
         self.read_once = 0
         self._take_lock = threading.Lock()
@@ -336,6 +340,7 @@ class ParallelLlamaCpp:
                 return None
             chosen = max(idle, key=lambda i: (shared[i], -self._used[i]))
             self._idle[chosen] = False
+            self._started[chosen] = False
             self._targets[chosen] = tokens
             reading = self._reading_now(chosen, tokens, shared) if share else None
             if reading is not None:
@@ -374,12 +379,15 @@ class ParallelLlamaCpp:
         its cells, then generate: eight requests with one system prompt read it once."""
         source_index, ahead = reading
         source = self._slots[source_index]
+        since = time.monotonic()
         try:
             while not cancel.is_set() and not self._closed:
                 read = common_prefix(source._cached, tokens)
                 target = self._targets[source_index]
                 if read >= ahead or target is None or common_prefix(target, tokens) < ahead:
                     break
+                if not self._started[source_index] and time.monotonic() - since > WAIT_START_S:
+                    break  # nobody reads that reply yet: read the start here
                 cancel.wait(WAIT_POLL_S)
             with self._take_lock:
                 shared = [common_prefix(slot._cached, tokens) for slot in self._slots]
@@ -434,6 +442,7 @@ class ParallelLlamaCpp:
                     self._waiting.discard(index)
                     self._idle[index] = True
 
+        self._started[index] = True
         try:
             for chunk in chunks:
                 if chunk.is_terminal:  # the slot let go of its lock before its last chunk

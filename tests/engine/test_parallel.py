@@ -219,17 +219,22 @@ def test_a_long_start_another_sequence_holds_is_copied_not_read_again(
     assert parallel.busy == 0
 
 
+def berths(harbour: str) -> ChatMessage:
+    """A system prompt of about 500 tokens, from its first words on its harbour's own."""
+    facts = [
+        f"Berth {n} of the {harbour} harbour takes boats up to {8 + n} metres; its water "
+        f"and power posts are numbered {100 + n} and {200 + n}, and it is booked at the office."
+        for n in range(12)
+    ]
+    return ChatMessage("system", f"{harbour}: answer from these facts only. " + " ".join(facts))
+
+
 def test_requests_arriving_together_read_their_common_start_once(
     parallel: ParallelLlamaCpp,
 ) -> None:
     """Three requests with one long system prompt at the same moment: the first reads it, the
     other two wait for that reading and copy its cells instead of reading it beside it."""
-    facts = [
-        f"Berth {n} of the Fenwick Loom harbour takes boats up to {8 + n} metres; its water "
-        f"and power posts are numbered {100 + n} and {200 + n}, and it is booked at the office."
-        for n in range(12)
-    ]
-    system = ChatMessage("system", "Answer from these facts only. " + " ".join(facts))
+    system = berths("Fenwick Loom")
     length = len(parallel.tokenize(system.content))
     assert 300 < length < 700  # long, and within each sequence's 1,024 tokens
     before = parallel.read_once
@@ -253,6 +258,27 @@ def test_requests_arriving_together_read_their_common_start_once(
     assert cached[0] < length <= cached[1] <= cached[2]
     assert parallel.busy == 0
     cells_match_tokens(parallel)
+
+
+def test_a_request_does_not_wait_for_a_reply_nobody_reads(
+    parallel: ParallelLlamaCpp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reply that took its sequence but whose stream nobody reads yet reads nothing: a request
+    with the same start waits a moment for it, then reads the start itself."""
+    from engine.backends import llama_parallel
+
+    monkeypatch.setattr(llama_parallel, "WAIT_START_S", 0.2)
+    system = berths("Saltmarsh Reach")
+    length = len(parallel.tokenize(system.content))
+    before = parallel.read_once
+    unread = parallel.chat([system, *ask("Where do I book?")], GREEDY)
+    text, final = collect(parallel.chat([system, *ask("What is post 103?")], GREEDY))
+    assert final.finish_reason in ("stop", "length") and text
+    assert final.stats is not None and final.stats.cached_tokens < length
+    assert parallel.read_once == before
+    _, last = collect(unread)  # read at last, it runs as any reply
+    assert last.finish_reason in ("stop", "length")
+    assert parallel.busy == 0
 
 
 def cells_match_tokens(model: ParallelLlamaCpp) -> None:
