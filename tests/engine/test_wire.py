@@ -116,10 +116,12 @@ def test_prompts_to_score_as_evaluation_harnesses_send_them() -> None:
     assert req.params.max_tokens == 0 and req.params.score_prompt and req.params.logprobs == 1
     ids = wire.parse_completion({"model": "m", "prompt": [7, 8, 9], "echo": True})
     assert ids.prompts == ((7, 8, 9),) and ids.params.max_tokens is None
+    # Streamed too: answered whole, then sent one event a choice (engine/host/completion_batch.py).
+    streamed = wire.parse_completion({"model": "m", "prompt": ["x", "y"], "echo": True,
+                                      "stream": True})  # fmt: skip
+    assert streamed.stream and streamed.echo and not streamed.plain
     for body, needle in (
         ({"prompt": "x", "max_tokens": 0}, "needs 'echo'"),
-        ({"prompt": "x", "echo": True, "stream": True}, "stream"),
-        ({"prompt": ["x", "y"], "stream": True}, "stream"),
         ({"prompt": "x", "echo": True, "logprobs": 21}, "'logprobs'"),
         ({"prompt": ["x", 5]}, "'prompt'"),
         ({"prompt": [[1], [-2]]}, "'prompt'"),
