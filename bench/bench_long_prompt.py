@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.bench_parallel import free_port, llama_server_path, model_path, running
+from bench.bench_parallel import free_port, llama_server_path, model_path, port_of, running
 
 CLIENTS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "clients"
 
@@ -105,8 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     for round_ in range(args.rounds):
         order = list(cmds) if round_ % 2 == 0 else list(reversed(cmds))
         for name in order:
-            port = int(cmds[name][cmds[name].index("--port") + 1])
-            with running(cmds[name], port) as url:
+            with running(cmds[name], port_of(cmds[name])) as url:
                 result = ask(url, str(model), text)
             runs[name].append(result)
             print(f"round {round_ + 1} {name}: first token {result['ttft']:.1f} s, "

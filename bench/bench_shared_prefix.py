@@ -33,7 +33,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.bench_parallel import free_port, llama_server_path, model_path, running
+from bench.bench_parallel import free_port, llama_server_path, model_path, port_of, running
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = [""]  # the name requests send: the model's path (Cove resolves it; llama-server ignores it)
@@ -141,8 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         order = list(cmds) if round_ % 2 == 0 else list(reversed(cmds))
         for arrival, spacing in arrivals.items():
             for name in order:
-                port = int(cmds[name][cmds[name].index("--port") + 1])
-                with running(cmds[name], port) as url:
+                with running(cmds[name], port_of(cmds[name])) as url:
                     result = asyncio.run(burst(url, bodies, spacing))
                 runs.setdefault(arrival, {}).setdefault(name, []).append(result)
                 print(f"round {round_ + 1} {arrival} {name}: p95 first token "

@@ -334,7 +334,7 @@ class ParallelLlamaCpp:
         reading a longer start of ``tokens`` right now, that slot and how far they agree: the
         request waits for that reading and copies it (``_after_reading``)."""
         with self._take_lock:
-            shared = [common_prefix(slot._cached, tokens) for slot in self._slots]
+            shared = self._held(tokens)
             idle = [i for i in range(len(self._slots)) if self._idle[i]]
             if not idle:
                 return None
@@ -348,6 +348,10 @@ class ParallelLlamaCpp:
             elif share:
                 self._share_start(chosen, tokens, shared)
             return chosen, reading
+
+    def _held(self, tokens: list[int]) -> list[int]:
+        """How much of ``tokens`` each slot's cache holds."""
+        return [common_prefix(slot._cached, tokens) for slot in self._slots]
 
     def _reading_now(
         self, index: int, tokens: list[int], shared: list[int]
@@ -390,7 +394,7 @@ class ParallelLlamaCpp:
                     break  # nobody reads that reply yet: read the start here
                 cancel.wait(WAIT_POLL_S)
             with self._take_lock:
-                shared = [common_prefix(slot._cached, tokens) for slot in self._slots]
+                shared = self._held(tokens)
                 if self._share_start(index, tokens, shared):
                     self.read_once += 1
         finally:

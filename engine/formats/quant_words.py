@@ -59,7 +59,14 @@ _NAMED = (
     (re.compile(r"(?<![A-Z0-9])(FP16|BF16|F16)(?![0-9])"), ("16-bit", ORIGINAL)),
     (re.compile(r"(?<![A-Z0-9])(FP32|F32)(?![0-9])"), ("32-bit", ORIGINAL)),
 )
+# A quantisation as GGUF file names write it: Q4_K_M, IQ4_XS, Q8_0, F16, BF16, TQ1_0, MXFP4.
+_CODE_IN_FILE_NAME = re.compile(r"^(I?Q\d+(_[A-Z0-9]+)*|B?F16|F32|MXFP4|TQ\d_\d)$", re.IGNORECASE)
 _MIX_PART = re.compile(r"^(?P<name>\S+) (?P<share><?\d+ %)$")
+
+
+def is_quant_code(word: str) -> bool:
+    """Whether one word of a GGUF file's name (between dots or dashes) is its quantisation."""
+    return _CODE_IN_FILE_NAME.match(word) is not None
 
 
 def quant_facts(name: str) -> tuple[str, str] | None:

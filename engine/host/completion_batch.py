@@ -22,7 +22,7 @@ from starlette.responses import JSONResponse, Response
 from engine.backends.base import LoadedModel
 from engine.host import echo, wire
 from engine.host.state import HostState
-from engine.host.streaming import EventStream, drain, sse, watch_disconnect
+from engine.host.streaming import drain, event_stream, sse, watch_disconnect
 from engine.types import Chunk
 
 
@@ -79,10 +79,10 @@ async def whole_completions(
     body = wire.completions_response(cid, name, created, choices, finals)
     if not req.stream:
         return JSONResponse(body)
-    return EventStream(b"".join(_events(body)), _nothing(), threading.Event())
+    return await event_stream(state, _events(body), threading.Event())
 
 
-def _events(body: dict[str, Any]) -> Iterator[bytes]:
+async def _events(body: dict[str, Any]) -> AsyncIterator[bytes]:
     head = {k: body[k] for k in ("id", "object", "created", "model")}
     choices = body["choices"]
     for i, choice in enumerate(choices):
@@ -91,8 +91,3 @@ def _events(body: dict[str, Any]) -> Iterator[bytes]:
             event["usage"], event["cove"] = body["usage"], body["cove"]
         yield sse(event)
     yield b"data: [DONE]\n\n"
-
-
-async def _nothing() -> AsyncIterator[bytes]:
-    return
-    yield b""

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
+from engine.formats.quant_words import is_quant_code
 from engine.hub.api import RemoteFile
 
-_QUANT = re.compile(r"^(I?Q\d+(_[A-Z0-9]+)*|B?F16|F32|MXFP4|TQ\d_\d)$", re.IGNORECASE)
 _SHARD = re.compile(r"-\d{5}-of-\d{5}\.gguf$", re.IGNORECASE)
 
 
@@ -16,7 +16,7 @@ def quant_of(file: str) -> str | None:
     stem = file.rsplit("/", 1)[-1]
     stem = stem[: -len(".gguf")] if stem.lower().endswith(".gguf") else stem
     for token in reversed(re.split(r"[.\-]", stem)):
-        if _QUANT.match(token):
+        if is_quant_code(token):
             return token.upper()
     return None
 

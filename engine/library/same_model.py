@@ -8,10 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from engine.formats.quant_words import is_quant_code
 from engine.library.installed import ModelEntry
-
-# A quantisation in a file name: Q4_K_M, IQ4_XS, Q8_0, F16, BF16, TQ1_0, MXFP4.
-_QUANT = re.compile(r"^(I?Q\d+(_[A-Z0-9]+)*|B?F16|F32|MXFP4|TQ\d_\d)$", re.IGNORECASE)
 
 
 def model_key(entry: ModelEntry) -> str | None:
@@ -22,7 +20,7 @@ def model_key(entry: ModelEntry) -> str | None:
     stem = entry.path.name.removesuffix(".gguf").removesuffix(".GGUF")
     words = re.split(r"[.\-]", stem)
     for i, word in enumerate(words):
-        if i and _QUANT.match(word):
+        if i and is_quant_code(word):
             return "-".join(words[:i]).lower()
     return None
 
