@@ -395,24 +395,28 @@ class ParallelLlamaCpp:
                 cancel.wait(WAIT_POLL_S)
             with self._take_lock:
                 shared = self._held(tokens)
-                if self._share_start(index, tokens, shared):
+                if self._share_start(index, tokens, shared, prefer=source_index):
                     self.read_once += 1
         finally:
             with self._take_lock:
                 self._waiting.discard(index)
         yield from chunks
 
-    def _share_start(self, index: int, tokens: list[int], shared: list[int]) -> bool:
+    def _share_start(
+        self, index: int, tokens: list[int], shared: list[int], prefer: int | None = None
+    ) -> bool:
         """Copy into slot ``index``'s cache the longest start of ``tokens`` that another sequence
         holds (busy or not; ``shared``: each slot's), when it is at least ``SHARE_MIN`` tokens
         longer than what the slot holds: requests that share a long system prompt, or a burst of
         them that outnumbers the sequences holding it, read it once instead of once a sequence.
-        Whether it copied."""
+        Among sources holding as much, ``prefer`` (the one a request waited for: another that
+        copied the same start may be rewinding its cache to read its own tail). Whether it
+        copied."""
         have = shared[index]
         others = [i for i in range(len(self._slots)) if i != index and not self._slots[i]._shifts]
         if not others:
             return False
-        source_index = max(others, key=shared.__getitem__)
+        source_index = max(others, key=lambda i: (shared[i], i == prefer))
         best = shared[source_index]
         if best - have < SHARE_MIN or any(t < 0 for t in tokens[:best]):
             return False
