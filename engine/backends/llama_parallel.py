@@ -383,12 +383,19 @@ class ParallelLlamaCpp:
         its cells, then generate: eight requests with one system prompt read it once."""
         source_index, ahead = reading
         source = self._slots[source_index]
+        followed = self._targets[source_index]
         since = time.monotonic()
         try:
+            # Each look costs next to nothing while the reading goes on (a length, an identity):
+            # the tokens are compared only once the source holds as many, or takes another
+            # request, so that the wait takes no core from the reading it waits for.
             while not cancel.is_set() and not self._closed:
-                read = common_prefix(source._cached, tokens)
                 target = self._targets[source_index]
-                if read >= ahead or target is None or common_prefix(target, tokens) < ahead:
+                if target is not followed:
+                    if target is None or common_prefix(target, tokens) < ahead:
+                        break
+                    followed = target
+                if len(source._cached) >= ahead and common_prefix(source._cached, tokens) >= ahead:
                     break
                 if not self._started[source_index] and time.monotonic() - since > WAIT_START_S:
                     break  # nobody reads that reply yet: read the start here

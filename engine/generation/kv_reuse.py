@@ -29,10 +29,25 @@ def reusable_prefix(common: int, *, oldest_cached: int, window: int) -> int:
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    """How many tokens two sequences share from their start."""
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
+    """How many tokens two sequences share from their start.
+
+    Compared a slice at a time (a bisection over where they part), so that two prompts of
+    20,000 tokens are compared at the speed of list equality, not one Python step a token."""
+    n = min(len(a), len(b))
+    x, y = (a, b) if type(a) is type(b) and isinstance(a, list | tuple) else (list(a), list(b))
+    if x[:n] == y[:n]:
+        return n
+    lo, hi = 0, n  # x[:lo] == y[:lo], and they part before hi
+    while hi - lo > _LINEAR:
+        mid = (lo + hi) // 2
+        if x[lo:mid] == y[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    while lo < hi and x[lo] == y[lo]:
+        lo += 1
+    return lo
+
+
+# Below this many tokens the part where two sequences part is walked a token at a time.
+_LINEAR = 32
