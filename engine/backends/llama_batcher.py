@@ -166,17 +166,15 @@ class Batcher:
             if self._closed:
                 raise EngineError("The model was unloaded.")
             alone = all(s == seq for s in self._state) and not self._pending
-            if alone and len(tokens) <= self.capacity:
+            direct = alone and len(tokens) <= self.capacity
+            if direct:
                 # The only reply in the loop: its tokens are the whole step, evaluated from its
                 # own thread (one hand-over to the compute thread, not three). It stays a busy
                 # member, so no step starts while it reads its logits.
                 self._state[seq] = _BUSY
                 self._wake()
-                direct = Work(seq, tokens, pos0, logits_all, logits_last, order=0)
-            else:
-                direct = None
-        if direct is not None:
-            return self._step_alone(direct)
+        if direct:
+            return self._step_alone(seq, tokens, pos0, logits_all, logits_last)
         return self.result(self.hand_in(seq, tokens, pos0, logits_last, logits_all), cancel)
 
     def hand_in(
@@ -237,13 +235,15 @@ class Batcher:
                 step_over = self._step_over
             step_over.wait()
 
-    def _step_alone(self, work: Work) -> tuple[int, int]:
-        n = len(work.tokens)
+    def _step_alone(
+        self, seq: int, tokens: list[int], pos0: int, logits_all: bool, logits_last: bool
+    ) -> tuple[int, int]:
+        n = len(tokens)
         with self.lock:
             batch = self._batch
             if batch is None:
                 raise EngineError("The model was unloaded.")
-            batch.n_tokens = _fill(batch, 0, work, 0, n)
+            batch.n_tokens = _fill_tokens(batch, 0, seq, tokens, pos0, logits_all, logits_last)
             rc = int(compute.run(self._lib.llama_decode, self._ctx, batch))
         if rc != 0:
             raise decode_error(rc)
@@ -363,12 +363,35 @@ class Batcher:
 def _fill(batch: Any, n: int, work: Work, start: int, end: int) -> int:
     """Put ``work``'s tokens ``start:end`` into ``batch`` from row ``n`` on; the row after."""
     last_part = end == len(work.tokens)
-    for i in range(start, end):
-        batch.token[n] = work.tokens[i]
-        batch.pos[n] = work.pos0 + i
+    return _fill_tokens(
+        batch,
+        n,
+        work.seq,
+        work.tokens[start:end],
+        work.pos0 + start,
+        work.logits_all,
+        work.logits_last and last_part,
+    )
+
+
+def _fill_tokens(
+    batch: Any,
+    n: int,
+    seq: int,
+    tokens: list[int],
+    pos0: int,
+    logits_all: bool,
+    logits_last: bool,
+) -> int:
+    """Put ``tokens`` of sequence ``seq``, from position ``pos0`` on, into ``batch`` from row
+    ``n`` on, with logits for every one (``logits_all``) or the last (``logits_last``); the row
+    after."""
+    last = len(tokens) - 1
+    for i, token in enumerate(tokens):
+        batch.token[n] = token
+        batch.pos[n] = pos0 + i
         batch.n_seq_id[n] = 1
-        batch.seq_id[n][0] = work.seq
-        wants = work.logits_all or (last_part and i == end - 1 and work.logits_last)
-        batch.logits[n] = 1 if wants else 0
+        batch.seq_id[n][0] = seq
+        batch.logits[n] = 1 if logits_all or (logits_last and i == last) else 0
         n += 1
     return n

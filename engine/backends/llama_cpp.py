@@ -394,9 +394,14 @@ class LlamaCppModel(GenerationLoop):
             # repetition penalty looks every candidate up in a table.
             yield _Argmax(self, params.repeat_penalty, window, bias)
             return
-        chain = make_chain(self._lib, self._vocab, params, 0)  # the penalty applied in place
+        if window:  # the biases and the penalty applied in place, in llama.cpp's order
+            chain = make_chain(self._lib, self._vocab, params, 0)
+            sampler = NativeSampler(self, chain, params.repeat_penalty, window, bias)
+        else:  # no penalty: the biases are the chain's first sampler
+            chain = make_chain(self._lib, self._vocab, params, 0, bias)
+            sampler = NativeSampler(self, chain)
         try:
-            yield NativeSampler(self, chain, params.repeat_penalty, window, bias)
+            yield sampler
         finally:
             self._lib.llama_sampler_free(chain)
 

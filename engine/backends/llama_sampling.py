@@ -18,12 +18,23 @@ if TYPE_CHECKING:
     from engine.generation.loop import HandedIn
 
 
-def make_chain(lib: Any, vocab: Any, p: GenerationParams, window: int) -> Any:
-    """llama.cpp's native sampler chain for ``p``: the repetition penalty over the last ``window``
-    tokens, a grammar where the request has one, then greedy, or top-k, top-p, min-p, temperature
-    and a seeded draw, in llama.cpp's order."""
+def make_chain(
+    lib: Any, vocab: Any, p: GenerationParams, window: int, bias: Mapping[int, float] | None = None
+) -> Any:
+    """llama.cpp's native sampler chain for ``p``: ``bias`` added to the logits, the repetition
+    penalty over the last ``window`` tokens, a grammar where the request has one, then greedy,
+    or top-k, top-p, min-p, temperature and a seeded draw, in llama.cpp's order."""
     chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
     add = lib.llama_sampler_chain_add
+    if bias:
+        # Each bias is added to its token's logit where it stands (the candidates are still in
+        # vocabulary order when the chain starts): a few additions, not a pass over the
+        # vocabulary.
+        pairs = (lib.llama_logit_bias * len(bias))(
+            *(lib.llama_logit_bias(t, b) for t, b in bias.items())
+        )
+        n_vocab = lib.llama_vocab_n_tokens(vocab)
+        add(chain, lib.llama_sampler_init_logit_bias(n_vocab, len(bias), pairs))
     if window > 0:
         n_vocab = lib.llama_vocab_n_tokens(vocab)
         penalties = lib.llama_sampler_init_penalties(n_vocab, window, p.repeat_penalty, 0, 0)

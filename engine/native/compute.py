@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from _thread import allocate_lock
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -29,7 +30,10 @@ class _Call:
     def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
         self.fn = fn
         self.args = args
-        self.done = threading.Event()
+        # Held until the call is done: the lightest hand-back there is (an Event is a Condition,
+        # a lock and a waiter's lock each time), once a token.
+        self.done = allocate_lock()
+        self.done.acquire()
         self.result: Any = None
         self.error: BaseException | None = None
 
@@ -41,7 +45,7 @@ def run(fn: Callable[..., T], *args: Any) -> T:
         return fn(*args)
     call = _Call(fn, args)
     _calls.put(call)
-    call.done.wait()
+    call.done.acquire()
     if call.error is not None:
         raise call.error
     result: T = call.result
@@ -65,4 +69,4 @@ def _serve() -> None:
         except BaseException as exc:  # handed to the caller, whose error it is
             call.error = exc
         finally:
-            call.done.set()
+            call.done.release()

@@ -143,6 +143,47 @@ def test_biases_in_place_pick_what_llama_cpps_logit_bias_sampler_picks(
     assert made and ours == theirs
 
 
+def test_without_a_penalty_the_chain_adds_the_biases_and_draws_what_in_place_draws(
+    starter: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no repetition penalty the biases (ignore_eos's forbidden ends among them) are the
+    native chain's first sampler instead of being written into the logits and put back; the
+    seeded draws are the same either way."""
+    from engine.backends import llama_cpp
+    from engine.backends.llama_sampling import NativeSampler
+
+    with load(starter, 1) as model:
+        common = model.tokenize(" the the, and a of to in is")
+        bias = dict(zip(common, (-3.0, 2.5, float("-inf"), 4.0, 1.5, -2.0), strict=False))
+        params = GenerationParams(
+            temperature=0.9,
+            seed=5,
+            max_tokens=48,
+            repeat_penalty=1.0,
+            logit_bias=tuple(sorted(bias.items())),
+            ignore_eos=True,
+        )
+        chained, final = collect(model.chat(ASK, params))
+        assert final.stats is not None and final.stats.completion_tokens == 48
+
+        made_with: list[Any] = []
+        plain_chain = llama_cpp.make_chain
+
+        def without_bias(lib: Any, vocab: Any, p: GenerationParams, window: int, *rest: Any) -> Any:
+            made_with.append(rest)
+            return plain_chain(lib, vocab, p, window)
+
+        def in_place(m: LlamaCppModel, chain: Any, *_: Any) -> NativeSampler:
+            return NativeSampler(m, chain, 1.0, 0, m._biases(params))
+
+        monkeypatch.setattr(llama_cpp, "make_chain", without_bias)
+        monkeypatch.setattr(llama_cpp, "NativeSampler", in_place)
+        model.reset()
+        written, _ = collect(model.chat(ASK, params))
+    assert made_with and made_with[0] and made_with[0][0]  # the chain was to carry the biases
+    assert chained == written
+
+
 def test_the_openai_fields_are_read_in_both_forms() -> None:
     body: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
     body["ignore_eos"] = True
