@@ -7,7 +7,7 @@ import threading
 from collections.abc import Generator, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
 
@@ -258,6 +258,56 @@ def test_requests_arriving_together_read_their_common_start_once(
     assert cached[0] < length <= cached[1] <= cached[2]
     assert parallel.busy == 0
     cells_match_tokens(parallel)
+
+
+def test_a_start_saved_on_disk_is_restored_once_then_shared(
+    starter: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a restart, three requests with a system prompt whose state was saved on disk:
+    one sequence restores it from the file, the other two copy its cells instead of reading
+    the file (or the prompt) again."""
+    from engine.generation.state_cache import StateCache
+
+    cache = StateCache(tmp_path / "state")
+    system = berths("Saltmarsh")
+    with LlamaCppBackend().load(starter, plan_for(starter, 1024, SEQUENCES)) as before:
+        assert isinstance(before, ParallelLlamaCpp)
+        before.keep_states(cache)
+        length = len(before.tokenize(system.content))
+        collect(before.chat([system, *ask("Which berth takes 10 metres?")], GREEDY))
+    cache.flush()
+    assert list(cache.folder.glob("*.kvstate"))
+
+    reads: list[int] = []
+    read = cache.read
+
+    def counted(entry: Any) -> bytes | None:
+        data = read(entry)
+        reads.append(len(data or b""))
+        return data
+
+    monkeypatch.setattr(cache, "read", counted)
+    with LlamaCppBackend().load(starter, plan_for(starter, 1024, SEQUENCES)) as after:
+        assert isinstance(after, ParallelLlamaCpp)
+        after.keep_states(cache)
+        questions = ["What is post 104?", "Where do I book?", "Which post is 203?"]
+        streams = [after.chat([system, *ask(q)], GREEDY) for q in questions]
+        results: list[tuple[str, Chunk] | None] = [None] * len(streams)
+
+        def run(i: int) -> None:
+            results[i] = collect(streams[i])
+
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(len(streams))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert after.read_once == 2
+        cells_match_tokens(after)
+    assert len(reads) == 1 and reads[0] > 0
+    finals = [r[1] for r in results if r is not None]
+    assert all(f.finish_reason in ("stop", "length") for f in finals) and len(finals) == 3
+    assert all(f.stats is not None and f.stats.cached_tokens >= length for f in finals)
 
 
 def test_a_request_does_not_wait_for_a_reply_nobody_reads(
