@@ -94,6 +94,9 @@ class EngineStatus:
     # Every chat model in memory (the default one first): its context, sequences, the replies
     # it is running and waiting, its size, and when it is unloaded if left idle.
     residents: tuple[dict[str, Any], ...] = ()
+    # The last prompt of 1,000 tokens or more read (not taken from the cache): "model",
+    # "tokens", "seconds", "tokens_per_s" and "at" (ISO time); None before the first.
+    last_long_prompt: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

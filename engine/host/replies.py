@@ -12,6 +12,7 @@ import time
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Final
 
 from engine.errors import EngineError
@@ -30,6 +31,9 @@ HEARTBEAT: Final = "heartbeat"
 # per token, those wake-ups take CPU from the runtime's own threads when they use every core
 # (docs/PERFORMANCE.md measures it). The window repaints about every 30 ms, so nothing shows later.
 STREAM_FLUSH_S: Final = 0.03
+# A prompt this long (tokens read, not taken from the cache) is remembered with its reading speed
+# (the status's ``last_long_prompt``), as the window's status bar shows it.
+LONG_PROMPT: Final = 1000
 
 
 @dataclass(slots=True)
@@ -48,6 +52,9 @@ class Replies:
     gate: IdleGate
     background: Background
     _speed_checked: Resident | None
+    # The last prompt of ``LONG_PROMPT`` tokens or more read: its model, tokens, seconds, speed
+    # and when it was read.
+    last_long_prompt: dict[str, object] | None
 
     @property
     def chat(self) -> Resident | None:
@@ -163,7 +170,7 @@ class Replies:
                     if not ended:
                         ended = True
                         self.streams -= 1
-                    self._count(item)
+                    self._count(item, resident)
                     counted = True
                     yield item
                     continue
@@ -181,7 +188,7 @@ class Replies:
                 cancel.set()
                 await asyncio.to_thread(thread.join)
             if produced and not counted:
-                self._count(produced[-1])
+                self._count(produced[-1], resident)
             if not ended:
                 self.streams -= 1
 
@@ -225,7 +232,17 @@ class Replies:
         except Exception as exc:  # a speed record is never worth a failed reply
             log.warning("could not compare %s's speed with its prediction: %s", resident.id, exc)
 
-    def _count(self, final: Chunk) -> None:
+    def _count(self, final: Chunk, resident: Resident | None = None) -> None:
+        s = final.stats
+        read = s.prompt_tokens - s.cached_tokens if s is not None else 0
+        if s is not None and read >= LONG_PROMPT and s.prompt_tokens_per_s > 0:
+            self.last_long_prompt = {
+                "model": resident.id if resident is not None else None,
+                "tokens": read,
+                "seconds": round(read / s.prompt_tokens_per_s, 3),
+                "tokens_per_s": s.prompt_tokens_per_s,
+                "at": datetime.now(UTC).isoformat(timespec="seconds"),
+            }
         if final.finish_reason == "cancelled":
             self.counters.cancelled += 1
         elif final.finish_reason == "error":

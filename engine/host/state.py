@@ -94,6 +94,7 @@ class HostState(OnDemand, Replies, AutoParallel):
         self.choice: Choice | None = None  # how the chat model was chosen to run
         # The first reply after each load is compared with the predicted speed (engine/speed).
         self._speed_checked: Resident | None = None
+        self.last_long_prompt: dict[str, object] | None = None
         # The turns of a request that found no model (it fails when it looks for one).
         self._no_model = Admission(1, QUEUE_PER_SEQUENCE if max_queue is None else max_queue)
         # Requests in the engine, for work that waits for an idle moment (measuring).
@@ -552,6 +553,7 @@ class HostState(OnDemand, Replies, AutoParallel):
             vision=bool(chat and getattr(chat.model, "vision", False)),
             thinking_switch=bool(chat and switches_thinking(_template_source(chat.model))),
             residents=tuple(r.describe() for r in self.residents),
+            last_long_prompt=self.last_long_prompt,
         )
 
     def close(self) -> None:

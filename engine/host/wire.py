@@ -42,6 +42,7 @@ from engine.types import (
     ChatMessage,
     Chunk,
     GenerationParams,
+    GenerationStats,
     ImageInput,
     Role,
     TokenLogprob,
@@ -315,6 +316,9 @@ def completions_response(
     total = usage(finals[0])
     for final in finals[1:]:
         total = _added(total, usage(final))
+    cove = total["cove"]  # the speed over all the prompts read, not the sum of their speeds
+    seconds = cove["prompt_read_s"]
+    cove["prompt_tokens_per_s"] = round(cove["prompt_read_tokens"] / seconds, 2) if seconds else 0.0
     return {
         "id": cid,
         "object": "text_completion",
@@ -377,7 +381,20 @@ def usage(final: Chunk) -> dict[str, Any]:
             "draft_tokens": drafted,
             "accepted_tokens": accepted,
             "batched_tokens": s.batched_tokens if s else 0,
+            **prompt_reading(s),
         },
+    }
+
+
+def prompt_reading(s: GenerationStats | None) -> dict[str, Any]:
+    """How the prompt was read: the tokens read (not taken from the cache), in how many
+    seconds, and the speed (0 where nothing was read)."""
+    read = max(s.prompt_tokens - s.cached_tokens, 0) if s else 0
+    speed = s.prompt_tokens_per_s if s and read else 0.0
+    return {
+        "prompt_read_tokens": read,
+        "prompt_read_s": round(read / speed, 3) if speed else 0.0,
+        "prompt_tokens_per_s": speed,
     }
 
 

@@ -251,6 +251,34 @@ def test_status_reports_the_plan(host: LocalEngine) -> None:
     assert status.pid == host.pid
 
 
+def test_a_long_prompts_reading_speed_is_in_usage_and_in_the_status(
+    host: LocalEngine, model_id: str
+) -> None:
+    """A prompt of over 1,000 tokens read (none of them from the cache): its tokens, seconds
+    and speed in ``usage.cove``, and remembered as the status's last long prompt."""
+    facts = " ".join(f"Berth {i} holds {i % 7} boats." for i in range(150))
+    body = {
+        "model": model_id,
+        "messages": [{"role": "user", "content": f"{facts} Which berth holds the most?"}],
+        "max_tokens": 2,
+        "temperature": 0,
+    }
+    usage = raw(host, "POST", "/v1/chat/completions", json=body).json()["usage"]
+    cove = usage["cove"]
+    read = usage["prompt_tokens"] - usage["prompt_tokens_details"]["cached_tokens"]
+    assert cove["prompt_read_tokens"] == read >= 1000
+    assert cove["prompt_tokens_per_s"] > 0
+    assert cove["prompt_read_s"] == pytest.approx(read / cove["prompt_tokens_per_s"], rel=0.01)
+    last = host.client.status().last_long_prompt
+    assert last is not None
+    assert last["model"] == model_id and last["tokens"] == read
+    assert last["tokens_per_s"] == cove["prompt_tokens_per_s"]
+    # A short follow-up read after it leaves the long one as the last long prompt.
+    short = {**body, "messages": [{"role": "user", "content": "Hello there."}]}
+    assert raw(host, "POST", "/v1/chat/completions", json=short).status_code == 200
+    assert host.client.status().last_long_prompt == last
+
+
 # -- Cove's client --------------------------------------------------------------------------------
 
 

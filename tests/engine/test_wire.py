@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import struct
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -206,7 +207,14 @@ def test_responses_carry_usage_and_cove_timings() -> None:
             "accepted_prediction_tokens": 3,
             "rejected_prediction_tokens": 2,
         },
-        "cove": {"draft_tokens": 5, "accepted_tokens": 3, "batched_tokens": 0},
+        "cove": {
+            "draft_tokens": 5,
+            "accepted_tokens": 3,
+            "batched_tokens": 0,
+            "prompt_read_tokens": 15,
+            "prompt_read_s": 0.05,
+            "prompt_tokens_per_s": 300.0,
+        },
     }
     assert body["cove"]["timings"]["ttft_s"] == 0.1
     assert body["cove"]["timings"]["draft_tokens"] == 5
@@ -234,3 +242,20 @@ def test_speculation_and_conversation_fields_are_read_and_checked() -> None:
         parse_params({"speculation": "fast"})
     with pytest.raises(InvalidRequest, match="cove_conversation"):
         parse_params({"cove_conversation": 7})
+
+
+def test_usage_over_several_prompts_gives_the_speed_of_all_their_reading() -> None:
+    """Several prompts' usage is added up, but their reading speeds are not: the speed is
+    the tokens read over the seconds spent reading them."""
+    fast, slow = final_chunk(), final_chunk()
+    assert fast.stats is not None and slow.stats is not None
+    slow = replace(slow, stats=replace(slow.stats, prompt_tokens_per_s=100.0))
+    body = wire.completions_response("id", "m", 1, [], [fast, slow])
+    cove = body["usage"]["cove"]
+    assert cove["prompt_read_tokens"] == 30
+    assert cove["prompt_read_s"] == pytest.approx(0.05 + 0.15)
+    assert cove["prompt_tokens_per_s"] == pytest.approx(150.0)
+    nothing_read = final_chunk()
+    assert nothing_read.stats is not None
+    cached = replace(nothing_read, stats=replace(nothing_read.stats, cached_tokens=20))
+    assert wire.usage(cached)["cove"]["prompt_tokens_per_s"] == 0.0
