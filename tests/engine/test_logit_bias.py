@@ -151,6 +151,7 @@ def test_without_a_penalty_the_chain_adds_the_biases_and_draws_what_in_place_dra
     seeded draws are the same either way."""
     from engine.backends import llama_cpp
     from engine.backends.llama_sampling import NativeSampler
+    from engine.backends.llama_sampling import make_chain as plain_chain
 
     with load(starter, 1) as model:
         common = model.tokenize(" the the, and a of to in is")
@@ -167,7 +168,6 @@ def test_without_a_penalty_the_chain_adds_the_biases_and_draws_what_in_place_dra
         assert final.stats is not None and final.stats.completion_tokens == 48
 
         made_with: list[Any] = []
-        plain_chain = llama_cpp.make_chain
 
         def without_bias(lib: Any, vocab: Any, p: GenerationParams, window: int, *rest: Any) -> Any:
             made_with.append(rest)
