@@ -26,6 +26,7 @@ def make_chain(
     or top-k, top-p, min-p, temperature and a seeded draw, in llama.cpp's order."""
     chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
     add = lib.llama_sampler_chain_add
+    n_vocab = lib.llama_vocab_n_tokens(vocab)
     if bias:
         # Each bias is added to its token's logit where it stands (the candidates are still in
         # vocabulary order when the chain starts): a few additions, not a pass over the
@@ -33,10 +34,8 @@ def make_chain(
         pairs = (lib.llama_logit_bias * len(bias))(
             *(lib.llama_logit_bias(t, b) for t, b in bias.items())
         )
-        n_vocab = lib.llama_vocab_n_tokens(vocab)
         add(chain, lib.llama_sampler_init_logit_bias(n_vocab, len(bias), pairs))
     if window > 0:
-        n_vocab = lib.llama_vocab_n_tokens(vocab)
         penalties = lib.llama_sampler_init_penalties(n_vocab, window, p.repeat_penalty, 0, 0)
         add(chain, penalties)
     if p.grammar is not None:

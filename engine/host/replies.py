@@ -18,6 +18,7 @@ from typing import Final
 from engine.errors import EngineError
 from engine.host.background import Background, IdleGate
 from engine.host.residents import CURRENT, Resident
+from engine.host.wire import prompt_reading
 from engine.types import Chunk, TokenLogprob
 
 log = logging.getLogger("cove.host")
@@ -233,14 +234,13 @@ class Replies:
             log.warning("could not compare %s's speed with its prediction: %s", resident.id, exc)
 
     def _count(self, final: Chunk, resident: Resident | None = None) -> None:
-        s = final.stats
-        read = s.prompt_tokens - s.cached_tokens if s is not None else 0
-        if s is not None and read >= LONG_PROMPT and s.prompt_tokens_per_s > 0:
+        reading = prompt_reading(final.stats)
+        if reading["prompt_read_tokens"] >= LONG_PROMPT and reading["prompt_tokens_per_s"] > 0:
             self.last_long_prompt = {
                 "model": resident.id if resident is not None else None,
-                "tokens": read,
-                "seconds": round(read / s.prompt_tokens_per_s, 3),
-                "tokens_per_s": s.prompt_tokens_per_s,
+                "tokens": reading["prompt_read_tokens"],
+                "seconds": reading["prompt_read_s"],
+                "tokens_per_s": reading["prompt_tokens_per_s"],
                 "at": datetime.now(UTC).isoformat(timespec="seconds"),
             }
         if final.finish_reason == "cancelled":

@@ -229,6 +229,22 @@ def berths(harbour: str) -> ChatMessage:
     return ChatMessage("system", f"{harbour}: answer from these facts only. " + " ".join(facts))
 
 
+def finals_together(streams: list[Iterator[Chunk]]) -> list[Chunk]:
+    """Each stream read to its end in a thread of its own, all at once (each call took its
+    sequence when it was made); their terminal chunks, in order."""
+    results: list[tuple[str, Chunk] | None] = [None] * len(streams)
+
+    def run(i: int) -> None:
+        results[i] = collect(streams[i])
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(streams))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return [r[1] for r in results if r is not None]
+
+
 def test_requests_arriving_together_read_their_common_start_once(
     parallel: ParallelLlamaCpp,
 ) -> None:
@@ -240,19 +256,8 @@ def test_requests_arriving_together_read_their_common_start_once(
     before = parallel.read_once
     questions = ["Which berth takes 12 metres?", "What is post 105?", "Where do I book?"]
     # Each call takes its sequence at once; the first sets out to read the prompt.
-    streams = [parallel.chat([system, *ask(q)], GREEDY) for q in questions]
-    results: list[tuple[str, Chunk] | None] = [None] * len(streams)
-
-    def run(i: int) -> None:
-        results[i] = collect(streams[i])
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(streams))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    finals = finals_together([parallel.chat([system, *ask(q)], GREEDY) for q in questions])
     assert parallel.read_once - before == 2
-    finals = [r[1] for r in results if r is not None]
     assert [f.finish_reason in ("stop", "length") for f in finals] == [True] * 3
     cached = sorted(f.stats.cached_tokens if f.stats else 0 for f in finals)
     assert cached[0] < length <= cached[1] <= cached[2]
@@ -291,21 +296,10 @@ def test_a_start_saved_on_disk_is_restored_once_then_shared(
         assert isinstance(after, ParallelLlamaCpp)
         after.keep_states(cache)
         questions = ["What is post 104?", "Where do I book?", "Which post is 203?"]
-        streams = [after.chat([system, *ask(q)], GREEDY) for q in questions]
-        results: list[tuple[str, Chunk] | None] = [None] * len(streams)
-
-        def run(i: int) -> None:
-            results[i] = collect(streams[i])
-
-        threads = [threading.Thread(target=run, args=(i,)) for i in range(len(streams))]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        finals = finals_together([after.chat([system, *ask(q)], GREEDY) for q in questions])
         assert after.read_once == 2
         cells_match_tokens(after)
     assert len(reads) == 1 and reads[0] > 0
-    finals = [r[1] for r in results if r is not None]
     assert all(f.finish_reason in ("stop", "length") for f in finals) and len(finals) == 3
     assert all(f.stats is not None and f.stats.cached_tokens >= length for f in finals)
 
