@@ -1,4 +1,5 @@
-"""``cove``: the desktop window with no arguments (or ``cove gui``), the terminal CLI otherwise.
+"""``cove``: the desktop window with no arguments, with files to attach (``cove FILE ...``, a
+desktop's "Open with Cove") or as ``cove gui``; the terminal CLI otherwise.
 
 Importing this module must stay cheap: ``cove probe`` and friends should not pay for Qt. The GUI and
 the CLI are imported only once we know which one runs.
@@ -8,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 # Flags that only make sense for the window; any of them as the first argument means "GUI".
 GUI_FLAGS = (
@@ -18,6 +21,7 @@ GUI_FLAGS = (
     "--prompt",
     "--model",
     "--theme",
+    "--language",
     "--exit-after-paint",
     "--timeout",
 )
@@ -27,6 +31,13 @@ def build_gui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cove gui",
         description="Open Cove's desktop window. Run 'cove --help' for the terminal commands.",
+    )
+    parser.add_argument(
+        "files",
+        nargs="*",
+        metavar="FILE",
+        help="attach these files to the chat (given to the window already open on this data "
+        "folder, when there is one)",
     )
     parser.add_argument(
         "--self-test",
@@ -73,7 +84,19 @@ def is_gui_invocation(args: Sequence[str]) -> bool:
     if not args:
         return True
     first = args[0]
-    return first == "gui" or any(first == f or first.startswith(f + "=") for f in GUI_FLAGS)
+    if first == "gui" or any(first == f or first.startswith(f + "=") for f in GUI_FLAGS):
+        return True
+    return _names_a_file(first)
+
+
+def _names_a_file(arg: str) -> bool:
+    """A file to open in the window (a desktop passes full paths). A bare word is a command even
+    where a file of that name lies in the current folder: ``cove chat`` stays the CLI beside a
+    file called ``chat``."""
+    separators = [s for s in (os.sep, os.altsep) if s]
+    path = Path(arg)
+    written_as_path = any(s in arg for s in separators) or bool(path.suffix)
+    return written_as_path and path.is_file()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -186,3 +186,23 @@ class McpConfigError(EngineError):
     """An MCP server list (``mcp.json``) that cannot be read: the message names the entry."""
 
     code = "mcp_config_error"
+
+
+class StoreError(EngineError):
+    """The chat history could not be opened, read or written."""
+
+    code = "store_error"
+
+
+class HistoryDiskFull(StoreError):
+    """The disk holding the chat history is full: nothing half-written was kept, and what could
+    not be saved yet is saved once there is room."""
+
+    code = "history_disk_full"
+
+
+class HistoryDamaged(StoreError):
+    """The chat history's file is damaged; it is moved aside and rebuilt from its backup and the
+    rows it still holds."""
+
+    code = "history_damaged"

@@ -33,6 +33,7 @@ from app.chat.message.images import ImageRef
 from app.chat.message.widget import MessageWidget
 from app.chat.model_images import ModelImages
 from app.chat.undo import UndoDelete
+from app.chat.unsaved import UnsavedReplies
 from app.chat.view import ChatView
 from app.common.engine_service import EngineService
 from app.common.i18n import tr
@@ -86,6 +87,7 @@ class _Relay(QObject):
         signals.call_changed.connect(self.call_changed)
         signals.reasoning_received.connect(self.reasoning_received)
         signals.reply_finished.connect(self.reply_finished)
+        signals.save_delayed.connect(self._c.notice)
 
     def conversation_created(self, conversation: Conversation) -> None:
         self._c._conversation_created(self._a, conversation)
@@ -114,6 +116,7 @@ def title_from(text: str) -> str:
 class ChatController(QObject):
     store_opened = Signal()
     store_failed = Signal(str)
+    history_reloaded = Signal()  # a restore or an import replaced what the history holds
     conversations_listed = Signal(list)
     search_found = Signal(list)
     conversation_opened = Signal(object)  # Conversation | None (a new, unsaved chat)
@@ -139,6 +142,9 @@ class ChatController(QObject):
         self.engine = engine
         self.io = WorkerPool("store", 1)
         self.store: Store | None = None
+        # Replies a full disk refused, saved again once there is room (app/chat/unsaved.py).
+        self.unsaved = UnsavedReplies(self.io, lambda: self.store, self)
+        self.unsaved.saved.connect(self.notice)
         self.current: Conversation | None = None
         self.draft_system_prompt = ""
         self.draft_settings: ChatSettings | None = None
@@ -217,8 +223,25 @@ class ChatController(QObject):
             active.request.cancel.set()
         self.engine.wait_for_replies(10_000)
         self.io.wait(5_000)
+        self.unsaved.save_now()
         if self.store is not None:
             self.store.close()
+
+    def history_replaced(self) -> None:
+        """A restore or an import changed the history under the window: read it again, and
+        keep the open chat where it still exists."""
+        current = self.current.id if self.current is not None else None
+        self.history_reloaded.emit()
+
+        def done(conversations: list[Conversation]) -> None:
+            self.conversations_listed.emit(conversations)
+            ids = [c.id for c in conversations]
+            if current in ids:
+                self.open_conversation(current)
+            elif ids:
+                self.open_conversation(ids[0])
+
+        self._io(lambda s: s.list_conversations(), done)
 
     def _io(self, fn: Any, done: Any = None) -> None:
         """Run ``fn(store)`` off the UI thread; errors become a notice."""
@@ -752,7 +775,9 @@ class ChatController(QObject):
         # The engine's own model is asked for as such; another by name, loaded on demand.
         chosen = model if model is not None and model != self.engine.model else None
         chat = (lambda: self.engine.chat_fn(chosen)) if chosen is not None else self.engine.chat_fn
-        worker = GenerationWorker(self.store, chat, request, self.model_images)
+        worker = GenerationWorker(
+            self.store, chat, request, self.model_images, self.unsaved.pending
+        )
         active.worker, active.relay = worker, _Relay(self, active)
         active.relay.wire(worker.signals)
         worker.signals.engine_crashed.connect(self.engine.report_crash)
@@ -844,6 +869,7 @@ class ChatController(QObject):
         if active.relay is not None:
             active.relay.deleteLater()
         self._show_busy()
+        self.unsaved.watch()
         message = outcome.message
         if self._on_screen(outcome.conversation_id):
             widget = self.view.message_widget(message.id) if message is not None else None

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from engine.documents.answer import Grounding
     from engine.mcp_servers.turn import CallRecord
     from engine.store import ChatSettings, Message, Store, StoredImage
+    from engine.store.pending import PendingSaves
     from engine.types import ImageInput
 
 log = logging.getLogger(__name__)
@@ -109,6 +110,8 @@ class GenerationSignals(QObject):
     reasoning_received = Signal(int, str)
     reply_finished = Signal(object)  # ReplyOutcome
     engine_crashed = Signal(str)
+    # The disk is full: the reply stays on screen and is saved once there is room (the words).
+    save_delayed = Signal(str)
 
 
 def history_for(
@@ -186,9 +189,12 @@ class GenerationWorker(QRunnable):
         chat: Callable[[], ChatFn],
         request: GenerationRequest,
         images: ModelImages | None = None,
+        unsaved: PendingSaves | None = None,
     ) -> None:
         super().__init__()
         self.images = images
+        self.unsaved = unsaved  # where a reply the full disk refused waits
+        self._told_full = False
         self.signals = GenerationSignals()
         self.store = store
         self.conversation_id = request.conversation_id
@@ -356,7 +362,7 @@ class GenerationWorker(QRunnable):
                     pending.clear()
                     last_emit = now
                 if now - last_save >= SAVE_INTERVAL_S:
-                    self.store.update_message_content(reply_id, "".join(parts))
+                    self._save_so_far(reply_id, parts)
                     last_save = now
         finally:
             # Also when the engine died mid-stream: the window shows every word that is saved.
@@ -365,6 +371,25 @@ class GenerationWorker(QRunnable):
         if final is None:
             final = Chunk(finish_reason="cancelled" if req.cancel.is_set() else "error")
         return final
+
+    def _save_so_far(self, reply_id: int, parts: list[str]) -> None:
+        from engine.errors import HistoryDiskFull
+
+        try:
+            self.store.update_message_content(reply_id, "".join(parts))
+        except HistoryDiskFull:  # the reply goes on; what is not saved yet is saved at its end
+            self._disk_full()
+
+    def _disk_full(self) -> None:
+        if not self._told_full:
+            self._told_full = True
+            self.signals.save_delayed.emit(
+                tr(
+                    "Chat",
+                    "The disk is full, so this reply is not saved yet. It stays on screen, and "
+                    "Cove saves it as soon as there is room: free some space on the disk.",
+                )
+            )
 
     def _params(self) -> GenerationParams:
         """The request's settings, naming the conversation: the engine keeps its saved state
@@ -435,6 +460,7 @@ class GenerationWorker(QRunnable):
         prompt_chars: int,
         code: str | None = None,
     ) -> None:
+        from engine.errors import HistoryDiskFull
         from engine.store import reply_meta, reply_status
 
         stored: Message | None = None
@@ -457,7 +483,14 @@ class GenerationWorker(QRunnable):
                     meta["error"] = error or tr("Chat", "unknown error")
                     meta["finish_reason"] = "crashed" if crashed else "error"
                     status = "interrupted" if crashed or text else "error"
-                stored = self.store.finish_message(reply.id, text, status, meta)
+                try:
+                    stored = self.store.finish_message(reply.id, text, status, meta)
+                except HistoryDiskFull:
+                    if self.unsaved is None:
+                        raise
+                    self.unsaved.keep(reply.id, text, status, meta)
+                    stored = dataclasses.replace(reply, content=text, status=status, meta=meta)
+                    self._disk_full()
         except Exception as exc:  # the store failing must still end the turn in the UI
             log.exception("could not save the reply")
             error = error or tr("Chat", "Could not save the reply: {reason}").format(reason=exc)

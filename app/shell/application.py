@@ -2,6 +2,9 @@
 
 The window paints first; the chat history opens and the engine starts (and loads its model) only
 after that, in the background, so the time to a usable window does not depend on the model.
+
+One window per data folder (app/shell/single_instance.py): a start that finds the folder's
+window hands it its files and ends before building a window or an engine of its own.
 """
 
 from __future__ import annotations
@@ -15,6 +18,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
+
+    from app.shell.single_instance import InstanceServer
 
 ICON = Path(__file__).resolve().parents[1] / "assets" / "icons" / "cove.svg"
 
@@ -57,9 +66,7 @@ def _run(options: argparse.Namespace, started: float) -> int:
 
     from app.common import i18n
     from app.common.qt_compat import keep_none_alive
-    from app.common.theme import ThemeManager
-    from app.common.workers import install_invoker
-    from app.shell.main_window import MainWindow
+    from app.shell import single_instance
 
     keep_none_alive()
 
@@ -69,10 +76,34 @@ def _run(options: argparse.Namespace, started: float) -> int:
     assert isinstance(app, QApplication)
     if ICON.is_file():
         app.setWindowIcon(QIcon(str(ICON)))
-    install_invoker()
     i18n.install(options.language or i18n.saved_language())
+    # Before the window is built: a start that hands over to the folder's window ends here.
+    held = single_instance.claim(
+        options.files, measuring=options.self_test or options.exit_after_paint
+    )
+    if isinstance(held, int):
+        return held
+    try:
+        return _show(app, options, started, held)
+    finally:
+        held.close()
+
+
+def _show(
+    app: QApplication,
+    options: argparse.Namespace,
+    started: float,
+    held: InstanceServer,
+) -> int:
+    from app.common.theme import ThemeManager
+    from app.common.workers import install_invoker
+    from app.shell.main_window import MainWindow
+    from app.shell.single_instance import Request, answer
+
+    install_invoker()
     theme = ThemeManager(app, options.theme or "system")
     window = MainWindow(theme, model=options.model)
+    held.request_received.connect(lambda request: answer(window, request))
     if options.theme:
         window.requested_theme = options.theme
 
@@ -104,4 +135,6 @@ def _run(options: argparse.Namespace, started: float) -> int:
     # Take the keyboard as a window opened by a person does: where no window manager gives it
     # (a kiosk, a bare X server), the window asks for it itself.
     window.activateWindow()
+    if options.files:
+        answer(window, Request.of(options.files))
     return int(app.exec())

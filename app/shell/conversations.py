@@ -54,6 +54,7 @@ class ConversationList(QObject):
         sidebar.search_changed.connect(controller.search)
         controller.search_found.connect(sidebar.set_search_results)
         controller.store_opened.connect(self._read_folders)
+        controller.history_reloaded.connect(self._read_folders)
         sidebar.pin_requested.connect(self.pin)
         sidebar.move_requested.connect(self.move)
         sidebar.folder_create_requested.connect(self.create_folder)

@@ -42,6 +42,7 @@ from app.remote.choice import EngineChoice, read_choice, save_choice
 from app.remote.engine_mode import EngineMode
 from app.remote.lan_share import SHARED_ORIGINS_SETTING
 from app.shell.banner import EngineBanner
+from app.shell.history_care import HistoryCare
 from app.shell.chat_setup import ChatSetup
 from app.shell.conversations import ConversationList
 from app.shell.files_setup import ChatFilesSetup
@@ -106,6 +107,7 @@ class MainWindow(QMainWindow):
         self.settings_panel = SettingsPanel()
         self.settings_panel.setVisible(False)
         self.banner = EngineBanner()
+        self.history_care = HistoryCare(self.controller, self)
         self.status = StatusBar()
         self.setStatusBar(self.status)
         # Downloads run in this process, beside the engine host: a host crash never stops them.
@@ -184,6 +186,7 @@ class MainWindow(QMainWindow):
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.setSpacing(0)
         right_layout.addWidget(self.banner)
+        right_layout.addWidget(self.history_care.banner)
         right_layout.addWidget(self.pages, 1)
         splitter = QSplitter()
         splitter.setChildrenCollapsible(False)
@@ -412,6 +415,7 @@ class MainWindow(QMainWindow):
     def _store_opened(self) -> None:
         store = self.controller.store
         assert store is not None
+        self.history_care.opened(store)
 
         def settings(s: Store) -> dict[str, Any]:
             return {
@@ -464,6 +468,7 @@ class MainWindow(QMainWindow):
             self.engine.cancel_load()  # before waiting for the model's queue to drain
             self.documents_view.stop_watching()
             self.controller.close()
+            self.history_care.close()
             self.downloads.close()  # pauses them; the next start resumes from the partial files
             self.mcp.close()  # ends the servers' processes
             self.engine_mode.share.stop()  # other computers' use of this engine ends with it

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDialog, QWidget
 from app.common import i18n
 from app.common.i18n import tr
 from app.settings.appearance import AppearanceSection
+from app.settings.data import DataSection, HistoryHost
 from app.settings.privacy import PrivacySection
 from app.settings.view import SettingsView
 
@@ -36,6 +37,7 @@ class SettingsHost(Protocol):
     engine_mode: EngineMode
     mcp: McpService
     state_limit: int
+    history_care: HistoryHost
 
     def show_page(self, name: str) -> None: ...
     def show_shortcuts(self) -> Any: ...
@@ -62,6 +64,7 @@ class SettingsSetup:
         self.view.add_section("mcp", tr("Settings", "MCP servers"), self._mcp)
         self.view.add_section("state", tr("Settings", "Saved state"), self._saved_state)
         self.view.add_section("privacy", tr("Settings", "Privacy"), PrivacySection)
+        self.view.add_section("data", tr("Settings", "Data"), self._data)
         self.view.back_requested.connect(lambda: window.show_page("chat"))
         self.view.shortcuts_requested.connect(window.show_shortcuts)
         self.view.welcome_requested.connect(lambda: window.show_page("welcome"))
@@ -98,8 +101,13 @@ class SettingsSetup:
         dialog.limit_changed.connect(self.window.save_state_limit)
         return _embedded(dialog, dialog.buttons)
 
+    def _data(self) -> QWidget:
+        return DataSection(self.window.history_care)
+
     def _shown(self, key: str) -> None:
         widget = self.view.section(key)
+        if key == "data" and isinstance(widget, DataSection):
+            widget.refresh()
         if key == "state" and widget is not None:
             from app.chat.state_dialog import SavedStateDialog
 

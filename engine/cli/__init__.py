@@ -1,18 +1,24 @@
 """The ``cove`` command: probe, inspect, plan, tune, chat, serve, worker, trust, models, search,
-pull, rm, index, ask, collections, mcp, eval. This module parses the arguments and hands each
+pull, rm, index, ask, collections, history, mcp, eval. This module parses the arguments and hands each
 command to its module; the library's, the documents', the server's and the remote commands live
 with those packages.
 
 Errors reach the user as one readable line on stderr with a non-zero exit code, never a traceback.
+
+Beside an open window on the same data folder the commands share it safely (the history is
+SQLite, the JSON files are changed under a lock, engine/instance.py); ``chat`` and ``serve`` then
+leave idle measuring to the window's engine, and say so.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from engine.cli.chat import chat_command
+from engine.cli.history import add_history_parser
 from engine.cli.inspection import inspect_command, probe_command
 from engine.cli.output import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, command_hint, fail
 from engine.cli.plan import plan_command
@@ -118,6 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="show the model this image with the (first) question; repeat for more "
         "(a vision model: Gemma 3, Qwen2.5-VL, SmolVLM)",
     )
+    chat.add_argument(
+        "--no-background-measuring",
+        action="store_true",
+        help="never measure in the background while this chat's engine runs (as cove serve)",
+    )
 
     mcp = sub.add_parser("mcp", help="the MCP servers Cove's chats can use")
     mcp_sub = mcp.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
@@ -187,6 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
     collections.add_argument(
         "--path", action="append", default=[], metavar="PATH", help="a file or folder to remove"
     )
+
+    add_history_parser(sub)
 
     rm = sub.add_parser("rm", help="delete a downloaded model, or discard a partial download")
     rm.add_argument("model", metavar="MODEL", help="a name 'cove models' shows")
@@ -366,6 +379,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if command == "tune":
             return tune_command(args)
         if command == "serve":
+            if _beside_window(args.exit_with_parent):
+                args.no_background_measuring = True
             return _serve(args)
         if command == "worker":
             from engine.remote.worker import worker_command
@@ -383,6 +398,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return eval_command(
                 args.models, args.task, limit=args.limit, ctx=args.ctx, as_json=args.json
             )
+        if command == "history":
+            from engine.cli.history import history_command
+
+            return history_command(args)
         if command == "mcp":
             from engine.cli.mcp import mcp_list_command
 
@@ -391,6 +410,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _library(args)
         if command in ("index", "ask", "collections"):
             return _documents(args)
+        if not args.engine and _beside_window(None):
+            args.no_background_measuring = True
         return chat_command(args)
     except EngineError as exc:
         fail(str(exc) + command_hint(exc.code))
@@ -405,6 +426,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         fail(str(exc))
         return EXIT_ERROR
+
+
+def _beside_window(parent: int | None) -> bool:
+    """Whether Cove's window holds this data folder, said on stderr: then this command's engine
+    leaves idle measuring to the window's (two would take turns measuring one machine). The
+    window's own ``serve`` (its sharing switch, ``parent``) is part of it and says nothing."""
+    from engine.instance import running_window
+
+    window = running_window()
+    if window is None or (parent is not None and window.pid == parent):
+        return False
+    pid = f" (pid {window.pid})" if window.pid is not None else ""
+    print(
+        f"cove: Cove's window is open on this data folder{pid}; idle measuring is left to it.",
+        file=sys.stderr,
+    )
+    return True
 
 
 def _library(args: argparse.Namespace) -> int:

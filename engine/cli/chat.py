@@ -55,7 +55,8 @@ def chat_command(args: argparse.Namespace) -> int:
         from engine.library.names import resolve_model
 
         resolve_model(args.model)  # a missing file is reported before any process starts
-        local = LocalEngine.start()
+        quiet = ("--no-background-measuring",) if args.no_background_measuring else ()
+        local = LocalEngine.start(extra_args=quiet)
         client = local.client
         model = client.load(args.model, ctx=args.ctx).model
     history: list[ChatMessage] = []

@@ -8,7 +8,10 @@ it waits for (``/cove/v1/status``'s ``background``, the window's status bar):
 - its pause is over, where earlier tries failed (engine/tuning/retry.py);
 - no request has been seen for the settle time, which doubles each time a request stops a run
   (an agent's next turn, a chat's follow-up: a run started between two turns is wasted);
-- the rest of the machine has been quiet for ``QUIET_FOR_S`` (engine/tuning/idle.py).
+- the rest of the machine has been quiet for ``QUIET_FOR_S`` (engine/tuning/idle.py);
+- no other engine host on this data folder is doing its idle work (the window's and a
+  ``cove serve``'s would each count the other's runs as another program's): a run holds the data
+  folder's idle work lock (engine/instance.py) from its start to its end, and only then.
 
 While it runs, a request, other programs wanting the processor, the setting turned off or the
 engine stopping ends it (its ``Stop`` says which).
@@ -26,6 +29,7 @@ from collections.abc import Callable
 from typing import Any, Final, Literal
 
 from engine.errors import LoadCancelled
+from engine.instance import IdleWorkLock, idle_work_lock
 from engine.tuning.idle import (
     A_REQUEST,
     ANOTHER_PROGRAM,
@@ -51,6 +55,7 @@ SETTING_READ_S: Final = 10.0
 ANY_LOAD_ENV: Final = "COVE_BACKGROUND_ANY_LOAD"
 
 IDLE_WORDS: Final = "measuring when this computer is idle"
+ANOTHER_COVE_WORDS: Final = "another Cove on this data folder is measuring"
 
 State = Literal["waiting", "running", "paused", "off"]
 
@@ -147,6 +152,7 @@ class Background:
         allowed: bool = True,
         watch: QuietWatch | None = None,
         now: Callable[[], float] = time.time,
+        folder_lock: IdleWorkLock | None = None,
     ) -> None:
         self.gate = gate
         self.allowed = allowed  # False: off for this run, whatever the setting says
@@ -162,6 +168,16 @@ class Background:
         # The one piece of idle work running now: two at once would each measure the other.
         self.running: IdleWork | None = None
         self._own: list[int] = []
+        self._folder_lock = folder_lock
+        self._folder_guard = threading.Lock()  # not _lock: _release holds that one
+
+    @property
+    def folder_lock(self) -> IdleWorkLock:
+        """The data folder's idle work lock, shared with other engine hosts on the folder."""
+        with self._folder_guard:
+            if self._folder_lock is None:
+                self._folder_lock = idle_work_lock()
+            return self._folder_lock
 
     @property
     def watch(self) -> QuietWatch:
@@ -273,6 +289,8 @@ class IdleWork:
         if at > background.now():
             when = datetime.datetime.fromtimestamp(at).strftime("%H:%M")
             return "paused", f"{retries.why}; trying again at {when}"
+        if background.folder_lock.taken_by_another():
+            return "waiting", ANOTHER_COVE_WORDS
         if not gate.settled(self._settle_s):
             return "waiting", "waiting for the engine to be idle"
         if not background.any_load and watch.quiet_s() < background.quiet_for_s:
@@ -291,6 +309,12 @@ class IdleWork:
                 raise LoadCancelled("The engine is stopping.")
             blocked = self._blocked()
             if blocked is None and self._claim():
+                if not self.background.folder_lock.try_acquire():
+                    # Another host took its turn since the look: this one waits for the next.
+                    self._release()
+                    self.state, self.why = "waiting", ANOTHER_COVE_WORDS
+                    gate.nap(self.background.poll_s)
+                    continue
                 stop = Stop(self.background.watch.reading)
                 if gate.watch(stop, self._settle_s):
                     if not self.background.any_load:
@@ -317,6 +341,7 @@ class IdleWork:
         with background._lock:
             if background.running is self:
                 background.running = None
+                background.folder_lock.release()
 
     def done(self, stop: Stop) -> None:
         """The run that ``stop`` belongs to has ended, however it ended."""

@@ -2,6 +2,8 @@
 (observations, by model file), and the comfortable reply speed the recommendation aims for.
 
 Reading it imports no runtime (the window reads it); probing lives in engine/speed/machine.py.
+Each change is read, made and written under the file's lock (engine/instance.py): the window's
+engine and a ``cove serve`` on the same data folder never lose each other's.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.hardware.speed_profile import DeviceSpeed, SpeedProfile
+from engine.instance import update_lock
 from engine.json_file import write_json_atomic
 from engine.speed.calibrate import Observation
 
@@ -69,7 +72,7 @@ class SpeedStore:
     def save_devices(
         self, machine: str, devices: tuple[DeviceSpeed, ...], provisional: bool, others: float
     ) -> None:
-        with _lock:
+        with _lock, update_lock(self.path):
             data = self._read()
             now = time.time()
             data["machines"][machine] = {
@@ -82,7 +85,7 @@ class SpeedStore:
             self._write(data)
 
     def mark_checked(self, machine: str) -> None:
-        with _lock:
+        with _lock, update_lock(self.path):
             data = self._read()
             entry = data["machines"].get(machine)
             if isinstance(entry, dict):
@@ -103,7 +106,7 @@ class SpeedStore:
         return found
 
     def _save(self, machine: str, section: str, path: Path, obs: Observation) -> None:
-        with _lock:
+        with _lock, update_lock(self.path):
             data = self._read()
             mine = data["observations"].setdefault(machine, {})
             mine.setdefault(section, {})[str(path.resolve())] = obs.to_dict()
@@ -139,7 +142,7 @@ class SpeedStore:
     def set_comfortable_tps(self, value: float) -> None:
         if not value > 0:
             raise ValueError("a comfortable speed must be above 0 tokens/s")
-        with _lock:
+        with _lock, update_lock(self.path):
             data = self._read()
             data["comfortable_decode_tps"] = float(value)
             self._write(data)

@@ -3,11 +3,15 @@
 ``database`` holds the ``Store``; ``schema`` its ordered migrations and row mapping; ``search`` the
 full-text search; ``folders`` the list's pins and folders; ``export`` JSON and Markdown exports;
 ``image_files`` the images sent with messages, kept whole beside the database; ``types`` the
-values it hands out.
+values it hands out. ``connection`` opens the file (checked, backed up before a migration);
+``backups`` makes and keeps the backups; ``repair`` notices a damaged file and rebuilds it.
 """
 
 from engine.paths import db_path as default_db_path
-from engine.store.database import Store, StoreError
+from engine.errors import HistoryDamaged, HistoryDiskFull, StoreError
+from engine.store.backups import Backup
+from engine.store.database import Store
+from engine.store.repair import Repair
 from engine.store.types import (
     ChatSettings,
     Conversation,
@@ -23,6 +27,10 @@ from engine.store.types import (
 )
 
 __all__ = [
+    "Backup",
+    "HistoryDamaged",
+    "HistoryDiskFull",
+    "Repair",
     "ChatSettings",
     "Conversation",
     "Folder",

@@ -20,15 +20,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
-from engine.errors import EngineError
-from engine.paths import DATA_DIR_ENV
+from engine.errors import HistoryDamaged, HistoryDiskFull, StoreError
 from engine.paths import db_path as default_db_path
+from engine.paths import shown
 from engine.store import export as store_export
 from engine.store import folders as store_folders
+from engine.store import repair as store_repair
 from engine.store import schema as store_schema
 from engine.store import tree as store_tree
+from engine.store.backups import Backup, Backups, Counts, Reason, copy_into, sqlite_full
+from engine.store.connection import hint, open_history
 from engine.store.image_files import FOLDER as IMAGES_FOLDER
 from engine.store.image_files import ImageFiles
+from engine.store.repair import Repair, write_mark
 from engine.store.importing import read_conversation
 from engine.store.schema import (
     CONVERSATION_COLUMNS,
@@ -53,36 +57,8 @@ from engine.store.types import (
 )
 from engine.types import Role
 
-BUSY_TIMEOUT_S = 10.0
-
-
-class StoreError(EngineError):
-    """The chat history could not be opened, read or written."""
-
-    code = "store_error"
-
-
 def _gone(kind: str, item_id: int) -> StoreError:
     return StoreError(f"{kind} {item_id} no longer exists; it may have been deleted.")
-
-
-def _hint(exc: sqlite3.Error) -> str:
-    text = str(exc).lower()
-    if "locked" in text or "busy" in text:
-        return "Another program is using it: close other Cove windows and try again."
-    if "full" in text:
-        return "The disk is full: free some space and try again."
-    if "readonly" in text or "read-only" in text or "unable to open" in text:
-        return (
-            "Check that its folder exists and can be written to, "
-            f"or set {DATA_DIR_ENV} to another folder."
-        )
-    if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return (
-            "The file is damaged. Cove has not changed or removed it: move it elsewhere "
-            "(or restore a backup) and restart Cove to start a new history."
-        )
-    return "Restart Cove; if this keeps happening, move the file elsewhere to start afresh."
 
 
 class Store:
@@ -97,54 +73,24 @@ class Store:
         *,
         clock: Callable[[], float] = time.time,
         images_folder: Path | None = None,
+        repair: bool = True,
     ) -> None:
         self._path = Path(path).expanduser() if path is not None else default_db_path()
         self._clock = clock
         self._images = ImageFiles(images_folder or self._path.parent / IMAGES_FOLDER)
         self._lock = threading.RLock()
+        self._repair = repair
+        self.backups = Backups(self._path, images_folder=self._images.folder)
+        # What was repaired at open or since (engine/store/repair.py): the window says so.
+        self.repairs: list[Repair] = []
+        self.on_repaired: Callable[[Repair], None] | None = None
         self._conn: sqlite3.Connection | None = None
         self._conn, self._fts = self._open()
 
     def _open(self) -> tuple[sqlite3.Connection, bool]:
-        path = self._path
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(
-                f"Cannot create the folder for the chat history, {path.parent}: {exc.strerror}. "
-                f"Check its permissions, or set {DATA_DIR_ENV} to a folder you can write to."
-            ) from exc
-        # Autocommit (isolation_level=None): transactions are begun explicitly, so each migration
-        # and each write is exactly one transaction. check_same_thread=False: self._lock serialises.
-        try:
-            conn = sqlite3.connect(
-                path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
-            )
-        except sqlite3.Error as exc:
-            raise StoreError(f"Cannot open the chat history {path}: {exc}. {_hint(exc)}") from exc
-        try:
-            conn.row_factory = sqlite3.Row
-            # The version is read before anything writes to the file (even the WAL switch): a file
-            # from a newer Cove, or one that is not a database, stays byte for byte as it was.
-            found = store_schema.schema_version(conn)
-            known = store_schema.latest_version()
-            if found > known:
-                raise StoreError(
-                    f"The chat history {path} was written by a newer version of Cove (schema "
-                    f"{found}; this version knows up to {known}). Update Cove to open it; the file "
-                    "was not changed."
-                )
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute("PRAGMA foreign_keys = ON")
-            store_schema.migrate(conn)
-            fts = store_schema.sync_search_index(conn)
-        except sqlite3.Error as exc:
-            conn.close()
-            raise StoreError(f"Cannot open the chat history {path}: {exc}. {_hint(exc)}") from exc
-        except BaseException:
-            conn.close()
-            raise
+        conn, fts, repaired = open_history(self._path, self.backups, repair=self._repair)
+        if repaired is not None:
+            self.repairs.append(repaired)
         return conn, fts
 
     @property
@@ -168,6 +114,7 @@ class Store:
                 return
             with contextlib.suppress(sqlite3.Error):  # a planner hint only; closing matters more
                 conn.execute("PRAGMA optimize")
+                write_mark(self._path, Counts.of(conn))
             conn.close()
 
     def __enter__(self) -> Store:
@@ -184,9 +131,7 @@ class Store:
             try:
                 yield self._conn
             except sqlite3.Error as exc:
-                raise StoreError(
-                    f"Cannot read the chat history {self._path}: {exc}. {_hint(exc)}"
-                ) from exc
+                raise self._failure(exc, "read") from exc
 
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
@@ -206,9 +151,69 @@ class Store:
                     raise
                 conn.execute("COMMIT")
             except sqlite3.Error as exc:
-                raise StoreError(
-                    f"Cannot save to the chat history {self._path}: {exc}. {_hint(exc)}"
-                ) from exc
+                raise self._failure(exc, "save to") from exc
+
+    def _failure(self, exc: sqlite3.Error, doing: str) -> StoreError:
+        """The error for a failed read or write; a damaged file is repaired first (with the
+        store's lock held, so no other call sees it half done)."""
+        words = f"Cannot {doing} the chat history {self._path}: {exc}. {hint(exc)}"
+        if sqlite_full(exc):
+            return HistoryDiskFull(words)
+        if not (self._repair and store_repair.damage(exc)):
+            return StoreError(words)
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+        try:
+            repaired = store_repair.repair(self._path, self.backups, f"it could not be read ({exc})")
+        except (OSError, sqlite3.Error) as failed:
+            return StoreError(f"{words} Repairing it failed too: {failed}.")
+        finally:
+            self._conn, self._fts = self._open()
+        self.repairs.append(repaired)
+        if self.on_repaired is not None:
+            self.on_repaired(repaired)
+        return HistoryDamaged(
+            f"The chat history was damaged and Cove rebuilt it; the damaged file is kept in "
+            f"{shown(repaired.damaged_copy)}. Try again."
+        )
+
+    # Backups, the check, restoring (engine/store/backups.py)
+
+    def backup(self, reason: Reason = "manual") -> Backup:
+        """Back the history up now, from a connection of the backup's own: no call waits on it."""
+        taken = self.backups.take(reason)
+        write_mark(self._path, Counts(taken.conversations, taken.messages,
+                                      taken.last_message_id, taken.schema))  # fmt: skip
+        return taken
+
+    def check(self) -> list[str]:
+        """SQLite's full integrity check of the file: [] when it is whole."""
+        with self._reading() as conn:
+            rows = [str(r[0]) for r in conn.execute("PRAGMA integrity_check(20)").fetchall()]
+        return [] if rows == ["ok"] else rows
+
+    def restore(self, name: str | None = None) -> tuple[Backup, Backup | None]:
+        """Put the backup ``name`` (the newest when None) in place of the history; the history as
+        it was is backed up first (None when it could not be). Returns both."""
+        chosen = self.backups.find(name)
+        with self._lock:
+            conn = self._conn
+            if conn is None:
+                raise StoreError("The chat history is closed; open the Store again to use it.")
+            try:
+                before: Backup | None = self.backups.take("before-restore", source=conn)
+            except StoreError:
+                before = None  # a damaged history is what a restore is for
+            try:
+                copy_into(chosen, conn)
+                store_schema.migrate(conn)
+                self._fts = store_schema.sync_search_index(conn)
+                write_mark(self._path, Counts.of(conn))
+            except sqlite3.Error as exc:
+                raise self._failure(exc, "restore") from exc
+        self.backups.restore_images(chosen)
+        return chosen, before
 
     # Conversations
 

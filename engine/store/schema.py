@@ -261,12 +261,30 @@ def _m005_folders(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX conversations_by_folder ON conversations (folder_id)")
 
 
+def _m006_uids(conn: sqlite3.Connection) -> None:
+    # A stable identity for chats and messages, the same on every computer a history is moved to,
+    # so importing an archive twice (or one holding a chat continued elsewhere) adds only what is
+    # new. Row ids cannot serve: two computers hand out the same ones. The triggers give every row
+    # written without one a uid, so the code that inserts rows need not know about them.
+    for table in ("conversations", "messages"):
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN uid TEXT")
+        conn.execute(f"UPDATE {table} SET uid = lower(hex(randomblob(16))) WHERE uid IS NULL")
+        conn.execute(f"CREATE UNIQUE INDEX {table}_by_uid ON {table} (uid)")
+        conn.execute(
+            f"""
+            CREATE TRIGGER {table}_uid AFTER INSERT ON {table} WHEN new.uid IS NULL BEGIN
+                UPDATE {table} SET uid = lower(hex(randomblob(16))) WHERE id = new.id;
+            END"""
+        )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m001_tables,
     _m002_search,
     _m003_images,
     _m004_tree,
     _m005_folders,
+    _m006_uids,
 )
 
 

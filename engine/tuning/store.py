@@ -3,6 +3,9 @@
 A measurement belongs to this machine (its processor, GPUs and their drivers), this build of the
 model (its path, size and modification time) and these runtimes' versions: a change to any of
 them measures again. An override names the way to run one model, whatever was measured.
+
+Several processes write it (the window's engine, ``cove serve``, ``cove tune``): each change is
+read, made and written under the file's lock (engine/instance.py), so none is lost.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.instance import update_lock
 from engine.json_file import write_json_atomic
 from engine.tuning.configs import Config
 from engine.tuning.figures import Measurement
@@ -112,7 +116,7 @@ class TuningStore:
             return None
 
     def save(self, machine: str, build: str, measurement: Measurement) -> None:
-        with _lock:
+        with _lock, update_lock(self.path):
             data = self._read()
             key = _entry_key(machine, build, measurement.config)
             data["measurements"][key] = measurement.to_dict()
@@ -126,7 +130,7 @@ class TuningStore:
         return entry if isinstance(entry, dict) else None
 
     def save_batching(self, machine: str, key: str, entry: dict[str, Any]) -> None:
-        with _lock:
+        with _lock, update_lock(self.path):
             data = self._read()
             data["batching"][f"{machine}:{key}"] = entry
             self._write(data)
@@ -142,7 +146,7 @@ class TuningStore:
 
     def save_retries(self, key: str, retries: Retries) -> None:
         """Keep ``retries`` for ``key``; a clean record (it succeeded) is dropped."""
-        with _lock:
+        with _lock, update_lock(self.path):
             data = self._read()
             if retries.failures:
                 data["retries"][key] = retries.to_dict()
@@ -158,7 +162,7 @@ class TuningStore:
         return value is not False
 
     def set_background_measuring(self, on: bool) -> None:
-        with _lock:
+        with _lock, update_lock(self.path):
             data = self._read()
             data["background"]["measuring"] = bool(on)
             self._write(data)
@@ -199,7 +203,7 @@ class TuningStore:
         return value if isinstance(value, str) else None
 
     def set_override(self, model: Path, label: str | None) -> None:
-        with _lock:
+        with _lock, update_lock(self.path):
             data = self._read()
             if label is None:
                 data["overrides"].pop(str(model.resolve()), None)

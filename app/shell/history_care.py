@@ -1,0 +1,149 @@
+"""The chat history's care while the window runs: a backup a day on a thread of its own, the
+banner that says a damaged history was repaired, and the history as Settings › Data reaches it.
+
+A backup reads the history through a connection of its own (engine/store/backups.py), on the
+``backups`` thread: the store's thread, the replies and the window never wait on it.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+
+from app.common.i18n import tr
+from app.common.workers import WorkerPool, post_to_ui
+from engine.paths import shown
+
+if TYPE_CHECKING:
+    from app.chat.controller import ChatController
+    from engine.store import Repair, Store
+
+CHECK_DUE_MS = 60 * 60 * 1000  # a window left open for days still backs up daily
+
+
+def repair_words(repair: Repair) -> str:
+    if repair.backup_taken_at is not None:
+        source = tr("History", "the backup of {when}").format(
+            when=datetime.datetime.fromtimestamp(repair.backup_taken_at).strftime(
+                "%Y-%m-%d %H:%M"
+            )
+        )
+    else:
+        source = tr("History", "no backup (there was none yet)")
+    return tr(
+        "History",
+        "Cove found the chat history damaged ({problem}) and rebuilt it from {source} and "
+        "{rows} entries the damaged file still held: {chats} chats are here. The damaged file "
+        "is kept, unchanged, in {folder}.",
+    ).format(
+        problem=repair.problem,
+        source=source,
+        rows=repair.salvaged_rows,
+        chats=repair.conversations,
+        folder=shown(repair.damaged_copy),
+    )
+
+
+class HistoryBanner(QFrame):
+    """Says what was repaired, once, until dismissed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("Banner")
+        self.setAccessibleName(tr("History", "Chat history repaired"))
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(16, 10, 16, 10)
+        text = QVBoxLayout()
+        text.setSpacing(2)
+        self.title = QLabel("<b>{}</b>".format(tr("History", "Your chat history was repaired")))
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setAccessibleName(tr("History", "What was repaired"))
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        text.addWidget(self.title)
+        text.addWidget(self.message)
+        layout.addLayout(text, 1)
+        self.folder_button = QPushButton(tr("History", "Show the damaged file"))
+        self.folder_button.setObjectName("Secondary")
+        self.folder_button.clicked.connect(self._open_folder)
+        self.dismiss_button = QPushButton(tr("History", "Dismiss"))
+        self.dismiss_button.setObjectName("Secondary")
+        self.dismiss_button.clicked.connect(lambda: self.setVisible(False))
+        layout.addWidget(self.folder_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(self.dismiss_button, 0, Qt.AlignmentFlag.AlignTop)
+        self._folder: str = ""
+        self.setVisible(False)
+
+    def show_repair(self, repair: Repair) -> None:
+        self._folder = str(repair.damaged_copy)
+        self.message.setText(repair_words(repair))
+        self.setVisible(True)
+
+    def _open_folder(self) -> None:
+        if self._folder:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(self._folder))
+
+
+class HistoryCare(QObject):
+    """Backs the history up and shows its repairs; Settings › Data's ``HistoryHost``."""
+
+    backed_up = Signal(object)  # Backup
+    replaced = Signal()  # a restore or an import changed what the sidebar lists
+
+    def __init__(self, controller: ChatController, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.banner = HistoryBanner()
+        self.pool = WorkerPool("backups", 1)
+        self._timer = QTimer(self)
+        self._timer.setInterval(CHECK_DUE_MS)
+        self._timer.timeout.connect(self.back_up_if_due)
+
+    def opened(self, store: Store) -> None:
+        """The history is open: say what was repaired on the way, and back up if a day passed."""
+        store.on_repaired = lambda repair: post_to_ui(lambda: self.banner.show_repair(repair))
+        if store.repairs:
+            self.banner.show_repair(store.repairs[-1])
+        self.back_up_if_due()
+        self._timer.start()
+
+    def back_up_if_due(self) -> None:
+        store = self.controller.store
+        if store is None or self.pool.busy:
+            return
+
+        def job() -> object | None:
+            return store.backup("daily") if store.backups.due() else None
+
+        def done(backup: object | None) -> None:
+            if backup is not None:
+                self.backed_up.emit(backup)
+
+        # A failed daily backup is not worth a notice at every hour; Settings › Data shows it.
+        self.pool.submit(job, done, lambda _exc: None)
+
+    def run_on_history(
+        self,
+        job: Callable[[Store], Any],
+        done: Callable[[Any], None],
+        failed: Callable[[str], None],
+    ) -> None:
+        store = self.controller.store
+        if store is None:
+            failed(tr("History", "The chat history is still opening; try again in a moment."))
+            return
+        self.pool.submit(lambda: job(store), done, lambda exc: failed(str(exc)))
+
+    def history_replaced(self) -> None:
+        self.controller.history_replaced()
+        self.replaced.emit()
+
+    def close(self) -> None:
+        self._timer.stop()
+        self.pool.wait(30_000)
+
