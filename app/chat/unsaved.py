@@ -3,6 +3,7 @@ they are saved, and the person told when they are."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -57,7 +58,5 @@ class UnsavedReplies(QObject):
         """At exit: one last try, on the calling thread."""
         store = self._store()
         if store is not None and len(self.pending):
-            try:
+            with contextlib.suppress(Exception):
                 self.pending.save(store)
-            except Exception:  # noqa: BLE001 - closing must go on; the row keeps what was saved
-                pass

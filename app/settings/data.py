@@ -46,7 +46,10 @@ class HistoryHost(Protocol):
     a way to say the history changed under the sidebar."""
 
     def run_on_history(
-        self, job: Callable[[Store], Any], done: Callable[[Any], None], failed: Callable[[str], None]
+        self,
+        job: Callable[[Store], Any],
+        done: Callable[[Any], None],
+        failed: Callable[[str], None],
     ) -> None: ...
 
     def history_replaced(self) -> None: ...
@@ -135,7 +138,7 @@ class DataSection(QWidget):
 
     def refresh(self) -> None:
         def job(store: Store) -> tuple[list[Backup], int, Path]:
-            return store.backups.list(), store.backups.total_bytes(), store.backups.folder
+            return store.backups.taken(), store.backups.total_bytes(), store.backups.folder
 
         self.host.run_on_history(job, self._listed, self._failed)
 
@@ -233,8 +236,10 @@ class DataSection(QWidget):
             self._busy(False)
             if problems:
                 self.status.setText(
-                    tr("Data", "The history file is damaged: {problems}. Restart Cove to repair it.")
-                    .format(problems="; ".join(problems[:3]))
+                    tr(
+                        "Data",
+                        "The history file is damaged: {problems}. Restart Cove to repair it.",
+                    ).format(problems="; ".join(problems[:3]))
                 )
             else:
                 self.status.setText(tr("Data", "The chat history is whole."))

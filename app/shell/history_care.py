@@ -29,9 +29,7 @@ CHECK_DUE_MS = 60 * 60 * 1000  # a window left open for days still backs up dail
 def repair_words(repair: Repair) -> str:
     if repair.backup_taken_at is not None:
         source = tr("History", "the backup of {when}").format(
-            when=datetime.datetime.fromtimestamp(repair.backup_taken_at).strftime(
-                "%Y-%m-%d %H:%M"
-            )
+            when=datetime.datetime.fromtimestamp(repair.backup_taken_at).strftime("%Y-%m-%d %H:%M")
         )
     else:
         source = tr("History", "no backup (there was none yet)")
@@ -146,4 +144,3 @@ class HistoryCare(QObject):
     def close(self) -> None:
         self._timer.stop()
         self.pool.wait(30_000)
-

@@ -23,7 +23,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 from app.common.i18n import tr
-from engine.instance import RunningWindow, WindowLock, running_window
+from engine.instance import RunningWindow, WindowLock, running_window, socket_name
 
 if TYPE_CHECKING:
     from app.shell.main_window import MainWindow
@@ -73,24 +73,24 @@ ACK: Final = b'{"ok": true}\n'
 
 
 class InstanceServer(QObject):
-    """The window's ear for later starts. It owns the folder's lock and gives it up on close."""
+    """The window's ear for later starts. It owns the folder's lock and gives it up on close;
+    without one (a data folder where no lock can be made) it never listens."""
 
     request_received = Signal(object)  # a Request
 
-    def __init__(self, lock: WindowLock, parent: QObject | None = None) -> None:
+    def __init__(self, lock: WindowLock | None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.lock = lock
+        self.name = lock.socket_name if lock is not None else socket_name()
         self.server = QLocalServer(self)
         self.server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self.server.newConnection.connect(self._accept)
 
-    @property
-    def name(self) -> str:
-        return self.lock.socket_name
-
     def listen(self) -> bool:
         """Listen on the folder's socket; False (and the window works on) when the system
         refuses. Whatever a killed window left there is stale: this process holds the lock."""
+        if self.lock is None:
+            return False
         QLocalServer.removeServer(self.name)
         if self.server.listen(self.name):
             return True
@@ -99,7 +99,8 @@ class InstanceServer(QObject):
 
     def close(self) -> None:
         self.server.close()
-        self.lock.release()
+        if self.lock is not None:
+            self.lock.release()
 
     def _accept(self) -> None:
         while self.server.hasPendingConnections():
@@ -175,11 +176,10 @@ def _send(name: str, request: Request, deadline: float) -> bool:
         if not socket.waitForConnected(CONNECT_WAIT_MS):
             return False
         socket.write(request.encode())
-        if not socket.waitForBytesWritten(_left_ms(deadline)):
-            return False
+        socket.waitForBytesWritten(_left_ms(deadline))
         answer = bytearray()
         while b"\n" not in answer:
-            if not socket.waitForReadyRead(_left_ms(deadline)):
+            if not socket.bytesAvailable() and not socket.waitForReadyRead(_left_ms(deadline)):
                 return False
             answer.extend(bytes(socket.readAll().data()))
         return bytes(answer).split(b"\n", 1)[0] + b"\n" == ACK
@@ -196,7 +196,12 @@ def claim(files: Sequence[str], *, measuring: bool = False) -> InstanceServer | 
     holds it already, the exit code once that window was handed ``files``. ``measuring``: a
     self-test or a first-paint measurement, which must neither reach into another window nor
     pass for one: it ends with a JSON report of its own."""
-    lock = WindowLock.acquire()
+    try:
+        lock = WindowLock.acquire()
+    except OSError as exc:
+        # The window says what is wrong with the data folder (its history cannot open either).
+        log.warning("the data folder cannot be held: %s", exc)
+        return InstanceServer(None)
     if lock is None and not measuring:
         outcome = hand_over(Request.of(files))
         if outcome.answered:

@@ -23,16 +23,23 @@ def add_history_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     backups = actions.add_parser("backups", help="list the backups, newest first")
     backups.add_argument("--json", action="store_true", help="print JSON")
     restore = actions.add_parser(
-        "restore", help="put a backup back (the newest without NAME); the history is backed up first"
+        "restore",
+        help="put a backup back (the newest without NAME); the history is backed up first",
     )
-    restore.add_argument("name", nargs="?", metavar="NAME", help="a name 'cove history backups' shows")
+    restore.add_argument(
+        "name", nargs="?", metavar="NAME", help="a name 'cove history backups' shows"
+    )
     restore.add_argument("--json", action="store_true", help="print JSON")
     check = actions.add_parser("check", help="check that the chat history file is whole")
     check.add_argument(
-        "--repair", action="store_true", help="repair a damaged file from its backup and what it still holds"
+        "--repair",
+        action="store_true",
+        help="repair a damaged file from its backup and what it still holds",
     )
     check.add_argument("--json", action="store_true", help="print JSON")
-    export = actions.add_parser("export", help="write every chat, preset and setting to one archive")
+    export = actions.add_parser(
+        "export", help="write every chat, preset and setting to one archive"
+    )
     export.add_argument("path", type=Path, metavar="PATH", help="the archive to write (.zip)")
     export.add_argument("--json", action="store_true", help="print JSON")
     imported = actions.add_parser(

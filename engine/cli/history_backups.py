@@ -50,7 +50,7 @@ def _list(as_json: bool) -> int:
     from engine.store.backups import Backups
 
     backups = Backups(db_path())
-    found = backups.list()
+    found = backups.taken()
     if as_json:
         print_json(
             {
@@ -90,7 +90,7 @@ def _check(repair: bool, as_json: bool) -> int:
         "ok": problem is None,
         "problem": problem,
         "repaired": repaired.to_json() if repaired else None,
-        "backups": len(backups.list()),
+        "backups": len(backups.taken()),
         "newest_backup": newest.to_json() if newest else None,
     }
     if as_json:

@@ -7,8 +7,8 @@ values it hands out. ``connection`` opens the file (checked, backed up before a 
 ``backups`` makes and keeps the backups; ``repair`` notices a damaged file and rebuilds it.
 """
 
-from engine.paths import db_path as default_db_path
 from engine.errors import HistoryDamaged, HistoryDiskFull, StoreError
+from engine.paths import db_path as default_db_path
 from engine.store.backups import Backup
 from engine.store.database import Store
 from engine.store.repair import Repair
@@ -28,15 +28,15 @@ from engine.store.types import (
 
 __all__ = [
     "Backup",
-    "HistoryDamaged",
-    "HistoryDiskFull",
-    "Repair",
     "ChatSettings",
     "Conversation",
     "Folder",
+    "HistoryDamaged",
+    "HistoryDiskFull",
     "Message",
     "MessageStatus",
     "NewImage",
+    "Repair",
     "ReplyMeta",
     "SearchHit",
     "Store",

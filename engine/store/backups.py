@@ -47,7 +47,13 @@ DUE_AFTER_S = 24 * 3600.0
 BUSY_TIMEOUT_S = 30.0
 
 Reason = Literal["daily", "manual", "before-migration", "before-restore", "before-repair"]
-REASONS: tuple[str, ...] = ("daily", "manual", "before-migration", "before-restore", "before-repair")
+REASONS: tuple[str, ...] = (
+    "daily",
+    "manual",
+    "before-migration",
+    "before-restore",
+    "before-repair",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +185,7 @@ class Backups:
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def list(self) -> list[Backup]:
+    def taken(self) -> list[Backup]:
         """The whole backups, newest first; a folder without a readable manifest is not one."""
         found: list[Backup] = []
         try:
@@ -216,7 +222,7 @@ class Backups:
             return None
 
     def newest(self) -> Backup | None:
-        backups = self.list()
+        backups = self.taken()
         return backups[0] if backups else None
 
     def due(self) -> bool:
@@ -227,7 +233,7 @@ class Backups:
     def find(self, name: str | None) -> Backup:
         """The backup called ``name`` (its name, or the start of it: "2026-12-01"); the newest
         when None."""
-        backups = self.list()
+        backups = self.taken()
         if not backups:
             raise StoreError(
                 f"There is no backup of the chat history yet in {self.folder}. "
@@ -284,6 +290,11 @@ class Backups:
             _fsync_folder(self.folder)
         except sqlite3.Error as exc:
             shutil.rmtree(part, ignore_errors=True)
+            if sqlite_damaged(exc):
+                raise HistoryDamaged(
+                    f"The chat history is damaged ({exc}), so it was not backed up; the backups "
+                    "made before stay as they are."
+                ) from exc
             raise StoreError(f"Could not back up the chat history: {exc}.") from exc
         except OSError as exc:
             shutil.rmtree(part, ignore_errors=True)
@@ -344,7 +355,7 @@ class Backups:
 
     def prune(self) -> list[Backup]:
         """Drop the backups the rule in this module's notes does not keep; returns them."""
-        backups = self.list()
+        backups = self.taken()
         keep: set[str] = {b.name for b in backups[:NEWEST_KEPT]}
         days: dict[datetime.date, Backup] = {}
         weeks: dict[tuple[int, int], Backup] = {}
@@ -400,6 +411,14 @@ def copy_into(backup: Backup, conn: sqlite3.Connection) -> None:
         src.backup(conn)
     finally:
         src.close()
+
+
+def sqlite_damaged(exc: BaseException) -> bool:
+    """True when SQLite says the file itself is damaged (not busy, not full, not read-only)."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.DatabaseError) and (
+        "malformed" in text or "not a database" in text or "corrupt" in text
+    )
 
 
 def sqlite_full(exc: BaseException) -> bool:

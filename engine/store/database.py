@@ -32,8 +32,8 @@ from engine.store.backups import Backup, Backups, Counts, Reason, copy_into, sql
 from engine.store.connection import hint, open_history
 from engine.store.image_files import FOLDER as IMAGES_FOLDER
 from engine.store.image_files import ImageFiles
-from engine.store.repair import Repair, write_mark
 from engine.store.importing import read_conversation
+from engine.store.repair import Repair, write_mark
 from engine.store.schema import (
     CONVERSATION_COLUMNS,
     MESSAGE_COLUMNS,
@@ -56,6 +56,7 @@ from engine.store.types import (
     check_status,
 )
 from engine.types import Role
+
 
 def _gone(kind: str, item_id: int) -> StoreError:
     return StoreError(f"{kind} {item_id} no longer exists; it may have been deleted.")
@@ -80,7 +81,7 @@ class Store:
         self._images = ImageFiles(images_folder or self._path.parent / IMAGES_FOLDER)
         self._lock = threading.RLock()
         self._repair = repair
-        self.backups = Backups(self._path, images_folder=self._images.folder)
+        self.backups = Backups(self._path, images_folder=self._images.folder, clock=clock)
         # What was repaired at open or since (engine/store/repair.py): the window says so.
         self.repairs: list[Repair] = []
         self.on_repaired: Callable[[Repair], None] | None = None
@@ -165,7 +166,9 @@ class Store:
         if conn is not None:
             conn.close()
         try:
-            repaired = store_repair.repair(self._path, self.backups, f"it could not be read ({exc})")
+            repaired = store_repair.repair(
+                self._path, self.backups, f"it could not be read ({exc})"
+            )
         except (OSError, sqlite3.Error) as failed:
             return StoreError(f"{words} Repairing it failed too: {failed}.")
         finally:

@@ -173,12 +173,13 @@ def _merge_into(
     if tally.messages_added == added_before:
         return
     tally.conversations_merged += 1
-    # The archive's path shows when this history had not moved on from where it branched off
-    # (the chat was continued on the other computer only); otherwise the path left here stays.
+    # The archive's path shows when the chat was changed there last, or when it only goes on
+    # from the path shown here; otherwise the path a person left here stays in front of them.
     tree = store_tree.read_tree(conn, conv_id)
     theirs = ids.get(chat.leaf) if chat.leaf else None
     mine = store_tree.stored_leaf(conn, conv_id)
-    if theirs is not None and (mine is None or mine in tree.path(theirs)):
+    later = chat.updated_at >= updated_at
+    if theirs is not None and (later or mine is None or mine in tree.path(theirs)):
         store_tree.set_leaf(conn, conv_id, theirs)
     conn.execute(
         "UPDATE conversations SET updated_at = ? WHERE id = ?",
@@ -258,11 +259,11 @@ def merge_settings(conn: sqlite3.Connection, settings: Mapping[str, Any], tally:
             continue
         if key in here:
             continue
-        conn.execute(
-            "INSERT INTO app_settings (key, value) VALUES (?, ?)", (key, dump_json(value))
-        )
+        conn.execute("INSERT INTO app_settings (key, value) VALUES (?, ?)", (key, dump_json(value)))
         if key == PRESETS_KEY:
-            named = [e for e in value if _entry_key(e) is not None] if isinstance(value, list) else []
+            named = (
+                [e for e in value if _entry_key(e) is not None] if isinstance(value, list) else []
+            )
             tally.presets_added += len(named)
         else:
             tally.settings_added += 1

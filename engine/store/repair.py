@@ -31,7 +31,7 @@ from typing import Any
 
 from engine.json_file import write_json_atomic
 from engine.store import schema as store_schema
-from engine.store.backups import Backup, Backups, Counts, quick_check
+from engine.store.backups import Backup, Backups, Counts, quick_check, sqlite_damaged
 
 DAMAGED_FOLDER = "damaged"
 MARK_FILE = "history-mark.json"
@@ -131,12 +131,7 @@ def _log(history: Path, repair: Repair) -> None:
 # -- noticing ------------------------------------------------------------------------------------
 
 
-def damage(exc: BaseException) -> bool:
-    """True when SQLite says the file itself is damaged (not busy, not full, not read-only)."""
-    text = str(exc).lower()
-    return isinstance(exc, sqlite3.DatabaseError) and (
-        "malformed" in text or "not a database" in text or "corrupt" in text
-    )
+damage = sqlite_damaged
 
 
 def diagnose(history: Path, backups: Backups) -> str | None:
@@ -203,6 +198,7 @@ def repair(history: Path, backups: Backups, problem: str) -> Repair:
         for suffix in ("", "-wal"):
             if Path(f"{moved}{suffix}").exists():
                 shutil.copyfile(f"{moved}{suffix}", scratch / f"{history.name}{suffix}")
+        _pad_truncated(scratch / history.name)
         for suffix in ("", *SIDE_FILES):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{rebuilt}{suffix}")
@@ -241,6 +237,22 @@ def repair(history: Path, backups: Backups, problem: str) -> Repair:
     )
     _log(history, done)
     return done
+
+
+def _pad_truncated(path: Path) -> None:
+    """A truncated copy is padded with zeros to the length its header gives: SQLite refuses the
+    whole of a file shorter than it says it is, but reads the pages it still holds once the
+    missing ones are there (as empty, damaged pages)."""
+    with contextlib.suppress(OSError, ValueError), path.open("r+b") as file:
+        header = file.read(100)
+        if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+            return
+        page_size = int.from_bytes(header[16:18], "big")
+        page_size = 65536 if page_size == 1 else page_size
+        pages = int.from_bytes(header[28:32], "big")
+        wanted = page_size * pages
+        if 0 < wanted <= 2**40 and path.stat().st_size < wanted:
+            file.truncate(wanted)
 
 
 def _rebuild(

@@ -102,7 +102,9 @@ def read_chats(conn: sqlite3.Connection) -> list[TravellingChat]:
         "FROM message_images mi JOIN images i ON i.sha256 = mi.sha256 "
         "ORDER BY mi.message_id, mi.position"
     ):
-        images.setdefault(row[0], []).append(ImageRef(row[2], row[3], row[4], row[5], row[6], row[1]))
+        images.setdefault(row[0], []).append(
+            ImageRef(row[2], row[3], row[4], row[5], row[6], row[1])
+        )
     messages: dict[int, list[TravellingMessage]] = {}
     # A parent in another chat (only a damaged file has one) reads as none, as the tree does.
     for row in conn.execute(

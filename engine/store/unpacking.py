@@ -59,7 +59,9 @@ class ArchiveReader:
         except zipfile.BadZipFile as exc:
             raise ArchiveError(f"it is not a zip archive, or it is cut short ({exc})") from None
         except (OSError, EOFError) as exc:
-            raise ArchiveError(f"it cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+            raise ArchiveError(
+                f"it cannot be read ({getattr(exc, 'strerror', None) or exc})"
+            ) from None
         try:
             self._members = self._check_members()
         except BaseException:

@@ -225,15 +225,25 @@ def test_a_failing_migration_leaves_the_previous_version(
         assert store.list_conversations() == []
 
 
-def test_corrupt_file_is_reported_by_name_and_left_alone(db: Path) -> None:
+def test_corrupt_file_is_reported_by_name_and_left_alone_when_repair_is_off(db: Path) -> None:
     db.parent.mkdir(parents=True)
     garbage = random.Random(7).randbytes(16_384)
     db.write_bytes(garbage)
     with pytest.raises(StoreError) as caught:
-        Store(db)
+        Store(db, repair=False)
     message = str(caught.value)
     assert str(db) in message and "damaged" in message and "not changed" in message
     assert db.read_bytes() == garbage
+
+
+def test_corrupt_file_is_moved_aside_whole_and_a_new_history_opens(db: Path) -> None:
+    db.parent.mkdir(parents=True)
+    garbage = random.Random(7).randbytes(16_384)
+    db.write_bytes(garbage)
+    with Store(db) as store:
+        assert store.list_conversations() == []
+        (repair,) = store.repairs
+    assert (repair.damaged_copy / db.name).read_bytes() == garbage
 
 
 def test_a_folder_in_place_of_the_file_is_a_store_error(tmp_path: Path) -> None:
