@@ -215,7 +215,8 @@ class ChatView(QScrollArea):
         if generation != self._generation:
             return
         if not text_ready():  # the start-up warm-up is importing what rendering needs
-            QTimer.singleShot(WARM_UP_POLL_MS, lambda: self._build_batch(generation, live))
+            # With the view as context: a view closed meanwhile cancels the poll.
+            QTimer.singleShot(WARM_UP_POLL_MS, self, lambda: self._build_batch(generation, live))
             return
         deadline = time.perf_counter() + BUILD_SLICE_S
         while self._building is not None or self._pending:

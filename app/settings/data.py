@@ -38,6 +38,7 @@ REASONS = {
     "before-migration": ("Data", "before an upgrade"),
     "before-restore": ("Data", "before a restore"),
     "before-repair": ("Data", "before a repair"),
+    "before-import": ("Data", "before an import"),
 }
 
 
@@ -264,9 +265,13 @@ class DataSection(QWidget):
         self._busy(True, tr("Data", "Exporting…"))
 
         def job(store: Store) -> Any:
+            from engine.documents.portable import CollectionsPart
+            from engine.mcp_servers.portable import ServerListPart
             from engine.store.archive import export_archive
 
-            return export_archive(store, Path(path))
+            return export_archive(
+                store, Path(path), mcp_servers=ServerListPart(), collections=CollectionsPart()
+            )
 
         def done(summary: Any) -> None:
             self._busy(False)
@@ -289,9 +294,15 @@ class DataSection(QWidget):
         self._busy(True, tr("Data", "Importing…"))
 
         def job(store: Store) -> Any:
+            from engine.documents.portable import CollectionsPart
+            from engine.mcp_servers.portable import ServerListPart
             from engine.store.archive import import_archive
 
-            return import_archive(store, path)
+            if store.list_conversations():  # what the import adds can be undone by a restore
+                store.backup("before-import")
+            return import_archive(
+                store, path, mcp_servers=ServerListPart(), collections=CollectionsPart()
+            )
 
         def done(summary: Any) -> None:
             self._busy(False)
@@ -301,5 +312,6 @@ class DataSection(QWidget):
                 )
             )
             self.host.history_replaced()
+            self.refresh()
 
         self.host.run_on_history(job, done, self._failed)

@@ -8,6 +8,7 @@ A backup reads the history through a connection of its own (engine/store/backups
 from __future__ import annotations
 
 import datetime
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +24,10 @@ if TYPE_CHECKING:
     from app.chat.controller import ChatController
     from engine.store import Repair, Store
 
+log = logging.getLogger(__name__)
+
 CHECK_DUE_MS = 60 * 60 * 1000  # a window left open for days still backs up daily
+SEEN_SETTING = "repair_seen_at"  # the newest repair the person dismissed the banner of
 
 
 def repair_words(repair: Repair) -> str:
@@ -48,7 +52,9 @@ def repair_words(repair: Repair) -> str:
 
 
 class HistoryBanner(QFrame):
-    """Says what was repaired, once, until dismissed."""
+    """Says what was repaired, until dismissed."""
+
+    dismissed = Signal(float)  # the repair's time
 
     def __init__(self) -> None:
         super().__init__()
@@ -71,16 +77,22 @@ class HistoryBanner(QFrame):
         self.folder_button.clicked.connect(self._open_folder)
         self.dismiss_button = QPushButton(tr("History", "Dismiss"))
         self.dismiss_button.setObjectName("Secondary")
-        self.dismiss_button.clicked.connect(lambda: self.setVisible(False))
+        self.dismiss_button.clicked.connect(self._dismiss)
         layout.addWidget(self.folder_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.dismiss_button, 0, Qt.AlignmentFlag.AlignTop)
         self._folder: str = ""
+        self._at = 0.0
         self.setVisible(False)
 
     def show_repair(self, repair: Repair) -> None:
         self._folder = str(repair.damaged_copy)
+        self._at = repair.at
         self.message.setText(repair_words(repair))
         self.setVisible(True)
+
+    def _dismiss(self) -> None:
+        self.setVisible(False)
+        self.dismissed.emit(self._at)
 
     def _open_folder(self) -> None:
         if self._folder:
@@ -98,6 +110,7 @@ class HistoryCare(QObject):
         self.controller = controller
         self.banner = HistoryBanner()
         self.pool = WorkerPool("backups", 1)
+        self._backing_up = False
         self._timer = QTimer(self)
         self._timer.setInterval(CHECK_DUE_MS)
         self._timer.timeout.connect(self.back_up_if_due)
@@ -105,25 +118,54 @@ class HistoryCare(QObject):
     def opened(self, store: Store) -> None:
         """The history is open: say what was repaired on the way, and back up if a day passed."""
         store.on_repaired = lambda repair: post_to_ui(lambda: self.banner.show_repair(repair))
-        if store.repairs:
-            self.banner.show_repair(store.repairs[-1])
+        self.banner.dismissed.connect(self._seen, Qt.ConnectionType.UniqueConnection)
+
+        def unseen() -> Repair | None:
+            # Also a repair another Cove process made (a command, a start that ended early).
+            from engine.store.repair import repairs_log
+
+            newest = repairs_log(store.path)[:1]
+            seen = store.get_setting(SEEN_SETTING, 0.0)
+            seen = seen if isinstance(seen, int | float) else 0.0
+            return newest[0] if newest and newest[0].at > seen else None
+
+        def show(repair: Repair | None) -> None:
+            if repair is not None:
+                self.banner.show_repair(repair)
+
+        self.pool.submit(unseen, show, lambda _exc: None)
         self.back_up_if_due()
         self._timer.start()
 
+    def _seen(self, at: float) -> None:
+        store = self.controller.store
+        if store is not None:
+            self.pool.submit(lambda: store.set_setting(SEEN_SETTING, at))
+
     def back_up_if_due(self) -> None:
         store = self.controller.store
-        if store is None or self.pool.busy:
+        if store is None or self._backing_up:
             return
+        self._backing_up = True
 
         def job() -> object | None:
-            return store.backup("daily") if store.backups.due() else None
+            # An empty history has nothing to keep, and a backup of it would put off the first
+            # backup worth having by a day.
+            if not store.backups.due() or not store.list_conversations():
+                return None
+            return store.backup("daily")
 
         def done(backup: object | None) -> None:
+            self._backing_up = False
             if backup is not None:
                 self.backed_up.emit(backup)
 
-        # A failed daily backup is not worth a notice at every hour; Settings › Data shows it.
-        self.pool.submit(job, done, lambda _exc: None)
+        def failed(exc: BaseException) -> None:
+            # Not worth a notice at every hour; Settings › Data shows the backups there are.
+            self._backing_up = False
+            log.warning("the daily backup failed: %s", exc)
+
+        self.pool.submit(job, done, failed)
 
     def run_on_history(
         self,

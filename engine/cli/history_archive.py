@@ -23,6 +23,8 @@ def archive_command(args: argparse.Namespace) -> int:
             )
             _show_export(exported, args.json)
         else:
+            if store.list_conversations():  # what the import adds can be undone by a restore
+                store.backup("before-import")
             imported = import_archive(
                 store, args.path, mcp_servers=ServerListPart(), collections=CollectionsPart()
             )

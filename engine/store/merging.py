@@ -55,29 +55,36 @@ class ImageWriter:
         self._missing: set[str] = set()
 
     def keep(self, conn: sqlite3.Connection, ref: ImageRef, tally: Tally) -> bool:
-        """Make sure the image is here; False when neither this history nor the archive has it."""
+        """Make sure the image is here; False when neither this history nor the archive has it.
+        A file this history lost is written again from the archive."""
         if ref.sha256 in self._known:
             return True
         if ref.sha256 in self._missing:
             return False
-        row = conn.execute("SELECT 1 FROM images WHERE sha256 = ?", (ref.sha256,)).fetchone()
-        if row is None:
+        row = conn.execute("SELECT mime FROM images WHERE sha256 = ?", (ref.sha256,)).fetchone()
+        mime = str(row[0]) if row is not None else ref.mime
+        if row is None or not self._files.path(ref.sha256, mime).exists():
             data = self._read(ref)
-            if data is None:
+            if data is None and row is None:
                 self._missing.add(ref.sha256)
                 return False
-            path = self._files.path(ref.sha256, ref.mime)
-            existed = path.exists()
-            self._files.write(ref.sha256, ref.mime, data)
-            if not existed:
-                self._created.append(path)
-            conn.execute(
-                "INSERT INTO images (sha256, mime, width, height, size) VALUES (?, ?, ?, ?, ?)",
-                (ref.sha256, ref.mime, ref.width, ref.height, len(data)),
-            )
-            tally.images_added += 1
+            if data is not None:
+                self._write(ref.sha256, mime, data)
+            if row is None and data is not None:
+                conn.execute(
+                    "INSERT INTO images (sha256, mime, width, height, size) VALUES (?, ?, ?, ?, ?)",
+                    (ref.sha256, mime, ref.width, ref.height, len(data)),
+                )
+                tally.images_added += 1
         self._known.add(ref.sha256)
         return True
+
+    def _write(self, sha256: str, mime: str, data: bytes) -> None:
+        path = self._files.path(sha256, mime)
+        existed = path.exists()
+        self._files.write(sha256, mime, data)
+        if not existed:
+            self._created.append(path)
 
     @property
     def missing(self) -> int:

@@ -58,10 +58,9 @@ class ArchiveReader:
             self._zip = zipfile.ZipFile(path)
         except zipfile.BadZipFile as exc:
             raise ArchiveError(f"it is not a zip archive, or it is cut short ({exc})") from None
-        except (OSError, EOFError) as exc:
-            raise ArchiveError(
-                f"it cannot be read ({getattr(exc, 'strerror', None) or exc})"
-            ) from None
+        except (OSError, EOFError, ValueError) as exc:  # ValueError: offsets past its end
+            reason = getattr(exc, "strerror", None) or exc
+            raise ArchiveError(f"it cannot be read ({reason})") from None
         try:
             self._members = self._check_members()
         except BaseException:

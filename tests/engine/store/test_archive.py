@@ -6,30 +6,27 @@ and document index."""
 from __future__ import annotations
 
 import hashlib
-import io
-import itertools
 import json
 import re
 import sqlite3
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from PIL import Image
 
 from engine.cli import main
 from engine.documents.index_db import DB_FILENAME, IndexDB
 from engine.documents.portable import CollectionsPart
 from engine.errors import StoreError
-from engine.images import read_image
 from engine.mcp_servers import config as mcp_config
 from engine.mcp_servers.portable import ServerListPart
-from engine.store import ChatSettings, NewImage, Store
+from engine.store import Store
 from engine.store import schema as store_schema
-from engine.store.archive import ExportSummary, ImportSummary, export_archive, import_archive
+from engine.store.archive import import_archive
 from engine.store.presets import Preset, Presets
+from tests.engine.store.archive_files import SECRETS, Computer, files_of, fill, png
+
 
 @pytest.fixture
 def old(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Computer:
@@ -39,6 +36,10 @@ def old(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Computer:
 @pytest.fixture
 def new(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Computer:
     return Computer(tmp_path / "new", monkeypatch, 500_000)
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 # The whole history, moved
@@ -127,6 +128,26 @@ def test_a_chat_continued_after_export_merges_only_its_new_turns(
         assert [h.title for h in store.search("ryokan")] == ["Trip planning"]
         trip = next(c for c in store.list_conversations() if c.title == "Trip planning")
         assert store.messages(trip.id)[-1].content == "A ryokan by the river."
+
+
+def test_an_image_file_lost_here_comes_back_with_a_message_that_shows_it(
+    old: Computer, new: Computer, tmp_path: Path
+) -> None:
+    fill(old)
+    old.export(tmp_path / "first.zip")
+    new.import_(tmp_path / "first.zip")
+    teal = next(new.folder.joinpath("images").rglob(f"{sha(png('teal'))}.png"))
+    teal.unlink()
+    with old.store() as store:
+        trip = next(c for c in store.list_conversations() if c.title == "Trip planning")
+        store.add_version(store.messages(trip.id)[0].id, "Where in early spring?")  # keeps images
+    old.export(tmp_path / "second.zip")
+
+    merged = new.import_(tmp_path / "second.zip")
+
+    assert merged.messages_added == 1 and merged.images_added == 0
+    assert teal.read_bytes() == png("teal")
+    assert new.history() == old.history()
 
 
 def test_a_chat_moved_on_here_too_keeps_showing_where_it_was_left(
@@ -278,7 +299,7 @@ def not_a_chat(src: Path, dest: Path) -> Path:
 def second_image_damaged(src: Path, dest: Path) -> Path:
     # The first chat's first image is written before its second is found damaged: the
     # transaction is rolled back, and the file written for the first goes too.
-    second = f"images/{hashlib.sha256(png('orange')).hexdigest()}.png"
+    second = f"images/{sha(png('orange'))}.png"
     return rewrite(src, dest, lambda n, d: png("red") if n == second else d)
 
 
