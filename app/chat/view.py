@@ -247,7 +247,7 @@ class ChatView(QScrollArea):
             if time.perf_counter() >= deadline:
                 break
         if self._building is not None or self._pending:
-            QTimer.singleShot(NEXT_SLICE_MS, lambda: self._build_batch(generation, live))
+            QTimer.singleShot(NEXT_SLICE_MS, self, lambda: self._build_batch(generation, live))
         elif self._scroll_when_built:
             self.update_regenerate()
             target = self.message_widget(self._focus)

@@ -206,7 +206,10 @@ def claim(files: Sequence[str], *, measuring: bool = False) -> InstanceServer | 
         outcome = hand_over(Request.of(files))
         if outcome.answered:
             print(
-                tr("Start", "Cove is already open on this data folder; it was brought to the front."),
+                tr(
+                    "Start",
+                    "Cove is already open on this data folder; it was brought to the front.",
+                ),
                 file=sys.stderr,
             )
             return 0

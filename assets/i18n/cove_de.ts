@@ -218,6 +218,10 @@
             <translation>Die Antwort wurde inzwischen gelöscht; es wurde nichts geschrieben.</translation>
         </message>
         <message>
+            <source>The disk is full, so this reply is not saved yet. It stays on screen, and Cove saves it as soon as there is room: free some space on the disk.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
             <source>unknown error</source>
             <translation>unbekannter Fehler</translation>
         </message>
@@ -304,6 +308,10 @@
         <message>
             <source>You</source>
             <translation>Sie</translation>
+        </message>
+        <message>
+            <source>There is room on the disk again: the reply that was waiting is saved.</source>
+            <translation type="unfinished" />
         </message>
     </context>
     <context>
@@ -572,6 +580,129 @@
         <message>
             <source>{build} got {points} points fewer right (margin of error ± {margin} points): it loses quality on these questions.</source>
             <translation>{build} beantwortete {points} Punkte weniger richtig (Fehlermarge ± {margin} Punkte): Sie verliert bei diesen Fragen an Qualität.</translation>
+        </message>
+    </context>
+    <context>
+        <name>Data</name>
+        <message>
+            <source>Backups</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Cove backs up your chats (with their images), presets and settings once a day, before every upgrade, and when you ask. The last 7 days and 4 weeks are kept.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Back up now</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Restore this backup…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Check the history</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Open the backups folder</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Backup status</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Moving to a new computer</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Export everything to one file: every chat with its versions and images, folders and pins, presets, settings, the MCP servers (without their keys) and your collections. Import it on the other computer: chats imported twice are not doubled.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Export everything…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Import…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>{when} · {reason} · {chats} chats · {size}</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>{count} backups, {size} in all, in {folder}.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>No backup yet: the first is made today.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Backing up…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Backed up {chats} chats at {when}.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Restore this backup?</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>The chat history goes back to how it was at {when} ({chats} chats). The history as it is now is backed up first, so this can be undone by restoring that backup.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Restoring…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Restored the backup of {when}.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Checking…</source>
+            <translation type="unfinished">Wird geprüft…</translation>
+        </message>
+        <message>
+            <source>The history file is damaged: {problems}. Restart Cove to repair it.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>The chat history is whole.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Export everything</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Cove archives (*.zip)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Exporting…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Exported {chats} chats to {path}.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Import</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Importing…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Imported {added} new chats and {merged} with new turns.</source>
+            <translation type="unfinished" />
         </message>
     </context>
     <context>
@@ -1611,6 +1742,45 @@ Wenn Sie das nicht prüfen können, wählen Sie Nein: Cove bleibt dann getrennt.
         </message>
     </context>
     <context>
+        <name>History</name>
+        <message>
+            <source>the backup of {when}</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>no backup (there was none yet)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Cove found the chat history damaged ({problem}) and rebuilt it from {source} and {rows} entries the damaged file still held: {chats} chats are here. The damaged file is kept, unchanged, in {folder}.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Chat history repaired</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Your chat history was repaired</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>What was repaired</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Show the damaged file</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Dismiss</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>The chat history is still opening; try again in a moment.</source>
+            <translation type="unfinished">Der Chatverlauf wird noch geöffnet; versuchen Sie es gleich noch einmal.</translation>
+        </message>
+    </context>
+    <context>
         <name>Hugging Face settings</name>
         <message>
             <source>Hugging Face settings</source>
@@ -2604,6 +2774,10 @@ Wenn Sie das nicht prüfen können, wählen Sie Nein: Cove bleibt dann getrennt.
             <source>Saved state</source>
             <translation>Gespeicherter Zustand</translation>
         </message>
+        <message>
+            <source>Data</source>
+            <translation type="unfinished" />
+        </message>
     </context>
     <context>
         <name>Shortcuts</name>
@@ -2940,6 +3114,33 @@ Wenn Sie das nicht prüfen können, wählen Sie Nein: Cove bleibt dann getrennt.
         <message>
             <source>Also given to the model:</source>
             <translation>Ebenfalls an das Modell übergeben:</translation>
+        </message>
+    </context>
+    <context>
+        <name>Start</name>
+        <message>
+            <source>Cove is already open on this data folder; it was brought to the front.</source>
+            <translation>Cove ist mit diesem Datenordner bereits geöffnet; das Fenster wurde nach vorne geholt.</translation>
+        </message>
+        <message>
+            <source>Cove is already open on this data folder but did not answer; it may still be starting. Try again in a moment.</source>
+            <translation>Cove ist mit diesem Datenordner bereits geöffnet, hat aber nicht geantwortet; vielleicht startet es noch. Versuchen Sie es gleich noch einmal.</translation>
+        </message>
+        <message>
+            <source>Cove is already open on this data folder (process {pid}) but did not answer; it may still be starting, or not responding: end that process if it does not come back.</source>
+            <translation>Cove ist mit diesem Datenordner bereits geöffnet (Prozess {pid}), hat aber nicht geantwortet; vielleicht startet es noch oder reagiert nicht: Beenden Sie diesen Prozess, wenn es nicht wieder reagiert.</translation>
+        </message>
+        <message>
+            <source>Cove is already open on this data folder: close it, or give this run a data folder of its own (COVE_DATA_DIR).</source>
+            <translation>Cove ist mit diesem Datenordner bereits geöffnet: Schließen Sie es oder geben Sie diesem Lauf einen eigenen Datenordner (COVE_DATA_DIR).</translation>
+        </message>
+        <message>
+            <source>Cove is already open on this data folder (process {pid}): close it, or give this run a data folder of its own (COVE_DATA_DIR).</source>
+            <translation>Cove ist mit diesem Datenordner bereits geöffnet (Prozess {pid}): Schließen Sie es oder geben Sie diesem Lauf einen eigenen Datenordner (COVE_DATA_DIR).</translation>
+        </message>
+        <message>
+            <source>Not found, not attached: {names}</source>
+            <translation>Nicht gefunden, nicht angehängt: {names}</translation>
         </message>
     </context>
     <context>

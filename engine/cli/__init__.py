@@ -1,7 +1,7 @@
 """The ``cove`` command: probe, inspect, plan, tune, chat, serve, worker, trust, models, search,
-pull, rm, index, ask, collections, history, mcp, eval. This module parses the arguments and hands each
-command to its module; the library's, the documents', the server's and the remote commands live
-with those packages.
+pull, rm, index, ask, collections, history, mcp, eval. This module parses the arguments and hands
+each command to its module; the library's, the documents', the server's and the remote commands
+live with those packages.
 
 Errors reach the user as one readable line on stderr with a non-zero exit code, never a traceback.
 

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from engine.errors import HistoryDamaged, StoreError
 
@@ -46,14 +46,10 @@ DEFAULT_MAX_BYTES = 2 * 2**30
 DUE_AFTER_S = 24 * 3600.0
 BUSY_TIMEOUT_S = 30.0
 
-Reason = Literal["daily", "manual", "before-migration", "before-restore", "before-repair"]
-REASONS: tuple[str, ...] = (
-    "daily",
-    "manual",
-    "before-migration",
-    "before-restore",
-    "before-repair",
-)
+Reason = Literal[
+    "daily", "manual", "before-migration", "before-restore", "before-repair", "before-import"
+]
+REASONS: tuple[str, ...] = get_args(Reason)
 
 
 @dataclass(frozen=True, slots=True)

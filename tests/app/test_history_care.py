@@ -78,9 +78,7 @@ def test_settings_data_backs_up_lists_and_restores(
     assert "Backed up 3 chats" in section.status.text()
     # Back to the backup with two chats; the sidebar follows.
     section.list.setCurrentRow(1)
-    monkeypatch.setattr(
-        QMessageBox, "question", lambda *_a, **_k: QMessageBox.StandardButton.Yes
-    )
+    monkeypatch.setattr(QMessageBox, "question", lambda *_a, **_k: QMessageBox.StandardButton.Yes)
     section.restore_button.click()
     qtbot.waitUntil(lambda: "Restored" in section.status.text(), timeout=QUICK_MS)
     qtbot.waitUntil(lambda: len(window.sidebar.conversation_items()) == 2, timeout=QUICK_MS)
@@ -186,3 +184,37 @@ def test_a_reply_streaming_while_the_disk_fills_stays_on_screen_and_is_saved_lat
         assert saved.status == reply.status
         assert integrity(data_dir / "cove.sqlite3") == "ok"
         window.close()
+
+
+def test_settings_data_exports_everything_and_an_import_twice_adds_nothing(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    data_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    from app.settings.data import DataSection
+
+    _history(data_dir, 4, backup=False)
+    window = make_window(with_engine=False)
+    section = window.settings.open("data")
+    assert isinstance(section, DataSection)
+    archive = tmp_path / "moving" / "Cove-export.zip"
+    archive.parent.mkdir()
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, **_k: (str(archive), ""))
+    section.export_button.click()
+    qtbot.waitUntil(lambda: "Exported 4 chats" in section.status.text(), timeout=QUICK_MS)
+    assert archive.is_file()
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *_a, **_k: (str(archive), ""))
+    section.import_button.click()
+    qtbot.waitUntil(
+        lambda: "…" not in section.status.text() and "Exported" not in section.status.text(),
+        timeout=QUICK_MS,
+    )
+    assert "Imported 0 new chats" in section.status.text(), section.status.text()
+    assert len(window.sidebar.conversation_items()) == 4
+    store = window.controller.store
+    assert store is not None
+    assert "before-import" in {b.reason for b in store.backups.taken()}

@@ -30,6 +30,22 @@ def test_gui_or_cli(argv: list[str], gui: bool) -> None:
     assert is_gui_invocation(argv) is gui
 
 
+def test_a_file_opens_the_window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A desktop's "Open with Cove" passes the file's path; a file named like a command in the
+    current folder leaves the command a command."""
+    notes = tmp_path / "notes.pdf"
+    notes.write_bytes(b"%PDF-1.4\n")
+    (tmp_path / "chat").write_text("a file called chat")
+    monkeypatch.chdir(tmp_path)
+    assert is_gui_invocation([str(notes)])
+    assert is_gui_invocation(["notes.pdf"])
+    assert is_gui_invocation(["--language", "de"])
+    assert not is_gui_invocation(["chat"])
+    assert not is_gui_invocation([str(tmp_path / "missing.pdf")])
+    options = build_gui_parser().parse_args(["notes.pdf", "--language", "en"])
+    assert options.files == ["notes.pdf"] and options.language == "en"
+
+
 def test_gui_flags_parse() -> None:
     options = build_gui_parser().parse_args(["--self-test", "--screenshot", "x.png"])
     assert options.self_test and options.screenshot == "x.png"

@@ -63,7 +63,9 @@ def test_a_second_start_leaves_one_window_and_one_engine(tmp_path: Path, starter
     assert report.get("ok"), f"{report.get('error')}\n{json.dumps(report, indent=1)}\n{said}"
     second = report["second start"]
     assert second["code"] == 0, second
-    assert "Cove is already open on this data folder; it was brought to the front." in second["said"]
+    assert (
+        "Cove is already open on this data folder; it was brought to the front." in second["said"]
+    )
     assert report["attached"] == "harbour.png"
     assert report["applications named Cove"] == 1
     assert report["engine hosts"] == 1

@@ -194,7 +194,7 @@ def test_a_host_waits_while_another_on_its_folder_measures(
 
 def test_two_processes_updating_tuning_lose_nothing(tmp_path: Path) -> None:
     path = tmp_path / "data" / "tuning.json"
-    count = 40
+    count = 150
     writers = [python(UPDATE_TUNING, str(path), who, str(count)) for who in ("a", "b")]
     try:
         for writer in writers:

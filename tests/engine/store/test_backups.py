@@ -216,3 +216,49 @@ def test_a_migration_that_fails_halfway_leaves_the_backup_taken_before_it(
         assert [m.content for m in opened.messages(1)] == ["kept across the upgrade"]
     with Store(db) as store:
         assert [m.content for m in store.messages(1)] == ["kept across the upgrade"]
+
+
+WRITER = """
+import sys
+from engine.store import Store
+from tests.engine.store.history_files import write_chats
+with Store(sys.argv[1]) as store:
+    write_chats(store, 10, start=1000, words=20)
+"""
+
+
+def test_backups_beside_replies_saved_by_two_threads_and_another_process(db: Path) -> None:
+    import subprocess
+    import sys
+    import threading
+
+    repo = Path(__file__).resolve().parents[3]
+    with Store(db) as store:
+        write_chats(store, 5)
+        conv = store.create_conversation("streaming")
+        replies = [store.add_message(conv.id, "assistant", "", status="streaming") for _ in "ab"]
+        failures: list[BaseException] = []
+
+        def stream(message_id: int) -> None:
+            try:
+                text = ""
+                for n in range(200):  # a reply saved as it grows, as the window saves it
+                    text += f"token{n} "
+                    store.update_message_content(message_id, text)
+                store.finish_message(message_id, text, "complete")
+            except BaseException as exc:  # reported below
+                failures.append(exc)
+
+        other = subprocess.Popen([sys.executable, "-c", WRITER, str(db)], cwd=repo)
+        threads = [threading.Thread(target=stream, args=(r.id,)) for r in replies]
+        for thread in threads:
+            thread.start()
+        taken = [store.backup("manual") for _ in range(3)]
+        for thread in threads:
+            thread.join()
+        assert other.wait(timeout=120) == 0
+        assert failures == []
+        assert all(integrity(b.database) == "ok" for b in taken)
+        assert [m.status for m in store.all_messages(conv.id)] == ["complete", "complete"]
+        assert len(store.list_conversations()) == 16
+    assert integrity(db) == "ok"
