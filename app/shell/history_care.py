@@ -67,7 +67,6 @@ class HistoryBanner(QFrame):
         self.title = QLabel("<b>{}</b>".format(tr("History", "Your chat history was repaired")))
         self.message = QLabel()
         self.message.setWordWrap(True)
-        self.message.setAccessibleName(tr("History", "What was repaired"))
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         text.addWidget(self.title)
         text.addWidget(self.message)

@@ -41,6 +41,7 @@ SECTIONS = {
     "MCP servers": ("check box", "Offer these tools in chats"),
     "Saved state": ("push button", "Clear saved state"),
     "Privacy": ("push button", "Open the data folder"),
+    "Data": ("push button", "Back up now"),
 }
 
 

@@ -149,7 +149,7 @@ def test_a_screen_reader_user_reads_settings_attaches_a_pdf_and_changes_language
         pytest.skip(report["skip"])
     said = ran.stderr.decode(errors="replace")[-3000:]
     assert report.get("ok"), f"{report.get('error')}\n{json.dumps(report, indent=1)}\n{said}"
-    sections = ["Appearance", "Engine", "MCP servers", "Saved state", "Privacy"]
+    sections = ["Appearance", "Engine", "MCP servers", "Saved state", "Privacy", "Data"]
     assert report["settings sections"] == sections
     assert report["pages audited"] == [f"Settings › {s}" for s in sections]
     assert report["unnamed"] == []

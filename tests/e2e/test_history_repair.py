@@ -1,0 +1,75 @@
+"""A damaged chat history through the real window, from outside: the window opens with every
+chat listed, says in words what was repaired and from when, the history passes SQLite's integrity
+check, and the damaged file lies aside, whole.
+
+Driven by tests/e2e/atspi_repair.py in the system's Python; skipped where the machine has no X
+server, D-Bus session or AT-SPI, as tests/e2e/test_accessibility.py is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_accessibility import DRIVE_TIMEOUT_S, SYSTEM_PYTHON, _launcher
+
+DRIVER = Path(__file__).with_name("atspi_repair.py")
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="AT-SPI is Linux's"),
+]
+
+
+def test_a_damaged_history_opens_whole_and_the_window_says_what_was_repaired(
+    tmp_path: Path, starter: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.store import Store
+    from tests.engine.store.history_files import write_chats
+
+    launcher = _launcher()
+    home = tmp_path / "home"
+    data = home / "data"
+    data.mkdir(parents=True)
+    monkeypatch.setenv("COVE_DATA_DIR", str(data))
+    with Store() as store:
+        write_chats(store, 30)
+        store.set_setting("welcomed", True)
+    env = {**os.environ, "HOME": str(home), "COVE_DATA_DIR": str(data)}
+    env.pop("QT_QPA_PLATFORM", None)
+    env.pop("DISPLAY", None)
+    report_path = tmp_path / "report.json"
+    ran = subprocess.run(
+        ["dbus-run-session", "--", SYSTEM_PYTHON, str(DRIVER), str(report_path),
+         sys.executable, launcher],  # fmt: skip
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=DRIVE_TIMEOUT_S,
+        check=False,
+        capture_output=True,
+    )
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    if "skip" in report:
+        pytest.skip(report["skip"])
+    said = ran.stderr.decode(errors="replace")[-3000:]
+    assert report.get("ok"), f"{report.get('error')}\n{json.dumps(report, indent=1)}\n{said}"
+    assert len(report["backups after the first start"]) == 1
+    assert report["banner"] == "Your chat history was repaired"
+    words = report["what was repaired"]
+    assert "rebuilt it from the backup of" in words and "30 chats are here" in words
+    assert report["chats listed"] == 30
+    (aside,) = report["damaged folder"]
+    kept = data / "damaged" / aside / "cove.sqlite3"
+    assert kept.stat().st_size == report["damaged size"]
+    conn = sqlite3.connect(data / "cove.sqlite3")
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert conn.execute("SELECT count(*) FROM conversations").fetchone()[0] == 30
+    finally:
+        conn.close()
