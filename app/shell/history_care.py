@@ -40,12 +40,11 @@ def repair_words(repair: Repair) -> str:
     return tr(
         "History",
         "Cove found the chat history damaged ({problem}) and rebuilt it from {source} and "
-        "{rows} entries the damaged file still held: {chats} chats are here. The damaged file "
-        "is kept, unchanged, in {folder}.",
+        "everything the damaged file still held: {chats} chats are here. The damaged file is "
+        "kept, unchanged, in {folder}.",
     ).format(
         problem=repair.problem,
         source=source,
-        rows=repair.salvaged_rows,
         chats=repair.conversations,
         folder=shown(repair.damaged_copy),
     )

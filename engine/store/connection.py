@@ -66,7 +66,7 @@ def open_history(
         if not repair or done is not None or cause is None or not store_repair.damage(cause):
             raise
         # Damage the check at open did not see (a page only a migration reads).
-        done = _repair(path, backups, f"it could not be read ({cause})")
+        done = _repair(path, backups, store_repair.problem_words(cause))
         conn, fts = _connect(path, backups)
     return conn, fts, done
 

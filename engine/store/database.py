@@ -167,7 +167,7 @@ class Store:
             conn.close()
         try:
             repaired = store_repair.repair(
-                self._path, self.backups, f"it could not be read ({exc})"
+                self._path, self.backups, store_repair.problem_words(exc)
             )
         except (OSError, sqlite3.Error) as failed:
             return StoreError(f"{words} Repairing it failed too: {failed}.")

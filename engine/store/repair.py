@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import json
+import logging
 import os
 import shutil
 import sqlite3
@@ -33,6 +34,8 @@ from engine.json_file import write_json_atomic
 from engine.store import schema as store_schema
 from engine.store.backups import Backup, Backups, Counts, quick_check, sqlite_damaged
 
+log = logging.getLogger(__name__)
+
 DAMAGED_FOLDER = "damaged"
 MARK_FILE = "history-mark.json"
 LOG_FILE = "repairs.json"
@@ -40,6 +43,8 @@ LOG_KEPT = 20
 WINDOW = 2000  # rowids read per query while salvaging
 MAX_FAILED_READS = 20_000  # bounds the halving on a file damaged everywhere
 SIDE_FILES = ("-wal", "-shm", "-journal")
+# A file that went back in time: what the backup holds wins over what the file holds.
+OLDER = "its journal was lost, or an older copy replaced it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +139,14 @@ def _log(history: Path, repair: Repair) -> None:
 damage = sqlite_damaged
 
 
+def problem_words(exc: BaseException) -> str:
+    """What SQLite said, in a person's words (the window shows them)."""
+    log.warning("the chat history could not be read: %s", exc)
+    if "not a database" in str(exc).lower():
+        return "the file is no longer a database (something wrote over it)"
+    return "part of the file could not be read"
+
+
 def diagnose(history: Path, backups: Backups) -> str | None:
     """What is wrong with the history's file, in words; None when it is whole (or new)."""
     try:
@@ -144,15 +157,16 @@ def diagnose(history: Path, backups: Backups) -> str | None:
     try:
         conn = sqlite3.connect(f"file:{history}?mode=ro", uri=True)
     except sqlite3.Error as exc:
-        return f"it could not be opened ({exc})" if damage(exc) else None
+        return problem_words(exc) if damage(exc) else None
     try:
         try:
             problems = quick_check(conn)
             counts = Counts.of(conn) if not problems else None
         except sqlite3.Error as exc:
-            return f"it is not readable as a database ({exc})" if damage(exc) else None
+            return problem_words(exc) if damage(exc) else None
         if problems:
-            return f"SQLite's check of it failed ({'; '.join(problems[:2])})"
+            log.warning("SQLite's check of %s failed: %s", history, "; ".join(problems[:5]))
+            return "part of the file could not be read"
         assert counts is not None
         mark, newest = read_mark(history), backups.newest()
         if (
@@ -162,10 +176,7 @@ def diagnose(history: Path, backups: Backups) -> str | None:
             and counts.messages < mark.messages
             and newest.last_message_id > counts.last_message_id
         ):
-            return (
-                f"it holds {counts.messages} messages where it held {mark.messages} "
-                "(its journal was lost, or an older copy replaced it)"
-            )
+            return f"it holds {counts.messages} messages where it held {mark.messages} ({OLDER})"
         return None
     finally:
         conn.close()
@@ -202,7 +213,7 @@ def repair(history: Path, backups: Backups, problem: str) -> Repair:
         for suffix in ("", *SIDE_FILES):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{rebuilt}{suffix}")
-        prefer_file = "journal was lost" not in problem and "older copy" not in problem
+        prefer_file = OLDER not in problem
         try:
             salvaged = _rebuild(rebuilt, newest, scratch / history.name, prefer_file=prefer_file)
         except sqlite3.DatabaseError:  # what the damaged file gave broke the copy: backup alone

@@ -692,3 +692,64 @@ def test_math_files_in_a_chat_settings_and_the_sidebar(
     window.open_settings()
     window.settings.view.show_section("appearance")
     save(window, shots, "settings-light")
+
+
+def test_settings_data_and_a_repaired_history(
+    qtbot: QtBot, make_window: WindowFactory, shots: Path, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    import time
+
+    from engine.store import Store
+    from tests.engine.store.history_files import Clock, overwrite_middle
+
+    # A user's data folder under a home of its own, as Cove keeps it on Linux.
+    home = tmp_path / "home"
+    data = home / ".local" / "share" / "Cove"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("COVE_DATA_DIR", str(data))
+    seed_sidebar()
+    clock = Clock(time.time() - 20 * 86400)
+    topics = [
+        "Birthday card for Ana",
+        "Fix the flaky CI job",
+        "Explain TCP slow start",
+        "Tomato blight remedies",
+        "Cover letter draft",
+        "Summarise the lease",
+        "Python dataclass defaults",
+        "Weekly meal plan",
+        "Bike gear ratios",
+        "Rust borrow checker error",
+        "Translate the menu",
+        "Tax receipts to keep",
+        "SQL window functions",
+        "Knitting a raglan sleeve",
+        "Compare two phone plans",
+        "Story for a 6-year-old",
+        "Budget for the move",
+        "Git rebase or merge",
+        "Houseplants for low light",
+        "Interview questions",
+    ]
+    with Store(clock=clock) as store:
+        store.set_setting("welcomed", True)
+        for day, topic in enumerate(topics):  # three weeks of daily use, one backup a day
+            conversation = store.create_conversation(topic)
+            store.add_message(conversation.id, "user", topic)
+            store.add_message(conversation.id, "assistant", "Here is a start. " * 200)
+            store.backup("daily")
+            clock.advance(86400)
+    # Damaged after the last backup: the next start repairs it and says so.
+    overwrite_middle(data / "cove.sqlite3")
+    window = make_window(with_engine=False)
+    window.resize(*SIZE)
+    qtbot.waitUntil(window.history_care.banner.isVisible, timeout=30_000)
+    window.show_page("chat")
+    qtbot.waitUntil(lambda: len(window.view.messages) == 2, timeout=30_000)
+    qtbot.wait(50)  # one paint; nothing is measured
+    save(window, shots, "history-repaired-light")
+    section = window.settings.open("data")
+    qtbot.waitUntil(lambda: section.list.count() >= 10, timeout=30_000)  # type: ignore[attr-defined]
+    qtbot.wait(50)
+    save(window, shots, "settings-data-light")

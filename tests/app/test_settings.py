@@ -1,5 +1,5 @@
 """One Settings page (Ctrl+, or the sidebar's Settings): appearance, engine, MCP servers, saved
-state and privacy; the chat's ⋯ menu keeps only the chat's own actions; every control on the
+state, privacy and data; the chat's ⋯ menu keeps only the chat's own actions; every control on the
 page is named for screen readers."""
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def test_ctrl_comma_opens_settings_and_the_chat_menu_keeps_the_chats_actions(
     view = window.settings.view
     assert window.pages.currentWidget() is view
     sections = [view.list.item(i).text() for i in range(view.list.count())]
-    assert sections == ["Appearance", "Engine", "MCP servers", "Saved state", "Privacy"]
+    assert sections == ["Appearance", "Engine", "MCP servers", "Saved state", "Privacy", "Data"]
     menu = window.chat_page.menu_button.menu()
     actions = [a.text() for a in menu.actions() if a.text()]
     assert actions == [

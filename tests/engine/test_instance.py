@@ -234,3 +234,24 @@ def _free(path: Path) -> bool:
     answer = said(process)
     process.wait(60)
     return answer == "free"
+
+
+def test_the_terminal_says_when_the_window_holds_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from engine.cli import _beside_window
+
+    monkeypatch.setenv("COVE_DATA_DIR", str(tmp_path))
+    assert not _beside_window(None)
+    lock = WindowLock.acquire()
+    assert lock is not None
+    try:
+        assert _beside_window(None)
+        said = capsys.readouterr().err
+        assert f"window is open on this data folder (pid {os.getpid()})" in said
+        assert "idle measuring is left to it" in said
+        # The window's own server (its sharing switch) is the window's: nothing to say.
+        assert not _beside_window(os.getpid())
+        assert capsys.readouterr().err == ""
+    finally:
+        lock.release()
