@@ -129,12 +129,9 @@ def running_window(folder: Path | None = None) -> RunningWindow | None:
     pid, started = info.get("pid"), info.get("started")
     if not isinstance(pid, int) or isinstance(pid, bool) or not _alive(pid):
         # Missing, or left by a window that was killed: the holder has yet to write its own.
-        pid, started = None, None
-    return RunningWindow(
-        pid=pid,
-        started=float(started) if isinstance(started, int | float) and pid else None,
-        socket_name=socket_name(folder),
-    )
+        return RunningWindow(pid=None, started=None, socket_name=socket_name(folder))
+    when = float(started) if isinstance(started, int | float) else None
+    return RunningWindow(pid=pid, started=when, socket_name=socket_name(folder))
 
 
 class IdleWorkLock:

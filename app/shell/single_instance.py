@@ -112,7 +112,7 @@ class InstanceServer(QObject):
         buffer = bytearray()
         timer = QTimer(socket)
         timer.setSingleShot(True)
-        timer.timeout.connect(socket.abort)
+        timer.timeout.connect(lambda: socket.abort())
         timer.start(READ_WAIT_MS)
         socket.disconnected.connect(socket.deleteLater)
 
