@@ -5,11 +5,13 @@ may hold secrets."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 
 def read_json_object(path: Path) -> dict[str, Any]:
@@ -33,6 +35,24 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def written_whole(path: Path) -> Iterator[IO[bytes]]:
+    """A file to write ``path`` through, put in place only once it is whole and on the disk
+    (flushed and fsynced): a larger file (a copy, an archive) than ``write_bytes_atomic`` holds
+    in memory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w+b") as out:
+            yield out
+            out.flush()
+            os.fsync(out.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

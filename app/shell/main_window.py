@@ -42,10 +42,10 @@ from app.remote.choice import EngineChoice, read_choice, save_choice
 from app.remote.engine_mode import EngineMode
 from app.remote.lan_share import SHARED_ORIGINS_SETTING
 from app.shell.banner import EngineBanner
-from app.shell.history_care import HistoryCare
 from app.shell.chat_setup import ChatSetup
 from app.shell.conversations import ConversationList
 from app.shell.files_setup import ChatFilesSetup
+from app.shell.history_care import HistoryCare
 from app.shell.settings_setup import SettingsSetup
 from app.shell.shortcuts import ShortcutsSheet
 from app.shell.sidebar import Sidebar

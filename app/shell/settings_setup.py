@@ -37,7 +37,9 @@ class SettingsHost(Protocol):
     engine_mode: EngineMode
     mcp: McpService
     state_limit: int
-    history_care: HistoryHost
+
+    @property
+    def history_care(self) -> HistoryHost: ...
 
     def show_page(self, name: str) -> None: ...
     def show_shortcuts(self) -> Any: ...

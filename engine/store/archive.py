@@ -27,8 +27,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
-import tempfile
 import time
 import zipfile
 from collections.abc import Callable, Iterable
@@ -37,6 +35,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.errors import EngineError, StoreError
+from engine.json_file import written_whole
 from engine.paths import data_dir as default_data_dir
 from engine.store import folders as store_folders
 from engine.store import merging
@@ -223,19 +222,8 @@ def _count_presets(value: object) -> int:
 
 
 def _write_atomically(dest: Path, fill: Callable[[zipfile.ZipFile], int]) -> int:
-    fd, temp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
-    try:
-        with os.fdopen(fd, "w+b") as out:
-            with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-                written = fill(zf)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, dest)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    return written
+    with written_whole(dest) as out, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        return fill(zf)
 
 
 def _fill(

@@ -25,7 +25,6 @@ import json
 import os
 import shutil
 import sqlite3
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from engine.errors import HistoryDamaged, StoreError
+from engine.json_file import written_whole
 
 FOLDER = "backups"
 POOL = "images"
@@ -128,18 +128,8 @@ def _image_paths(conn: sqlite3.Connection) -> tuple[str, ...]:
 
 
 def _copy_whole(source: Path, dest: Path) -> None:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=".part-", dir=dest.parent)
-    try:
-        with os.fdopen(fd, "wb") as out, source.open("rb") as src:
-            shutil.copyfileobj(src, out, 1 << 20)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, dest)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    with written_whole(dest) as out, source.open("rb") as src:
+        shutil.copyfileobj(src, out, 1 << 20)
 
 
 def _folder_bytes(folder: Path) -> int:

@@ -734,7 +734,7 @@ def test_settings_data_and_a_repaired_history(
     ]
     with Store(clock=clock) as store:
         store.set_setting("welcomed", True)
-        for day, topic in enumerate(topics):  # three weeks of daily use, one backup a day
+        for topic in topics:  # three weeks of daily use, one backup a day
             conversation = store.create_conversation(topic)
             store.add_message(conversation.id, "user", topic)
             store.add_message(conversation.id, "assistant", "Here is a start. " * 200)

@@ -84,7 +84,7 @@ def drive(report: dict[str, Any], python: str) -> None:
 
 def main() -> int:
     report_path, python, launcher = sys.argv[1:4]
-    return drive_and_report(report_path, launcher, lambda report: drive(report, python))
+    return int(drive_and_report(report_path, launcher, lambda report: drive(report, python)))
 
 
 if __name__ == "__main__":

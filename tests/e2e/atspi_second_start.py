@@ -82,7 +82,7 @@ def drive(report: dict[str, Any], python: str, image: str) -> None:
 
 def main() -> int:
     report_path, python, launcher, image = sys.argv[1:5]
-    return drive_and_report(report_path, launcher, lambda report: drive(report, python, image))
+    return int(drive_and_report(report_path, launcher, lambda report: drive(report, python, image)))
 
 
 if __name__ == "__main__":

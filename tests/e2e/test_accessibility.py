@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,10 +49,44 @@ def _launcher() -> str:
     return launcher
 
 
+def drive(driver: Path, tmp_path: Path, env: dict[str, str], *args: str) -> dict[str, Any]:
+    """Run ``driver`` (a script of this folder) in the system's Python in a D-Bus session with
+    ``args`` after its report, app Python and bus launcher; its report, once it said ``ok`` (a
+    machine that cannot show the window skips)."""
+    launcher = _launcher()
+    env = dict(env)
+    env.pop("QT_QPA_PLATFORM", None)
+    env.pop("DISPLAY", None)
+    report_path = tmp_path / "report.json"
+    ran = subprocess.run(
+        [
+            "dbus-run-session",
+            "--",
+            SYSTEM_PYTHON,
+            str(driver),
+            str(report_path),
+            sys.executable,
+            launcher,
+            *args,
+        ],
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=DRIVE_TIMEOUT_S,
+        check=False,
+        capture_output=True,
+    )
+    report: dict[str, Any] = json.loads(report_path.read_text(encoding="utf-8"))
+    if "skip" in report:
+        pytest.skip(report["skip"])
+    said = ran.stderr.decode(errors="replace")[-3000:]
+    assert report.get("ok"), f"{report.get('error')}\n{json.dumps(report, indent=1)}\n{said}"
+    return report
+
+
 def test_a_screen_reader_user_keeps_every_version(tmp_path: Path, starter: Path) -> None:
     from tests.app.test_versions import install_tiny_model
 
-    launcher = _launcher()
+    _launcher()  # skips before any work where the window cannot be driven
     install_tiny_model(tmp_path / "models")
     home = tmp_path / "home"
     (home / "data").mkdir(parents=True)
@@ -61,29 +96,7 @@ def test_a_screen_reader_user_keeps_every_version(tmp_path: Path, starter: Path)
         "COVE_DATA_DIR": str(home / "data"),
         "COVE_MODELS_DIR": str(tmp_path / "models"),
     }
-    env.pop("QT_QPA_PLATFORM", None)
-    env.pop("DISPLAY", None)
-    report_path = tmp_path / "report.json"
-    subprocess.run(
-        [
-            "dbus-run-session",
-            "--",
-            SYSTEM_PYTHON,
-            str(DRIVER),
-            str(report_path),
-            sys.executable,
-            launcher,
-        ],
-        env=env,
-        cwd=Path(__file__).resolve().parents[2],
-        timeout=DRIVE_TIMEOUT_S,
-        check=False,
-        capture_output=True,
-    )
-    report = json.loads(report_path.read_text(encoding="utf-8"))
-    if "skip" in report:
-        pytest.skip(report["skip"])
-    assert report.get("ok"), f"{report.get('error')}\n{json.dumps(report, indent=1)}"
+    report = drive(DRIVER, tmp_path, env)
     # Every control showing on the chat, Models (each tab), Hardware and Documents is named for
     # what it does, and no page asks for a terminal.
     assert report["pages audited"][:2] == ["chat", "Models"]
@@ -119,36 +132,13 @@ def test_a_screen_reader_user_reads_settings_attaches_a_pdf_and_changes_language
 ) -> None:
     from tests.documents.harbour import harbour_folder
 
-    launcher = _launcher()
     docs = harbour_folder(tmp_path / "papers")
     home = tmp_path / "home"
     (home / "data").mkdir(parents=True)
     env = {**os.environ, "HOME": str(home), "COVE_DATA_DIR": str(home / "data")}
-    env.pop("QT_QPA_PLATFORM", None)
-    env.pop("DISPLAY", None)
-    report_path = tmp_path / "report.json"
-    ran = subprocess.run(
-        [
-            "dbus-run-session",
-            "--",
-            SYSTEM_PYTHON,
-            str(DRIVER.with_name("atspi_files.py")),
-            str(report_path),
-            sys.executable,
-            launcher,
-            str(docs / "harbour_guide.pdf"),
-        ],
-        env=env,
-        cwd=Path(__file__).resolve().parents[2],
-        timeout=DRIVE_TIMEOUT_S,
-        check=False,
-        capture_output=True,
+    report = drive(
+        DRIVER.with_name("atspi_files.py"), tmp_path, env, str(docs / "harbour_guide.pdf")
     )
-    report = json.loads(report_path.read_text(encoding="utf-8"))
-    if "skip" in report:
-        pytest.skip(report["skip"])
-    said = ran.stderr.decode(errors="replace")[-3000:]
-    assert report.get("ok"), f"{report.get('error')}\n{json.dumps(report, indent=1)}\n{said}"
     sections = ["Appearance", "Engine", "MCP servers", "Saved state", "Privacy", "Data"]
     assert report["settings sections"] == sections
     assert report["pages audited"] == [f"Settings › {s}" for s in sections]

@@ -8,16 +8,14 @@ server, D-Bus session or AT-SPI, as tests/e2e/test_accessibility.py is.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_accessibility import DRIVE_TIMEOUT_S, SYSTEM_PYTHON, _launcher
+from tests.e2e.test_accessibility import _launcher, drive
 
 DRIVER = Path(__file__).with_name("atspi_repair.py")
 
@@ -33,7 +31,7 @@ def test_a_damaged_history_opens_whole_and_the_window_says_what_was_repaired(
     from engine.store import Store
     from tests.engine.store.history_files import write_chats
 
-    launcher = _launcher()
+    _launcher()  # skips before any work where the window cannot be driven
     home = tmp_path / "home"
     data = home / "data"
     data.mkdir(parents=True)
@@ -42,23 +40,7 @@ def test_a_damaged_history_opens_whole_and_the_window_says_what_was_repaired(
         write_chats(store, 30)
         store.set_setting("welcomed", True)
     env = {**os.environ, "HOME": str(home), "COVE_DATA_DIR": str(data)}
-    env.pop("QT_QPA_PLATFORM", None)
-    env.pop("DISPLAY", None)
-    report_path = tmp_path / "report.json"
-    ran = subprocess.run(
-        ["dbus-run-session", "--", SYSTEM_PYTHON, str(DRIVER), str(report_path),
-         sys.executable, launcher],  # fmt: skip
-        env=env,
-        cwd=Path(__file__).resolve().parents[2],
-        timeout=DRIVE_TIMEOUT_S,
-        check=False,
-        capture_output=True,
-    )
-    report = json.loads(report_path.read_text(encoding="utf-8"))
-    if "skip" in report:
-        pytest.skip(report["skip"])
-    said = ran.stderr.decode(errors="replace")[-3000:]
-    assert report.get("ok"), f"{report.get('error')}\n{json.dumps(report, indent=1)}\n{said}"
+    report = drive(DRIVER, tmp_path, env)
     assert len(report["backups after the first start"]) == 1
     assert report["banner"] == "Your chat history was repaired"
     words = report["what was repaired"]

@@ -35,7 +35,14 @@ def test_a_second_start_leaves_one_window_and_one_engine(tmp_path: Path, starter
     (home / "data").mkdir(parents=True)
     image = tmp_path / "harbour.png"
     Image.new("RGB", (64, 48), (0, 128, 128)).save(image)
-    env = {**os.environ, "HOME": str(home), "COVE_DATA_DIR": str(home / "data")}
+    sockets = tmp_path / "tmp"  # the window's local socket, and what a killed one leaves
+    sockets.mkdir()
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "COVE_DATA_DIR": str(home / "data"),
+        "TMPDIR": str(sockets),
+    }
     env.pop("QT_QPA_PLATFORM", None)
     env.pop("DISPLAY", None)
     report_path = tmp_path / "report.json"
