@@ -32,14 +32,18 @@ from engine.paths import shown
 if TYPE_CHECKING:
     from engine.store import Backup, Store
 
-REASONS = {
-    "daily": ("Data", "daily"),
-    "manual": ("Data", "made by you"),
-    "before-migration": ("Data", "before an upgrade"),
-    "before-restore": ("Data", "before a restore"),
-    "before-repair": ("Data", "before a repair"),
-    "before-import": ("Data", "before an import"),
-}
+
+def reason_words(reason: str) -> str:
+    """Why a backup was made, as the list says it."""
+    words = {
+        "daily": tr("Data", "daily"),
+        "manual": tr("Data", "made by you"),
+        "before-migration": tr("Data", "before an upgrade"),
+        "before-restore": tr("Data", "before a restore"),
+        "before-repair": tr("Data", "before a repair"),
+        "before-import": tr("Data", "before an import"),
+    }
+    return words.get(reason, reason)
 
 
 class HistoryHost(Protocol):
@@ -147,12 +151,10 @@ class DataSection(QWidget):
         self.backups, total, self._folder = result
         self.list.clear()
         for backup in self.backups:
-            reason = REASONS.get(backup.reason)
-            words = tr(*reason) if reason else backup.reason
             item = QListWidgetItem(
                 tr("Data", "{when} · {reason} · {chats} chats · {size}").format(
                     when=when(backup.taken_at),
-                    reason=words,
+                    reason=reason_words(backup.reason),
                     chats=backup.conversations,
                     size=size_words(backup.bytes),
                 )

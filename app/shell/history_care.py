@@ -30,6 +30,18 @@ CHECK_DUE_MS = 60 * 60 * 1000  # a window left open for days still backs up dail
 SEEN_SETTING = "repair_seen_at"  # the newest repair the person dismissed the banner of
 
 
+def problem_words(problem: str) -> str:
+    """What was wrong, in the window's language."""
+    from engine.store import repair as store_repair
+
+    if store_repair.OLDER in problem:
+        return tr("History", "it held fewer messages than before: its journal was lost, or an "
+                  "older copy replaced it")  # fmt: skip
+    if problem == store_repair.NOT_A_DATABASE:
+        return tr("History", "the file is no longer a database: something wrote over it")
+    return tr("History", "part of the file could not be read")
+
+
 def repair_words(repair: Repair) -> str:
     if repair.backup_taken_at is not None:
         source = tr("History", "the backup of {when}").format(
@@ -43,7 +55,7 @@ def repair_words(repair: Repair) -> str:
         "everything the damaged file still held: {chats} chats are here. The damaged file is "
         "kept, unchanged, in {folder}.",
     ).format(
-        problem=repair.problem,
+        problem=problem_words(repair.problem),
         source=source,
         chats=repair.conversations,
         folder=shown(repair.damaged_copy),

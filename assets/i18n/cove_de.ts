@@ -219,7 +219,7 @@
         </message>
         <message>
             <source>The disk is full, so this reply is not saved yet. It stays on screen, and Cove saves it as soon as there is room: free some space on the disk.</source>
-            <translation type="unfinished" />
+            <translation>Die Festplatte ist voll, daher ist diese Antwort noch nicht gespeichert. Sie bleibt sichtbar, und Cove speichert sie, sobald wieder Platz ist: Geben Sie etwas Speicherplatz frei.</translation>
         </message>
         <message>
             <source>unknown error</source>
@@ -311,7 +311,7 @@
         </message>
         <message>
             <source>There is room on the disk again: the reply that was waiting is saved.</source>
-            <translation type="unfinished" />
+            <translation>Auf der Festplatte ist wieder Platz: Die wartende Antwort ist gespeichert.</translation>
         </message>
     </context>
     <context>
@@ -585,124 +585,148 @@
     <context>
         <name>Data</name>
         <message>
+            <source>daily</source>
+            <translation>täglich</translation>
+        </message>
+        <message>
+            <source>made by you</source>
+            <translation>von Ihnen erstellt</translation>
+        </message>
+        <message>
+            <source>before an upgrade</source>
+            <translation>vor einer Aktualisierung</translation>
+        </message>
+        <message>
+            <source>before a restore</source>
+            <translation>vor einer Wiederherstellung</translation>
+        </message>
+        <message>
+            <source>before a repair</source>
+            <translation>vor einer Reparatur</translation>
+        </message>
+        <message>
+            <source>before an import</source>
+            <translation>vor einem Import</translation>
+        </message>
+        <message>
             <source>Backups</source>
-            <translation type="unfinished" />
+            <translation>Sicherungen</translation>
         </message>
         <message>
             <source>Cove backs up your chats (with their images), presets and settings once a day, before every upgrade, and when you ask. The last 7 days and 4 weeks are kept.</source>
-            <translation type="unfinished" />
+            <translation>Cove sichert Ihre Chats (mit ihren Bildern), Vorlagen und Einstellungen einmal täglich, vor jeder Aktualisierung und wenn Sie es wünschen. Die letzten 7 Tage und 4 Wochen werden aufbewahrt.</translation>
         </message>
         <message>
             <source>Back up now</source>
-            <translation type="unfinished" />
+            <translation>Jetzt sichern</translation>
         </message>
         <message>
             <source>Restore this backup…</source>
-            <translation type="unfinished" />
+            <translation>Diese Sicherung wiederherstellen…</translation>
         </message>
         <message>
             <source>Check the history</source>
-            <translation type="unfinished" />
+            <translation>Verlauf prüfen</translation>
         </message>
         <message>
             <source>Open the backups folder</source>
-            <translation type="unfinished" />
+            <translation>Sicherungsordner öffnen</translation>
         </message>
         <message>
             <source>Backup status</source>
-            <translation type="unfinished" />
+            <translation>Sicherungsstatus</translation>
         </message>
         <message>
             <source>Moving to a new computer</source>
-            <translation type="unfinished" />
+            <translation>Umzug auf einen neuen Computer</translation>
         </message>
         <message>
             <source>Export everything to one file: every chat with its versions and images, folders and pins, presets, settings, the MCP servers (without their keys) and your collections. Import it on the other computer: chats imported twice are not doubled.</source>
-            <translation type="unfinished" />
+            <translation>Exportieren Sie alles in eine Datei: jeden Chat mit seinen Versionen und Bildern, Ordner und Anheftungen, Vorlagen, Einstellungen, die MCP-Server (ohne ihre Schlüssel) und Ihre Sammlungen. Importieren Sie sie auf dem anderen Computer: Zweimal importierte Chats werden nicht verdoppelt.</translation>
         </message>
         <message>
             <source>Export everything…</source>
-            <translation type="unfinished" />
+            <translation>Alles exportieren…</translation>
         </message>
         <message>
             <source>Import…</source>
-            <translation type="unfinished" />
+            <translation>Importieren…</translation>
         </message>
         <message>
             <source>{when} · {reason} · {chats} chats · {size}</source>
-            <translation type="unfinished" />
+            <translation>{when} · {reason} · {chats} Chats · {size}</translation>
         </message>
         <message>
             <source>{count} backups, {size} in all, in {folder}.</source>
-            <translation type="unfinished" />
+            <translation>{count} Sicherungen, insgesamt {size}, in {folder}.</translation>
         </message>
         <message>
             <source>No backup yet: the first is made today.</source>
-            <translation type="unfinished" />
+            <translation>Noch keine Sicherung: Die erste wird heute erstellt.</translation>
         </message>
         <message>
             <source>Backing up…</source>
-            <translation type="unfinished" />
+            <translation>Wird gesichert…</translation>
         </message>
         <message>
             <source>Backed up {chats} chats at {when}.</source>
-            <translation type="unfinished" />
+            <translation>{chats} Chats um {when} gesichert.</translation>
         </message>
         <message>
             <source>Restore this backup?</source>
-            <translation type="unfinished" />
+            <translation>Diese Sicherung wiederherstellen?</translation>
         </message>
         <message>
             <source>The chat history goes back to how it was at {when} ({chats} chats). The history as it is now is backed up first, so this can be undone by restoring that backup.</source>
-            <translation type="unfinished" />
+            <translation>Der Chatverlauf kehrt zum Stand von {when} zurück ({chats} Chats). Der aktuelle Verlauf wird zuerst gesichert, sodass Sie dies durch Wiederherstellen dieser Sicherung rückgängig machen können.</translation>
         </message>
         <message>
             <source>Restoring…</source>
-            <translation type="unfinished" />
+            <translation>Wird wiederhergestellt…</translation>
         </message>
         <message>
             <source>Restored the backup of {when}.</source>
-            <translation type="unfinished" />
+            <translation>Die Sicherung von {when} wurde wiederhergestellt.</translation>
         </message>
         <message>
             <source>Checking…</source>
-            <translation type="unfinished">Wird geprüft…</translation>
+            <translation>Wird geprüft…</translation>
         </message>
         <message>
             <source>The history file is damaged: {problems}. Restart Cove to repair it.</source>
-            <translation type="unfinished" />
+            <translation>Die Verlaufsdatei ist beschädigt: {problems}. Starten Sie Cove neu, um sie zu reparieren.</translation>
         </message>
         <message>
             <source>The chat history is whole.</source>
-            <translation type="unfinished" />
+            <translation>Der Chatverlauf ist unbeschädigt.</translation>
         </message>
         <message>
             <source>Export everything</source>
-            <translation type="unfinished" />
+            <translation>Alles exportieren</translation>
         </message>
         <message>
             <source>Cove archives (*.zip)</source>
-            <translation type="unfinished" />
+            <translation>Cove-Archive (*.zip)</translation>
         </message>
         <message>
             <source>Exporting…</source>
-            <translation type="unfinished" />
+            <translation>Wird exportiert…</translation>
         </message>
         <message>
             <source>Exported {chats} chats to {path}.</source>
-            <translation type="unfinished" />
+            <translation>{chats} Chats nach {path} exportiert.</translation>
         </message>
         <message>
             <source>Import</source>
-            <translation type="unfinished" />
+            <translation>Importieren</translation>
         </message>
         <message>
             <source>Importing…</source>
-            <translation type="unfinished" />
+            <translation>Wird importiert…</translation>
         </message>
         <message>
             <source>Imported {added} new chats and {merged} with new turns.</source>
-            <translation type="unfinished" />
+            <translation>{added} neue Chats importiert und {merged} um neue Beiträge ergänzt.</translation>
         </message>
     </context>
     <context>
@@ -1745,39 +1769,47 @@ Wenn Sie das nicht prüfen können, wählen Sie Nein: Cove bleibt dann getrennt.
         <name>History</name>
         <message>
             <source>the backup of {when}</source>
-            <translation type="unfinished" />
+            <translation>der Sicherung von {when}</translation>
         </message>
         <message>
             <source>no backup (there was none yet)</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Cove found the chat history damaged ({problem}) and rebuilt it from {source} and {rows} entries the damaged file still held: {chats} chats are here. The damaged file is kept, unchanged, in {folder}.</source>
-            <translation type="unfinished" />
+            <translation>keiner Sicherung (es gab noch keine)</translation>
         </message>
         <message>
             <source>Chat history repaired</source>
-            <translation type="unfinished" />
+            <translation>Chatverlauf repariert</translation>
         </message>
         <message>
             <source>Your chat history was repaired</source>
-            <translation type="unfinished" />
+            <translation>Ihr Chatverlauf wurde repariert</translation>
         </message>
         <message>
-            <source>What was repaired</source>
-            <translation type="unfinished" />
+            <source>Cove found the chat history damaged ({problem}) and rebuilt it from {source} and everything the damaged file still held: {chats} chats are here. The damaged file is kept, unchanged, in {folder}.</source>
+            <translation>Cove hat den Chatverlauf beschädigt vorgefunden ({problem}) und ihn aus {source} und allem, was die beschädigte Datei noch enthielt, neu aufgebaut: {chats} Chats sind da. Die beschädigte Datei wird unverändert in {folder} aufbewahrt.</translation>
+        </message>
+        <message>
+            <source>it held fewer messages than before: its journal was lost, or an older copy replaced it</source>
+            <translation>sie enthielt weniger Nachrichten als zuvor: ihr Journal ging verloren, oder eine ältere Kopie hat sie ersetzt</translation>
+        </message>
+        <message>
+            <source>the file is no longer a database: something wrote over it</source>
+            <translation>die Datei ist keine Datenbank mehr: etwas hat sie überschrieben</translation>
+        </message>
+        <message>
+            <source>part of the file could not be read</source>
+            <translation>ein Teil der Datei konnte nicht gelesen werden</translation>
         </message>
         <message>
             <source>Show the damaged file</source>
-            <translation type="unfinished" />
+            <translation>Beschädigte Datei zeigen</translation>
         </message>
         <message>
             <source>Dismiss</source>
-            <translation type="unfinished" />
+            <translation>Schließen</translation>
         </message>
         <message>
             <source>The chat history is still opening; try again in a moment.</source>
-            <translation type="unfinished">Der Chatverlauf wird noch geöffnet; versuchen Sie es gleich noch einmal.</translation>
+            <translation>Der Chatverlauf wird noch geöffnet; versuchen Sie es gleich noch einmal.</translation>
         </message>
     </context>
     <context>
@@ -2776,7 +2808,7 @@ Wenn Sie das nicht prüfen können, wählen Sie Nein: Cove bleibt dann getrennt.
         </message>
         <message>
             <source>Data</source>
-            <translation type="unfinished" />
+            <translation>Daten</translation>
         </message>
     </context>
     <context>

@@ -219,7 +219,7 @@
         </message>
         <message>
             <source>The disk is full, so this reply is not saved yet. It stays on screen, and Cove saves it as soon as there is room: free some space on the disk.</source>
-            <translation type="unfinished" />
+            <translation>Le disque est plein : cette réponse n’est pas encore enregistrée. Elle reste à l’écran, et Cove l’enregistre dès qu’il y a de la place : libérez de l’espace sur le disque.</translation>
         </message>
         <message>
             <source>unknown error</source>
@@ -311,7 +311,7 @@
         </message>
         <message>
             <source>There is room on the disk again: the reply that was waiting is saved.</source>
-            <translation type="unfinished" />
+            <translation>Il y a de nouveau de la place sur le disque : la réponse en attente est enregistrée.</translation>
         </message>
     </context>
     <context>
@@ -585,124 +585,148 @@
     <context>
         <name>Data</name>
         <message>
+            <source>daily</source>
+            <translation>quotidienne</translation>
+        </message>
+        <message>
+            <source>made by you</source>
+            <translation>faite par vous</translation>
+        </message>
+        <message>
+            <source>before an upgrade</source>
+            <translation>avant une mise à niveau</translation>
+        </message>
+        <message>
+            <source>before a restore</source>
+            <translation>avant une restauration</translation>
+        </message>
+        <message>
+            <source>before a repair</source>
+            <translation>avant une réparation</translation>
+        </message>
+        <message>
+            <source>before an import</source>
+            <translation>avant une importation</translation>
+        </message>
+        <message>
             <source>Backups</source>
-            <translation type="unfinished" />
+            <translation>Sauvegardes</translation>
         </message>
         <message>
             <source>Cove backs up your chats (with their images), presets and settings once a day, before every upgrade, and when you ask. The last 7 days and 4 weeks are kept.</source>
-            <translation type="unfinished" />
+            <translation>Cove sauvegarde vos conversations (avec leurs images), préréglages et paramètres une fois par jour, avant chaque mise à niveau et quand vous le demandez. Les 7 derniers jours et les 4 dernières semaines sont conservés.</translation>
         </message>
         <message>
             <source>Back up now</source>
-            <translation type="unfinished" />
+            <translation>Sauvegarder maintenant</translation>
         </message>
         <message>
             <source>Restore this backup…</source>
-            <translation type="unfinished" />
+            <translation>Restaurer cette sauvegarde…</translation>
         </message>
         <message>
             <source>Check the history</source>
-            <translation type="unfinished" />
+            <translation>Vérifier l’historique</translation>
         </message>
         <message>
             <source>Open the backups folder</source>
-            <translation type="unfinished" />
+            <translation>Ouvrir le dossier des sauvegardes</translation>
         </message>
         <message>
             <source>Backup status</source>
-            <translation type="unfinished" />
+            <translation>État de la sauvegarde</translation>
         </message>
         <message>
             <source>Moving to a new computer</source>
-            <translation type="unfinished" />
+            <translation>Passer à un nouvel ordinateur</translation>
         </message>
         <message>
             <source>Export everything to one file: every chat with its versions and images, folders and pins, presets, settings, the MCP servers (without their keys) and your collections. Import it on the other computer: chats imported twice are not doubled.</source>
-            <translation type="unfinished" />
+            <translation>Exportez tout dans un seul fichier : chaque conversation avec ses versions et ses images, les dossiers et épingles, les préréglages, les paramètres, les serveurs MCP (sans leurs clés) et vos collections. Importez-le sur l’autre ordinateur : une conversation importée deux fois n’est pas dupliquée.</translation>
         </message>
         <message>
             <source>Export everything…</source>
-            <translation type="unfinished" />
+            <translation>Tout exporter…</translation>
         </message>
         <message>
             <source>Import…</source>
-            <translation type="unfinished" />
+            <translation>Importer…</translation>
         </message>
         <message>
             <source>{when} · {reason} · {chats} chats · {size}</source>
-            <translation type="unfinished" />
+            <translation>{when} · {reason} · {chats} conversations · {size}</translation>
         </message>
         <message>
             <source>{count} backups, {size} in all, in {folder}.</source>
-            <translation type="unfinished" />
+            <translation>{count} sauvegardes, {size} au total, dans {folder}.</translation>
         </message>
         <message>
             <source>No backup yet: the first is made today.</source>
-            <translation type="unfinished" />
+            <translation>Aucune sauvegarde pour l’instant : la première est faite aujourd’hui.</translation>
         </message>
         <message>
             <source>Backing up…</source>
-            <translation type="unfinished" />
+            <translation>Sauvegarde en cours…</translation>
         </message>
         <message>
             <source>Backed up {chats} chats at {when}.</source>
-            <translation type="unfinished" />
+            <translation>{chats} conversations sauvegardées à {when}.</translation>
         </message>
         <message>
             <source>Restore this backup?</source>
-            <translation type="unfinished" />
+            <translation>Restaurer cette sauvegarde ?</translation>
         </message>
         <message>
             <source>The chat history goes back to how it was at {when} ({chats} chats). The history as it is now is backed up first, so this can be undone by restoring that backup.</source>
-            <translation type="unfinished" />
+            <translation>L’historique revient à son état du {when} ({chats} conversations). L’historique actuel est d’abord sauvegardé : vous pourrez annuler en restaurant cette sauvegarde.</translation>
         </message>
         <message>
             <source>Restoring…</source>
-            <translation type="unfinished" />
+            <translation>Restauration en cours…</translation>
         </message>
         <message>
             <source>Restored the backup of {when}.</source>
-            <translation type="unfinished" />
+            <translation>La sauvegarde du {when} a été restaurée.</translation>
         </message>
         <message>
             <source>Checking…</source>
-            <translation type="unfinished">Vérification…</translation>
+            <translation>Vérification en cours…</translation>
         </message>
         <message>
             <source>The history file is damaged: {problems}. Restart Cove to repair it.</source>
-            <translation type="unfinished" />
+            <translation>Le fichier de l’historique est endommagé : {problems}. Redémarrez Cove pour le réparer.</translation>
         </message>
         <message>
             <source>The chat history is whole.</source>
-            <translation type="unfinished" />
+            <translation>L’historique des conversations est intact.</translation>
         </message>
         <message>
             <source>Export everything</source>
-            <translation type="unfinished" />
+            <translation>Tout exporter</translation>
         </message>
         <message>
             <source>Cove archives (*.zip)</source>
-            <translation type="unfinished" />
+            <translation>Archives Cove (*.zip)</translation>
         </message>
         <message>
             <source>Exporting…</source>
-            <translation type="unfinished" />
+            <translation>Exportation en cours…</translation>
         </message>
         <message>
             <source>Exported {chats} chats to {path}.</source>
-            <translation type="unfinished" />
+            <translation>{chats} conversations exportées vers {path}.</translation>
         </message>
         <message>
             <source>Import</source>
-            <translation type="unfinished" />
+            <translation>Importer</translation>
         </message>
         <message>
             <source>Importing…</source>
-            <translation type="unfinished" />
+            <translation>Importation en cours…</translation>
         </message>
         <message>
             <source>Imported {added} new chats and {merged} with new turns.</source>
-            <translation type="unfinished" />
+            <translation>{added} nouvelles conversations importées et {merged} complétées de nouveaux échanges.</translation>
         </message>
     </context>
     <context>
@@ -1745,39 +1769,47 @@ Si vous ne pouvez pas vérifier, choisissez Non : Cove reste déconnecté.</tran
         <name>History</name>
         <message>
             <source>the backup of {when}</source>
-            <translation type="unfinished" />
+            <translation>la sauvegarde du {when}</translation>
         </message>
         <message>
             <source>no backup (there was none yet)</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Cove found the chat history damaged ({problem}) and rebuilt it from {source} and {rows} entries the damaged file still held: {chats} chats are here. The damaged file is kept, unchanged, in {folder}.</source>
-            <translation type="unfinished" />
+            <translation>aucune sauvegarde (il n’y en avait pas encore)</translation>
         </message>
         <message>
             <source>Chat history repaired</source>
-            <translation type="unfinished" />
+            <translation>Historique réparé</translation>
         </message>
         <message>
             <source>Your chat history was repaired</source>
-            <translation type="unfinished" />
+            <translation>Votre historique de conversations a été réparé</translation>
         </message>
         <message>
-            <source>What was repaired</source>
-            <translation type="unfinished" />
+            <source>Cove found the chat history damaged ({problem}) and rebuilt it from {source} and everything the damaged file still held: {chats} chats are here. The damaged file is kept, unchanged, in {folder}.</source>
+            <translation>Cove a trouvé l’historique endommagé ({problem}) et l’a reconstruit à partir de {source} et de tout ce que le fichier endommagé contenait encore : {chats} conversations sont là. Le fichier endommagé est conservé, intact, dans {folder}.</translation>
+        </message>
+        <message>
+            <source>it held fewer messages than before: its journal was lost, or an older copy replaced it</source>
+            <translation>il contenait moins de messages qu’avant : son journal a été perdu, ou une copie plus ancienne l’a remplacé</translation>
+        </message>
+        <message>
+            <source>the file is no longer a database: something wrote over it</source>
+            <translation>le fichier n’est plus une base de données : quelque chose l’a écrasé</translation>
+        </message>
+        <message>
+            <source>part of the file could not be read</source>
+            <translation>une partie du fichier n’a pas pu être lue</translation>
         </message>
         <message>
             <source>Show the damaged file</source>
-            <translation type="unfinished" />
+            <translation>Afficher le fichier endommagé</translation>
         </message>
         <message>
             <source>Dismiss</source>
-            <translation type="unfinished" />
+            <translation>Fermer</translation>
         </message>
         <message>
             <source>The chat history is still opening; try again in a moment.</source>
-            <translation type="unfinished">L’historique des discussions est encore en cours d’ouverture ; réessayez dans un instant.</translation>
+            <translation>L’historique est encore en cours d’ouverture ; réessayez dans un instant.</translation>
         </message>
     </context>
     <context>
@@ -2776,7 +2808,7 @@ Si vous ne pouvez pas vérifier, choisissez Non : Cove reste déconnecté.</tran
         </message>
         <message>
             <source>Data</source>
-            <translation type="unfinished" />
+            <translation>Données</translation>
         </message>
     </context>
     <context>

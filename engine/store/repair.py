@@ -43,6 +43,9 @@ LOG_KEPT = 20
 WINDOW = 2000  # rowids read per query while salvaging
 MAX_FAILED_READS = 20_000  # bounds the halving on a file damaged everywhere
 SIDE_FILES = ("-wal", "-shm", "-journal")
+# What was wrong, in the words the window shows (and translates, app/shell/history_care.py).
+UNREADABLE = "part of the file could not be read"
+NOT_A_DATABASE = "the file is no longer a database (something wrote over it)"
 # A file that went back in time: what the backup holds wins over what the file holds.
 OLDER = "its journal was lost, or an older copy replaced it"
 
@@ -143,8 +146,8 @@ def problem_words(exc: BaseException) -> str:
     """What SQLite said, in a person's words (the window shows them)."""
     log.warning("the chat history could not be read: %s", exc)
     if "not a database" in str(exc).lower():
-        return "the file is no longer a database (something wrote over it)"
-    return "part of the file could not be read"
+        return NOT_A_DATABASE
+    return UNREADABLE
 
 
 def diagnose(history: Path, backups: Backups) -> str | None:
@@ -166,7 +169,7 @@ def diagnose(history: Path, backups: Backups) -> str | None:
             return problem_words(exc) if damage(exc) else None
         if problems:
             log.warning("SQLite's check of %s failed: %s", history, "; ".join(problems[:5]))
-            return "part of the file could not be read"
+            return UNREADABLE
         assert counts is not None
         mark, newest = read_mark(history), backups.newest()
         if (
