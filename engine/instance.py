@@ -11,7 +11,6 @@ themselves stay behind; a file nobody has locked means nothing.
 from __future__ import annotations
 
 import contextlib
-import getpass
 import hashlib
 import logging
 import os
@@ -51,10 +50,9 @@ def socket_name(folder: Path | None = None) -> str:
     """The local socket the window of ``folder`` listens on: one per user and data folder, so
     two data folders (or two people on one computer) never meet. Short, because a Unix socket's
     whole path must fit in about a hundred bytes."""
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):  # no name for this uid (a container): the number tells users apart
-        user = str(os.getuid()) if hasattr(os, "getuid") else ""
+    # The user's number, not their name: looking a name up asks the system's name service
+    # (nscd, LDAP), which a window that promises to talk to nothing must not do at start.
+    user = str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "")
     resolved = _folder(folder).resolve()
     digest = hashlib.sha256(f"{user}\n{resolved}".encode()).hexdigest()[:16]
     return f"cove-{digest}"

@@ -229,6 +229,10 @@ class Chunk:
     # With ``params.score_prompt``: the prompt scored, in a chunk before the reply's text (a
     # collected reply's terminal chunk carries it).
     scored_prompt: ScoredPrompt | None = None
+    # With ``params.logprobs``, on the terminal chunk of a reply the model ended itself: the
+    # end-of-text token it chose, its text empty, with its log-probability (the completions API
+    # lists it after the reply's tokens, engine/host/echo.py).
+    end_token: TokenLogprob | None = None
 
     @property
     def is_terminal(self) -> bool:

@@ -145,6 +145,7 @@ class ChatController(QObject):
         # Replies a full disk refused, saved again once there is room (app/chat/unsaved.py).
         self.unsaved = UnsavedReplies(self.io, lambda: self.store, self)
         self.unsaved.saved.connect(self.notice)
+        self.unsaved.saved_ids.connect(self._saved_at_last)
         self.current: Conversation | None = None
         self.draft_system_prompt = ""
         self.draft_settings: ChatSettings | None = None
@@ -226,6 +227,12 @@ class ChatController(QObject):
         self.unsaved.save_now()
         if self.store is not None:
             self.store.close()
+
+    def _saved_at_last(self, ids: list[int]) -> None:
+        for message_id in ids:
+            widget = self.view.message_widget(message_id)
+            if widget is not None:
+                widget.set_unsaved(False)
 
     def history_replaced(self) -> None:
         """A restore or an import changed the history under the window: read it again, and
@@ -886,6 +893,8 @@ class ChatController(QObject):
                         else:
                             widget.set_text(message.content)
                     widget.finish(message.status, message.meta)
+                    if message.id in self.unsaved.pending:
+                        widget.set_unsaved(True)
                 else:
                     error = outcome.error or tr("Chat", "The reply failed.")
                     widget.finish("error", {"error": error})

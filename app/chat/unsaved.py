@@ -21,6 +21,7 @@ RETRY_MS = 5_000
 
 class UnsavedReplies(QObject):
     saved = Signal(str)  # what to tell the person once the waiting replies are saved
+    saved_ids = Signal(list)  # the replies saved now, whose "not saved yet" goes
 
     def __init__(
         self, io: WorkerPool, store: Callable[[], Store | None], parent: QObject | None = None
@@ -45,7 +46,9 @@ class UnsavedReplies(QObject):
             return
         self._io.submit(lambda: self.pending.save(store), self._tried, lambda _exc: None)
 
-    def _tried(self, saved: int) -> None:
+    def _tried(self, saved: list[int]) -> None:
+        if saved:
+            self.saved_ids.emit(saved)
         if len(self.pending):
             return
         self._timer.stop()

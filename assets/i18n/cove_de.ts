@@ -2132,6 +2132,14 @@ Wenn Sie das nicht prüfen können, wählen Sie Nein: Cove bleibt dann getrennt.
             <translation>Mit {model} neu generieren</translation>
         </message>
         <message>
+            <source>Not saved yet</source>
+            <translation>Noch nicht gespeichert</translation>
+        </message>
+        <message>
+            <source>The disk is full: Cove saves this reply as soon as there is room.</source>
+            <translation>Die Festplatte ist voll: Cove speichert diese Antwort, sobald wieder Platz ist.</translation>
+        </message>
+        <message>
             <source>{n} tokens</source>
             <translation>{n} Token</translation>
         </message>

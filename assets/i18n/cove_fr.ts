@@ -2132,6 +2132,14 @@ Si vous ne pouvez pas vérifier, choisissez Non : Cove reste déconnecté.</tran
             <translation>Régénérer avec {model}</translation>
         </message>
         <message>
+            <source>Not saved yet</source>
+            <translation>Pas encore enregistrée</translation>
+        </message>
+        <message>
+            <source>The disk is full: Cove saves this reply as soon as there is room.</source>
+            <translation>Le disque est plein : Cove enregistre cette réponse dès qu’il y a de la place.</translation>
+        </message>
+        <message>
             <source>{n} tokens</source>
             <translation>{n} jetons</translation>
         </message>

@@ -12,6 +12,18 @@ loop's writes (the starter, 8 streams over HTTP on 2 cores: 4.3 ms a step down t
 
 A prompt is read in slices of at most ``PROMPT_SLICE`` tokens while other replies are running,
 so that admitting a long prompt delays their next token by one slice, not by the whole prompt.
+
+Tokens that want logits at every position (a prompt scored, guesses checked) are a step of their
+own. llama.cpp splits a batch of several sequences into micro-batches by sequence, and a row's
+logits depend on the micro-batch it was computed in: a prompt scored beside others came out up
+to 0.6 nats from the same prompt scored alone (the starter, 26 of 80 prompts in lists of 8).
+Alone in its step, each slice is computed as it is when its prompt is the only one, and as
+llama.cpp's own ``Llama.eval`` computes it in batches of the same size: the same bits.
+
+A step's outputs are put in the batch's order before any slot is told its rows are ready
+(``_decode``): llama.cpp leaves that sorting to the first call that reads logits, which swaps
+rows in place with nothing to keep two callers apart, and every slot of a step reads its rows
+from its own thread at the same moment.
 """
 
 from __future__ import annotations
@@ -91,6 +103,7 @@ class Batcher:
         # stale, and the reply evaluates its token again.
         self._unread: dict[int, Work] = {}
         self._order = 0
+        self._whole_turn = True  # whether a work with logits at every position goes next
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="cove-batch", daemon=True)
         self._thread.start()
@@ -244,7 +257,7 @@ class Batcher:
             if batch is None:
                 raise EngineError("The model was unloaded.")
             batch.n_tokens = _fill_tokens(batch, 0, seq, tokens, pos0, logits_all, logits_last)
-            rc = int(compute.run(self._lib.llama_decode, self._ctx, batch))
+            rc = int(compute.run(_decode, self._lib, self._ctx, batch))
         if rc != 0:
             raise decode_error(rc)
         return (0, n - 1)
@@ -283,11 +296,20 @@ class Batcher:
         return not self._closed
 
     def _take(self) -> list[tuple[Work, int, int]]:
-        """This step's share of each pending work: (work, start, end). Single tokens and
-        guesses first, then prompts in arrival order, sliced while replies are running."""
+        """This step's share of each pending work: (work, start, end). A work with logits at
+        every position alone (the oldest; with other works waiting, every other step); else
+        single tokens first, then prompts in arrival order, sliced while replies are running."""
+        whole = [w for w in self._pending if w.logits_all]
+        shared = [w for w in self._pending if not w.logits_all]
+        if whole and (self._whole_turn or not shared):
+            # Turn about: a reply beside prompts being scored gets a token every other step.
+            self._whole_turn = False
+            work = min(whole, key=lambda w: w.order)
+            return [(work, 0, len(work.tokens))]
+        self._whole_turn = True
         room = self.capacity
-        decoding = [w for w in self._pending if not w.splittable]
-        prompts = sorted((w for w in self._pending if w.splittable), key=lambda w: w.order)
+        decoding = [w for w in shared if not w.splittable]
+        prompts = sorted((w for w in shared if w.splittable), key=lambda w: w.order)
         out: list[tuple[Work, int, int]] = []
         for w in sorted(decoding, key=lambda w: w.order):
             if len(w.tokens) <= room:
@@ -338,7 +360,7 @@ class Batcher:
                 n = _fill(batch, n, work, start, end)
             batch.n_tokens = n
             with self.lock:
-                rc = int(compute.run(lib.llama_decode, self._ctx, batch)) if n else 0
+                rc = int(compute.run(_decode, lib, self._ctx, batch)) if n else 0
             with self._cond:
                 row = 0
                 for work, start, end in share:
@@ -358,6 +380,19 @@ class Batcher:
                     work.stepping = False
                     row += count
                 self._step_over.set()
+
+
+def _decode(lib: Any, ctx: Any, batch: Any) -> int:
+    """``llama_decode``, then the outputs sorted into the batch's order, on the compute thread.
+    llama.cpp sorts them (when its micro-batches put them in another order: a prompt slice
+    beside other sequences' tokens, prompts of different lengths) in the first call that reads
+    logits, swapping rows in place; two slots doing it at once left rows swapped back or half
+    swapped (a scored prompt off by up to 22 nats, a reply's token drawn from another
+    sequence's row). ``llama_get_logits`` sorts them here, and slots only read."""
+    rc = int(lib.llama_decode(ctx, batch))
+    if rc == 0:
+        lib.llama_get_logits(ctx)
+    return rc
 
 
 def _fill(batch: Any, n: int, work: Work, start: int, end: int) -> int:

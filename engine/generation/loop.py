@@ -20,7 +20,7 @@ from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import AbstractContextManager as ContextManager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
 from engine.errors import (
@@ -62,8 +62,19 @@ log = logging.getLogger("cove.engine")
 # With a draft model whose guesses do not pay, one short guess every this many tokens.
 MODEL_PROBE_EVERY = 24
 
-# The body of one generation: yields text chunks, returns (finish reason, context full).
-Body = Generator[Chunk, None, tuple[FinishReason, bool]]
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How the body of a generation ended: why, whether the context was full, and with
+    ``logprobs`` the end-of-text token the model chose to end it (``Chunk.end_token``)."""
+
+    finish: FinishReason
+    context_full: bool = False
+    end_token: TokenLogprob | None = None
+
+
+# The body of one generation: yields text chunks, returns how it ended.
+Body = Generator[Chunk, None, Ending]
 
 
 class TokenSource(Protocol):
@@ -452,6 +463,7 @@ class GenerationLoop(ABC):
         error: str | None = None
         code: str | None = None
         context_full = False
+        end_token: TokenLogprob | None = None
         truncation: Truncation | None = None
         result: GenerationStats | None = None
         try:
@@ -461,7 +473,8 @@ class GenerationLoop(ABC):
             opening = lead()
             if opening:
                 yield Chunk(text=opening)
-            finish, context_full = yield from self._run(tokens, params, event, stop, stats)
+            ending = yield from self._run(tokens, params, event, stop, stats)
+            finish, context_full, end_token = ending.finish, ending.context_full, ending.end_token
             result = stats.result()
             if finish in ("stop", "length", "cancelled"):
                 # Copied now, before the next request can change it; written in the background.
@@ -485,6 +498,7 @@ class GenerationLoop(ABC):
             code=code,
             context_full=context_full,
             ignored_params=self.unsupported(params),
+            end_token=end_token,
         )
 
     def _save_state(self, conversation: str | None) -> None:
@@ -541,15 +555,15 @@ class GenerationLoop(ABC):
             scored = self._score(tokens, params, cancel)
             stats.prompt(len(tokens), 0)
             if scored is None:
-                return "cancelled", False
+                return Ending("cancelled")
             yield Chunk(scored_prompt=scored)
             if params.max_tokens == 0:
-                return "length", False
+                return Ending("length")
         else:
             reused = self._prefill(tokens, params, cancel)
             stats.prompt(len(tokens), reused)
             if reused < 0:
-                return "cancelled", False
+                return Ending("cancelled")
         with self._sampler(params) as source:
             return (yield from self._sample(source, params, cancel, stop, stats, tokens))
 
@@ -629,6 +643,7 @@ class GenerationLoop(ABC):
         limit = params.max_tokens
         finish: FinishReason = "stop"
         context_full = False
+        end_token: TokenLogprob | None = None
         generated = 0
         top = params.logprobs
         scored: list[TokenLogprob] = []  # the tokens of text not yet sent
@@ -648,7 +663,7 @@ class GenerationLoop(ABC):
         try:
             while True:
                 if cancel.is_set():
-                    return "cancelled", False
+                    return Ending("cancelled")
                 if not ready:
                     logits = source.logits() if top is not None else None
                     ready.append((source.sample(), logits))
@@ -656,6 +671,11 @@ class GenerationLoop(ABC):
                 if generated == 0:
                     stats.first_token()
                 if self._is_end(token):
+                    if top is not None:
+                        # Listed after the reply's tokens by the completions API, as OpenAI's
+                        # legacy completions, vLLM and llama-server list it: its text is none.
+                        end = token_logprob(logits, token, top, self._token_bytes)
+                        end_token = replace(end, token="", bytes=())
                     break
                 if top is not None:
                     scored.append(token_logprob(logits, token, top, self._token_bytes))
@@ -676,7 +696,7 @@ class GenerationLoop(ABC):
                     yield Chunk(text=text, logprobs=tuple(scored))
                     scored.clear()
                 if hit:
-                    return "stop", False
+                    return Ending("stop")
                 if at_limit:
                     finish = "length"
                     break
@@ -693,7 +713,7 @@ class GenerationLoop(ABC):
                 if early is not None:
                     handed, early = early, None
                     if not handed.finish(cancel):
-                        return "cancelled", False
+                        return Ending("cancelled")
                     self._cached.append(token)
                     continue
                 draft: list[int] = []
@@ -708,7 +728,7 @@ class GenerationLoop(ABC):
                 began = time.perf_counter()
                 if not draft:
                     if not source.accept(token, cancel):
-                        return "cancelled", False
+                        return Ending("cancelled")
                     if guesses is not None:  # a single step, the unit both policies measure in
                         guesses.timed_step(time.perf_counter() - began)
                     self._cached.append(token)
@@ -716,7 +736,7 @@ class GenerationLoop(ABC):
                 assert verifier is not None
                 drawn = verifier.verify(token, draft, cancel, top is not None)
                 if drawn is None:
-                    return "cancelled", False
+                    return Ending("cancelled")
                 used.timed_batch(len(draft) + 1, time.perf_counter() - began)
                 agreed = len(drawn) - 1
                 used.guessed(agreed, missed=agreed < len(draft))
@@ -731,7 +751,7 @@ class GenerationLoop(ABC):
         tail = matcher.flush(decoder.flush())
         if tail:
             yield Chunk(text=tail, logprobs=tuple(scored))
-        return finish, context_full
+        return Ending(finish, context_full, end_token)
 
     def attach_draft(self, drafter: Drafter | None) -> None:
         """Let a smaller model of the same vocabulary guess where the conversation offers no

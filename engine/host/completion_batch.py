@@ -45,7 +45,7 @@ async def whole_completions(
 
     async def one(prompt: echo.Prompt, cancel: threading.Event) -> tuple[str, Chunk]:
         def produce() -> Iterator[Chunk]:
-            return model.complete(prompt, req.params, cancel)
+            return echo.listing_end(model.complete(prompt, req.params, cancel))
 
         async with gate:
             try:

@@ -2,11 +2,16 @@
 (text, or token ids as evaluation harnesses send them), one choice each, and ``echo``: the prompt
 repeated before the reply, with its tokens' log-probabilities when ``logprobs`` is set (OpenAI's
 legacy shape, as llama-cpp-python's server and vLLM answer it: the first token's is null).
+After the prompt's tokens come every token generated, the end-of-text token the model chose
+included (its text empty), as OpenAI's legacy completions, vLLM and llama-server list them:
+evaluation harnesses drop that last entry as the generated one (lm-evaluation-harness's
+``token_logprobs[ctxlen:-1]``), so leaving it out made them drop the answer's last token.
 Pure functions, no I/O."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from engine.errors import InvalidRequest
@@ -45,6 +50,21 @@ def parse_prompts(raw: object) -> tuple[Prompt, ...]:
             "'prompt' must be a non-empty string, a list of token ids, or a list of either."
         )
     return tuple(prompts)
+
+
+def listing_end(chunks: Iterator[Chunk]) -> Iterator[Chunk]:
+    """A completion's chunks with the end-of-text token the model chose (``Chunk.end_token``,
+    there with ``logprobs``) among its tokens: in a piece of no text before the terminal chunk,
+    so that a stream sends it in order too, and counted in ``completion_tokens``."""
+    for chunk in chunks:
+        end = chunk.end_token
+        if chunk.is_terminal and end is not None:
+            yield Chunk(logprobs=(end,))
+            stats = chunk.stats
+            if stats is not None:
+                counted = replace(stats, completion_tokens=stats.completion_tokens + 1)
+                chunk = replace(chunk, stats=counted)
+        yield chunk
 
 
 def prompt_text(prompt: Prompt, final: Chunk) -> str:

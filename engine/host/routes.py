@@ -25,7 +25,7 @@ from engine.client.protocol import ModelInfo, error_body
 from engine.errors import EngineError, InvalidRequest
 from engine.generation.reasoning import split_thinking
 from engine.host import anthropic_routes as anthropic
-from engine.host import anthropic_wire, ollama_wire, wire
+from engine.host import anthropic_wire, echo, ollama_wire, wire
 from engine.host import ollama_routes as ollama
 from engine.host import responses_routes as responses
 from engine.host.completion_batch import whole_completions
@@ -279,7 +279,7 @@ async def _completions(request: Request, state: HostState, config: HostConfig) -
     return await generation(
         request,
         state,
-        lambda: resident.model.complete(prompt, req.params, cancel),
+        lambda: echo.listing_end(resident.model.complete(prompt, req.params, cancel)),
         cancel,
         stream=req.stream,
         piece=lambda text, _first: wire.text_chunk(cid, name, created, text),

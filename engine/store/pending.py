@@ -44,12 +44,12 @@ class PendingSaves:
         with self._lock:
             return message_id in self._items
 
-    def save(self, store: Store) -> int:
-        """Try to save every reply waiting; returns how many were saved. A disk still full keeps
-        them waiting; a reply deleted meanwhile is dropped."""
+    def save(self, store: Store) -> list[int]:
+        """Try to save every reply waiting; returns the ids of those saved. A disk still full
+        keeps them waiting; a reply deleted meanwhile is dropped."""
         with self._lock:
             waiting = list(self._items.values())
-        saved = 0
+        saved: list[int] = []
         for item in waiting:
             try:
                 store.finish_message(item.message_id, item.text, item.status, item.meta)
@@ -58,5 +58,5 @@ class PendingSaves:
             with self._lock:
                 if self._items.get(item.message_id) == item:
                     del self._items[item.message_id]
-            saved += 1
+            saved.append(item.message_id)
         return saved

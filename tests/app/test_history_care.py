@@ -173,11 +173,13 @@ def test_a_reply_streaming_while_the_disk_fills_stays_on_screen_and_is_saved_lat
         assert outcome.error is None and reply.status in ("complete", "interrupted")
         assert reply.text and outcome.message.content == reply.text
         assert any("disk is full" in n for n in notices)
+        assert reply.badge.text() == "Not saved yet" and reply.badge.isVisibleTo(window)
         # Room again: the waiting reply is saved, whole, and the person told.
         full["on"] = False
         if filler is not None:
             filler.unlink()
         qtbot.waitUntil(lambda: any("room on the disk" in n for n in notices), timeout=QUICK_MS)
+        assert not (reply.badge.isVisibleTo(window) and reply.badge.text() == "Not saved yet")
         with Store() as reader:
             saved = reader.get_message(outcome.message.id)
         assert saved is not None and saved.content == reply.text

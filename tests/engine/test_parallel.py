@@ -377,3 +377,72 @@ def test_a_token_handed_in_beside_others_is_taken_back_when_the_reply_ends(
     _, final = collect(parallel.chat([*question, ChatMessage("assistant", alone)], GREEDY))
     assert final.finish_reason in ("stop", "length")
     cells_match_tokens(parallel)
+
+
+def test_a_step_read_by_all_its_sequences_at_once_gives_each_its_own_row(
+    parallel: ParallelLlamaCpp,
+) -> None:
+    """A step as replies beside each other make one: a prompt read in one sequence beside the
+    next token of the others. llama.cpp computes the single tokens first (it splits a batch
+    into micro-batches by sequence), so the rows come out in another order than the batch's,
+    and each sequence reads its own from its thread as soon as the step ends. Read by all of
+    them at once, every row is what one reader alone reads of the same step, every time."""
+    import numpy as np
+
+    owner = parallel._owner
+    lib, ctx, mem, batcher = owner._lib, owner._ctx, owner._mem, parallel._batcher
+    n_vocab = int(lib.llama_vocab_n_tokens(owner._vocab))
+    prompt = parallel.tokenize("The quick brown fox jumps over the lazy dog. " * 4)
+    singles = parallel.tokenize(" one two three four")[: SEQUENCES - 1]
+    assert len(prompt) > 16 and len(singles) == SEQUENCES - 1
+    never = threading.Event()
+    assert parallel.busy == 0
+
+    def step() -> list[Any]:
+        """The step's works, handed in while the step thread cannot look: one step takes them
+        all."""
+        with batcher.lock:
+            for seq in range(SEQUENCES):
+                lib.llama_memory_seq_rm(mem, seq, -1, -1)
+        with batcher._cond:
+            works = [batcher.hand_in(0, prompt, 0, True)]
+            works += [batcher.hand_in(s, [t], 0, True) for s, t in enumerate(singles, start=1)]
+        return works
+
+    def rows_read(works: list[Any], at_once: bool) -> list[Any]:
+        """Each work's row, read in a thread of its own (``at_once``: all asking llama.cpp at
+        the same moment), or all by this thread in turn."""
+        read: list[Any] = [None] * len(works)
+        together = threading.Barrier(len(works))
+
+        def read_own(i: int) -> None:
+            rows = batcher.result(works[i], never)
+            assert rows is not None
+            if at_once:
+                together.wait()
+            logits = lib.llama_get_logits_ith(ctx, rows[1])
+            read[i] = np.ctypeslib.as_array(logits, shape=(n_vocab,)).copy()
+
+        if not at_once:
+            for i in range(len(works)):
+                read_own(i)
+            return read
+        threads = [threading.Thread(target=read_own, args=(i,)) for i in range(len(works))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        return read
+
+    try:
+        alone = rows_read(step(), at_once=False)
+        wrong = 0
+        for _ in range(30):
+            read = rows_read(step(), at_once=True)
+            wrong += any(not np.array_equal(a, b) for a, b in zip(read, alone, strict=True))
+        assert wrong == 0, f"{wrong} of 30 steps gave a sequence a row not its own"
+    finally:
+        for seq in range(SEQUENCES):
+            batcher.leave(seq)
+        parallel.reset()  # the sequences' cells no longer hold their cached tokens
+    assert parallel.busy == 0

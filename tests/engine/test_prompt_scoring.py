@@ -144,6 +144,111 @@ def test_max_tokens_1_appends_the_generated_token(host: LocalEngine) -> None:
     assert answer["usage"]["completion_tokens"] == 1
 
 
+@pytest.fixture(scope="module")
+def eos(starter: Path) -> int:
+    import llama_cpp
+
+    vocab = llama_cpp.Llama(model_path=str(starter), vocab_only=True, verbose=False)
+    try:
+        return int(vocab.token_eos())
+    finally:
+        vocab.close()
+
+
+# A prompt whose one-token answer is the end of the text (a bias of 100 on the end-of-text token
+# draws it whatever the starter would say; its log-probability is the model's, before the bias).
+ANSWERED = "Question: What colour do you get by mixing blue and yellow?\nAnswer: green"
+
+
+def ends_at_once(eos: int, **extra: Any) -> dict[str, Any]:
+    return {"max_tokens": 1, "logit_bias": {str(eos): 100}, **extra}
+
+
+def test_an_answer_that_is_the_end_of_the_text_is_listed_after_the_prompt(
+    host: LocalEngine, starter: Path, eos: int
+) -> None:
+    import llama_cpp
+
+    prompt_only = score(host, ANSWERED, logprobs=2)["choices"][0]["logprobs"]
+    answer = score(host, ANSWERED, logprobs=2, **ends_at_once(eos))
+    (choice,) = answer["choices"]
+    lp = choice["logprobs"]
+    n = len(prompt_only["tokens"])
+    assert choice["text"] == ANSWERED and choice["finish_reason"] == "stop"
+    assert lp["tokens"] == [*prompt_only["tokens"], ""]
+    assert lp["token_logprobs"][:n] == prompt_only["token_logprobs"]
+    assert lp["text_offset"] == [*prompt_only["text_offset"], len(ANSWERED)]
+    end = lp["token_logprobs"][n]
+    assert end < 0 and lp["top_logprobs"][n][""] <= 0 and len(lp["top_logprobs"][n]) <= 3
+    assert answer["usage"]["completion_tokens"] == 1
+    # The model's own log-probability of the end after the prompt, as llama.cpp gives it.
+    tokens = tokenize(host, ANSWERED)
+    llm = llama_cpp.Llama(
+        model_path=str(starter), logits_all=True, n_ctx=512, flash_attn=True, verbose=False
+    )
+    try:
+        llm.eval(tokens)
+        rows = llama_cpp.Llama.logits_to_logprobs(llm.scores[: len(tokens)])
+    finally:
+        llm.close()
+    assert abs(end - float(rows[-1][eos])) <= 1e-3
+
+
+def test_the_end_of_the_text_is_listed_in_streams_and_lists_too(
+    host: LocalEngine, eos: int
+) -> None:
+    whole = score(host, ANSWERED, **ends_at_once(eos))["choices"][0]
+    n = len(whole["logprobs"]["tokens"])
+    # Echoed, as a stream and in a list of prompts: the same choice.
+    streamed = events(host, {"prompt": ANSWERED, "echo": True, "logprobs": 1, "stream": True,
+                             "temperature": 0, **ends_at_once(eos)})  # fmt: skip
+    (ours,) = [c for e in streamed for c in e["choices"]]
+    assert ours["logprobs"] == whole["logprobs"] and ours["finish_reason"] == "stop"
+    assert streamed[-1]["usage"]["completion_tokens"] == 1
+    listed = score(host, [ANSWERED, ANSWERED], **ends_at_once(eos))
+    assert [c["logprobs"]["tokens"][-1] for c in listed["choices"]] == ["", ""]
+    assert listed["usage"]["completion_tokens"] == 2
+    # Not echoed: the reply's one token is the end, streamed as a piece of no text.
+    plain = {"prompt": ANSWERED, "logprobs": 1, "temperature": 0, **ends_at_once(eos)}
+    r = post(host, "/v1/completions", {"model": "starter", **plain})
+    assert r.status_code == 200, r.text
+    (alone,) = r.json()["choices"]
+    assert alone["text"] == "" and alone["finish_reason"] == "stop"
+    assert alone["logprobs"]["tokens"] == [""] and alone["logprobs"]["text_offset"] == [0]
+    # Read after the prompt's cached cells rather than scored with it: the same token, within
+    # what a batch of another size changes.
+    end = whole["logprobs"]["token_logprobs"][n - 1]
+    assert close(alone["logprobs"]["token_logprobs"], [end], 1e-4)
+    assert r.json()["usage"]["completion_tokens"] == 1
+    pieces = events(host, {**plain, "stream": True})
+    sent = [c["logprobs"] for e in pieces for c in e["choices"] if c["logprobs"] is not None]
+    assert [b["tokens"] for b in sent] == [[""]] and sent[0]["text_offset"] == [0]
+    assert close(sent[0]["token_logprobs"], [end], 1e-4)
+    assert pieces[-1]["choices"][0]["finish_reason"] == "stop"
+    assert pieces[-1]["usage"]["completion_tokens"] == 1
+
+
+def test_max_tokens_0_appends_nothing_streamed_or_not(host: LocalEngine) -> None:
+    n = len(tokenize(host, ANSWERED))
+    whole = score(host, ANSWERED)
+    streamed = events(host, {"prompt": ANSWERED, "echo": True, "logprobs": 1, "max_tokens": 0,
+                             "stream": True})  # fmt: skip
+    (ours,) = [c for e in streamed for c in e["choices"]]
+    for choice, usage in ((whole["choices"][0], whole["usage"]), (ours, streamed[-1]["usage"])):
+        assert len(choice["logprobs"]["tokens"]) == n and choice["text"] == ANSWERED
+        assert choice["finish_reason"] == "length" and usage["completion_tokens"] == 0
+    assert ours["logprobs"] == whole["choices"][0]["logprobs"]
+
+
+def events(host: LocalEngine, body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A streamed completion's events, up to ``[DONE]``."""
+    r = post(host, "/v1/completions", {"model": "starter", **body})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+    lines = [line.removeprefix("data: ") for line in r.text.split("\n\n") if line]
+    assert lines[-1] == "[DONE]"
+    return [json.loads(line) for line in lines[:-1]]
+
+
 def test_echo_without_logprobs_repeats_the_prompt(host: LocalEngine) -> None:
     (choice,) = score(host, QUESTION, logprobs=None)["choices"]
     assert choice["text"] == QUESTION and choice["logprobs"] is None

@@ -535,6 +535,21 @@ class MessageWidget(QFrame):
         index = self.versions.index(self.message_id) + 1 if self.message_id in self.versions else 1
         self.version_switch.set_version(index, max(1, len(self.versions)), enabled=free)
 
+    def set_unsaved(self, on: bool) -> None:
+        """Say the reply is on screen but not in the history yet (the disk is full)."""
+        if not on:
+            self.badge.setToolTip("")
+            self._show_status()
+            return
+        self.badge.setText(tr("Message", "Not saved yet"))
+        self.badge.setToolTip(
+            tr("Message", "The disk is full: Cove saves this reply as soon as there is room.")
+        )
+        self.badge.setObjectName("ErrorBadge")
+        self.badge.style().unpolish(self.badge)
+        self.badge.style().polish(self.badge)
+        self.badge.setVisible(True)
+
     def _show_status(self) -> None:
         meta = ReplyMeta.of(self.meta)
         badge = status_badge(self.status, cancelled=meta.finish_reason == "cancelled")
