@@ -5,7 +5,7 @@ legacy shape, as llama-cpp-python's server and vLLM answer it: the first token's
 After the prompt's tokens come every token generated, the end-of-text token the model chose
 included (its text empty), as OpenAI's legacy completions, vLLM and llama-server list them:
 evaluation harnesses drop that last entry as the generated one (lm-evaluation-harness's
-``token_logprobs[ctxlen:-1]``), so leaving it out made them drop the answer's last token.
+``token_logprobs[ctxlen:-1]``), so without it they would drop the answer's last token.
 Pure functions, no I/O."""
 
 from __future__ import annotations
@@ -56,15 +56,20 @@ def listing_end(chunks: Iterator[Chunk]) -> Iterator[Chunk]:
     """A completion's chunks with the end-of-text token the model chose (``Chunk.end_token``,
     there with ``logprobs``) among its tokens: in a piece of no text before the terminal chunk,
     so that a stream sends it in order too, and counted in ``completion_tokens``."""
-    for chunk in chunks:
-        end = chunk.end_token
-        if chunk.is_terminal and end is not None:
-            yield Chunk(logprobs=(end,))
-            stats = chunk.stats
-            if stats is not None:
-                counted = replace(stats, completion_tokens=stats.completion_tokens + 1)
-                chunk = replace(chunk, stats=counted)
-        yield chunk
+    try:
+        for chunk in chunks:
+            end = chunk.end_token
+            if chunk.is_terminal and end is not None:
+                yield Chunk(logprobs=(end,))
+                stats = chunk.stats
+                if stats is not None:
+                    counted = replace(stats, completion_tokens=stats.completion_tokens + 1)
+                    chunk = replace(chunk, stats=counted)
+            yield chunk
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:  # left early: the model's stream lets go of its sequence now
+            close()
 
 
 def prompt_text(prompt: Prompt, final: Chunk) -> str:

@@ -427,7 +427,8 @@ def _open(item: Any) -> None:
         except DriveError:
             listing.queryComponent().grabFocus()  # the key went elsewhere: again
             current = wait_for("the list to have focus", lambda: _focused_in(listing))
-    raise DriveError(f"no item {wanted!r} in the list")
+    rows = [(n.name, n.getState().contains(pyatspi.STATE_FOCUSED)) for n in listing]
+    raise DriveError(f"no item {wanted!r} in the list; it holds {rows}, at {current.name!r}")
 
 
 def _moved_from(listing: Any, before: int) -> Callable[[], Any]:

@@ -241,10 +241,11 @@ def test_max_tokens_0_appends_nothing_streamed_or_not(host: LocalEngine) -> None
 
 
 def events(host: LocalEngine, body: dict[str, Any]) -> list[dict[str, Any]]:
-    """A streamed completion's events, up to ``[DONE]``."""
+    """A streamed completion's events, up to ``[DONE]`` (without the keep-alive comments a
+    quiet stream sends)."""
     r = post(host, "/v1/completions", {"model": "starter", **body})
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
-    lines = [line.removeprefix("data: ") for line in r.text.split("\n\n") if line]
+    lines = [line[6:] for line in r.text.split("\n\n") if line.startswith("data: ")]
     assert lines[-1] == "[DONE]"
     return [json.loads(line) for line in lines[:-1]]
 
@@ -294,19 +295,15 @@ def test_the_tokenizer_endpoints(host: LocalEngine) -> None:
 def test_echo_and_several_prompts_stream_as_one_event_a_choice(host: LocalEngine) -> None:
     prompts = [QUESTION + a for a in ANSWERS[:2]]
     whole = score(host, prompts)
-    r = post(host, "/v1/completions", {"model": "starter", "prompt": prompts, "echo": True,
-             "logprobs": 1, "max_tokens": 0, "stream": True})  # fmt: skip
-    assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
-    lines = [line.removeprefix("data: ") for line in r.text.split("\n\n") if line]
-    assert lines[-1] == "[DONE]"
-    events = [json.loads(line) for line in lines[:-1]]
-    streamed = [c for e in events for c in e["choices"]]
+    sent = events(host, {"prompt": prompts, "echo": True, "logprobs": 1, "max_tokens": 0,
+                         "stream": True})  # fmt: skip
+    streamed = [c for e in sent for c in e["choices"]]
     assert [c["index"] for c in streamed] == [0, 1]
     for ours, theirs in zip(streamed, whole["choices"], strict=True):
         assert ours["text"] == theirs["text"] and ours["finish_reason"] == "length"
         assert ours["logprobs"]["tokens"] == theirs["logprobs"]["tokens"]
         assert close(ours["logprobs"]["token_logprobs"], theirs["logprobs"]["token_logprobs"], 1e-4)
-    assert counts(events[-1]["usage"]) == counts(whole["usage"]) and "usage" not in events[0]
+    assert counts(sent[-1]["usage"]) == counts(whole["usage"]) and "usage" not in sent[0]
 
 
 def counts(usage: dict[str, Any]) -> dict[str, Any]:
