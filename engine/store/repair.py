@@ -356,29 +356,38 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
 
 
 def _readable_rows(src: sqlite3.Connection, table: str, listed: str) -> Iterator[tuple[Any, ...]]:
-    query = f'SELECT {listed} FROM "{table}" WHERE rowid BETWEEN ? AND ?'
+    """Every row SQLite can read, in rowid order, a few hundred at a time (a large history is
+    never held in memory whole). A range that fails past rows already read goes on after them;
+    one that fails at its start is halved, down to the damaged rows alone."""
+    query = f'SELECT rowid, {listed} FROM "{table}" WHERE rowid BETWEEN ? AND ? ORDER BY rowid'
     try:
         low, high = src.execute(f'SELECT min(rowid), max(rowid) FROM "{table}"').fetchone()
     except sqlite3.Error:
         low, high = -(2**63), 2**63 - 1
     if low is None or high is None:
         return
-    ranges = [(start, min(start + WINDOW - 1, high)) for start in range(low, high + 1, WINDOW)]
-    if len(ranges) > 100_000:  # rowids spread thin: halve from the whole range instead
+    if (high - low) // WINDOW > 100_000:  # rowids spread thin (or unknown): halve the whole
         ranges = [(low, high)]
+    else:
+        ranges = [(a, min(a + WINDOW - 1, high)) for a in range(low, high + 1, WINDOW)]
     ranges.reverse()
     failed = 0
     while ranges and failed < MAX_FAILED_READS:
         a, b = ranges.pop()
+        last: int | None = None
         try:
-            rows = src.execute(query, (a, b)).fetchall()
+            cursor = src.execute(query, (a, b))
+            while rows := cursor.fetchmany(256):
+                for row in rows:
+                    last = int(row[0])
+                    yield tuple(row[1:])
         except sqlite3.DatabaseError:
             failed += 1
-            if a < b:
+            if last is not None and last < b:
+                ranges.append((last + 1, b))  # on from where the reading stopped
+            elif last is None and a < b:
                 middle = (a + b) // 2
                 ranges.extend([(middle + 1, b), (a, middle)])
-            continue
-        yield from (tuple(row) for row in rows)
 
 
 def _mend(conn: sqlite3.Connection) -> None:

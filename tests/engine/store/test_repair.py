@@ -199,3 +199,28 @@ def test_cove_history_backup_list_and_restore(
     )
     with Store(db) as store:
         assert titles(store) == {"Chat 0", "Chat 1"}
+
+
+def test_bad_bytes_anywhere_in_the_file_never_stop_the_history_from_opening(
+    db: Path, tmp_path: Path
+) -> None:
+    """Damage at many places, the table's first and last pages among them (then SQLite cannot
+    say where its rows start and end, and every rowid is tried by halving): each opens, whole."""
+    import random
+    import shutil
+
+    with Store(db) as store:
+        write_chats(store, 300, words=40)
+    size = db.stat().st_size
+    rng = random.Random(11)
+    places = [4096, size - 8192, *(rng.randrange(4096, size - 8192) for _ in range(10))]
+    for n, place in enumerate(places):
+        copy = tmp_path / f"place-{n}" / "cove.sqlite3"
+        copy.parent.mkdir()
+        shutil.copyfile(db, copy)
+        with copy.open("r+b") as out:
+            out.seek(place)
+            out.write(rng.randbytes(8192))
+        with Store(copy) as store:
+            assert len(store.list_conversations()) <= 300
+        assert integrity(copy) == "ok"
