@@ -129,8 +129,7 @@ class DataSection(QWidget):
         row.addStretch(1)
         layout.addLayout(row)
         layout.addStretch(1)
-        self._folder: Path | None = None
-        self.refresh()
+        self._folder: Path | None = None  # listed each time the section is shown (refresh)
 
     def _button(self, text: str, slot: Callable[[], None], row: QHBoxLayout) -> QPushButton:
         button = QPushButton(text)

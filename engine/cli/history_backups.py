@@ -7,7 +7,6 @@ window is open on this data folder and say where to do it instead (Settings › 
 from __future__ import annotations
 
 import argparse
-import sqlite3
 from typing import Any
 
 from engine.cli.output import EXIT_ERROR, print_json
@@ -77,9 +76,7 @@ def _check(repair: bool, as_json: bool) -> int:
 
     path = db_path()
     backups = Backups(path)
-    problem = store_repair.diagnose(path, backups)
-    if problem is None and path.is_file():
-        problem = _full_check(path)
+    problem = store_repair.diagnose(path, backups, full=True)
     repaired: store_repair.Repair | None = None
     if problem is not None and repair:
         _refuse_beside_window("repair the chat history")
@@ -104,17 +101,6 @@ def _check(repair: bool, as_json: bool) -> int:
         print(f"The chat history {shown(path)} is damaged: {problem}.")
         print("'cove history check --repair' rebuilds it from its backup and what it still holds.")
     return 0 if problem is None or repaired is not None else EXIT_ERROR
-
-
-def _full_check(path: Any) -> str | None:
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        rows = [str(r[0]) for r in conn.execute("PRAGMA integrity_check(20)").fetchall()]
-    except sqlite3.DatabaseError as exc:
-        return f"it is not readable as a database ({exc})"
-    finally:
-        conn.close()
-    return None if rows == ["ok"] else f"SQLite's check of it failed ({'; '.join(rows[:2])})"
 
 
 def _repaired_words(repaired: Any) -> str:

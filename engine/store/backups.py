@@ -71,6 +71,10 @@ class Backup:
     def database(self) -> Path:
         return self.path / DB_NAME
 
+    @property
+    def counts(self) -> Counts:
+        return Counts(self.conversations, self.messages, self.last_message_id, self.schema)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -109,16 +113,18 @@ def _iso(at: float) -> str:
     return datetime.datetime.fromtimestamp(at, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def quick_check(conn: sqlite3.Connection) -> list[str]:
-    """SQLite's quick_check: [] when the file is whole, else what it found (at most 20 lines)."""
-    rows = [str(row[0]) for row in conn.execute("PRAGMA quick_check(20)").fetchall()]
+def quick_check(conn: sqlite3.Connection, *, full: bool = False) -> list[str]:
+    """SQLite's quick_check (``full``: its integrity_check, which also compares every index with
+    its table): [] when the file is whole, else what it found (at most 20 lines)."""
+    pragma = "integrity_check" if full else "quick_check"
+    rows = [str(row[0]) for row in conn.execute(f"PRAGMA {pragma}(20)").fetchall()]
     return [] if rows == ["ok"] else rows
 
 
-def _image_paths(conn: sqlite3.Connection) -> tuple[str, ...]:
+def _image_paths(conn: sqlite3.Connection, schema: int) -> tuple[str, ...]:
     from engine.store.types import image_extension
 
-    if Counts.of(conn).schema < 3:
+    if schema < 3:
         return ()
     rows = conn.execute(
         "SELECT DISTINCT i.sha256, i.mime FROM images AS i "
@@ -312,7 +318,8 @@ class Backups:
                     "The chat history is damaged, so it was not backed up (the backups made "
                     f"before stay as they are): {'; '.join(problems[:3])}"
                 )
-            return Counts.of(copy), _image_paths(copy)
+            counts = Counts.of(copy)
+            return counts, _image_paths(copy, counts.schema)
         finally:
             copy.close()
             if own:

@@ -16,7 +16,7 @@ from engine.errors import StoreError
 from engine.paths import DATA_DIR_ENV, shown
 from engine.store import repair as store_repair
 from engine.store import schema as store_schema
-from engine.store.backups import Backups, sqlite_full
+from engine.store.backups import Backups, sqlite_damaged, sqlite_full
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ def hint(exc: BaseException) -> str:
             "Check that its folder exists and can be written to, "
             f"or set {DATA_DIR_ENV} to another folder."
         )
-    if store_repair.damage(exc):
+    if sqlite_damaged(exc):
         return (
             "The file is damaged. Cove has not changed or removed it: 'cove history check "
             "--repair' rebuilds it from its backup and what it still holds."
@@ -63,7 +63,7 @@ def open_history(
         conn, fts = _connect(path, backups)
     except StoreError as exc:
         cause = exc.__cause__
-        if not repair or done is not None or cause is None or not store_repair.damage(cause):
+        if not repair or done is not None or cause is None or not sqlite_damaged(cause):
             raise
         # Damage the check at open did not see (a page only a migration reads).
         done = _repair(path, backups, store_repair.problem_words(cause))
@@ -134,7 +134,7 @@ def _migrate_with_backup(conn: sqlite3.Connection, path: Path, backups: Backups)
     try:
         store_schema.migrate(conn)
     except sqlite3.Error as exc:
-        if store_repair.damage(exc):
+        if sqlite_damaged(exc):
             raise
         raise StoreError(
             f"Cove could not upgrade the chat history {path}: {exc}. The file is as it was "

@@ -28,7 +28,16 @@ from engine.store import folders as store_folders
 from engine.store import repair as store_repair
 from engine.store import schema as store_schema
 from engine.store import tree as store_tree
-from engine.store.backups import Backup, Backups, Counts, Reason, copy_into, sqlite_full
+from engine.store.backups import (
+    Backup,
+    Backups,
+    Counts,
+    Reason,
+    copy_into,
+    quick_check,
+    sqlite_damaged,
+    sqlite_full,
+)
 from engine.store.connection import hint, open_history
 from engine.store.image_files import FOLDER as IMAGES_FOLDER
 from engine.store.image_files import ImageFiles
@@ -160,7 +169,7 @@ class Store:
         words = f"Cannot {doing} the chat history {self._path}: {exc}. {hint(exc)}"
         if sqlite_full(exc):
             return HistoryDiskFull(words)
-        if not (self._repair and store_repair.damage(exc)):
+        if not (self._repair and sqlite_damaged(exc)):
             return StoreError(words)
         conn, self._conn = self._conn, None
         if conn is not None:
@@ -186,15 +195,13 @@ class Store:
     def backup(self, reason: Reason = "manual") -> Backup:
         """Back the history up now, from a connection of the backup's own: no call waits on it."""
         taken = self.backups.take(reason)
-        write_mark(self._path, Counts(taken.conversations, taken.messages,
-                                      taken.last_message_id, taken.schema))  # fmt: skip
+        write_mark(self._path, taken.counts)
         return taken
 
     def check(self) -> list[str]:
         """SQLite's full integrity check of the file: [] when it is whole."""
         with self._reading() as conn:
-            rows = [str(r[0]) for r in conn.execute("PRAGMA integrity_check(20)").fetchall()]
-        return [] if rows == ["ok"] else rows
+            return quick_check(conn, full=True)
 
     def restore(self, name: str | None = None) -> tuple[Backup, Backup | None]:
         """Put the backup ``name`` (the newest when None) in place of the history; the history as

@@ -139,9 +139,6 @@ def _log(history: Path, repair: Repair) -> None:
 # -- noticing ------------------------------------------------------------------------------------
 
 
-damage = sqlite_damaged
-
-
 def problem_words(exc: BaseException) -> str:
     """What SQLite said, in a person's words (the window shows them)."""
     log.warning("the chat history could not be read: %s", exc)
@@ -150,8 +147,9 @@ def problem_words(exc: BaseException) -> str:
     return UNREADABLE
 
 
-def diagnose(history: Path, backups: Backups) -> str | None:
-    """What is wrong with the history's file, in words; None when it is whole (or new)."""
+def diagnose(history: Path, backups: Backups, *, full: bool = False) -> str | None:
+    """What is wrong with the history's file, in words; None when it is whole (or new).
+    ``full``: SQLite's whole integrity check rather than its quick check (on demand only)."""
     try:
         if not history.exists() or history.stat().st_size == 0:
             return None
@@ -160,13 +158,13 @@ def diagnose(history: Path, backups: Backups) -> str | None:
     try:
         conn = sqlite3.connect(f"file:{history}?mode=ro", uri=True)
     except sqlite3.Error as exc:
-        return problem_words(exc) if damage(exc) else None
+        return problem_words(exc) if sqlite_damaged(exc) else None
     try:
         try:
-            problems = quick_check(conn)
+            problems = quick_check(conn, full=full)
             counts = Counts.of(conn) if not problems else None
         except sqlite3.Error as exc:
-            return problem_words(exc) if damage(exc) else None
+            return problem_words(exc) if sqlite_damaged(exc) else None
         if problems:
             log.warning("SQLite's check of %s failed: %s", history, "; ".join(problems[:5]))
             return UNREADABLE
