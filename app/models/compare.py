@@ -33,6 +33,7 @@ from app.common.i18n import tr
 from app.common.plain_words import quant_label
 from app.common.workers import WorkerPool, post_to_ui
 from engine.evaluation.metrics import paired
+from engine.evaluation.ran_as import RanAs
 from engine.evaluation.run import EvaluationCancelled, Outcome, Scorer, evaluate
 from engine.evaluation.tasks import Task, load_task, shipped_task
 from engine.library.installed import ModelEntry
@@ -120,6 +121,13 @@ class CompareDialog(QDialog):
         self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.verdict)
+        self.ran = QLabel("")
+        self.ran.setWordWrap(True)
+        self.ran.setObjectName("Muted")
+        self.ran.setAccessibleName(tr("Compare", "How they ran"))
+        self.ran.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.ran.setVisible(False)
+        layout.addWidget(self.ran)
 
         buttons = QHBoxLayout()
         buttons.addStretch(1)
@@ -159,6 +167,7 @@ class CompareDialog(QDialog):
         self.outcomes = []
         self.table.setRowCount(0)
         self.verdict.setText("")
+        self.ran.setVisible(False)
         self._running(True)
         total = len(self.task.questions) * len(chosen)
         self.progress.setRange(0, total)
@@ -230,6 +239,8 @@ class CompareDialog(QDialog):
         self._running(False)
         self._say("")
         self.verdict.setText(verdict_text(chosen, self.outcomes))
+        self.ran.setText(ran_text(chosen, self.outcomes))
+        self.ran.setVisible(bool(self.ran.text()))
         self.adjustSize()
         self.compared.emit()
 
@@ -277,3 +288,38 @@ def verdict_text(builds: Sequence[ModelEntry], outcomes: Sequence[Outcome]) -> s
             ).format(build=build_label(worse), points=f"{points:.1f}", margin=f"{margin:.1f}")
         )
     return " ".join(lines)
+
+
+def way_text(way: RanAs) -> str:
+    """ "llama.cpp on CPU, flash attention on, cache f16, batches of 512 tokens"."""
+    parts = [tr("Compare", "{runtime} on {device}").format(runtime=way.backend, device=way.device)]
+    if way.flash_attn is not None:
+        parts.append(
+            tr("Compare", "flash attention on")
+            if way.flash_attn
+            else tr("Compare", "flash attention off")
+        )
+    if way.kv_type:
+        parts.append(tr("Compare", "cache {type}").format(type=way.kv_type))
+    if way.n_ubatch:
+        parts.append(tr("Compare", "batches of {n} tokens").format(n=way.n_ubatch))
+    return ", ".join(parts)
+
+
+def ran_text(builds: Sequence[ModelEntry], outcomes: Sequence[Outcome]) -> str:
+    """How the builds ran, beside the figures: the same way, or what differed (flash attention
+    alone moves a small model's answers' likelihoods a little). Empty when the engine did not
+    say."""
+    if len(outcomes) != 2:
+        return ""
+    a, b = outcomes[0].ran_as, outcomes[1].ran_as
+    if a is None or b is None:
+        return ""
+    if not a.differences(b):
+        return tr("Compare", "Both ran the same way: {way}.").format(way=way_text(a))
+    return tr(
+        "Compare",
+        "The builds ran differently, and part of the difference may come from that: {first} "
+        "ran {a}; {second} ran {b}.",
+    ).format(first=build_label(builds[0]), a=way_text(a), second=build_label(builds[1]),
+             b=way_text(b))  # fmt: skip

@@ -526,6 +526,10 @@
             <translation>Ergebnisse</translation>
         </message>
         <message>
+            <source>How they ran</source>
+            <translation>Wie sie liefen</translation>
+        </message>
+        <message>
             <source>Stop</source>
             <translation>Anhalten</translation>
         </message>
@@ -580,6 +584,34 @@
         <message>
             <source>{build} got {points} points fewer right (margin of error ± {margin} points): it loses quality on these questions.</source>
             <translation>{build} beantwortete {points} Punkte weniger richtig (Fehlermarge ± {margin} Punkte): Sie verliert bei diesen Fragen an Qualität.</translation>
+        </message>
+        <message>
+            <source>{runtime} on {device}</source>
+            <translation>{runtime} auf {device}</translation>
+        </message>
+        <message>
+            <source>flash attention on</source>
+            <translation>Flash Attention an</translation>
+        </message>
+        <message>
+            <source>flash attention off</source>
+            <translation>Flash Attention aus</translation>
+        </message>
+        <message>
+            <source>cache {type}</source>
+            <translation>Cache {type}</translation>
+        </message>
+        <message>
+            <source>batches of {n} tokens</source>
+            <translation>Stapel von {n} Tokens</translation>
+        </message>
+        <message>
+            <source>Both ran the same way: {way}.</source>
+            <translation>Beide liefen gleich: {way}.</translation>
+        </message>
+        <message>
+            <source>The builds ran differently, and part of the difference may come from that: {first} ran {a}; {second} ran {b}.</source>
+            <translation>Die Varianten liefen unterschiedlich, und ein Teil des Unterschieds kann daher kommen: {first} lief mit {a}; {second} lief mit {b}.</translation>
         </message>
     </context>
     <context>

@@ -526,6 +526,10 @@
             <translation>Résultats</translation>
         </message>
         <message>
+            <source>How they ran</source>
+            <translation>Comment elles ont tourné</translation>
+        </message>
+        <message>
             <source>Stop</source>
             <translation>Arrêter</translation>
         </message>
@@ -580,6 +584,34 @@
         <message>
             <source>{build} got {points} points fewer right (margin of error ± {margin} points): it loses quality on these questions.</source>
             <translation>{build} a obtenu {points} points de bonnes réponses en moins (marge d’erreur ± {margin} points) : elle perd en qualité sur ces questions.</translation>
+        </message>
+        <message>
+            <source>{runtime} on {device}</source>
+            <translation>{runtime} sur {device}</translation>
+        </message>
+        <message>
+            <source>flash attention on</source>
+            <translation>flash attention activée</translation>
+        </message>
+        <message>
+            <source>flash attention off</source>
+            <translation>flash attention désactivée</translation>
+        </message>
+        <message>
+            <source>cache {type}</source>
+            <translation>cache {type}</translation>
+        </message>
+        <message>
+            <source>batches of {n} tokens</source>
+            <translation>lots de {n} jetons</translation>
+        </message>
+        <message>
+            <source>Both ran the same way: {way}.</source>
+            <translation>Les deux ont tourné de la même façon : {way}.</translation>
+        </message>
+        <message>
+            <source>The builds ran differently, and part of the difference may come from that: {first} ran {a}; {second} ran {b}.</source>
+            <translation>Les versions n’ont pas tourné de la même façon, et une partie de l’écart peut en venir : {first} a tourné avec {a} ; {second} avec {b}.</translation>
         </message>
     </context>
     <context>

@@ -68,6 +68,7 @@ def report(task: Task, outcomes: list[Outcome]) -> dict[str, Any]:
                 "acc_norm": o.score.acc_norm,
                 "acc_norm_stderr": o.score.acc_norm_stderr,
                 "seconds": round(o.seconds, 2),
+                "ran_as": o.ran_as.to_dict() if o.ran_as is not None else None,
                 "chosen": [a.chosen for a in o.answered],
                 "logliks": [list(a.logliks) for a in o.answered],
             }
@@ -80,6 +81,7 @@ def report(task: Task, outcomes: list[Outcome]) -> dict[str, Any]:
                 "same_answer": p.same_answer,
                 "acc_difference": p.acc_difference,
                 "acc_difference_stderr": p.acc_difference_stderr,
+                "ran_differently": _differences(o, first),
             }
             for o in outcomes[1:]
             for p in [paired(o.answered, first.answered)]
@@ -98,6 +100,11 @@ def _table(task: Task, outcomes: list[Outcome], out: TextIO) -> None:
             f"{s.acc_norm:.3f} ± {s.acc_norm_stderr:.3f}   {o.seconds:.0f} s",
             file=out,
         )
+    print("\nHow each ran (flash attention and the cache move log-likelihoods a little):",
+          file=out)  # fmt: skip
+    for o in outcomes:
+        way = o.ran_as.describe() if o.ran_as is not None else "not told by the engine"
+        print(f"  {o.model:<{width}}  {way}", file=out)
     first = outcomes[0]
     for o in outcomes[1:]:
         p = paired(o.answered, first.answered)
@@ -106,6 +113,25 @@ def _table(task: Task, outcomes: list[Outcome], out: TextIO) -> None:
             f"questions; accuracy {p.acc_difference:+.3f} ± {p.acc_difference_stderr:.3f}",
             file=out,
         )
+        if differ := _differences(o, first):
+            print(
+                f"  They ran differently ({', '.join(WORDS[d] for d in differ)}): part of the "
+                "difference may come from that, not from the builds.",
+                file=out,
+            )
+
+
+# What a difference in the way of running is called, by RanAs field.
+WORDS = {"backend": "runtime", "device": "device", "flash_attn": "flash attention",
+         "kv_type": "cache type", "n_ubatch": "batch size"}  # fmt: skip
+
+
+def _differences(o: Outcome, first: Outcome) -> list[str]:
+    """What moves log-likelihoods and differs between the two runs (empty when either is not
+    known)."""
+    if o.ran_as is None or first.ran_as is None:
+        return []
+    return o.ran_as.differences(first.ran_as)
 
 
 def _progress(name: str) -> Any:

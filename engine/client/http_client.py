@@ -27,6 +27,7 @@ from engine import errors
 from engine.client.protocol import (
     EngineStatus,
     ModelInfo,
+    ScoredPrompts,
     error_from,
     plan_from,
     status_from,
@@ -241,9 +242,7 @@ class EngineClient:
             raise ProtocolError("The engine's /tokenize answer holds no token ids.")
         return tokens
 
-    def score(
-        self, prompts: Sequence[Sequence[int]], *, model: str | None = None
-    ) -> list[list[float | None]]:
+    def score(self, prompts: Sequence[Sequence[int]], *, model: str | None = None) -> ScoredPrompts:
         """Each prompt's tokens' log-probabilities given the tokens before them (the first
         token's is None): the completions API's ``echo`` with ``logprobs``, nothing generated."""
         body = {
@@ -264,7 +263,8 @@ class EngineClient:
             scored.append([None if v is None else float(v) for v in values])
         if len(scored) != len(prompts):
             raise ProtocolError(f"The engine scored {len(scored)} of {len(prompts)} prompts.")
-        return scored
+        answered_by = data.get("model")
+        return ScoredPrompts(scored, answered_by if isinstance(answered_by, str) else None)
 
     def embed(self, texts: Sequence[str], *, model: str | None = None) -> list[list[float]]:
         if not texts:

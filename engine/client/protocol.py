@@ -57,6 +57,16 @@ class ModelInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class ScoredPrompts:
+    """Prompts scored together: each one's tokens' log-probabilities given the tokens before
+    them (the first token's is None), and the model that scored them as the engine names it
+    (its status's ``residents`` say how that model runs)."""
+
+    rows: list[list[float | None]]
+    model: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class EngineStatus:
     model: str | None = None
     model_path: str | None = None

@@ -16,8 +16,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from engine.client.protocol import EngineStatus, ScoredPrompts
 from engine.errors import EngineError
 from engine.evaluation.metrics import Answered, Score, score
+from engine.evaluation.ran_as import RanAs, ran_as
 from engine.evaluation.tasks import Question, Task
 
 # Questions scored in one request (four answers each, on the usual task).
@@ -35,7 +37,9 @@ class Scorer(Protocol):
 
     def score(
         self, prompts: Sequence[Sequence[int]], *, model: str | None = None
-    ) -> list[list[float | None]]: ...
+    ) -> ScoredPrompts: ...
+
+    def status(self) -> EngineStatus: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +48,8 @@ class Outcome:
     score: Score
     answered: tuple[Answered, ...]
     seconds: float
+    # The way the model ran (None: the engine did not say).
+    ran_as: RanAs | None = None
 
 
 class EvaluationCancelled(EngineError):
@@ -62,6 +68,7 @@ def evaluate(
     ``cancel`` is set between requests, and the engine's errors as they are."""
     started = time.perf_counter()
     answered: list[Answered] = []
+    way: RanAs | None = None
     questions = task.questions
     for first in range(0, len(questions), QUESTIONS_A_REQUEST):
         if cancel is not None and cancel.is_set():
@@ -77,8 +84,10 @@ def evaluate(
                 prompts.append(whole)
                 # At least the last token, never the first (it has no log-probability).
                 lengths.append(min(max(1, len(whole) - before), len(whole) - 1))
-        rows = engine.score(prompts, model=model)
-        at = 0
+        scored = engine.score(prompts, model=model)
+        if way is None and first == 0:
+            way = _ran_as(engine, scored.model, len(prompts))
+        rows, at = scored.rows, 0
         for question in group:
             logliks = []
             for _choice in question.choices:
@@ -88,7 +97,16 @@ def evaluate(
             answered.append(_answered(question, logliks))
         if progress is not None:
             progress(len(answered), len(questions))
-    return Outcome(model, score(answered), tuple(answered), time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    return Outcome(model, score(answered), tuple(answered), seconds, way)
+
+
+def _ran_as(engine: Scorer, answered_by: str | None, prompts: int) -> RanAs | None:
+    """Read while the model is surely in memory: right after it answered."""
+    try:
+        return ran_as(engine.status().residents, answered_by, prompts)
+    except EngineError:
+        return None
 
 
 def _split(context: str) -> tuple[str, str]:

@@ -86,6 +86,10 @@ def test_compare_quality_runs_both_builds_through_the_engine(
     assert all(o.score.questions == 10 and 0 <= o.score.acc <= 1 for o in dialog.outcomes)
     assert "same answer to" in dialog.verdict.text()
     assert "quality on these questions" in dialog.verdict.text()
+    # How they ran is said beside the figures: the same way here.
+    assert not dialog.ran.isHidden() and dialog.ran.accessibleName() == "How they ran"
+    assert dialog.ran.text().startswith("Both ran the same way: llama.cpp on ")
+    assert "flash attention o" in dialog.ran.text()
     assert dialog.start_button.isEnabled() and not dialog.stop_button.isVisible()
     # The measured build that the chat does not use is let go.
     host = window.engine.engine
@@ -124,3 +128,32 @@ def test_the_verdict_says_whether_the_difference_is_beyond_its_margin() -> None:
     assert "No clear difference" in close and "5.0 points apart" in close
     lost = verdict_text(builds, [outcome([True] * 20), outcome([True] * 10 + [False] * 10)])
     assert "Q2_K" in lost and "50.0 points fewer right" in lost and "loses quality" in lost
+
+
+def test_builds_that_ran_differently_are_said_to() -> None:
+    from dataclasses import replace
+
+    from app.models.compare import ran_text
+    from engine.evaluation.metrics import Answered, score
+    from engine.evaluation.ran_as import RanAs
+    from engine.evaluation.run import Outcome
+    from engine.library.installed import ModelEntry
+
+    answered = (Answered((-1.0, -2.0), (1, 1), 0),)
+    on = RanAs("llama.cpp", "CPU", True, "f16", 512, 512, 4, 32)
+
+    def outcome(way: RanAs | None) -> Outcome:
+        return Outcome("m", score(answered), answered, 1.0, way)
+
+    builds = [ModelEntry(f"m-{q}.gguf", "m", "GGUF", 100, Path(f"m-{q}.gguf"), "folder",
+                         quantization=q) for q in ("Q8_0", "Q2_K")]  # fmt: skip
+    same = ran_text(builds, [outcome(on), outcome(replace(on, sequences=1))])
+    assert same == (
+        "Both ran the same way: llama.cpp on CPU, flash attention on, cache f16, "
+        "batches of 512 tokens."
+    )
+    differ = ran_text(builds, [outcome(on), outcome(replace(on, flash_attn=False))])
+    assert differ.startswith("The builds ran differently")
+    assert "Q8_0" in differ and "flash attention on" in differ
+    assert "Q2_K" in differ and "flash attention off" in differ
+    assert ran_text(builds, [outcome(on), outcome(None)]) == ""

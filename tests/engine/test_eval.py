@@ -4,6 +4,7 @@ log-likelihoods computed by llama-cpp-python directly, as lm-evaluation-harness 
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import statistics
@@ -206,21 +207,19 @@ def test_cove_eval_scores_as_llama_cpp_python_does(starter: Path) -> None:
     (compared,) = report["compared"]
     assert compared["same_answer"] == 1.0 and compared["acc_difference"] == 0.0
 
-    # lm-evaluation-harness's loglikelihood: the answer's tokens are those of question and
-    # answer together past the question's own, each scored from the logits before it. The
-    # engine reads with flash attention where it runs faster here: the runtime's numbers differ
-    # between the two by more than rounding, so the engine's must be one of them.
+    # The way it ran is said (flash attention moves the runtime's numbers by more than
+    # rounding), and llama.cpp run that way gives lm-evaluation-harness's loglikelihood: the
+    # answer's tokens are those of question and answer together past the question's own, each
+    # scored from the logits before it.
+    ran = first["ran_as"]
+    assert ran["backend"] == "llama.cpp" and isinstance(ran["flash_attn"], bool)
+    assert ran["prompts_a_request"] == 8 * 4 and ran["sequences"] >= 1
+    assert ran["n_ubatch"] > 0 and ran["kv_type"]
+    assert second["ran_as"] == ran and compared["ran_differently"] == []
     task = load_task(FIXTURES / "tiny_mc.jsonl")
-    ways = [oracle(starter, task, flash_attn=on) for on in (True, False)]
-    expected = next(
-        (way for way in ways if all(
-            math.isclose(a, b, abs_tol=1e-3)
-            for ours, theirs in zip(first["logliks"], way, strict=True)
-            for a, b in zip(ours, theirs, strict=True)
-        )),
-        None,
-    )  # fmt: skip
-    assert expected is not None, (first["logliks"][:2], [w[:2] for w in ways])
+    expected = oracle(starter, task, flash_attn=ran["flash_attn"])
+    for ours, theirs in zip(first["logliks"], expected, strict=True):
+        assert ours == pytest.approx(theirs, abs=1e-3)
     right = [
         max(range(len(row)), key=row.__getitem__) == q.answer
         for row, q in zip(expected, task.questions, strict=True)
@@ -238,3 +237,36 @@ def test_cove_eval_prints_the_builds_side_by_side() -> None:
     assert lines[2].split()[:3] == ["Model", "Accuracy", "Normalised"]
     name, acc, _pm, err, *_rest = lines[3].split()
     assert name == "SmolLM2-135M-Instruct.Q4_1" and 0 <= float(acc) <= 1 and float(err) >= 0
+    assert lines[5].startswith("How each ran")
+    assert lines[6].split()[:3] == [name, "llama.cpp", "on"] and "flash attention" in lines[6]
+
+
+def test_two_runs_that_ran_differently_are_told_apart() -> None:
+    from engine.cli.evaluate import _table, report
+    from engine.evaluation.ran_as import RanAs, ran_as
+    from engine.evaluation.run import Outcome
+
+    resident = {"model": "m-Q8_0", "backend": "llama.cpp", "device": "CPU", "flash_attn": True,
+                "kv_type": "f16", "n_batch": 512, "n_ubatch": 512, "parallel": 4}  # fmt: skip
+    on = ran_as([{"model": "other"}, resident], "m-Q8_0", 32)
+    assert on == RanAs("llama.cpp", "CPU", True, "f16", 512, 512, 4, 32)
+    assert ran_as([resident], "m-Q2_K", 32) is None  # not in memory: not said
+    off = RanAs.of({**resident, "flash_attn": False, "parallel": 1}, 8)
+    assert off.differences(on) == ["flash_attn"]  # sequences and list sizes move nothing
+    # Only llama.cpp has the switch.
+    assert RanAs.of({**resident, "backend": "onnxruntime-genai"}, 8).flash_attn is None
+
+    answered = (Answered((-1.0, -2.0), (1, 1), 0),)
+    outcomes = [Outcome("m-Q8_0", score(answered), answered, 1.0, on),
+                Outcome("m-Q2_K", score(answered), answered, 1.0, off),
+                Outcome("m-Q4_0", score(answered), answered, 1.0, None)]  # fmt: skip
+    task = Task("t", (), Path("t.jsonl"))
+    compared = report(task, outcomes)["compared"]
+    assert [c["ran_differently"] for c in compared] == [["flash_attn"], []]
+    out = io.StringIO()
+    _table(task, outcomes, out)
+    text = out.getvalue()
+    assert "m-Q8_0  llama.cpp on CPU, flash attention on, cache f16, batches of 512 tokens, " \
+           "32 prompts a request in 4 sequences" in text  # fmt: skip
+    assert "m-Q4_0  not told by the engine" in text
+    assert text.count("They ran differently (flash attention)") == 1
