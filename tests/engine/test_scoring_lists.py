@@ -25,11 +25,12 @@ pytestmark = pytest.mark.slow
 
 SEQUENCES = 4
 CTX = 1024
-# Lists scored in each test: random choices of the prompts below, two to six at a time (more
-# than the sequences: the rest wait for a free one), some prompts twice in a list. A few are
-# enough: rows read out of their order, or prompts computed in one step together, show in most
-# lists of prompts of different lengths.
-LISTS = 10
+# Lists scored: random choices of the prompts below, two to six at a time (more than the
+# sequences: the rest wait for a free one), some prompts twice in a list. Rows read out of their
+# order, or prompts computed in one step together, showed in most lists of prompts of different
+# lengths; hundreds are scored alone, and a few beside a reply that streams (it must outlast them).
+LISTS = 200
+LISTS_BESIDE_A_REPLY = 10
 
 # Prompts of mixed lengths, from one token to past one slice of ``SCORE_SLICE``: sent as text,
 # or as token ids, which lets some end in the end-of-text token (as a harness's choice ending a
@@ -108,21 +109,25 @@ def scored(engine: LocalEngine, prompts: Sequence[str | list[int]]) -> list[Scor
     return [c["logprobs"]["token_logprobs"] for c in choices]
 
 
-def lists(prompts: list[str | list[int]], seed: int) -> list[list[int]]:
-    """``LISTS`` lists of indices into ``prompts``."""
+def lists(prompts: list[str | list[int]], seed: int, count: int) -> list[list[int]]:
+    """``count`` lists of indices into ``prompts``."""
     rng = random.Random(seed)
     return [
         [rng.randrange(len(prompts)) for _ in range(rng.randint(2, SEQUENCES + 2))]
-        for _ in range(LISTS)
+        for _ in range(count)
     ]
 
 
 def differences(
-    engine: LocalEngine, prompts: list[str | list[int]], alone: list[Scores], seed: int
+    engine: LocalEngine,
+    prompts: list[str | list[int]],
+    alone: list[Scores],
+    seed: int,
+    count: int,
 ) -> list[str]:
     """Every choice of every list that is not its prompt's score alone, said in words."""
     found = []
-    for n, picked in enumerate(lists(prompts, seed)):
+    for n, picked in enumerate(lists(prompts, seed, count)):
         together = scored(engine, [prompts[i] for i in picked])
         for place, (i, ours) in enumerate(zip(picked, together, strict=True)):
             if ours != alone[i]:
@@ -176,7 +181,7 @@ def test_every_prompt_of_a_list_scores_as_it_does_alone(
     host: tuple[LocalEngine, Plan], prompts: list[str | list[int]], alone: list[Scores]
 ) -> None:
     engine, _plan = host
-    assert differences(engine, prompts, alone, seed=1) == []
+    assert differences(engine, prompts, alone, seed=1, count=LISTS) == []
 
 
 def test_a_list_scores_the_same_beside_a_reply_being_streamed(
@@ -211,7 +216,7 @@ def test_a_list_scores_the_same_beside_a_reply_being_streamed(
     reader.start()
     try:
         assert streaming.wait(120) and not ended
-        found = differences(engine, prompts, alone, seed=2)
+        found = differences(engine, prompts, alone, seed=2, count=LISTS_BESIDE_A_REPLY)
         beside = not ended  # still streaming when the last list was answered
     finally:
         leave.set()
