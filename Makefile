@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.cove-installed
 
-.PHONY: run setup test lint typecheck imports pytest bench test-isa bundle bundle-test clean translations
+.PHONY: run setup test check lint typecheck imports pytest bench test-isa bundle bundle-test clean translations
 
 run: setup
 	$(BIN)/cove
@@ -22,6 +22,10 @@ $(STAMP): pyproject.toml packaging/llama_cpp_wheel.sh
 	touch $(STAMP)
 
 test: setup lint typecheck imports pytest
+
+# The fast half, for every change: the same checks, and the tests not marked slow.
+check: setup lint typecheck imports
+	$(BIN)/python -m pytest -q -m "not slow"
 
 lint:
 	$(BIN)/ruff check .

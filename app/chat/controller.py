@@ -32,6 +32,8 @@ from app.chat.generation import (
 from app.chat.message.images import ImageRef
 from app.chat.message.widget import MessageWidget
 from app.chat.model_images import ModelImages
+from app.chat.model_names import ModelNames
+from app.chat.notices import ChatNotices
 from app.chat.undo import UndoDelete
 from app.chat.unsaved import UnsavedReplies
 from app.chat.view import ChatView
@@ -39,7 +41,6 @@ from app.common.engine_service import EngineService
 from app.common.i18n import tr
 from app.common.workers import WorkerPool
 from engine.images import no_vision_message
-from engine.store.types import ReplyMeta
 from engine.types import GenerationParams
 
 if TYPE_CHECKING:
@@ -51,9 +52,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TITLE_CHARS = 48
-CHARS_PER_TOKEN = 4.0  # before the engine has counted anything for this conversation
-TOKENS_PER_MESSAGE = 6  # the chat template's role markers around each message
-WARN_AT = 0.8
 
 
 @dataclass(eq=False)
@@ -126,11 +124,7 @@ class ChatController(QObject):
     answering_changed = Signal(object)
     reply_started = Signal()
     reply_finished = Signal(object)  # ReplyOutcome
-    context_changed = Signal(int, int, str)  # (tokens used, limit or 0, message)
     notice = Signal(str)
-    # The loaded model cannot see the images attached or in the chat: what to tell the user
-    # ("" when nothing needs saying).
-    vision_notice = Signal(str)
     # The chat's model changed (its name to ask for, or None: the engine's own).
     chat_model_changed = Signal(object)
     presets_changed = Signal()
@@ -162,28 +156,25 @@ class ChatController(QObject):
         self.tools: Callable[[threading.Event], ToolsRequest | None] | None = None
         self.answer_call: Callable[[str, Decision], bool] | None = None
         self._consent_wired: set[int] = set()
-        self._tokens_per_char: float | None = None
         self.model_images = ModelImages()  # earlier images, prepared once for the next turns
-        self._refused: str = ""  # the engine's last "cannot see images", until the model changes
         self.draft_model: str | None = None  # a new chat's model, before it is saved
-        # The installed chat models, by the name they are asked for: their labels (set by the
-        # window from the Models page).
-        self.model_labels: dict[str, str] = {}
-        self.model_aliases: dict[str, str] = {}  # other names of theirs (a file's), to theirs
+        # The installed chat models and their labels (set by the window from the Models page).
+        self.names = ModelNames()
         self.presets: Presets | None = None
         self.draft_preset: str | None = None
         # Deletes wait for their Undo; the history goes through the same ordered pool.
-        self.undo = UndoDelete(view, self._io, lambda: self._opening, self._update_context)
+        # The context meter and the notice about images the model cannot see.
+        self.notices = ChatNotices(view, composer, engine, self.system_prompt)
+        self.undo = UndoDelete(view, self._io, lambda: self._opening, self.notices.update_context)
         view.edit_submitted.connect(self.edit_and_resend)
         view.regenerate_requested.connect(self.regenerate)
         view.delete_requested.connect(self.delete_message)
         view.version_requested.connect(self.show_version)
         view.branch_requested.connect(self.branch)
         view.continue_requested.connect(self.continue_reply)
-        view.models = self.other_models
+        view.models = self.names.choices
         composer.send_requested.connect(self.send)
         composer.stop_requested.connect(self.stop)
-        composer.images_changed.connect(self.check_vision)
 
     # -- the chat history ------------------------------------------------------------------------
 
@@ -287,8 +278,7 @@ class ChatController(QObject):
         self.view.clear()
         self._show_busy()
         self.conversation_opened.emit(None)
-        self._update_context()
-        self.check_vision()
+        self.notices.refresh()
         self.composer.focus()
 
     def ensure_conversation(self, title: str, done: Callable[[Conversation], None]) -> None:
@@ -347,8 +337,7 @@ class ChatController(QObject):
             self._show_busy()
             self.conversation_opened.emit(conversation)
             self.chat_model_changed.emit(self.chat_model())
-            self._update_context()
-            self.check_vision()
+            self.notices.refresh()
 
         self._io(job, done)
 
@@ -431,31 +420,8 @@ class ChatController(QObject):
     def chat_model(self) -> str | None:
         """The model this chat asks for (None: whichever the engine has loaded)."""
         if self.current is not None:
-            model = self.current.model
-            model = self.model_aliases.get(model, model) if model is not None else None
-            return model if model in self.model_labels else None
+            return self.names.known(self.current.model)
         return self.draft_model
-
-    def display_name(self, *names: str | None) -> str | None:
-        """The name people know an installed model by, from any of the engine's names for it
-        (its id, its file's name or path); None when none is known."""
-        for name in names:
-            if name is None:
-                continue
-            model = self.model_aliases.get(name, name)
-            if model in self.model_labels:
-                return self.model_labels[model]
-        return None
-
-    def model_label(self, model: str | None) -> str:
-        """A model's name as people read it ("" when nothing is known of it)."""
-        if model is None:
-            return ""
-        return self.model_labels.get(model, model)
-
-    def other_models(self) -> list[tuple[str, str]]:
-        """The installed chat models a reply can be written again with: (name, label)."""
-        return sorted(self.model_labels.items(), key=lambda item: item[1].lower())
 
     def _resident(self, model: str) -> bool:
         status = self.engine.status
@@ -486,7 +452,7 @@ class ChatController(QObject):
         self.set_settings(preset.settings)
         if self.current is None:
             self.draft_preset = preset.name
-        if preset.model and preset.model in self.model_labels:
+        if preset.model and preset.model in self.names.labels:
             self.set_chat_model(preset.model)
         self.conversation_opened.emit(self.current)
 
@@ -497,7 +463,7 @@ class ChatController(QObject):
         self.draft_system_prompt = preset.system_prompt
         self.draft_settings = preset.settings
         self.draft_preset = preset.name
-        if preset.model and preset.model in self.model_labels:
+        if preset.model and preset.model in self.names.labels:
             self.draft_model = preset.model
 
     def import_file(self, path: Path) -> None:
@@ -577,10 +543,10 @@ class ChatController(QObject):
                 )
             )
             return False
-        blind = self._blind_model()
+        blind = self.notices.blind_model()
         if attached and blind:
             # Never sent without them, never dropped: they wait while the user picks a model.
-            self.vision_notice.emit(no_vision_message(blind))
+            self.notices.vision_notice.emit(no_vision_message(blind))
             return False
         self.composer.take_text()
         self.composer.take_images()
@@ -662,7 +628,7 @@ class ChatController(QObject):
         def shown(path: list[Message]) -> None:
             if token == self._opening:
                 self.view.replace_tail(path)
-                self._update_context()
+                self.notices.update_context()
                 focused = self.view.message_widget(target)
                 if focused is not None:
                     focused.version_switch.setFocus()
@@ -744,11 +710,11 @@ class ChatController(QObject):
             text=text,
             message_id=message_id,
             model_name=asked,
-            model_label=self.model_label(asked),
+            model_label=self.names.label(asked),
             new_conversation=new,
             documents=documents,
             images=images,
-            see_images=not self._blind_model(),
+            see_images=not self.notices.blind_model(),
         )
         active = ActiveReply(request, request.conversation_id, self._opening)
         if into is not None:  # continued: the same reply, its text so far kept
@@ -757,13 +723,13 @@ class ChatController(QObject):
             active.parts.append(into.text)
             reply.start_stream(into.text)
         else:
-            reply = self.view.add_message("assistant", label=self.model_label(asked) or None)
+            reply = self.view.add_message("assistant", label=self.names.label(asked) or None)
             reply.start_stream()
         if into is not None:
             pass
         elif model is not None and model != self.engine.model and not self._resident(model):
             reply.set_waiting_text(
-                tr("Chat", "Loading {model}…").format(model=self.model_label(model) or model)
+                tr("Chat", "Loading {model}…").format(model=self.names.label(model) or model)
             )
         elif self.engine.loading:
             reply.set_waiting_text(tr("Chat", "Waiting for the model to finish loading…"))
@@ -899,90 +865,19 @@ class ChatController(QObject):
                     error = outcome.error or tr("Chat", "The reply failed.")
                     widget.finish("error", {"error": error})
             self.view.update_regenerate()
-            self._update_context()
+            self.notices.update_context()
             self._refresh_versions()
         final = outcome.final
         stats = final.stats if final is not None else None
-        if stats is not None and stats.prompt_tokens and outcome.prompt_chars:
-            self._tokens_per_char = stats.prompt_tokens / max(1, outcome.prompt_chars)
+        if stats is not None:
+            self.notices.counted(stats.prompt_tokens, outcome.prompt_chars)
         if outcome.error and not outcome.crashed:
             self.notice.emit(outcome.error)
             if refused_images(outcome):  # the engine knew better than the status
-                self._refused = outcome.error
-                self.vision_notice.emit(outcome.error)
+                self.notices.images_refused(outcome.error)
         self.engine.refresh_status()
         self.refresh_list()
         self.reply_finished.emit(outcome)
-
-    # -- images the model cannot see -------------------------------------------------------------
-
-    def _blind_model(self) -> str | None:
-        """The loaded model's name when it is known not to see images; None when it sees them
-        or nothing is loaded yet (then the engine is the judge)."""
-        status = self.engine.status
-        if status is None or not status.model or status.vision:
-            return None
-        return status.model
-
-    def check_vision(self) -> None:
-        """Say so when the loaded model cannot see the images attached, or the chat's images."""
-        blind = self._blind_model()
-        if blind is None:
-            self._refused = ""
-            self.vision_notice.emit("")
-        elif self.composer.attachments:
-            self.vision_notice.emit(no_vision_message(blind))
-        elif self.view.has_images():
-            self.vision_notice.emit(
-                tr(
-                    "Chat",
-                    "{model} cannot see images, so this chat's images are left out of its "
-                    "replies. Load a vision model ({examples}) to ask about them.",
-                ).format(model=blind, examples="Gemma 3, Qwen2.5-VL, SmolVLM")
-            )
-        else:
-            self.vision_notice.emit(self._refused if self._refused else "")
-
-    # -- context meter ---------------------------------------------------------------------------
-
-    def _update_context(self) -> None:
-        """Tokens the conversation uses against the loaded context: exact after a reply (the
-        engine counted the prompt and the reply), estimated from characters before."""
-        status = self.engine.status
-        limit = int(status.n_ctx) if status is not None and status.n_ctx else 0
-        items = self.view.history()  # (role, text, meta), including messages not yet shown
-        used = 0
-        exact_from = -1
-        for i in range(len(items) - 1, -1, -1):
-            stats = ReplyMeta.of(items[i][2]).stats
-            if stats is not None and stats.prompt_tokens:
-                used = stats.prompt_tokens + stats.completion_tokens
-                exact_from = i
-                break
-        rate = self._tokens_per_char or 1 / CHARS_PER_TOKEN
-        if exact_from < 0:
-            used = round(len(self.system_prompt()) * rate) + (
-                TOKENS_PER_MESSAGE if self.system_prompt() else 0
-            )
-        for _role, text, _meta in items[exact_from + 1 :]:
-            used += round(len(text) * rate) + TOKENS_PER_MESSAGE
-        truncation = (ReplyMeta.of(items[-1][2]).truncation or "") if items else ""
-        if truncation:
-            message = truncation
-        elif limit and used >= limit * WARN_AT:
-            message = tr(
-                "Chat",
-                "The conversation fills {share} of the {limit}-token context: the oldest "
-                "messages will be left out soon (the system prompt is kept). Start a new chat, "
-                "or load the model with a larger context.",
-            ).format(share=f"{used / limit:.0%}", limit=limit)
-        else:
-            message = ""
-        self.context_changed.emit(used, limit, message)
-
-    def refresh_context(self) -> None:
-        self._update_context()
-        self.check_vision()
 
 
 def refused_images(outcome: ReplyOutcome) -> bool:

@@ -98,9 +98,9 @@ class ChatSetup(QObject):
                 )
             )
         self.page.model_picker.set_choices(choices)
-        self.controller.model_labels = dict(self.page.model_picker.labels())
+        self.controller.names.labels = dict(self.page.model_picker.labels())
         # Chats written before kept the engine's name of their model: its file's.
-        self.controller.model_aliases = {
+        self.controller.names.aliases = {
             alias: entry.id
             for entry in self.models.entries
             for alias in (
@@ -134,7 +134,7 @@ class ChatSetup(QObject):
         asked = self.controller.chat_model() or self.engine.model
         if asked is None:
             return loaded
-        model = self.controller.model_aliases.get(asked, asked)
+        model = self.controller.names.aliases.get(asked, asked)
         entry = next((e for e in self.models.entries if e.id == model), None)
         if entry is not None:
             return entry.thinking_switch

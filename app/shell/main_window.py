@@ -171,11 +171,12 @@ class MainWindow(QMainWindow):
             self.engine,
             names_known=self._restate_model,
         )
-        self.status.names = lambda status: self.controller.display_name(
+        self.status.names = lambda status: self.controller.names.display_name(
             status.model_path, status.model
         )
-        self.models_view.residents.label = lambda name: self.controller.display_name(name) or name
-        self.hardware_view.label = lambda name: self.controller.display_name(name) or name
+        names = self.controller.names
+        self.models_view.residents.label = lambda name: names.display_name(name) or name
+        self.hardware_view.label = lambda name: names.display_name(name) or name
         self.settings = SettingsSetup(self)
         pages = (self.chat_page, self.models_view, self.hardware_view, self.welcome)
         for page in (*pages, self.documents_view, self.settings.view):
@@ -330,9 +331,8 @@ class MainWindow(QMainWindow):
 
     def _speaker(self, status: EngineStatus) -> str:
         """What a reply without a model of its own on record is labelled: the model's name."""
-        return (
-            self.controller.display_name(status.model_path, status.model) or status.model or "Cove"
-        )
+        names = self.controller.names
+        return names.display_name(status.model_path, status.model) or status.model or "Cove"
 
     def show_shortcuts(self) -> ShortcutsSheet:
         """Every key the window answers to (Ctrl+/)."""
@@ -358,8 +358,8 @@ class MainWindow(QMainWindow):
         )
         c.reply_finished.connect(self._reply_finished)
         c.answering_changed.connect(s.set_answering)
-        c.context_changed.connect(self._context_changed)
-        c.vision_notice.connect(self.chat_page.show_vision_notice)
+        c.notices.context_changed.connect(self._context_changed)
+        c.notices.vision_notice.connect(self.chat_page.show_vision_notice)
         c.conversation_opened.connect(lambda _c: self.chat_page.find_bar.forget())
         self.chat_page.vision_models_requested.connect(self.show_vision_models)
         c.notice.connect(self.status.notify)
@@ -574,7 +574,7 @@ class MainWindow(QMainWindow):
     # -- engine --------------------------------------------------------------------------------
 
     def _load_started(self, model: str) -> None:
-        name = self.controller.display_name(model) or (
+        name = self.controller.names.display_name(model) or (
             tr("Window", "the starter model") if model == STARTER else Path(model).name
         )
         self.status.show_loading(name)
@@ -614,7 +614,7 @@ class MainWindow(QMainWindow):
         self.settings_panel.set_loaded_context(status.n_ctx)
         # What runs on another computer is not this computer's hardware's doing.
         self.hardware_view.set_status(status if self.engine.remote is None else None)
-        self.controller.refresh_context()
+        self.controller.notices.refresh()
         # The engine probes this computer's speed when it is idle: once done, the report (and
         # the recommendations' predicted speeds) is asked for again.
         waits = self.engine.remote is None and any(

@@ -42,6 +42,7 @@ from engine.store.connection import hint, open_history
 from engine.store.image_files import FOLDER as IMAGES_FOLDER
 from engine.store.image_files import ImageFiles
 from engine.store.importing import read_conversation
+from engine.store.message_images import MessageImages
 from engine.store.repair import Repair, write_mark
 from engine.store.schema import (
     CONVERSATION_COLUMNS,
@@ -87,10 +88,10 @@ class Store:
     ) -> None:
         self._path = Path(path).expanduser() if path is not None else default_db_path()
         self._clock = clock
-        self._images = ImageFiles(images_folder or self._path.parent / IMAGES_FOLDER)
+        self._images = MessageImages(ImageFiles(images_folder or self._path.parent / IMAGES_FOLDER))
         self._lock = threading.RLock()
         self._repair = repair
-        self.backups = Backups(self._path, images_folder=self._images.folder, clock=clock)
+        self.backups = Backups(self._path, images_folder=self._images.files.folder, clock=clock)
         # What was repaired at open or since (engine/store/repair.py): the window says so.
         self.repairs: list[Repair] = []
         self.on_repaired: Callable[[Repair], None] | None = None
@@ -109,7 +110,7 @@ class Store:
 
     @property
     def images_folder(self) -> Path:
-        return self._images.folder
+        return self._images.files.folder
 
     @property
     def full_text_search(self) -> bool:
@@ -323,7 +324,7 @@ class Store:
         shows. Deleting one that is gone is not an error."""
         with self._writing() as conn:
             conn.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
-            self._drop_unused_images(conn)
+            self._images.drop_unused(conn)
 
     # Pins and folders (engine/store/folders.py): none of them changes when a chat was last used
 
@@ -369,89 +370,9 @@ class Store:
 
     # Images
 
-    def _images_of(
-        self, conn: sqlite3.Connection, where: str, args: tuple[object, ...]
-    ) -> dict[int, tuple[StoredImage, ...]]:
-        rows = conn.execute(
-            "SELECT mi.message_id, mi.name, i.sha256, i.mime, i.width, i.height, i.size "
-            "FROM message_images mi JOIN images i ON i.sha256 = mi.sha256 "
-            f"WHERE {where} ORDER BY mi.message_id, mi.position",
-            args,
-        ).fetchall()
-        found: dict[int, list[StoredImage]] = {}
-        for row in rows:
-            image = StoredImage(
-                sha256=row["sha256"],
-                mime=row["mime"],
-                width=row["width"],
-                height=row["height"],
-                size=row["size"],
-                name=row["name"],
-                path=self._images.path(row["sha256"], row["mime"]),
-            )
-            found.setdefault(row["message_id"], []).append(image)
-        return {message_id: tuple(images) for message_id, images in found.items()}
-
-    def _with_images(self, conn: sqlite3.Connection, message: Message) -> Message:
-        images = self._images_of(conn, "mi.message_id = ?", (message.id,)).get(message.id, ())
-        return replace(message, images=images) if images else message
-
-    def _add_images(
-        self, conn: sqlite3.Connection, msg_id: int, images: Sequence[NewImage]
-    ) -> tuple[StoredImage, ...]:
-        # Written while the write lock is held: a delete in another process cannot remove a file
-        # between its write and the row that keeps it.
-        stored: list[StoredImage] = []
-        for position, image in enumerate(images):
-            digest = image.sha256
-            path = self._images.write(digest, image.mime, image.data)
-            conn.execute(
-                "INSERT OR IGNORE INTO images (sha256, mime, width, height, size) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (digest, image.mime, image.width, image.height, len(image.data)),
-            )
-            conn.execute(
-                "INSERT INTO message_images (message_id, position, sha256, name) "
-                "VALUES (?, ?, ?, ?)",
-                (msg_id, position, digest, image.name),
-            )
-            stored.append(
-                StoredImage(
-                    digest, image.mime, image.width, image.height, len(image.data), image.name, path
-                )
-            )
-        return tuple(stored)
-
-    def _share_images(self, conn: sqlite3.Connection, to_id: int, from_id: int) -> None:
-        """Show the images of message ``from_id`` in message ``to_id`` too (one file each)."""
-        conn.execute(
-            "INSERT INTO message_images (message_id, position, sha256, name) "
-            "SELECT ?, position, sha256, name FROM message_images WHERE message_id = ?",
-            (to_id, from_id),
-        )
-
-    def _drop_unused_images(self, conn: sqlite3.Connection) -> None:
-        """Forget the images no message shows any more, and delete their files (while the write
-        lock is held, so no other writer can be adding one of them meanwhile)."""
-        rows = conn.execute(
-            "SELECT sha256, mime FROM images WHERE sha256 NOT IN "
-            "(SELECT sha256 FROM message_images)"
-        ).fetchall()
-        if not rows:
-            return
-        conn.executemany("DELETE FROM images WHERE sha256 = ?", [(r["sha256"],) for r in rows])
-        self._images.remove((r["sha256"], r["mime"]) for r in rows)
-
     def image_bytes(self, image: StoredImage) -> bytes:
         """The file of a stored image, as the user gave it."""
-        try:
-            return image.path.read_bytes()
-        except OSError as exc:
-            raise StoreError(
-                f"The image {image.name or image.sha256[:12]} of this chat could not be read "
-                f"({exc.strerror or exc}); it may have been moved or deleted from "
-                f"{image.path.parent}."
-            ) from exc
+        return self._images.read(image)
 
     # Messages
 
@@ -459,7 +380,7 @@ class Store:
         row = conn.execute(
             f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?", (msg_id,)
         ).fetchone()
-        return self._with_images(conn, message_from_row(row)) if row is not None else None
+        return self._images.attach(conn, message_from_row(row)) if row is not None else None
 
     def add_message(
         self,
@@ -485,7 +406,7 @@ class Store:
             elif parent is not None:
                 self._require_message_of(conn, conv_id, parent)
             message = self._insert(conn, conv_id, role, content, status, meta, parent)
-            stored = self._add_images(conn, message.id, images)
+            stored = self._images.add(conn, message.id, images)
             return replace(message, images=stored)
 
     def _insert(
@@ -562,7 +483,7 @@ class Store:
                 conn, old.conversation_id, old.role, content, status, meta, old.parent_id
             )
             if old.images:
-                self._share_images(conn, message.id, msg_id)
+                self._images.share(conn, message.id, msg_id)
                 message = replace(message, images=old.images)
             return message
 
@@ -611,7 +532,7 @@ class Store:
         messages = [message_from_row(row) for row in rows]
         if not messages:
             return []
-        images = self._images_of(
+        images = self._images.of(
             conn,
             "mi.message_id IN (SELECT value FROM json_each(?))",
             (dump_json([m.id for m in messages]),),
@@ -694,7 +615,7 @@ class Store:
             )
             store_tree.set_leaf(conn, conv_id, plan.leaf)
             self._touch(conn, conv_id)
-            self._drop_unused_images(conn)
+            self._images.drop_unused(conn)
 
     def recover_interrupted(self) -> int:
         """Mark replies left streaming by a crash as interrupted; call once at start-up.
@@ -808,7 +729,7 @@ class Store:
                     parent,
                     old.created_at,
                 )
-                self._share_images(conn, new.id, old.id)
+                self._images.share(conn, new.id, old.id)
                 parent = new.id
             return self._require_conversation(conn, copy.id)
 
@@ -838,7 +759,7 @@ class Store:
                     parent,
                     item.created_at,
                 )
-                self._add_images(conn, message.id, item.images)
+                self._images.add(conn, message.id, item.images)
                 ids[item.key] = message.id
             leaf = ids.get(incoming.leaf) if incoming.leaf is not None else None
             store_tree.set_leaf(conn, conversation.id, leaf)

@@ -327,7 +327,7 @@ def test_images_go_to_the_engine_are_kept_and_go_with_the_chat(
     assert [len(m.images) for m in earlier] == [2, 0]
     # A model known not to see them gets the conversation without them, and the window says so.
     seeing(window, False)
-    window.controller.check_vision()
+    window.controller.notices.check_vision()
     assert "this chat's images are left out" in window.chat_page.vision_notice.text()
 
     # Deleting the chat deletes its image files.

@@ -168,9 +168,9 @@ def test_the_model_is_chosen_in_the_chat_and_kept_with_it(
     with qtbot.waitSignal(window.models_view.models_listed, timeout=REPLY_TIMEOUT_MS):
         window.models_view.refresh()
     assert picker.accessibleName() == "Model" and picker.count() >= 2
-    starter = window.controller.model_labels["starter"]
-    tiny_id = next(m for m, label in window.controller.model_labels.items() if "tiny" in label)
-    tiny_label = window.controller.model_labels[tiny_id]
+    starter = window.controller.names.labels["starter"]
+    tiny_id = next(m for m, label in window.controller.names.labels.items() if "tiny" in label)
+    tiny_label = window.controller.names.labels[tiny_id]
     assert picker.currentData() == "starter"
     # One name for the model everywhere: the list's, on the status bar too.
     qtbot.waitUntil(lambda: window.status.model_button.text().startswith(starter))

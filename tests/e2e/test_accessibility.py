@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.prerequisites import missing as prerequisite
+
 DRIVER = Path(__file__).with_name("atspi_driver.py")
 SYSTEM_PYTHON = "/usr/bin/python3"
 LAUNCHERS = (
@@ -37,15 +39,15 @@ pytestmark = [
 def _launcher() -> str:
     missing = [tool for tool in ("Xvfb", "dbus-run-session") if shutil.which(tool) is None]
     if missing:
-        pytest.skip(f"{', '.join(missing)} not installed")
+        prerequisite(f"{', '.join(missing)} not installed")
     launcher = next((p for p in LAUNCHERS if os.access(p, os.X_OK)), None)
     if launcher is None:
-        pytest.skip("at-spi2-core (the accessibility bus) not installed")
+        prerequisite("at-spi2-core (the accessibility bus) not installed")
     probe = subprocess.run(
         [SYSTEM_PYTHON, "-c", "import pyatspi"], capture_output=True, check=False
     )
     if probe.returncode != 0:
-        pytest.skip("the system Python has no pyatspi (python3-pyatspi)")
+        prerequisite("the system Python has no pyatspi (python3-pyatspi)")
     return launcher
 
 

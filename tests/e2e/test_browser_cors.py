@@ -24,6 +24,7 @@ import pytest
 
 from tests.conftest import CAPITAL_QUESTION, SYSTEM_PROMPT
 from tests.remote_process import CoveProcess, free_port
+from tests.support.prerequisites import missing as prerequisite
 
 pytestmark = pytest.mark.slow
 
@@ -145,11 +146,12 @@ def pages() -> Iterator[tuple[Pages, Pages, str]]:
         allowed.close()
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
 @pytest.mark.usefixtures("starter")
 def test_a_browser_page_streams_from_allowed_origins_only(
     tmp_path: Path, pages: tuple[Pages, Pages, str]
 ) -> None:
+    if CHROMIUM is None:
+        prerequisite("Chromium is not installed (apt-get install chromium)")
     refused, allowed, port = pages
     cove = CoveProcess(
         tmp_path / "data", "serve", "--model", "starter", "--ctx", "1024", "--port", port,

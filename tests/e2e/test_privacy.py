@@ -20,6 +20,7 @@ import pytest
 from engine.privacy import TELEMETRY_OFF
 from tests.conftest import CAPITAL_QUESTION, SYSTEM_PROMPT
 from tests.e2e import network_trace
+from tests.support.prerequisites import missing as prerequisite
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 400
@@ -87,7 +88,7 @@ def embedding_model(shared_models: Path, starter: Path) -> Path:
 def test_no_connection_leaves_the_machine(name: str, embedding_model: Path, tmp_path: Path) -> None:
     strace = shutil.which("strace")
     if strace is None:
-        pytest.skip("strace is not installed (.ci/run installs it)")
+        prerequisite("strace is not installed")
     log = tmp_path / "trace.log"
     home = tmp_path / "home"
     home.mkdir()
