@@ -206,7 +206,7 @@ def ui_stall_while_indexing(pdf: Path, encoder: Any) -> dict[str, float]:
     from app.documents.view import DocumentsView
     from app.shell.stall_meter import StallMeter
     from engine.documents.index_db import IndexDB
-    from tests.documents.corpus.build import build_corpus
+    from tests.support.corpus.build import build_corpus
 
     app = QApplication.instance() or QApplication([])
     install_invoker()
@@ -243,9 +243,9 @@ def ui_stall_while_indexing(pdf: Path, encoder: Any) -> dict[str, float]:
 def real_set_rates(encoder: Any, folder: Path) -> dict[str, float]:
     """Index the real-document set (bench/real_docs.py) into a fresh index: pages a second
     read and chunked, passages a second embedded, and the whole."""
-    from bench.real_docs import fetch
     from engine.documents.index_db import IndexDB
     from engine.documents.indexer import Indexer, IndexProgress
+    from tests.support.real_docs import fetch
 
     db = IndexDB(folder / "real.sqlite3")
     collection = db.collection("real", create=True)

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.engine.fake_hub import FakeHub, write_random_file  # noqa: E402
+from tests.support.fake_hub import FakeHub, write_random_file  # noqa: E402
 
 REPO = "bench/big"
 

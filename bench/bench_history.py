@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.store import Store
 from engine.store.backups import Backups
 from engine.store.repair import repair
-from tests.engine.store.history_files import overwrite_middle, write_chats
+from tests.support.history_files import overwrite_middle, write_chats
 
 
 def timed(fn: Callable[[], Any]) -> float:

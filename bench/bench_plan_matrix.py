@@ -1,7 +1,8 @@
 """The planner's KV and compute terms against llama.cpp's own figures, per architecture.
 
-Writes the tiny models of tests/tiny_gguf.py, loads each through Cove's backend with the plan's
-context parameters and prints planned vs reported sizes (the table in docs/MEMORY_PLANNER.md).
+Writes the tiny models of tests/support/tiny_gguf.py, loads each through Cove's backend with the
+plan's context parameters and prints planned vs reported sizes (the table in
+docs/MEMORY_PLANNER.md).
 
     python bench/bench_plan_matrix.py [--ctx 512 4096 32768] [--kv f16]
 """
@@ -23,13 +24,13 @@ from engine.formats.gguf import read_gguf  # noqa: E402
 from engine.native import llama as native_llama  # noqa: E402
 from engine.planner.gguf import compute_bytes, kv_cache_bytes, make_plan  # noqa: E402
 from engine.planner.plan import MiB  # noqa: E402
-from tests.engine.test_plan_matrix import (  # noqa: E402
+from tests.support.plan_matrix import (  # noqa: E402
     _PLENTY,
     VOCAB,
     reported_compute,
     reported_kv,
 )
-from tests.tiny_gguf import MATRIX, write_model  # noqa: E402
+from tests.support.tiny_gguf import MATRIX, write_model  # noqa: E402
 
 
 def main() -> int:

@@ -35,7 +35,7 @@ if str(ROOT) not in sys.path:
 from bench.bench_engine import find_llama_bench, run_llama_bench  # noqa: E402
 from bench.bench_predict import models  # noqa: E402
 from engine.types import GenerationParams, GenerationStats  # noqa: E402
-from tests.remote_process import CoveProcess, free_port  # noqa: E402
+from tests.support.remote_process import CoveProcess, free_port  # noqa: E402
 
 PROMPT = "Write a long story about a lighthouse keeper and the sea. " * 4
 CTX = 2048

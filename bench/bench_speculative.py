@@ -2,7 +2,7 @@
 
 Three kinds of reply, each asked with speculation off and on in alternating order:
 
-- documents: questions of tests/documents/corpus answered from the five passages the window's
+- documents: questions of tests/support/corpus answered from the five passages the window's
   retrieval finds (the grounded prompt of engine/documents/answer.py);
 - code: "rewrite this function with one change" on functions of Cove's own source;
 - chat: open questions with nothing to copy.

@@ -1,6 +1,6 @@
 """Retrieval quality on two sets, beside the usual recipe in the same run:
 
-- ``generated``: the labelled corpus in tests/documents/corpus (short documents written for
+- ``generated``: the labelled corpus in tests/support/corpus (short documents written for
   the tests, one fact per section, near-duplicates on purpose);
 - ``real``: the tuning set, public manuals nobody on the project wrote (bench/real_docs.py: R,
   gnuplot, Octave, Git and Node.js documentation, 2,203 PDF pages and six other files) with the
@@ -200,7 +200,7 @@ def evaluate_set(
 
 
 def generated_set() -> tuple[Path, list[dict[str, Any]]]:
-    from tests.documents.corpus.build import QUESTIONS, build_corpus
+    from tests.support.corpus.build import QUESTIONS, build_corpus
 
     root = CACHE / "generated-docs"  # one place, so that its index can be kept
     build_corpus(root)
@@ -208,7 +208,7 @@ def generated_set() -> tuple[Path, list[dict[str, Any]]]:
 
 
 def real_set(name: str = "real") -> tuple[Path, list[dict[str, Any]]]:
-    from bench.real_docs import HELDOUT, TUNING, fetch, load_questions
+    from tests.support.real_docs import HELDOUT, TUNING, fetch, load_questions
 
     corpus = HELDOUT if name == "heldout" else TUNING
     return fetch(corpus=corpus), load_questions(corpus)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.import_graph import Graph, circles, floors, read_graph, upward
+from tests.support.import_graph import Graph, circles, floors, read_graph, upward
 
 
 def test_no_module_is_in_an_import_circle() -> None:

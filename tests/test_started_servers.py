@@ -11,13 +11,13 @@ from pathlib import Path
 import psutil
 
 from tests.orphans import kill_and_expect_ended
-from tests.remote_process import ROOT, free_port
+from tests.support.remote_process import ROOT, free_port
 
 # A stand-in test run: starts a server with the tests' helper, says its id, waits to be killed.
 _RUN = """
 import sys
 from pathlib import Path
-from tests.remote_process import CoveProcess
+from tests.support.remote_process import CoveProcess
 server = CoveProcess(Path(sys.argv[1]), "serve", "--port", sys.argv[2], "--state-cache-mb", "0",
                      "--no-background-measuring")
 server.wait_for("serving on http://")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.tiny_gguf import MATRIX, write_model
+from tests.support.tiny_gguf import MATRIX, write_model
 
 OPEN_THINKING = "<think>\n"
 SKIPPED_THINKING = "<think>\n\n</think>\n\n"

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from gguf import GGUFWriter
 
-from tests.tiny_gguf import MATRIX, Shape, finish_sparse, write_model
+from tests.support.tiny_gguf import MATRIX, Shape, finish_sparse, write_model
 
 IMAGE_MARKERS = ("<start_of_image>", "<end_of_image>")
 

@@ -12,8 +12,8 @@ import pytest
 
 from engine.documents.embeddings import EmbeddingModel
 from engine.documents.index_db import IndexDB
-from tests.documents.corpus.build import build_corpus
 from tests.scripted_load import BUSY, QUIET, ReadingClock, ScriptedLoad
+from tests.support.corpus.build import build_corpus
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot

@@ -17,7 +17,7 @@ from engine.hub.retry import Backoff
 from engine.hub.transfer import TransferOptions
 from engine.library.layout import partial_path, state_path, target_path
 from engine.library.partial import list_partials
-from tests.engine.fake_hub import FakeHub, random_bytes
+from tests.support.fake_hub import FakeHub, random_bytes
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
@@ -338,7 +338,7 @@ def test_the_installed_tab_shows_each_models_speed_predicted_then_measured(
     from engine.speed.facts import facts_for
     from engine.speed.store import SpeedStore
     from tests.app.conftest import with_laptop_speed, without_speed
-    from tests.engine.machines import cpu_only_8gb
+    from tests.support.machines import cpu_only_8gb
 
     def plan(model: str, done: Callable[[Any], None], failed: Callable[[Any], None]) -> None:
         try:
@@ -387,7 +387,7 @@ def test_the_installed_tab_shows_each_models_speed_predicted_then_measured(
 def test_without_a_4_bit_build_the_largest_file_that_fits_is_chosen(hub: FakeHub) -> None:
     from app.models.download_controller import choose_file
     from engine.hub.api import Hub
-    from tests.engine.machines import cpu_only_8gb
+    from tests.support.machines import cpu_only_8gb
 
     repo = "acme/other-GGUF"
     hub.add(repo, "other.Q2_K.gguf", random_bytes(1000))

@@ -31,7 +31,7 @@ def test_a_measured_way_is_chosen_by_a_link(data_dir: Path, theme: ThemeManager)
     from engine.tuning.configs import Config
     from engine.tuning.figures import Measurement, Sample
     from engine.tuning.store import TuningStore, machine_key
-    from tests.engine.machines import cpu_only_8gb
+    from tests.support.machines import cpu_only_8gb
 
     report = cpu_only_8gb()
     model = data_dir / "models" / "tiny-Q4_K_M.gguf"

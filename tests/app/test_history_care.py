@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtWidgets import QMessageBox
 
 from tests.app.conftest import QUICK_MS, REPLY_TIMEOUT_MS, WindowFactory, type_and_send
-from tests.engine.store.history_files import integrity, overwrite_middle, write_chats
+from tests.support.history_files import integrity, overwrite_middle, write_chats
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot

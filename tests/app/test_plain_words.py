@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.client.protocol import EngineStatus
-from tests.engine.machines import cpu_only_8gb
+from tests.support.machines import cpu_only_8gb
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot

@@ -20,7 +20,7 @@ from tests.app.conftest import (
     stored_messages,
     type_and_send,
 )
-from tests.remote_process import CoveProcess, free_port
+from tests.support.remote_process import CoveProcess, free_port
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot

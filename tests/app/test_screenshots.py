@@ -54,7 +54,7 @@ def laptop() -> HardwareReport:
     import dataclasses
 
     from engine.hardware.report import MemoryInfo
-    from tests.engine.machines import GiB, cpu_only_8gb
+    from tests.support.machines import GiB, cpu_only_8gb
 
     report = dataclasses.replace(cpu_only_8gb(), memory=MemoryInfo(16 * GiB, 10 * GiB))
     return with_laptop_speed(report)
@@ -185,7 +185,7 @@ def test_the_models_tabs(
     from engine.backends.loader import plan_model
     from engine.hub.api import HubConfig
     from engine.hub.download import DownloadManager, DownloadRequest
-    from tests.engine.fake_hub import FakeHub, write_random_file
+    from tests.support.fake_hub import FakeHub, write_random_file
 
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))
@@ -277,7 +277,7 @@ def test_the_documents_view(
     """A collection of the labelled corpus in a home folder: every file's state (a scanned page,
     a damaged PDF) and a question's sources. The encoder runs in this process (no host needed)."""
     from engine.documents.embeddings import EmbeddingModel
-    from tests.documents.corpus.build import build_corpus
+    from tests.support.corpus.build import build_corpus
 
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))
@@ -314,7 +314,7 @@ def test_an_answer_from_documents(
     from engine.documents.index_db import IndexDB
     from engine.documents.indexer import Indexer
     from engine.store import ChatSettings
-    from tests.documents.corpus.build import build_corpus
+    from tests.support.corpus.build import build_corpus
 
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))
@@ -701,7 +701,7 @@ def test_settings_data_and_a_repaired_history(
     import time
 
     from engine.store import Store
-    from tests.engine.store.history_files import Clock, overwrite_middle
+    from tests.support.history_files import Clock, overwrite_middle
 
     # A user's data folder under a home of its own, as Cove keeps it on Linux.
     home = tmp_path / "home"

@@ -139,7 +139,7 @@ def test_continue_extends_a_reply_stopped_at_its_length_limit(
 
 def install_tiny_model(folder: Path) -> Path:
     gguf = pytest.importorskip("gguf")
-    from tests.tiny_gguf import MATRIX, write_model
+    from tests.support.tiny_gguf import MATRIX, write_model
 
     path = folder / "acme__Tiny-GGUF" / "tiny-chat-Q8_0.gguf"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.cove_process import ROOT, run_cove
-from tests.documents.corpus.build import build_corpus
+from tests.support.corpus.build import build_corpus
 
 WAIT_S = 300.0  # a guard against a hang, not a measurement
 

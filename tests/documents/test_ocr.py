@@ -14,7 +14,7 @@ from engine.documents.index_db import IndexDB
 from engine.documents.indexer import Indexer
 from engine.documents.ocr import OcrLine, OcrUnavailable, paragraphs
 from engine.documents.retrieve import Retriever
-from tests.documents.corpus.build import build_corpus
+from tests.support.corpus.build import build_corpus
 
 pytest.importorskip("rapidocr_onnxruntime", reason="the OCR extra is not installed")
 

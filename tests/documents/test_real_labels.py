@@ -7,7 +7,15 @@ from collections import Counter
 
 import pytest
 
-from bench.real_docs import HELDOUT, TUNING, Corpus, CorpusError, check, fetch, load_questions
+from tests.support.real_docs import (
+    HELDOUT,
+    TUNING,
+    Corpus,
+    CorpusError,
+    check,
+    fetch,
+    load_questions,
+)
 
 SETS = [pytest.param(TUNING, id="tuning"), pytest.param(HELDOUT, id="heldout")]
 

@@ -27,7 +27,7 @@ def main() -> int:
     os.environ["COVE_DATA_DIR"] = str(home / "client")
     from engine.errors import EngineAuthError, EngineBusy, EngineError
     from engine.remote.connect import connect
-    from tests.remote_process import CoveProcess, free_port
+    from tests.support.remote_process import CoveProcess, free_port
 
     port = free_port()
     server = CoveProcess(home / "server", "serve", "--lan", "--port", str(port))

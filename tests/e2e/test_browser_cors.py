@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import CAPITAL_QUESTION, SYSTEM_PROMPT
-from tests.remote_process import CoveProcess, free_port
 from tests.support.prerequisites import missing as prerequisite
+from tests.support.remote_process import CoveProcess, free_port
 
 pytestmark = pytest.mark.slow
 

@@ -29,7 +29,7 @@ def test_a_damaged_history_opens_whole_and_the_window_says_what_was_repaired(
     tmp_path: Path, starter: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from engine.store import Store
-    from tests.engine.store.history_files import write_chats
+    from tests.support.history_files import write_chats
 
     _launcher()  # skips before any work where the window cannot be driven
     home = tmp_path / "home"

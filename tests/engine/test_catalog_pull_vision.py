@@ -18,8 +18,8 @@ import pytest
 
 from engine.formats.gguf.projector import find_projector
 from tests.cove_process import ROOT, run_cove
-from tests.engine.fake_hub import FakeHub
 from tests.engine.vision_files import SHAPE, served
+from tests.support.fake_hub import FakeHub
 
 WAIT_S = 240.0  # guards against a hang; nothing here measures time
 REPO = "acme/Tiny-Vision-GGUF"

@@ -27,7 +27,7 @@ from engine.host.guards import Guard, HostConfig
 from engine.host.routes import make_app
 from engine.host.server import ServeOptions, host_config
 from engine.host.state import HostState
-from tests.remote_process import CoveProcess, free_port
+from tests.support.remote_process import CoveProcess, free_port
 
 LOCAL_PAGE = "http://127.0.0.1:5173"
 OBSIDIAN = "app://obsidian.md"

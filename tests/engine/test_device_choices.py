@@ -3,10 +3,10 @@ and the choices a user of each machine would expect."""
 
 from __future__ import annotations
 
-from bench.device_choices import DOC, END, START, table
 from engine.advice.recommend import recommend
 from engine.library.catalog import load_catalog
-from tests.engine.machines import MACHINES
+from tests.support.device_choices import DOC, END, START, table
+from tests.support.machines import MACHINES
 
 
 def test_the_table_in_the_docs_is_current() -> None:

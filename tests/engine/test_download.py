@@ -15,7 +15,7 @@ from engine.hub.retry import Backoff
 from engine.hub.transfer import TransferOptions
 from engine.library.layout import partial_path, state_path, target_path
 from engine.library.partial import list_partials
-from tests.engine.fake_hub import FakeHub, Fault, random_bytes
+from tests.support.fake_hub import FakeHub, Fault, random_bytes
 
 REPO = "acme/tiny-GGUF"
 FILE = "tiny.Q4_K_M.gguf"

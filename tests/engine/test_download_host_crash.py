@@ -12,8 +12,8 @@ import pytest
 
 from engine.client.local import LocalEngine
 from engine.hub.download import DownloadRequest
-from tests.engine.fake_hub import FakeHub, random_bytes
 from tests.engine.test_download import FILE, PART, REPO, SIZE, WAIT_S, assert_installed, manager
+from tests.support.fake_hub import FakeHub, random_bytes
 
 
 @pytest.mark.slow

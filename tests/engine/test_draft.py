@@ -19,7 +19,7 @@ from engine.planner.gguf import make_plan
 from engine.planner.plan import Device, Resources
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
-from tests.tiny_gguf import MATRIX, with_vocab, write_model
+from tests.support.tiny_gguf import MATRIX, with_vocab, write_model
 
 RESOURCES = Resources(cpu=Device("CPU RAM", "cpu", 16 * 2**30, 24 * 2**30), threads=2)
 

@@ -16,8 +16,8 @@ import pytest
 from engine.hub.api import Hub, HubConfig
 from engine.hub.download import DownloadManager, DownloadRequest
 from engine.hub.search import search_hub
-from tests.engine.fake_hub import FakeHub, random_bytes
 from tests.engine.test_download import WAIT_S, options
+from tests.support.fake_hub import FakeHub, random_bytes
 
 REPO = "acme/Proxied-GGUF"
 FILE = "proxied-Q4_K_M.gguf"

@@ -11,7 +11,7 @@ from engine.library.installed import scan_models
 
 def test_a_gguf_entry_names_its_declared_quantization_and_mix(tmp_path: Path) -> None:
     gguf = pytest.importorskip("gguf")
-    from tests.tiny_gguf import MATRIX, write_model
+    from tests.support.tiny_gguf import MATRIX, write_model
 
     write_model(tmp_path / "tiny.gguf", MATRIX["llama"], file_type=gguf.LlamaFileType.MOSTLY_Q4_K_M)
     (tmp_path / "broken.gguf").write_bytes(b"GGUF not really")

@@ -13,7 +13,7 @@ import pytest
 
 from engine.errors import InvalidRequest
 from engine.host.model_names import NameRules, parse_alias, unknown_model
-from tests.remote_process import CoveProcess, free_port
+from tests.support.remote_process import CoveProcess, free_port
 
 KEY = "cove-test-key"
 HI = [{"role": "user", "content": "Hi"}]

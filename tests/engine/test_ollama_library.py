@@ -14,8 +14,8 @@ import ollama
 import pytest
 
 from engine.client.local import LocalEngine
-from tests.engine.fake_hub import FakeHub, random_bytes
 from tests.engine.test_gguf import synthetic
+from tests.support.fake_hub import FakeHub, random_bytes
 
 REPO = "acme/Tiny-Chat-GGUF"
 FILE = "tiny-chat-Q4_K_M.gguf"

@@ -9,7 +9,6 @@ prints MiB to two decimals), compute within 10 %.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -22,16 +21,12 @@ from engine.backends import llama_cpp as backend
 from engine.formats.gguf import GGUFFile, read_gguf
 from engine.native import llama as native_llama
 from engine.planner.gguf import compute_bytes, kv_cache_cells, kv_cache_parts, make_plan
-from engine.planner.plan import Device, MiB, Resources
-from tests.tiny_gguf import MATRIX, write_model
+from engine.planner.plan import MiB
+from tests.support.plan_matrix import _PLENTY, VOCAB, reported_compute, reported_kv
+from tests.support.tiny_gguf import MATRIX, write_model
 
 CONTEXTS = (512, 4096, 32768)
 KV_TYPES = ("f16", "q8_0")
-# A realistic vocabulary-to-width ratio: the logits are what the compute buffer mostly holds.
-VOCAB = 8192
-_PLENTY = Resources(cpu=Device("CPU RAM", "cpu", 64 << 30, 64 << 30), threads=2)
-_KV_LINE = re.compile(r"llama_kv_cache: size = +([\d.]+) MiB \( *(\d+) cells, +(\d+) layers")
-_COMPUTE = re.compile(r"(\S+) compute buffer size = +([\d.]+) MiB")
 
 
 @pytest.fixture(scope="module")
@@ -68,15 +63,6 @@ def llama_log() -> Iterator[LogCapture]:
         yield capture
     finally:
         lib.llama_log_set(native_llama._log_callback, None)
-
-
-def reported_kv(log: str) -> list[tuple[float, int, int]]:
-    """(MiB, cells, layers) per KV buffer, full-attention cache first, as llama.cpp logs them."""
-    return [(float(m), int(c), int(n)) for m, c, n in _KV_LINE.findall(log)]
-
-
-def reported_compute(log: str) -> float:
-    return sum(float(size) for _buf, size in _COMPUTE.findall(log)) * MiB
 
 
 @pytest.mark.parametrize("arch", list(MATRIX))

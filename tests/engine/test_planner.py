@@ -195,7 +195,7 @@ def test_a_large_vocabulary_costs_what_the_runtime_term_says(tmp_path: Path) -> 
     """A 262,144-token vocabulary (Gemma 3's) makes the header 6.4 MiB: the runtime term counts
     it per token, where 30 x header bytes over-counted it by 140 MiB."""
     pytest.importorskip("gguf")
-    from tests.tiny_gguf import MATRIX, with_vocab, write_model
+    from tests.support.tiny_gguf import MATRIX, with_vocab, write_model
 
     path = write_model(tmp_path / "big-vocab.gguf", with_vocab(MATRIX["llama"], 262144))
     assert read_gguf(path).data_offset > 6 * MiB

@@ -25,8 +25,8 @@ from engine.hardware.report import HardwareReport
 from engine.hub.api import RemoteFile
 from engine.hub.meta import Listing
 from engine.library.catalog import CatalogModel, load_catalog, parse_catalog
-from tests.engine import machines
-from tests.engine.machines import GiB
+from tests.support import machines
+from tests.support.machines import GiB
 
 
 def _unprobed(make: Callable[[], HardwareReport]) -> Callable[[], HardwareReport]:

@@ -26,7 +26,7 @@ from engine.remote.tunnel import WorkerAddress, worker_info
 from engine.types import ChatMessage, GenerationParams
 from tests.cove_process import run_cove
 from tests.orphans import kill_and_expect_ended, listening_ports
-from tests.remote_process import ROOT, CoveProcess, free_port
+from tests.support.remote_process import ROOT, CoveProcess, free_port
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -130,7 +130,7 @@ def test_the_announcement_carries_the_name_and_fingerprint_only_when_asked(
     tmp_path: Path,
 ) -> None:
     from engine.remote.discovery import _addresses, browse
-    from tests.remote_process import CoveProcess, free_port
+    from tests.support.remote_process import CoveProcess, free_port
 
     if _addresses() == ["127.0.0.1"]:
         pytest.skip("no network interface to announce on")

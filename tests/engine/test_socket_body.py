@@ -23,7 +23,6 @@ from engine.hub.api import HubConfig, ssl_context
 from engine.hub.download import DownloadRequest
 from engine.hub.socket_body import SocketClient, SocketResponse
 from engine.library.partial import save_state as partial_save_state
-from tests.engine.fake_hub import FakeHub, Fault, random_bytes
 from tests.engine.test_download import (
     FILE,
     PART,
@@ -34,6 +33,7 @@ from tests.engine.test_download import (
     manager,
     pull,
 )
+from tests.support.fake_hub import FakeHub, Fault, random_bytes
 
 
 @pytest.fixture

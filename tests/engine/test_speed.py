@@ -19,8 +19,8 @@ from engine.speed.machine import profile_for
 from engine.speed.predict import Part, calibration, predict
 from engine.speed.store import SpeedStore
 from engine.tuning.store import machine_key
-from tests.engine.machines import cpu_only_8gb, mac_m3_pro_18gb, nvidia_laptop_8gb
-from tests.tiny_gguf import MATRIX, write_model
+from tests.support.machines import cpu_only_8gb, mac_m3_pro_18gb, nvidia_laptop_8gb
+from tests.support.tiny_gguf import MATRIX, write_model
 
 CPU = DeviceSpeed("cpu", "Test CPU", "cpu", 20e9, 300e9, "measured")
 SMALL = SpeedFacts(96_000_000, 212_000_000, 30, 576, 23_040)

@@ -1,4 +1,4 @@
-"""Recommendations by predicted speed on machines this one is not (tests/engine/machines.py,
+"""Recommendations by predicted speed on machines this one is not (tests/support/machines.py,
 each with the bandwidth its probe would find): the best build that fits and is fast enough,
 else the fastest that fits, with the speeds in the reason; and a real reply checked against its
 prediction here."""
@@ -13,7 +13,7 @@ import pytest
 
 from engine.advice.recommend import GPU_FULL, Recommendation, _quality, recommend
 from engine.library.catalog import load_catalog
-from tests.engine.machines import (
+from tests.support.machines import (
     MACHINES,
     cpu_only_8gb,
     mac_m3_pro_18gb,

@@ -19,7 +19,7 @@ from engine.planner.gguf import make_plan
 from engine.planner.plan import Device, Resources
 from engine.types import GenerationParams, GenerationStats
 from tests.conftest import collect
-from tests.tiny_gguf import MATRIX, write_model
+from tests.support.tiny_gguf import MATRIX, write_model
 
 GREEDY = GenerationParams(temperature=0.0, max_tokens=12)
 WORDS = "the quick brown fox jumps over the lazy dog and a dog of the fox is in it "

@@ -29,7 +29,7 @@ from engine.images import read_image
 from engine.native.llama import recent_log
 from engine.types import ChatMessage, GenerationParams, ImageInput
 from tests.conftest import collect
-from tests.tiny_gguf import write_model
+from tests.support.tiny_gguf import write_model
 from tests.tiny_vision import TEXT, VisionShape, write_projector, write_vision_model
 
 GREEDY = GenerationParams(temperature=0.0, max_tokens=8)

@@ -1,12 +1,12 @@
-"""Small vision-model files for the library's tests: a text GGUF (``tests/tiny_gguf.py``) and a
-projector beside it (``tests/tiny_vision.py``), as a publisher ships them."""
+"""Small vision-model files for the library's tests: a text GGUF (``tests/support/tiny_gguf.py``)
+and a projector beside it (``tests/tiny_vision.py``), as a publisher ships them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from tests import tiny_vision
-from tests.tiny_gguf import MATRIX, write_model
+from tests.support.tiny_gguf import MATRIX, write_model
 from tests.tiny_vision import VisionShape
 
 SHAPE = MATRIX["gemma3"]  # embedding width 128

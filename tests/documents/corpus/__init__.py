@@ -1,0 +1,1 @@
+"""The document corpus written for Cove (tests/support/corpus/), checked whole."""

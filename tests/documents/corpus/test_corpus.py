@@ -13,7 +13,7 @@ import docx
 import pypdfium2 as pdfium
 import pytest
 
-from .build import FILES, QUESTIONS, SCANNED_PAGES, build_corpus
+from tests.support.corpus.build import FILES, QUESTIONS, SCANNED_PAGES, build_corpus
 
 FORMATS = {"pdf", "docx", "md", "txt", "html"}
 KINDS = {"fact", "table", "distractor", "deep", "unanswerable"}

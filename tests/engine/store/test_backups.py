@@ -12,7 +12,7 @@ from engine.errors import HistoryDamaged, StoreError
 from engine.store import Store
 from engine.store import schema as store_schema
 from engine.store.backups import DAYS_KEPT, PART_PREFIX, WEEKS_KEPT, Backups
-from tests.engine.store.history_files import (
+from tests.support.history_files import (
     Clock,
     add_image_chat,
     integrity,
@@ -221,7 +221,7 @@ def test_a_migration_that_fails_halfway_leaves_the_backup_taken_before_it(
 WRITER = """
 import sys
 from engine.store import Store
-from tests.engine.store.history_files import write_chats
+from tests.support.history_files import write_chats
 with Store(sys.argv[1]) as store:
     write_chats(store, 10, start=1000, words=20)
 """

@@ -17,7 +17,7 @@ from engine.store import Repair, Store
 from engine.store import repair as store_repair
 from engine.store.backups import Backups
 from engine.store.repair import repairs_log
-from tests.engine.store.history_files import integrity, overwrite_middle, titles, write_chats
+from tests.support.history_files import integrity, overwrite_middle, titles, write_chats
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -96,7 +96,7 @@ CHILD = textwrap.dedent(
     """
     import os, signal, sys
     from engine.store import Store
-    from tests.engine.store.history_files import write_chats
+    from tests.support.history_files import write_chats
     store = Store(sys.argv[1])
     write_chats(store, 5, start=30)
     store.backup("daily")

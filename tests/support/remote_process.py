@@ -15,7 +15,7 @@ from pathlib import Path
 
 from engine.launch import child_env
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 180.0
 
 

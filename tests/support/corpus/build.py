@@ -2,7 +2,7 @@
 about one fictional world (Fenwick Loom Ltd, maker of Aerolux vacuums and the Loomlink app, in
 the town of Harrowgate Vale), in all five formats the readers take.
 
-    from tests.documents.corpus.build import build_corpus
+    from tests.support.corpus.build import build_corpus
     build_corpus(tmp_path / "docs")
 
 Questions about it live in questions.json beside this file, a list of
