@@ -105,7 +105,7 @@ def test_every_native_library_loaded_is_inside_the_bundle_or_on_the_allowlist(
     """The dynamic loader itself lists what the window, the engine host and a document index
     load, including what they open late (llama.cpp's backends, ONNX Runtime's providers, Qt's
     plugins, PDFium)."""
-    from tests.documents.test_readers import write_pdf
+    from tests.support.pdf_files import write_pdf
 
     home = tmp_path / "home"
     traces = tmp_path / "traces"

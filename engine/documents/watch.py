@@ -48,12 +48,12 @@ def is_document(path: Path, roots: Iterable[Path] = ()) -> bool:
 
 class FolderWatcher:
     def __init__(self, on_change: OnChange, *, settle_s: float = SETTLE_S) -> None:
-        from watchdog.observers import Observer
-
         self._on_change = on_change
         self._settle_s = settle_s
-        self._observer: Any = Observer()
-        self._observer.daemon = True
+        # Made with the first folder watched: watchdog's observer takes an inotify instance and
+        # a thread as soon as it exists (a user has 128 instances), and a window with nothing
+        # to watch needs neither.
+        self._observer: Any = None
         self._watches: dict[Path, Any] = {}
         self._pending: dict[Path, float] = {}  # path -> when it last changed
         self._gone: dict[Path, float] = {}
@@ -92,7 +92,7 @@ class FolderWatcher:
     def unwatch(self, folder: Path) -> None:
         with self._cond:
             watch = self._watches.pop(Path(os.path.abspath(folder)), None)
-        if watch is not None:
+        if watch is not None and self._observer is not None:
             # KeyError, ValueError: the folder went away with its watch
             with contextlib.suppress(KeyError, ValueError):
                 self._observer.unschedule(watch)
@@ -118,7 +118,11 @@ class FolderWatcher:
 
     def _start(self) -> None:
         if not self._started:
+            from watchdog.observers import Observer
+
             self._started = True
+            self._observer = Observer()
+            self._observer.daemon = True
             self._observer.start()
             self._thread.start()
 

@@ -161,3 +161,29 @@ def _sound_qt_binding() -> None:
     from app.common.qt_compat import keep_none_alive
 
     keep_none_alive()
+
+
+def wait_for_text(qtbot: QtBot, window: MainWindow, chars: int = 1) -> None:
+    def has_text() -> None:
+        messages = window.view.messages
+        assert messages and messages[-1].role == "assistant"
+        reply = messages[-1]
+        if reply.status != "streaming" and len(reply.text) < chars:
+            # Fail now, with the reason, rather than wait for text that will not come.
+            raise RuntimeError(f"the reply ended early ({reply.status}): {reply.meta}")
+        assert len(reply.text) >= chars
+
+    qtbot.waitUntil(has_text, timeout=REPLY_TIMEOUT_MS)
+
+
+def finished(qtbot: QtBot, window: MainWindow, act: Any) -> Any:
+    with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS) as blocker:
+        act()
+    qtbot.waitUntil(lambda: not window.controller.io.busy, timeout=REPLY_TIMEOUT_MS)
+    return blocker.args[0]
+
+
+def settle(qtbot: QtBot, window: MainWindow) -> None:
+    """Wait until the history's reads and writes asked for so far are done and shown."""
+    qtbot.waitUntil(lambda: not window.controller.io.busy, timeout=REPLY_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not window.view._pending, timeout=REPLY_TIMEOUT_MS)

@@ -15,6 +15,7 @@ from tests.app.conftest import (
     WindowFactory,
     stored_messages,
     type_and_send,
+    wait_for_text,
 )
 
 if TYPE_CHECKING:
@@ -35,19 +36,6 @@ def long_settings(window: MainWindow, max_tokens: int = 400) -> None:
     from engine.store import ChatSettings
 
     window.controller.draft_settings = ChatSettings(temperature=0.0, max_tokens=max_tokens)
-
-
-def wait_for_text(qtbot: QtBot, window: MainWindow, chars: int = 1) -> None:
-    def has_text() -> None:
-        messages = window.view.messages
-        assert messages and messages[-1].role == "assistant"
-        reply = messages[-1]
-        if reply.status != "streaming" and len(reply.text) < chars:
-            # Fail now, with the reason, rather than wait for text that will not come.
-            raise RuntimeError(f"the reply ended early ({reply.status}): {reply.meta}")
-        assert len(reply.text) >= chars
-
-    qtbot.waitUntil(has_text, timeout=REPLY_TIMEOUT_MS)
 
 
 def test_send_streams_renders_and_saves(qtbot: QtBot, make_window: WindowFactory) -> None:

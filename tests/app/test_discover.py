@@ -18,9 +18,9 @@ from engine.hub.api import HubConfig
 from engine.hub.meta import ListingCache
 from engine.library.catalog import Catalog, load_catalog, parse_catalog
 from tests.app.conftest import with_laptop_speed, without_speed
-from tests.app.test_downloads import make_manager
 from tests.engine.test_catalog_pull import GGUF_REPO, ONNX_REPO, entry
 from tests.engine.test_catalog_pull import hub as catalog_hub  # noqa: F401  (fixture)
+from tests.support.downloads import make_manager
 from tests.support.fake_hub import FakeHub
 from tests.support.machines import cpu_only_8gb, snapdragon_x_16gb
 

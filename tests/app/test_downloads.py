@@ -12,11 +12,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from engine.hub.api import HubConfig
-from engine.hub.download import DownloadManager, DownloadRequest
-from engine.hub.retry import Backoff
-from engine.hub.transfer import TransferOptions
+from engine.hub.download import DownloadRequest
 from engine.library.layout import partial_path, state_path, target_path
 from engine.library.partial import list_partials
+from tests.support.downloads import PART, make_manager
 from tests.support.fake_hub import FakeHub, random_bytes
 
 if TYPE_CHECKING:
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
 
 REPO = "acme/tiny-GGUF"
 FILE = "tiny.Q4_K_M.gguf"
-PART = 256 << 10
 SIZE = 2 * 1024 * 1024 + 12345
 WAIT_MS = 60_000  # a guard against a hang, not a measurement
 
@@ -39,19 +37,6 @@ def hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
         fake.add(REPO, FILE, random_bytes(SIZE))
         yield fake
         fake.state.release.set()  # a held answer never outlives its test
-
-
-def make_manager(hub: FakeHub) -> Callable[[], DownloadManager]:
-    options = TransferOptions(
-        connections=4,
-        part_size=PART,
-        save_interval_s=0.05,
-        tick_s=0.05,
-        disk_margin=0,
-        backoff=Backoff(attempts=3, base_s=0.05, cap_s=0.2),
-    )
-    config = HubConfig(endpoint=hub.endpoint, read_timeout_s=5.0, connect_timeout_s=2)
-    return lambda: DownloadManager(config, options=options)
 
 
 def no_engine(model_id: str, done: Callable[[Any], None], failed: Callable[[Any], None]) -> None:

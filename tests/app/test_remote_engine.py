@@ -248,7 +248,7 @@ def test_a_remote_that_drops_mid_reply_keeps_the_partial_reply(
 ) -> None:
     from engine.errors import EngineUnreachable
     from engine.store import ChatSettings
-    from tests.app.test_chat_flow import wait_for_text
+    from tests.app.conftest import wait_for_text
 
     other = serve("--api-key", "sekrit")
     where = f"127.0.0.1:{other.port}"

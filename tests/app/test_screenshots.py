@@ -19,6 +19,7 @@ from tests.app.conftest import (
     with_laptop_speed,
 )
 from tests.conftest import SHARED_MODELS
+from tests.support.screenshots import SIZE, distinct_colours, save
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
@@ -28,24 +29,7 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.slow
 
-SIZE = (1280, 720)
 PROMPT = "Write a Python function that checks whether a number is prime, with a short explanation."
-
-
-def distinct_colours(image: QImage) -> int:
-    seen = set()
-    for y in range(0, image.height(), 12):
-        for x in range(0, image.width(), 12):
-            seen.add(image.pixel(x, y))
-    return len(seen)
-
-
-def save(window: MainWindow, folder: Path, name: str) -> Path:
-    path = folder / f"{name}.png"
-    assert window.grab().save(str(path))
-    image = QImage(str(path))
-    assert image.width() >= SIZE[0] and distinct_colours(image) > 8, f"{name} looks blank"
-    return path
 
 
 def laptop() -> HardwareReport:

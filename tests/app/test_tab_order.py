@@ -10,7 +10,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
 from tests.app.conftest import QUICK_MS, WindowFactory
-from tests.app.test_views import seed_history
+from tests.support.history_files import seed_history
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot

@@ -14,8 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from tests.app.conftest import REPLY_TIMEOUT_MS, WindowFactory, type_and_send
-from tests.app.test_versions import finished, settle
+from tests.app.conftest import REPLY_TIMEOUT_MS, WindowFactory, finished, settle, type_and_send
 from tests.tiny_thinking import write_thinking_model
 
 if TYPE_CHECKING:

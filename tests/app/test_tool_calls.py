@@ -249,7 +249,7 @@ def test_screenshots_of_a_tool_call(
     consent prompt, the call once it ran, and Settings."""
     import sys
 
-    from tests.app.test_screenshots import save as save_checked
+    from tests.support.screenshots import save as save_checked
 
     home = tmp_path / "home"
     (home / "mcp").mkdir(parents=True)

@@ -12,22 +12,21 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from tests.app.conftest import REPLY_TIMEOUT_MS, WindowFactory, stored_messages, type_and_send
+from tests.app.conftest import (
+    REPLY_TIMEOUT_MS,
+    WindowFactory,
+    finished,
+    settle,
+    stored_messages,
+    type_and_send,
+)
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
     from app.chat.message.widget import MessageWidget
-    from app.shell.main_window import MainWindow
 
 pytestmark = pytest.mark.slow
-
-
-def finished(qtbot: QtBot, window: MainWindow, act: Any) -> Any:
-    with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS) as blocker:
-        act()
-    qtbot.waitUntil(lambda: not window.controller.io.busy, timeout=REPLY_TIMEOUT_MS)
-    return blocker.args[0]
 
 
 def click(button: Any) -> None:
@@ -37,12 +36,6 @@ def click(button: Any) -> None:
 def version_label(widget: MessageWidget) -> str:
     switch = widget.version_switch
     return switch.label.accessibleName() if switch.isVisibleTo(widget) else ""
-
-
-def settle(qtbot: QtBot, window: MainWindow) -> None:
-    """Wait until the history's reads and writes asked for so far are done and shown."""
-    qtbot.waitUntil(lambda: not window.controller.io.busy, timeout=REPLY_TIMEOUT_MS)
-    qtbot.waitUntil(lambda: not window.view._pending, timeout=REPLY_TIMEOUT_MS)
 
 
 def test_regenerate_flip_edit_branch_and_undo(qtbot: QtBot, make_window: WindowFactory) -> None:

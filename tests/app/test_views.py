@@ -21,29 +21,12 @@ from tests.app.conftest import (
     stored_messages,
     type_and_send,
 )
+from tests.support.history_files import seed_history
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
 
     from app.shell.main_window import MainWindow
-
-
-def seed_history() -> list[int]:
-    """Three conversations written as an earlier session would have."""
-    from engine.store import ChatSettings, Store
-
-    ids = []
-    with Store() as store:
-        for title, question, answer in (
-            ("Bread", "How long should bread dough rise?", "About an hour, until doubled."),
-            ("Bananas", "Why do bananas turn brown?", "Enzymes oxidise when the peel ages."),
-            ("Trains", "How fast is a TGV?", "Up to 320 km/h in service."),
-        ):
-            conv = store.create_conversation(title, settings=ChatSettings(temperature=0.3))
-            store.add_message(conv.id, "user", question)
-            store.add_message(conv.id, "assistant", answer)
-            ids.append(conv.id)
-    return ids
 
 
 def cell(view: Any, row: int, column: int = 0) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.documents.test_readers import write_pdf
+from tests.support.pdf_files import write_pdf
 
 
 def harbour_folder(root: Path) -> Path:

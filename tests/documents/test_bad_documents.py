@@ -14,7 +14,8 @@ import pytest
 from engine.documents.blocks import Block, PageIssue
 from engine.documents.readers import read_document
 from engine.errors import DocumentError
-from tests.documents.test_readers import blocks, write_pdf
+from tests.documents.test_readers import blocks
+from tests.support.pdf_files import write_pdf
 
 
 def test_pdf_text_carries_its_page_and_a_scanned_page_needs_ocr(tmp_path: Path) -> None:

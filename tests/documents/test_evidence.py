@@ -14,7 +14,7 @@ from engine.documents.evidence import best_sentence
 from engine.documents.index_db import IndexDB
 from engine.documents.indexer import Indexer
 from engine.documents.retrieve import Retriever
-from tests.documents.test_readers import write_pdf
+from tests.support.pdf_files import write_pdf
 
 FILLER = [
     "Volunteers meet in the boathouse on Saturday mornings before the first launch.",

@@ -15,6 +15,7 @@ from engine.documents.blocks import Block, PageIssue
 from engine.documents.readers import SUPPORTED_SUFFIXES, read_document
 from engine.documents.readers.text import MAX_PARAGRAPH
 from engine.errors import DocumentError, EngineError
+from tests.support.pdf_files import write_pdf
 
 
 def blocks(path: Path) -> list[Block]:
@@ -30,22 +31,6 @@ def refused(path: Path) -> str:
 
 
 # PDF
-
-
-def write_pdf(path: Path, pages: list[list[str]], *, password: str | None = None) -> None:
-    """One PDF page per entry, each line drawn as text (a real text layer)."""
-    from reportlab.lib.pagesizes import A4
-    from reportlab.pdfgen.canvas import Canvas
-
-    canvas = Canvas(str(path), pagesize=A4, encrypt=password)
-    for lines in pages:
-        y = 800
-        for line in lines:
-            if line:
-                canvas.drawString(60, y, line)
-            y -= 16
-        canvas.showPage()
-    canvas.save()
 
 
 def test_pdf_blocks_carry_the_page_their_text_is_on(tmp_path: Path) -> None:

@@ -203,3 +203,29 @@ def test_catching_up_reads_only_what_changed_while_closed(
     hashed.clear()
     assert Indexer(db, collection).refresh() == [] and hashed == []
     db.close()
+
+
+def _inotify_instances() -> int:
+    """This process's inotify instances (a user may hold 128 at once)."""
+    found = 0
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            found += "inotify" in str(fd.readlink())
+        except OSError:  # closed meanwhile
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="Linux's /proc")
+def test_a_watcher_holds_the_system_s_watches_only_while_it_watches(tmp_path: Path) -> None:
+    """A window with no collection takes no inotify instance, and one closed gives its back:
+    windows opened and closed one after another never run out."""
+    before = _inotify_instances()
+    idle = FolderWatcher(lambda _changed, _gone: None)
+    assert _inotify_instances() == before
+    idle.close()
+    watching = FolderWatcher(lambda _changed, _gone: None)
+    watching.watch(tmp_path)
+    assert _inotify_instances() == before + 1
+    watching.close()
+    assert _inotify_instances() == before

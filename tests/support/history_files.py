@@ -84,3 +84,21 @@ def overwrite_middle(path: Path, size: int = 8192, seed: int = 3) -> bytes:
         out.seek(length // 2 - size // 2)
         out.write(random.Random(seed).randbytes(size))
     return path.read_bytes()
+
+
+def seed_history() -> list[int]:
+    """Three conversations written as an earlier session would have."""
+    from engine.store import ChatSettings, Store
+
+    ids = []
+    with Store() as store:
+        for title, question, answer in (
+            ("Bread", "How long should bread dough rise?", "About an hour, until doubled."),
+            ("Bananas", "Why do bananas turn brown?", "Enzymes oxidise when the peel ages."),
+            ("Trains", "How fast is a TGV?", "Up to 320 km/h in service."),
+        ):
+            conv = store.create_conversation(title, settings=ChatSettings(temperature=0.3))
+            store.add_message(conv.id, "user", question)
+            store.add_message(conv.id, "assistant", answer)
+            ids.append(conv.id)
+    return ids
