@@ -187,8 +187,8 @@ def main() -> int:
         port = free_port()
         proc = serve(str(model), port, Path(scratch) / "data")
         try:
-            (resident,) = httpx.get(f"http://127.0.0.1:{port}/cove/v1/status").json()["residents"]
-            plan = httpx.get(f"http://127.0.0.1:{port}/cove/v1/status").json()["plan"]
+            status = httpx.get(f"http://127.0.0.1:{port}/cove/v1/status").json()
+            (resident,), plan = status["residents"], status["plan"]
             for batch in args.batch_size:
                 out = Path(scratch) / f"batch-{batch}"
                 seconds = harness(args.lm_eval, port, batch, args.limit, out)

@@ -40,7 +40,6 @@ from app.chat.view import ChatView
 from app.common.engine_service import EngineService
 from app.common.i18n import tr
 from app.common.workers import WorkerPool
-from engine.images import no_vision_message
 from engine.types import GenerationParams
 
 if TYPE_CHECKING:
@@ -546,7 +545,7 @@ class ChatController(QObject):
         blind = self.notices.blind_model()
         if attached and blind:
             # Never sent without them, never dropped: they wait while the user picks a model.
-            self.notices.vision_notice.emit(no_vision_message(blind))
+            self.notices.images_held(blind)
             return False
         self.composer.take_text()
         self.composer.take_images()

@@ -49,6 +49,10 @@ class ChatNotices(QObject):
         if prompt_tokens and prompt_chars:
             self.tokens_per_char = prompt_tokens / max(1, prompt_chars)
 
+    def images_held(self, blind: str) -> None:
+        """Images attached to a message the loaded model cannot see: they wait, and why."""
+        self.vision_notice.emit(no_vision_message(blind))
+
     def images_refused(self, error: str) -> None:
         """The engine refused a reply for its images: it knew better than the status."""
         self.refused = error

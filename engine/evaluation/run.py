@@ -85,7 +85,7 @@ def evaluate(
                 # At least the last token, never the first (it has no log-probability).
                 lengths.append(min(max(1, len(whole) - before), len(whole) - 1))
         scored = engine.score(prompts, model=model)
-        if way is None and first == 0:
+        if first == 0:
             way = _ran_as(engine, scored.model, len(prompts))
         rows, at = scored.rows, 0
         for question in group:
