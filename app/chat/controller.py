@@ -428,7 +428,7 @@ class ChatController(QObject):
             return False
         if status.model == model:
             return True
-        return any(r.get("model") == model for r in getattr(status, "residents", ()) or ())
+        return status is not None and any(r.model == model for r in status.residents)
 
     def set_chat_model(self, model: str | None) -> None:
         """Choose the model that answers in this chat from its next reply on; it is kept with

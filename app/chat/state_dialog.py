@@ -4,8 +4,6 @@ once instead of reading the whole conversation again."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QDialog,
@@ -21,6 +19,7 @@ from shiboken6 import isValid
 
 from app.common.engine_service import EngineService
 from app.common.i18n import tr
+from engine.client.protocol import SavedState
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
 from engine.units import format_bytes
 
@@ -88,13 +87,13 @@ class SavedStateDialog(QDialog):
     def refresh(self) -> None:
         self.engine.saved_state(self._show, self._failed)
 
-    def _show(self, data: dict[str, Any]) -> None:
+    def _show(self, data: SavedState) -> None:
         if not isValid(self.usage):  # the answer came after the dialog went
             return
-        if not data.get("enabled", True):
+        if not data.enabled:
             self.usage.setText(tr("Saved state", "Off for this engine"))
             return
-        used = int(data.get("bytes") or 0)
+        used = data.bytes
         self.usage.setText(format_bytes(used) if used else tr("Saved state", "Nothing saved"))
 
     def _failed(self, exc: BaseException) -> None:

@@ -27,7 +27,7 @@ from engine.types import ChatMessage, Chunk, GenerationParams
 if TYPE_CHECKING:
     from engine.client.http_client import EngineClient
     from engine.client.local import LocalEngine
-    from engine.client.protocol import EngineStatus
+    from engine.client.protocol import EngineStatus, SavedState
     from engine.planner.plan import Plan
     from engine.remote.remote_engine import RemoteEngine
 
@@ -454,7 +454,7 @@ class EngineService(QObject):
     # -- conversations' saved state -------------------------------------------------------------
 
     def saved_state(
-        self, on_done: Callable[[dict[str, Any]], None], on_error: Callable[[BaseException], None]
+        self, on_done: Callable[[SavedState], None], on_error: Callable[[BaseException], None]
     ) -> None:
         """How much conversation state the engine keeps on disk, and its limit."""
         engine = self._local_engine(on_error)
@@ -571,7 +571,7 @@ class EngineService(QObject):
             # The status bar follows the measuring to its end: closely while a run goes on,
             # now and then while it waits for an idle computer (which can take hours).
             self._measuring_ticks += 1
-            running = any(w.get("state") == "running" for w in status.background)
+            running = any(w.state == "running" for w in status.background)
             if running or self._measuring_ticks % WAITING_REFRESH_TICKS == 0:
                 self.refresh_status()
 

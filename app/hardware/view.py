@@ -166,7 +166,7 @@ def background_text(status: EngineStatus) -> str:
         return tr("Hardware", "Nothing is waiting to be measured.")
     lines = []
     for work in status.background:
-        what, why = str(work.get("work", "")), str(work.get("why", ""))
+        what, why = work.work, work.why
         lines.append(f"{what}: {why}." if why else f"{what}.")
     return " ".join(lines)
 

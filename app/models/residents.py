@@ -4,8 +4,7 @@ replies it runs at once and when it goes if left idle, and a button to unload it
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -17,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.common.i18n import tr
+from engine.client.protocol import ResidentModel
 from engine.units import format_bytes
 
 
@@ -57,16 +57,14 @@ class ResidentsTable(QTableWidget):
         # A model's name as people know it (the window knows the installed models' names).
         self.label: Callable[[str], str] = str
 
-    def set_residents(self, residents: Sequence[Mapping[str, Any]]) -> None:
-        names = [str(r.get("model", "")) for r in residents]
+    def set_residents(self, residents: Sequence[ResidentModel]) -> None:
+        names = [r.model for r in residents]
         self.setRowCount(len(residents))
         for row, resident in enumerate(residents):
             cells = (
                 self.label(names[row]),
-                format_bytes(int(resident.get("size_bytes") or 0)),
-                tr("Models in memory", "{n} tokens").format(
-                    n=f"{int(resident.get('n_ctx') or 0):,}"
-                ),
+                format_bytes(resident.size_bytes),
+                tr("Models in memory", "{n} tokens").format(n=f"{resident.n_ctx:,}"),
                 _at_once(resident),
                 stays(resident),
             )
@@ -88,10 +86,8 @@ class ResidentsTable(QTableWidget):
         self.setVisible(bool(residents))
 
 
-def _at_once(resident: Mapping[str, Any]) -> str:
-    parallel = int(resident.get("parallel") or 1)
-    running = int(resident.get("slots_in_use") or 0)
-    queued = int(resident.get("queued") or 0)
+def _at_once(resident: ResidentModel) -> str:
+    parallel, running, queued = resident.parallel, resident.slots_in_use, resident.queued
     text = (
         tr("Models in memory", "{running} of {parallel} replies").format(
             running=running, parallel=parallel
@@ -104,12 +100,11 @@ def _at_once(resident: Mapping[str, Any]) -> str:
     return tr("Models in memory", "{replies}, {n} waiting").format(replies=text, n=queued)
 
 
-def stays(resident: Mapping[str, Any], now: float | None = None) -> str:
+def stays(resident: ResidentModel, now: float | None = None) -> str:
     """When the model leaves memory if nothing uses it."""
-    expires = resident.get("expires_at")
-    keep = resident.get("keep_alive_s")
+    expires, keep = resident.expires_at, resident.keep_alive_s
     if expires is not None:
-        left = max(float(expires) - (time.time() if now is None else now), 0.0)
+        left = max(expires - (time.time() if now is None else now), 0.0)
         return tr("Models in memory", "unloaded in {time}").format(time=_minutes(left))
     if keep is None:
         return tr("Models in memory", "until unloaded")

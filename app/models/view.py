@@ -4,10 +4,10 @@ replies here (measured once it has run here, predicted before), and loading."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from html import escape as esc
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QDesktopServices
@@ -39,6 +39,7 @@ from app.models.downloads import DownloadsView
 from app.models.importing import ask_import_mode, choose_model_file
 from app.models.partials import PartialDownloadsTable
 from app.models.residents import ResidentsTable
+from engine.client.protocol import ResidentModel
 from engine.hardware.report import HardwareReport
 from engine.hub.requests import resume_request
 from engine.library import ModelEntry, scan_models
@@ -529,7 +530,7 @@ class ModelsView(QWidget):
     def set_progress(self, fraction: float) -> None:
         self.progress.setValue(round(max(0.0, min(1.0, fraction)) * 1000))
 
-    def set_residents(self, residents: Sequence[Mapping[str, Any]]) -> None:
+    def set_residents(self, residents: Sequence[ResidentModel]) -> None:
         """The models in memory, from the engine's status."""
         self.residents.set_residents(residents)
 

@@ -617,9 +617,7 @@ class MainWindow(QMainWindow):
         self.controller.notices.refresh()
         # The engine probes this computer's speed when it is idle: once done, the report (and
         # the recommendations' predicted speeds) is asked for again.
-        waits = self.engine.remote is None and any(
-            w.get("work") == SPEED_WORK for w in status.background
-        )
+        waits = self.engine.remote is None and any(w.work == SPEED_WORK for w in status.background)
         if self._speed_waited and not waits:
             self.probe.refresh()
         self._speed_waited = waits

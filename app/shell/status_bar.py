@@ -202,13 +202,13 @@ class StatusBar(QStatusBar):
 def measuring_words(status: EngineStatus) -> tuple[str, str]:
     """The status bar's words for the engine's background measuring, and their tooltip: what
     waits and why ("" when nothing does, or measuring is off)."""
-    works = [w for w in status.background if w.get("state") != "off"]
+    works = [w for w in status.background if w.state != "off"]
     if not status.measuring or not status.background_measuring:
         return "", ""
-    work = works[0] if works else {}
-    what = str(work.get("work") or status.measuring)
-    why = str(work.get("why") or "")
-    state = work.get("state")
+    work = works[0] if works else None
+    what = (work.work if work is not None else "") or status.measuring
+    why = work.why if work is not None else ""
+    state = work.state if work is not None else None
     if state == "running":
         text = "Measuring while idle…"
         tip = f"{what}. It stops at once for a reply or another program."

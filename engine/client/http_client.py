@@ -27,6 +27,7 @@ from engine import errors
 from engine.client.protocol import (
     EngineStatus,
     ModelInfo,
+    SavedState,
     ScoredPrompts,
     error_from,
     plan_from,
@@ -127,15 +128,16 @@ class EngineClient:
         body = {"model": model, "ctx": ctx}
         return plan_from(self._request("POST", f"{self._root}/cove/v1/plan", body))
 
-    def saved_state(self, conversation: str | None = None) -> dict[str, Any]:
+    def saved_state(self, conversation: str | None = None) -> SavedState:
         """How much conversation state the engine keeps on disk, its limit, and how many
         snapshots (of ``conversation`` only, when given)."""
         query = f"?conversation={quote(conversation, safe='')}" if conversation else ""
-        return self._request("GET", f"{self._root}/cove/v1/state{query}")
+        return SavedState.from_dict(self._request("GET", f"{self._root}/cove/v1/state{query}"))
 
-    def set_state_limit(self, limit_bytes: int) -> dict[str, Any]:
+    def set_state_limit(self, limit_bytes: int) -> SavedState:
         """Keep at most this much conversation state on disk (0: none)."""
-        return self._request("POST", f"{self._root}/cove/v1/state", {"limit_bytes": limit_bytes})
+        body = {"limit_bytes": limit_bytes}
+        return SavedState.from_dict(self._request("POST", f"{self._root}/cove/v1/state", body))
 
     def set_background_measuring(self, on: bool) -> EngineStatus:
         """Turn measuring in the background on or off (kept for every later start); the status
@@ -148,7 +150,7 @@ class EngineClient:
         snapshots went."""
         query = f"?conversation={quote(conversation, safe='')}" if conversation else ""
         data = self._request("DELETE", f"{self._root}/cove/v1/state{query}")
-        return int(data.get("removed") or 0)
+        return SavedState.from_dict(data).removed
 
     def warm(self, model: str) -> None:
         """Load an installed ``model`` now, beside the models in memory, as a request naming it

@@ -9,9 +9,9 @@ raises ``ProtocolError``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from engine import errors
 from engine.errors import EngineError, InsufficientMemory, ProtocolError
@@ -66,6 +66,149 @@ class ScoredPrompts:
     model: str | None
 
 
+_T = TypeVar("_T")
+
+
+def _int(value: object, default: int = 0) -> int:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
+
+
+def _float(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _each(read: Callable[[Mapping[str, Any]], _T], items: object) -> Iterator[_T]:
+    """Each JSON object of a list read with ``read``; anything else skipped."""
+    if isinstance(items, list | tuple):
+        yield from (read(item) for item in items if isinstance(item, Mapping))
+
+
+def _text(value: object) -> str | None:
+    return str(value) if value is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundWork:
+    """One piece of the engine's idle work and what it waits for."""
+
+    work: str
+    state: str  # "waiting", "running", "paused" (after failed tries) or "off"
+    why: str  # in words
+    next_try: str | None = None  # ISO time, when paused
+    failed_tries: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BackgroundWork:
+        return cls(
+            work=str(data.get("work") or ""),
+            state=str(data.get("state") or "waiting"),
+            why=str(data.get("why") or ""),
+            next_try=_text(data.get("next_try")),
+            failed_tries=_int(data.get("failed_tries")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ResidentModel:
+    """A chat model in memory: how it runs, the replies it is running and waiting, its size,
+    and when it is unloaded if left idle."""
+
+    model: str
+    path: str = ""
+    backend: str | None = None
+    device: str | None = None
+    n_ctx: int = 0
+    parallel: int = 1
+    # The way it runs, which moves a small model's log-likelihoods a little.
+    flash_attn: bool | None = None
+    n_batch: int | None = None
+    n_ubatch: int | None = None
+    kv_type: str | None = None
+    slots_in_use: int = 0
+    queued: int = 0
+    size_bytes: int = 0
+    on_demand: bool = False
+    keep_alive_s: float | None = None  # None: kept until unloaded
+    expires_at: float | None = None  # seconds since the epoch; None: not counting down
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ResidentModel:
+        flash = data.get("flash_attn")
+        n_batch, n_ubatch = data.get("n_batch"), data.get("n_ubatch")
+        return cls(
+            model=str(data.get("model") or ""),
+            path=str(data.get("path") or ""),
+            backend=_text(data.get("backend")),
+            device=_text(data.get("device")),
+            n_ctx=_int(data.get("n_ctx")),
+            parallel=max(_int(data.get("parallel"), 1), 1),
+            flash_attn=flash if isinstance(flash, bool) else None,
+            n_batch=_int(n_batch) if n_batch is not None else None,
+            n_ubatch=_int(n_ubatch) if n_ubatch is not None else None,
+            kv_type=_text(data.get("kv_type")) or None,
+            slots_in_use=_int(data.get("slots_in_use")),
+            queued=_int(data.get("queued")),
+            size_bytes=_int(data.get("size_bytes")),
+            on_demand=bool(data.get("on_demand")),
+            keep_alive_s=_float(data.get("keep_alive_s")),
+            expires_at=_float(data.get("expires_at")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LongPrompt:
+    """The last prompt of 1,000 tokens or more the engine read (not taken from its cache)."""
+
+    model: str | None
+    tokens: int
+    seconds: float
+    tokens_per_s: float
+    at: str  # ISO time
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LongPrompt:
+        return cls(
+            model=_text(data.get("model")),
+            tokens=_int(data.get("tokens")),
+            seconds=_float(data.get("seconds")) or 0.0,
+            tokens_per_s=_float(data.get("tokens_per_s")) or 0.0,
+            at=str(data.get("at") or ""),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SavedState:
+    """How much conversation state the engine keeps on disk (``GET /cove/v1/state``)."""
+
+    enabled: bool
+    bytes: int = 0
+    limit_bytes: int = 0
+    snapshots: int = 0  # of the conversation asked about, or of all
+    removed: int = 0  # by this request (a DELETE)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SavedState:
+        return cls(
+            enabled=bool(data.get("enabled", True)),
+            bytes=_int(data.get("bytes")),
+            limit_bytes=_int(data.get("limit_bytes")),
+            snapshots=_int(data.get("snapshots")),
+            removed=_int(data.get("removed")),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class EngineStatus:
     model: str | None = None
@@ -96,21 +239,21 @@ class EngineStatus:
     # its last measurement found.
     measuring: str | None = None
     measured: str | None = None
-    # Idle work and what it waits for: each piece's "work", "state" (waiting, running, paused
-    # after failed tries, off), "why" in words, "next_try" (ISO time, when paused) and
-    # "failed_tries"; and whether background measuring is on.
-    background: tuple[dict[str, Any], ...] = ()
+    # Idle work and what it waits for, and whether background measuring is on.
+    background: tuple[BackgroundWork, ...] = ()
     background_measuring: bool = True
-    # Every chat model in memory (the default one first): its context, sequences, the replies
-    # it is running and waiting, its size, and when it is unloaded if left idle.
-    residents: tuple[dict[str, Any], ...] = ()
-    # The last prompt of 1,000 tokens or more read (not taken from the cache): "model",
-    # "tokens", "seconds", "tokens_per_s" and "at" (ISO time); None before the first.
-    last_long_prompt: dict[str, Any] | None = None
+    # Every chat model in memory (the default one first).
+    residents: tuple[ResidentModel, ...] = ()
+    # The last long prompt read; None before the first.
+    last_long_prompt: LongPrompt | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         data["plan"] = self.plan.to_dict() if self.plan is not None else None
+        data["background"] = [w.to_dict() for w in self.background]
+        data["residents"] = [r.to_dict() for r in self.residents]
+        long = self.last_long_prompt
+        data["last_long_prompt"] = long.to_dict() if long is not None else None
         return data
 
     @classmethod
@@ -119,6 +262,12 @@ class EngineStatus:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         plan = known.get("plan")
         known["plan"] = Plan.from_dict(plan) if isinstance(plan, Mapping) else None
+        known["background"] = tuple(_each(BackgroundWork.from_dict, known.get("background")))
+        known["residents"] = tuple(_each(ResidentModel.from_dict, known.get("residents")))
+        long = known.get("last_long_prompt")
+        known["last_long_prompt"] = (
+            LongPrompt.from_dict(long) if isinstance(long, Mapping) else None
+        )
         return cls(**known)
 
 

@@ -7,9 +7,11 @@ exactly as it does alone (engine/backends/llama_batcher.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from engine.client.protocol import ResidentModel
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,24 +26,18 @@ class RanAs:
     prompts_a_request: int  # prompts sent in one request
 
     @classmethod
-    def of(cls, resident: Mapping[str, Any], prompts_a_request: int) -> RanAs:
+    def of(cls, resident: ResidentModel, prompts_a_request: int) -> RanAs:
         """From one of the status's ``residents``."""
-
-        def number(key: str) -> int | None:
-            value = resident.get(key)
-            return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-        flash = resident.get("flash_attn")
-        backend = str(resident.get("backend") or "unknown")
+        backend = resident.backend or "unknown"
         return cls(
             backend=backend,
-            device=str(resident.get("device") or "unknown"),
+            device=resident.device or "unknown",
             # Only llama.cpp has the switch; other runtimes' plans say False.
-            flash_attn=flash if isinstance(flash, bool) and backend == "llama.cpp" else None,
-            kv_type=str(resident["kv_type"]) if resident.get("kv_type") else None,
-            n_batch=number("n_batch"),
-            n_ubatch=number("n_ubatch"),
-            sequences=number("parallel") or 1,
+            flash_attn=resident.flash_attn if backend == "llama.cpp" else None,
+            kv_type=resident.kv_type,
+            n_batch=resident.n_batch,
+            n_ubatch=resident.n_ubatch,
+            sequences=resident.parallel,
             prompts_a_request=prompts_a_request,
         )
 
@@ -68,11 +64,11 @@ class RanAs:
 
 
 def ran_as(
-    residents: Sequence[Mapping[str, Any]], model: str | None, prompts_a_request: int
+    residents: Sequence[ResidentModel], model: str | None, prompts_a_request: int
 ) -> RanAs | None:
     """How ``model`` (as the engine named it in its answer) runs, from the status's residents;
     None when the engine does not say."""
     for resident in residents:
-        if model is not None and resident.get("model") == model:
+        if model is not None and resident.model == model:
             return RanAs.of(resident, prompts_a_request)
     return None

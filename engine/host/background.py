@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Final, Literal
 
+from engine.client.protocol import BackgroundWork
 from engine.errors import LoadCancelled
 from engine.instance import IdleWorkLock, idle_work_lock
 from engine.tuning.idle import (
@@ -245,7 +246,7 @@ class Background:
         self.works = [w for w in self.works if not w.finished] + [work]
         return work
 
-    def describe(self) -> list[dict[str, Any]]:
+    def describe(self) -> list[BackgroundWork]:
         return [w.describe() for w in self.works if not w.finished]
 
 
@@ -389,16 +390,13 @@ class IdleWork:
         except OSError as exc:
             log.warning("could not keep the tries of %s: %s", self.what, exc)
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> BackgroundWork:
         at = self.retries().next_try() if self.state == "paused" else 0.0
-        return {
-            "work": self.what,
-            "state": self.state,
-            "why": self.why,
-            "next_try": datetime.datetime.fromtimestamp(at)
-            .astimezone()
-            .isoformat(timespec="seconds")
-            if at
-            else None,
-            "failed_tries": self.retries().failures,
-        }
+        when = datetime.datetime.fromtimestamp(at).astimezone() if at else None
+        return BackgroundWork(
+            work=self.what,
+            state=self.state,
+            why=self.why,
+            next_try=when.isoformat(timespec="seconds") if when is not None else None,
+            failed_tries=self.retries().failures,
+        )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
 
+from engine.client.protocol import LongPrompt
 from engine.errors import EngineError
 from engine.host.background import Background, IdleGate
 from engine.host.residents import CURRENT, Resident
@@ -55,7 +56,7 @@ class Replies:
     _speed_checked: Resident | None
     # The last prompt of ``LONG_PROMPT`` tokens or more read: its model, tokens, seconds, speed
     # and when it was read.
-    last_long_prompt: dict[str, object] | None
+    last_long_prompt: LongPrompt | None
 
     @property
     def chat(self) -> Resident | None:
@@ -236,13 +237,13 @@ class Replies:
     def _count(self, final: Chunk, resident: Resident | None = None) -> None:
         reading = prompt_reading(final.stats)
         if reading["prompt_read_tokens"] >= LONG_PROMPT and reading["prompt_tokens_per_s"] > 0:
-            self.last_long_prompt = {
-                "model": resident.id if resident is not None else None,
-                "tokens": reading["prompt_read_tokens"],
-                "seconds": reading["prompt_read_s"],
-                "tokens_per_s": reading["prompt_tokens_per_s"],
-                "at": datetime.now(UTC).isoformat(timespec="seconds"),
-            }
+            self.last_long_prompt = LongPrompt(
+                model=resident.id if resident is not None else None,
+                tokens=int(reading["prompt_read_tokens"]),
+                seconds=float(reading["prompt_read_s"]),
+                tokens_per_s=float(reading["prompt_tokens_per_s"]),
+                at=datetime.now(UTC).isoformat(timespec="seconds"),
+            )
         if final.finish_reason == "cancelled":
             self.counters.cancelled += 1
         elif final.finish_reason == "error":

@@ -16,8 +16,9 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from engine.client.protocol import ResidentModel
 from engine.errors import InvalidRequest
 from engine.host.admission import Admission
 
@@ -60,28 +61,28 @@ class Resident:
     def idle(self) -> bool:
         return self.held == 0 and self.admission.running == 0 and self.admission.waiting == 0
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> ResidentModel:
         """The resident as /cove/v1/status shows it."""
         slots = getattr(self.model, "sequences", 1)
-        return {
-            "model": self.id,
-            "path": str(self.path),
-            "backend": self.backend,
-            "device": self.plan.device,
-            "n_ctx": self.plan.n_ctx,
-            "parallel": self.plan.parallel,
-            # The way it runs, which moves a small model's log-likelihoods a little.
-            "flash_attn": self.plan.flash_attn,
-            "n_batch": self.plan.n_batch,
-            "n_ubatch": self.plan.n_ubatch,
-            "kv_type": self.plan.kv_type,
-            "slots_in_use": self.admission.running if slots > 1 else min(self.admission.running, 1),
-            "queued": self.admission.waiting,
-            "size_bytes": self.plan.total_bytes,
-            "on_demand": self.on_demand,
-            "keep_alive_s": self.keep_alive_s,
-            "expires_at": self.expires_at,
-        }
+        running = self.admission.running
+        return ResidentModel(
+            model=self.id,
+            path=str(self.path),
+            backend=self.backend,
+            device=self.plan.device,
+            n_ctx=self.plan.n_ctx,
+            parallel=self.plan.parallel,
+            flash_attn=self.plan.flash_attn,
+            n_batch=self.plan.n_batch,
+            n_ubatch=self.plan.n_ubatch,
+            kv_type=self.plan.kv_type,
+            slots_in_use=running if slots > 1 else min(running, 1),
+            queued=self.admission.waiting,
+            size_bytes=self.plan.total_bytes,
+            on_demand=self.on_demand,
+            keep_alive_s=self.keep_alive_s,
+            expires_at=self.expires_at,
+        )
 
 
 class Residents:

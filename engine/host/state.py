@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.client.protocol import SPEED_WORK, EngineStatus
+from engine.client.protocol import SPEED_WORK, EngineStatus, LongPrompt
 from engine.errors import (
     ModelNotFound,
 )
@@ -94,7 +94,7 @@ class HostState(OnDemand, Replies, AutoParallel):
         self.choice: Choice | None = None  # how the chat model was chosen to run
         # The first reply after each load is compared with the predicted speed (engine/speed).
         self._speed_checked: Resident | None = None
-        self.last_long_prompt: dict[str, object] | None = None
+        self.last_long_prompt: LongPrompt | None = None
         # The turns of a request that found no model (it fails when it looks for one).
         self._no_model = Admission(1, QUEUE_PER_SEQUENCE if max_queue is None else max_queue)
         # Requests in the engine, for work that waits for an idle moment (measuring).

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.client.protocol import EngineStatus
+from engine.client.protocol import BackgroundWork, EngineStatus
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
@@ -16,7 +16,7 @@ WAYS = "Measuring the ways to run starter"
 
 
 def status(state: str, why: str, *, on: bool = True) -> EngineStatus:
-    work = {"work": WAYS, "state": state, "why": why, "next_try": None, "failed_tries": 0}
+    work = BackgroundWork(WAYS, state, why)
     return EngineStatus(
         model="starter", measuring=WAYS, background=(work,), background_measuring=on
     )

@@ -95,7 +95,7 @@ def test_compare_quality_runs_both_builds_through_the_engine(
     host = window.engine.engine
     assert host is not None
     qtbot.waitUntil(
-        lambda: all(r.get("model") != second_build.stem for r in host.client.status().residents),
+        lambda: all(r.model != second_build.stem for r in host.client.status().residents),
         timeout=WAIT_MS,
     )
 

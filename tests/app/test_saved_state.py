@@ -43,10 +43,10 @@ def test_a_long_chats_state_is_saved_and_deleted_with_the_chat(
     # Asked of the engine, which finishes its writes first; then read from the folder as a
     # restarted engine would. (Other tests' windows also number their first chat 1, on the
     # same engine: at least this one is there.)
-    assert client.saved_state(conversation)["snapshots"] >= 1
+    assert client.saved_state(conversation).snapshots >= 1
     assert tagged(conversation) >= 1
     window.controller.delete_conversation(int(conversation))
-    qtbot.waitUntil(lambda: client.saved_state(conversation)["snapshots"] == 0, timeout=QUICK_MS)
+    qtbot.waitUntil(lambda: client.saved_state(conversation).snapshots == 0, timeout=QUICK_MS)
     assert tagged(conversation) == 0
 
 
@@ -57,7 +57,7 @@ def test_the_saved_state_dialog_shows_the_size_sets_the_limit_and_clears(
     with qtbot.waitSignal(window.controller.reply_finished, timeout=REPLY_TIMEOUT_MS):
         type_and_send(qtbot, window, f"Summarise this report. {REPORT * 8}")
     client = window.engine.engine.client  # type: ignore[union-attr]
-    qtbot.waitUntil(lambda: client.saved_state()["bytes"] > 0, timeout=REPLY_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: client.saved_state().bytes > 0, timeout=REPLY_TIMEOUT_MS)
     dialog = window.open_saved_state()
     qtbot.waitUntil(lambda: "B" in dialog.usage.text(), timeout=REPLY_TIMEOUT_MS)
     assert dialog.limit.value() == pytest.approx(4.0)
@@ -69,11 +69,11 @@ def test_the_saved_state_dialog_shows_the_size_sets_the_limit_and_clears(
             dialog.limit.editingFinished.emit()
         assert changed.args == [2 * 2**30]
         qtbot.waitUntil(
-            lambda: client.saved_state()["limit_bytes"] == 2 * 2**30, timeout=REPLY_TIMEOUT_MS
+            lambda: client.saved_state().limit_bytes == 2 * 2**30, timeout=REPLY_TIMEOUT_MS
         )
         dialog.clear.click()
         qtbot.waitUntil(lambda: dialog.usage.text() == "Nothing saved", timeout=REPLY_TIMEOUT_MS)
-        assert client.saved_state()["bytes"] == 0
+        assert client.saved_state().bytes == 0
     finally:
         client.set_state_limit(4 * 2**30)
         dialog.close()

@@ -182,7 +182,7 @@ def test_the_model_is_chosen_in_the_chat_and_kept_with_it(
     # Chosen, it loads beside the starter at once: the chat's next reply does not wait for it.
     def tiny_in_memory() -> bool:
         status = window.engine.status
-        paths = [r.get("path") for r in status.residents] if status is not None else []
+        paths = [r.path for r in status.residents] if status is not None else []
         return str(tiny.resolve()) in paths
 
     qtbot.waitUntil(tiny_in_memory, timeout=REPLY_TIMEOUT_MS)

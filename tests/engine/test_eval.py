@@ -242,19 +242,22 @@ def test_cove_eval_prints_the_builds_side_by_side() -> None:
 
 
 def test_two_runs_that_ran_differently_are_told_apart() -> None:
+    from dataclasses import replace
+
     from engine.cli.evaluate import _table, report
+    from engine.client.protocol import ResidentModel
     from engine.evaluation.ran_as import RanAs, ran_as
     from engine.evaluation.run import Outcome
 
-    resident = {"model": "m-Q8_0", "backend": "llama.cpp", "device": "CPU", "flash_attn": True,
-                "kv_type": "f16", "n_batch": 512, "n_ubatch": 512, "parallel": 4}  # fmt: skip
-    on = ran_as([{"model": "other"}, resident], "m-Q8_0", 32)
+    resident = ResidentModel("m-Q8_0", backend="llama.cpp", device="CPU", flash_attn=True,
+                             kv_type="f16", n_batch=512, n_ubatch=512, parallel=4)  # fmt: skip
+    on = ran_as([ResidentModel("other"), resident], "m-Q8_0", 32)
     assert on == RanAs("llama.cpp", "CPU", True, "f16", 512, 512, 4, 32)
     assert ran_as([resident], "m-Q2_K", 32) is None  # not in memory: not said
-    off = RanAs.of({**resident, "flash_attn": False, "parallel": 1}, 8)
+    off = RanAs.of(replace(resident, flash_attn=False, parallel=1), 8)
     assert off.differences(on) == ["flash_attn"]  # sequences and list sizes move nothing
     # Only llama.cpp has the switch.
-    assert RanAs.of({**resident, "backend": "onnxruntime-genai"}, 8).flash_attn is None
+    assert RanAs.of(replace(resident, backend="onnxruntime-genai"), 8).flash_attn is None
 
     answered = (Answered((-1.0, -2.0), (1, 1), 0),)
     outcomes = [Outcome("m-Q8_0", score(answered), answered, 1.0, on),

@@ -271,8 +271,8 @@ def test_a_long_prompts_reading_speed_is_in_usage_and_in_the_status(
     assert cove["prompt_read_s"] == pytest.approx(read / cove["prompt_tokens_per_s"], rel=0.01)
     last = host.client.status().last_long_prompt
     assert last is not None
-    assert last["model"] == model_id and last["tokens"] == read
-    assert last["tokens_per_s"] == cove["prompt_tokens_per_s"]
+    assert last.model == model_id and last.tokens == read
+    assert last.tokens_per_s == cove["prompt_tokens_per_s"]
     # A short follow-up read after it leaves the long one as the last long prompt.
     short = {**body, "messages": [{"role": "user", "content": "Hello there."}]}
     assert raw(host, "POST", "/v1/chat/completions", json=short).status_code == 200

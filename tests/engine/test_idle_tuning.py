@@ -164,8 +164,8 @@ def test_a_busy_machine_defers_the_measurement_and_a_quiet_one_starts_it(
     _, results, worker = _tuner(background, measurer)
     wait_for(lambda: load.reads >= 50, "fifty readings of a busy machine")
     assert not started  # fifty seconds of a busy machine: it waited
-    assert background.describe()[0]["state"] == "waiting"
-    assert background.describe()[0]["why"] == "measuring when this computer is idle"
+    assert background.describe()[0].state == "waiting"
+    assert background.describe()[0].why == "measuring when this computer is idle"
     quiet_from = load.reads
     load.now = 0.1  # a machine at rest: a tenth of a core
     worker.join(60)
@@ -198,10 +198,10 @@ def test_a_busy_spell_mid_run_stops_it_within_a_second_and_pauses_it(
     assert stops[0].why == ANOTHER_PROGRAM
     # Read every RUN_POLL_S while it runs: stopped within a second's worth of readings.
     assert load.reads - onset[0] <= math.ceil(1.0 / RUN_POLL_S)
-    wait_for(lambda: background.describe()[0]["state"] == "paused", "a pause after the stop")
+    wait_for(lambda: background.describe()[0].state == "paused", "a pause after the stop")
     entry = background.describe()[0]
-    assert entry["failed_tries"] == 1 and entry["next_try"]
-    assert ANOTHER_PROGRAM in entry["why"]
+    assert entry.failed_tries == 1 and entry.next_try
+    assert ANOTHER_PROGRAM in entry.why
     reads = load.reads
     wait_for(lambda: load.reads >= reads + 50, "fifty more readings")
     assert len(stops) == 1  # paused: no second run at the next idle moment
@@ -305,7 +305,7 @@ def test_background_measuring_turned_off_waits_and_says_so(
     _, results, worker = _tuner(background, measurer)
     wait_for(lambda: load.reads >= 20, "twenty readings")
     assert not started
-    assert background.describe()[0]["state"] == "off"
+    assert background.describe()[0].state == "off"
     # Kept in the data folder: another engine started on it reads it.
     assert not Background(IdleGate()).enabled()
     background.set_enabled(True)
@@ -364,7 +364,7 @@ def test_the_speed_calibration_runs_when_the_computer_is_idle_not_when_asked(
         assert not SpeedStore().calibrating(machine)  # no starter run while asked
         wait_for(lambda: load.reads >= 20, "twenty readings of a busy computer")
         (waiting,) = state.status().background
-        assert waiting["work"] == SPEED_WORK and waiting["state"] == "waiting"
+        assert waiting.work == SPEED_WORK and waiting.state == "waiting"
         assert state.status().measuring == SPEED_WORK
         assert probed_at() == first  # nothing run on a busy computer
         load.now = QUIET
@@ -373,7 +373,7 @@ def test_the_speed_calibration_runs_when_the_computer_is_idle_not_when_asked(
             # The child runs at the lowest priority: on a machine busy with other work it may
             # take minutes to finish, so its start is what shows the quiet let it run.
             (work,) = state.status().background
-            return work["state"] == "running" or probed_at() > first
+            return work.state == "running" or probed_at() > first
 
         wait_for(started, "the probe and calibration start when quiet")
         assert state.hardware_report().speed is not None

@@ -237,7 +237,7 @@ def test_a_restarted_host_restores_a_long_conversation_sent_again(
         finally:
             engine.stop()
         assert final.stats is not None
-        assert state["enabled"] is True
+        assert state.enabled is True
         return text, final.stats
 
     first, first_stats = ask(messages)
@@ -248,7 +248,7 @@ def test_a_restarted_host_restores_a_long_conversation_sent_again(
     engine = LocalEngine.start(log_path=tmp_path / "engine.log")
     try:
         assert engine.client.forget_state("chat-1") >= 1
-        assert engine.client.saved_state()["bytes"] == 0
+        assert engine.client.saved_state().bytes == 0
     finally:
         engine.stop()
 
