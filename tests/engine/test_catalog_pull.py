@@ -24,7 +24,7 @@ from engine.library.catalog import load_catalog
 from engine.library.names import resolve_model
 from tests.conftest import CAPITAL_QUESTION, SYSTEM_PROMPT
 from tests.cove_process import ROOT, run_cove
-from tests.engine.test_gguf import synthetic
+from tests.support.gguf_bytes import synthetic
 from tests.support.fake_hub import FakeHub, random_bytes
 
 MIB = 1 << 20
