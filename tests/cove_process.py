@@ -1,5 +1,5 @@
 """``cove`` as a user runs it: a process of its own, in the project's folder, with the environment
-a test gives it (its data folder, its hub)."""
+a test gives it (its data folder, its hub) or the test's own."""
 
 from __future__ import annotations
 
@@ -22,5 +22,19 @@ def run_cove(
         cwd=ROOT,
         capture_output=True,
         text=True,
+        timeout=timeout,
+    )
+
+
+def cove(
+    *args: str, stdin: str | None = None, timeout: float = 180
+) -> subprocess.CompletedProcess[str]:
+    """``cove ARGS`` with the test's own environment, ``stdin`` its input."""
+    return subprocess.run(
+        [sys.executable, "-m", "engine.cli", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        cwd=ROOT,
         timeout=timeout,
     )

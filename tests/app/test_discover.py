@@ -18,8 +18,12 @@ from engine.hub.api import HubConfig
 from engine.hub.meta import ListingCache
 from engine.library.catalog import Catalog, load_catalog, parse_catalog
 from tests.app.conftest import with_laptop_speed, without_speed
-from tests.engine.test_catalog_pull import GGUF_REPO, ONNX_REPO, entry
-from tests.engine.test_catalog_pull import hub as catalog_hub  # noqa: F401  (fixture)
+from tests.support.catalog_hub import (
+    GGUF_REPO,
+    ONNX_REPO,
+    catalog_hub,  # noqa: F401  (fixture)
+    entry,
+)
 from tests.support.downloads import make_manager
 from tests.support.fake_hub import FakeHub
 from tests.support.machines import cpu_only_8gb, snapdragon_x_16gb
@@ -196,8 +200,14 @@ def vision_view(
 ) -> Iterator[DiscoverView]:
     from app.models.discover import DiscoverView
     from app.models.download_controller import DownloadController
-    from tests.engine.test_catalog_pull_vision import MODEL, PROJECTOR, REPO, catalog_entry
-    from tests.engine.vision_files import write_projector, write_text_model
+    from tests.engine.vision_files import (
+        MODEL,
+        PROJECTOR,
+        REPO,
+        catalog_entry,
+        write_projector,
+        write_text_model,
+    )
 
     with FakeHub() as fake:
         fake.add(REPO, MODEL, write_text_model(tmp_path / "src" / MODEL))
@@ -220,7 +230,7 @@ def vision_view(
 def test_a_vision_card_is_marked_and_downloads_the_model_with_its_projector(
     qtbot: QtBot, vision_view: DiscoverView, data_dir: Path
 ) -> None:
-    from tests.engine.test_catalog_pull_vision import MODEL, PROJECTOR
+    from tests.engine.vision_files import MODEL, PROJECTOR
 
     view = vision_view
     card = view.cards["tiny-vision"]

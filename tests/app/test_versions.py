@@ -20,6 +20,7 @@ from tests.app.conftest import (
     stored_messages,
     type_and_send,
 )
+from tests.support.installed_models import install_tiny_model
 
 if TYPE_CHECKING:
     from pytestqt.qtbot import QtBot
@@ -128,16 +129,6 @@ def test_continue_extends_a_reply_stopped_at_its_length_limit(
     assert reply.text.startswith(before) and len(reply.text) > len(before)
     stored = stored_messages(first.conversation_id)
     assert len(stored) == 2 and stored[1].content == reply.text
-
-
-def install_tiny_model(folder: Path) -> Path:
-    gguf = pytest.importorskip("gguf")
-    from tests.support.tiny_gguf import MATRIX, write_model
-
-    path = folder / "acme__Tiny-GGUF" / "tiny-chat-Q8_0.gguf"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_model(path, MATRIX["llama"], file_type=gguf.LlamaFileType.MOSTLY_Q8_0)
-    return path
 
 
 @pytest.fixture

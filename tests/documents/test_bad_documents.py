@@ -14,7 +14,7 @@ import pytest
 from engine.documents.blocks import Block, PageIssue
 from engine.documents.readers import read_document
 from engine.errors import DocumentError
-from tests.documents.test_readers import blocks
+from tests.documents.document_blocks import blocks
 from tests.support.pdf_files import write_pdf
 
 

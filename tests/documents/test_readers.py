@@ -15,11 +15,8 @@ from engine.documents.blocks import Block, PageIssue
 from engine.documents.readers import SUPPORTED_SUFFIXES, read_document
 from engine.documents.readers.text import MAX_PARAGRAPH
 from engine.errors import DocumentError, EngineError
+from tests.documents.document_blocks import blocks
 from tests.support.pdf_files import write_pdf
-
-
-def blocks(path: Path) -> list[Block]:
-    return [b for b in read_document(path) if isinstance(b, Block)]
 
 
 def refused(path: Path) -> str:

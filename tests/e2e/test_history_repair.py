@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_accessibility import _launcher, drive
+from tests.e2e.run_driver import drive, launcher
 
 DRIVER = Path(__file__).with_name("atspi_repair.py")
 
@@ -31,7 +31,7 @@ def test_a_damaged_history_opens_whole_and_the_window_says_what_was_repaired(
     from engine.store import Store
     from tests.support.history_files import write_chats
 
-    _launcher()  # skips before any work where the window cannot be driven
+    launcher()  # skips before any work where the window cannot be driven
     home = tmp_path / "home"
     data = home / "data"
     data.mkdir(parents=True)

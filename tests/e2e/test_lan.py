@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_privacy import _can_unshare
+from tests.e2e.netns import can_unshare
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_lan_address_key_fingerprint_and_lockout() -> None:
-    reason = _can_unshare()
+    reason = can_unshare()
     if reason is not None:
         pytest.skip(reason)
     out = subprocess.run(

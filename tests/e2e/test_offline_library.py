@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.library.catalog import load_catalog
-from tests.e2e.test_privacy import ROOT, _can_unshare
+from tests.e2e.netns import ROOT, can_unshare
 
 WAIT_S = 120.0  # a guard against a hang, not a measurement
 
@@ -27,7 +27,7 @@ def offline(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_library_commands_without_any_network(tmp_path: Path) -> None:
-    reason = _can_unshare()
+    reason = can_unshare()
     if reason is not None:
         pytest.skip(reason)
     chat = next(m for m in load_catalog().models if m.kind == "chat")

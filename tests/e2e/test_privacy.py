@@ -20,6 +20,7 @@ import pytest
 from engine.privacy import TELEMETRY_OFF
 from tests.conftest import CAPITAL_QUESTION, SYSTEM_PROMPT
 from tests.e2e import network_trace
+from tests.e2e.netns import can_unshare
 from tests.support.prerequisites import missing as prerequisite
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,24 +104,11 @@ def test_no_connection_leaves_the_machine(name: str, embedding_model: Path, tmp_
     assert left_behind(home) == []
 
 
-def _can_unshare() -> str | None:
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        return "unshare is not installed"
-    probe = subprocess.run(
-        [unshare, "-n", sys.executable, "-m", "tests.e2e.netns", "true"],
-        cwd=ROOT, capture_output=True, text=True, timeout=30,
-    )  # fmt: skip
-    if probe.returncode != 0:
-        return f"this machine does not allow a new network namespace: {probe.stderr.strip()}"
-    return None
-
-
 @pytest.mark.parametrize("name", ["chat", "serve", "window"])
 def test_works_with_loopback_as_the_only_network(
     name: str, embedding_model: Path, tmp_path: Path
 ) -> None:
-    reason = _can_unshare()
+    reason = can_unshare()
     if reason is not None:
         pytest.skip(reason)
     home = tmp_path / "home"

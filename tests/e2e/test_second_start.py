@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_accessibility import DRIVE_TIMEOUT_S, SYSTEM_PYTHON, _launcher
+from tests.e2e.run_driver import DRIVE_TIMEOUT_S, SYSTEM_PYTHON, launcher
 
 DRIVER = Path(__file__).with_name("atspi_second_start.py")
 
@@ -30,7 +30,7 @@ pytestmark = [
 def test_a_second_start_leaves_one_window_and_one_engine(tmp_path: Path, starter: Path) -> None:
     from PIL import Image
 
-    launcher = _launcher()
+    bus_launcher = launcher()
     home = tmp_path / "home"
     (home / "data").mkdir(parents=True)
     image = tmp_path / "harbour.png"
@@ -54,7 +54,7 @@ def test_a_second_start_leaves_one_window_and_one_engine(tmp_path: Path, starter
             str(DRIVER),
             str(report_path),
             sys.executable,
-            launcher,
+            bus_launcher,
             str(image),
         ],
         env=env,

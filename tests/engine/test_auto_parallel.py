@@ -17,7 +17,7 @@ from engine.planner.plan import AUTO_PARALLEL
 from engine.tuning.figures import Sample
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
-from tests.engine.test_idle_tuning import quiet_host, sample
+from tests.engine.idle_host import quiet_host, sample
 
 
 def same_speed(*_args: object, **_kwargs: object) -> tuple[Sample, float]:

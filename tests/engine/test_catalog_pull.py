@@ -12,7 +12,6 @@ import shutil
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -24,73 +23,15 @@ from engine.library.catalog import load_catalog
 from engine.library.names import resolve_model
 from tests.conftest import CAPITAL_QUESTION, SYSTEM_PROMPT
 from tests.cove_process import ROOT, run_cove
-from tests.engine.test_gguf import synthetic
-from tests.support.fake_hub import FakeHub, random_bytes
+from tests.support.catalog_hub import GGUF_REPO, MIB, ONNX_REPO, entry, hub_with_builds
+from tests.support.fake_hub import FakeHub
 
-MIB = 1 << 20
 WAIT_S = 240.0  # guards against a hang; nothing here measures time
-GGUF_REPO = "acme/Tiny-Chat-GGUF"
-ONNX_REPO = "acme/Tiny-Chat-onnx"
-ARCH = {"layers": 2, "heads": 4, "kv_heads": 2, "head_dim": 32, "embedding": 128, "ffn": 256}
-ARCH |= {"vocab": 1024, "checked": True}
-
-
-def entry(model_id: str, gguf_repo: str, onnx_repo: str, files: dict[str, str]) -> dict[str, Any]:
-    return {
-        "id": model_id,
-        "name": "Tiny Chat",
-        "kind": "chat",
-        "publisher": "Acme",
-        "params_b": 0.1,
-        "context_length": 2048,
-        "license": "apache-2.0",
-        "description": "A tiny chat model for tests.",
-        "arch": ARCH,
-        "variants": [
-            {"format": "gguf", "repo": gguf_repo, "file": files[q], "quant": q}
-            for q in ("Q4_K_M", "Q8_0")
-            if q in files
-        ]
-        + [
-            {
-                "format": "onnx",
-                "repo": onnx_repo,
-                "folder": "cpu_and_mobile/cpu-int4",
-                "target": "cpu-int4",
-                "provider": "cpu",
-            },
-            {
-                "format": "onnx",
-                "repo": onnx_repo,
-                "folder": "npu/qnn",
-                "target": "qnn-npu",
-                "provider": "qnn",
-            },
-        ],
-    }
-
-
-def gguf_blob(size: int, seed: int) -> bytes:
-    head = synthetic()
-    return head + random_bytes(size - len(head), seed)
 
 
 @pytest.fixture
 def hub() -> Iterator[FakeHub]:
-    with FakeHub() as fake:
-        fake.add(GGUF_REPO, "tiny-chat-Q4_K_M.gguf", gguf_blob(2 * MIB, 1))
-        fake.add(GGUF_REPO, "tiny-chat-Q8_0.gguf", gguf_blob(3 * MIB, 2))
-        folder = "cpu_and_mobile/cpu-int4"
-        fake.add(ONNX_REPO, f"{folder}/genai_config.json", b'{"model": {}}', lfs=False)
-        fake.add(ONNX_REPO, f"{folder}/model.onnx", random_bytes(MIB, 3))
-        fake.add(ONNX_REPO, f"{folder}/model.onnx.data", random_bytes(2 * MIB, 4))
-        fake.add(ONNX_REPO, f"{folder}/tokenizer.json", b'{"version": "1.0"}', lfs=False)
-        fake.add(ONNX_REPO, "npu/qnn/genai_config.json", b"{}", lfs=False)
-        fake.add(ONNX_REPO, "npu/qnn/model.onnx", random_bytes(MIB, 5))
-        fake.add(ONNX_REPO, "README.md", b"# tiny\n", lfs=False)
-        fake.add("acme/Root-onnx", "genai_config.json", b'{"model": {}}', lfs=False)
-        fake.add("acme/Root-onnx", "model.onnx", random_bytes(MIB, 6))
-        fake.state.downloads[GGUF_REPO] = 50
+    with hub_with_builds() as fake:
         yield fake
 
 

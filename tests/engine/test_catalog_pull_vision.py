@@ -12,46 +12,17 @@ import os
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from engine.formats.gguf.projector import find_projector
 from tests.cove_process import ROOT, run_cove
-from tests.engine.vision_files import SHAPE, served
+from tests.engine.vision_files import MODEL, PROJECTOR, REPO, catalog_entry, served
 from tests.support.fake_hub import FakeHub
 
 WAIT_S = 240.0  # guards against a hang; nothing here measures time
-REPO = "acme/Tiny-Vision-GGUF"
-MODEL = "Tiny-Vision-Q4_K_M.gguf"
-PROJECTOR = "mmproj-Tiny-Vision-f16.gguf"
-ARCH = {"layers": SHAPE.layers, "heads": SHAPE.heads, "kv_heads": SHAPE.kv_heads}
-ARCH |= {"head_dim": SHAPE.head_dim, "embedding": SHAPE.embd, "ffn": SHAPE.ff, "vocab": SHAPE.vocab}
 
 cove = partial(run_cove, timeout=WAIT_S)
-
-
-def catalog_entry() -> dict[str, Any]:
-    return {
-        "id": "tiny-vision",
-        "name": "Tiny Vision",
-        "kind": "chat",
-        "publisher": "Acme",
-        "params_b": 0.01,
-        "context_length": 2048,
-        "license": "apache-2.0",
-        "description": "A tiny vision model for tests.",
-        "arch": ARCH,
-        "variants": [
-            {
-                "format": "gguf",
-                "repo": REPO,
-                "file": MODEL,
-                "quant": "Q4_K_M",
-                "projector": PROJECTOR,
-            }
-        ],
-    }
 
 
 @pytest.fixture

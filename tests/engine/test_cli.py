@@ -11,21 +11,7 @@ import pytest
 
 from engine.launch import child_env
 from tests.conftest import CAPITAL_QUESTION, SYSTEM_PROMPT
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def cove(
-    *args: str, stdin: str | None = None, timeout: float = 180
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "engine.cli", *args],
-        capture_output=True,
-        text=True,
-        input=stdin,
-        cwd=ROOT,
-        timeout=timeout,
-    )
+from tests.cove_process import ROOT, cove
 
 
 def test_probe_json_describes_this_machine() -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from engine.client.local import LocalEngine
 from engine.hub.download import DownloadRequest
-from tests.engine.test_download import FILE, PART, REPO, SIZE, WAIT_S, assert_installed, manager
+from tests.support.downloads import FILE, PART, REPO, SIZE, WAIT_S, assert_installed, manager
 from tests.support.fake_hub import FakeHub, random_bytes
 
 

@@ -19,8 +19,8 @@ from engine.library.builds import is_installed, projector_path
 from engine.library.catalog import Arch, CatalogModel, Variant
 from engine.library.layout import partial_path, target_path
 from engine.library.partial import list_partials
-from tests.engine.test_download import PART, WAIT_S, manager
 from tests.engine.vision_files import served
+from tests.support.downloads import PART, WAIT_S, manager
 from tests.support.fake_hub import FakeHub
 
 REPO = "acme/tiny-vision-GGUF"

@@ -98,7 +98,7 @@ def test_the_starter_drafting_for_itself_changes_nothing_and_is_almost_always_ri
 
 
 def test_plan_json_lists_the_catalogs_drafts(starter: Path) -> None:
-    from tests.engine.test_cli import cove
+    from tests.cove_process import cove
 
     out = cove("plan", "starter", "--json")
     assert out.returncode == 0, out.stderr

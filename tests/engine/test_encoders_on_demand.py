@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from engine.client.local import LocalEngine
-from tests.documents.test_rerank import WORD, word_counting_reranker
+from tests.support.word_reranker import WORD, word_counting_reranker
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import struct
 from collections.abc import Callable, Sequence
@@ -14,90 +13,24 @@ import pytest
 from engine.errors import ModelLoadError, ModelNotFound
 from engine.formats.gguf import FILE_TYPES, GGML_TYPES, GGUFFile, read_gguf
 from engine.library.names import starter_path
-
-# GGUF metadata value types and a few ggml tensor types, spelled out independently of the reader.
-U8, I8, U16, I16, U32, I32, F32, BOOL, STRING, ARRAY, U64, I64, F64 = range(13)
-_FORMATS = {U8: "B", I8: "b", U16: "H", I16: "h", U32: "I", I32: "i", F32: "f", BOOL: "B"}
-_FORMATS |= {U64: "Q", I64: "q", F64: "d"}
-T_F32, T_Q4_0, T_Q8_0 = 0, 2, 8
-
-KV = tuple[str | bytes, int, object]
-Tensor = tuple[str, tuple[int, ...], int, bytes]
-
-
-def _string(text: str | bytes) -> bytes:
-    data = text.encode() if isinstance(text, str) else text
-    return struct.pack("<Q", len(data)) + data
-
-
-def _value(vtype: int, value: object) -> bytes:
-    if vtype == STRING:
-        assert isinstance(value, str | bytes)
-        return _string(value)
-    if vtype == ARRAY:
-        assert isinstance(value, tuple)
-        item_type, items = value
-        body = b"".join(_value(item_type, item) for item in items)
-        return struct.pack("<IQ", item_type, len(items)) + body
-    return struct.pack("<" + _FORMATS[vtype], value)
-
-
-def build_gguf(
-    kvs: Sequence[KV], tensors: Sequence[Tensor] = (), *, version: int = 3, alignment: int = 32
-) -> bytes:
-    """A GGUF file as the spec lays it out: header, metadata, tensor table, aligned data."""
-    out = bytearray(b"GGUF" + struct.pack("<IQQ", version, len(tensors), len(kvs)))
-    for key, vtype, value in kvs:
-        out += _string(key) + struct.pack("<I", vtype) + _value(vtype, value)
-    data = bytearray()
-    for name, shape, ggml_type, blob in tensors:
-        dims = struct.pack(f"<I{len(shape)}Q", len(shape), *shape)
-        out += _string(name) + dims + struct.pack("<IQ", ggml_type, len(data))
-        data += blob + bytes(-len(blob) % alignment)
-    out += bytes(-len(out) % alignment)
-    return bytes(out + data)
-
-
-def floats(*values: float) -> bytes:
-    return struct.pack(f"<{len(values)}f", *values)
-
-
-def model_kvs(arch: str = "llama", layers: int = 2, **extra: tuple[int, object]) -> list[KV]:
-    kvs: list[KV] = [
-        ("general.architecture", STRING, arch),
-        ("general.name", STRING, "tiny"),
-        ("general.alignment", U32, 32),
-        (f"{arch}.block_count", U32, layers),
-        (f"{arch}.context_length", U64, 256),
-        (f"{arch}.embedding_length", U32, 8),
-        (f"{arch}.attention.head_count", U32, 2),
-    ]
-    return kvs + [(f"{arch}.{key.replace('__', '.')}", t, v) for key, (t, v) in extra.items()]
-
-
-def synthetic() -> bytes:
-    kvs = model_kvs(attention__head_count_kv=(ARRAY, (I32, [1, 2])), rope__freq_base=(F32, 10000.0))
-    kvs += [
-        ("x.u8", U8, 255),
-        ("x.i8", I8, -128),
-        ("x.u16", U16, 65535),
-        ("x.i16", I16, -32768),
-        ("x.i32", I32, -5),
-        ("x.i64", I64, -(1 << 63)),
-        ("x.f64", F64, 0.25),
-        ("x.bool", BOOL, 1),
-        ("x.flags", ARRAY, (BOOL, [1, 0])),
-        ("x.nested", ARRAY, (ARRAY, [(U8, [1, 2]), (STRING, ["a", "b"])])),
-        ("tokenizer.ggml.model", STRING, "gpt2"),
-        ("tokenizer.ggml.tokens", ARRAY, (STRING, ["<s>", "</s>", "a", "é"])),
-        ("tokenizer.ggml.scores", ARRAY, (F32, [0.0, 0.5, -1.0, 2.0])),
-        ("tokenizer.chat_template", STRING, "{{ messages }}"),
-    ]
-    tensors: list[Tensor] = [
-        ("token_embd.weight", (8, 4), T_F32, floats(*range(32))),
-        ("output_norm.weight", (8,), T_F32, floats(*[1.0] * 8)),
-    ]
-    return build_gguf(kvs, tensors)
+from tests.support.gguf_bytes import (
+    ARRAY,
+    BOOL,
+    STRING,
+    T_F32,
+    T_Q4_0,
+    T_Q8_0,
+    U8,
+    U32,
+    U64,
+    Tensor,
+    build_gguf,
+    floats,
+    gguf_string,
+    huge_sparse_model,
+    model_kvs,
+    synthetic,
+)
 
 
 @pytest.fixture
@@ -314,7 +247,9 @@ _HEADER = b"GGUF" + struct.pack("<I", 3)
 
 
 def _tensor_file(shape: tuple[int, ...], ggml_type: int, blob: bytes, offset: int = 0) -> bytes:
-    entry = _string("w") + struct.pack(f"<I{len(shape)}QIQ", len(shape), *shape, ggml_type, offset)
+    entry = gguf_string("w") + struct.pack(
+        f"<I{len(shape)}QIQ", len(shape), *shape, ggml_type, offset
+    )
     header = _HEADER + struct.pack("<QQ", 1, 0) + entry
     return header + bytes(-len(header) % 32) + blob
 
@@ -333,10 +268,14 @@ def _tensor_file(shape: tuple[int, ...], ggml_type: int, blob: bytes, offset: in
         (_HEADER + struct.pack("<QQ", 0, 1 << 40), "metadata count"),
         (_HEADER + struct.pack("<QQ", 0, 10) + bytes(100), "cannot fit"),
         (_HEADER + struct.pack("<QQQ", 0, 1, 1 << 60) + bytes(64), f"string length {1 << 60}"),
-        (_HEADER + struct.pack("<QQ", 0, 1) + _string(b"bad\xff") + bytes(8), "invalid UTF-8"),
+        (_HEADER + struct.pack("<QQ", 0, 1) + gguf_string(b"bad\xff") + bytes(8), "invalid UTF-8"),
         (build_gguf([("k", U8, 1), ("k", U8, 2)]), "duplicate key 'k'"),
         (
-            _HEADER + struct.pack("<QQ", 0, 1) + _string("k") + struct.pack("<I", 13) + bytes(8),
+            _HEADER
+            + struct.pack("<QQ", 0, 1)
+            + gguf_string("k")
+            + struct.pack("<I", 13)
+            + bytes(8),
             "unknown value type 13",
         ),
         (build_gguf([("k", BOOL, 2)]), "not a boolean"),
@@ -346,12 +285,12 @@ def _tensor_file(shape: tuple[int, ...], ggml_type: int, blob: bytes, offset: in
         (
             _HEADER
             + struct.pack("<QQ", 0, 1)
-            + _string("k")
+            + gguf_string("k")
             + struct.pack("<IIQ", ARRAY, U32, 1 << 40),
             "claims",
         ),
         (
-            _HEADER + struct.pack("<QQ", 0, 1) + _string("k") + struct.pack("<I", U64) + b"\0",
+            _HEADER + struct.pack("<QQ", 0, 1) + gguf_string("k") + struct.pack("<I", U64) + b"\0",
             "truncated at byte",
         ),
         (_tensor_file((8, 4), T_F32, floats(*range(31))), "'w' data ends past the end of the file"),
@@ -391,7 +330,9 @@ def test_bad_tensor_tables_are_rejected(
 
 
 def test_overlapping_tensors_are_rejected(write: Callable[[bytes], Path]) -> None:
-    entries = b"".join(_string(name) + struct.pack("<IQIQ", 1, 16, T_F32, 0) for name in ("a", "b"))
+    entries = b"".join(
+        gguf_string(name) + struct.pack("<IQIQ", 1, 16, T_F32, 0) for name in ("a", "b")
+    )
     header = _HEADER + struct.pack("<QQ", 2, 0) + entries
     data = header + bytes(-len(header) % 32) + bytes(64)
     with pytest.raises(ModelLoadError, match="overlap"):
@@ -471,7 +412,7 @@ def test_fuzz_starter_header(starter: Path, tmp_path: Path) -> None:
 
     tokens = seed.find(b"tokenizer.ggml.tokens")
     merges = seed.find(b"tokenizer.ggml.merges")
-    table = seed.rfind(_string(model.tensors[0].name))
+    table = seed.rfind(gguf_string(model.tensors[0].name))
     assert 0 < tokens < merges < table < model.data_offset
 
     def spread(data: bytes, start: int, stop: int, count: int) -> list[bytes]:
@@ -503,19 +444,6 @@ def test_fuzz_synthetic_file(tmp_path: Path) -> None:
     loaded, rejected = _run_fuzz(mutated, tmp_path)
     # Both outcomes must be exercised for the fuzzing to mean anything.
     assert loaded >= 50 and rejected >= 50
-
-
-def huge_sparse_model(folder: Path, gib: int = 256) -> Path:
-    """A well-formed GGUF whose one weight tensor is ``gib`` GiB: a sparse file, so it costs no
-    disk, but every size the planner reads is real. No machine here has that much memory free."""
-    cols = 1 << 16
-    rows = gib * (1 << 30) // (4 * cols)
-    kvs = [*model_kvs(layers=2), ("tokenizer.ggml.tokens", ARRAY, (STRING, ["<s>", "</s>", "a"]))]
-    header = build_gguf(kvs, [("token_embd.weight", (cols, rows), T_F32, b"")])
-    path = folder / "huge.gguf"
-    path.write_bytes(header)
-    os.truncate(path, len(header) + rows * cols * 4)
-    return path
 
 
 def test_huge_sparse_model_reads_as_huge(tmp_path: Path) -> None:

@@ -392,7 +392,7 @@ def test_load_reports_progress_and_can_be_cancelled(host: LocalEngine, starter: 
 
 
 def test_a_model_that_does_not_fit_is_507(host: LocalEngine, tmp_path: Path) -> None:
-    from tests.engine.test_gguf import huge_sparse_model
+    from tests.support.gguf_bytes import huge_sparse_model
 
     path = huge_sparse_model(tmp_path)
     with pytest.raises(InsufficientMemory) as info:

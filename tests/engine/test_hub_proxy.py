@@ -16,7 +16,7 @@ import pytest
 from engine.hub.api import Hub, HubConfig
 from engine.hub.download import DownloadManager, DownloadRequest
 from engine.hub.search import search_hub
-from tests.engine.test_download import WAIT_S, options
+from tests.support.downloads import WAIT_S, options
 from tests.support.fake_hub import FakeHub, random_bytes
 
 REPO = "acme/Proxied-GGUF"

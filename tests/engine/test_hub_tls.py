@@ -18,7 +18,7 @@ from engine.errors import NetworkUnavailable  # noqa: E402
 from engine.hub.api import Hub, HubConfig, HubSettings  # noqa: E402
 from engine.hub.download import DownloadManager, DownloadRequest  # noqa: E402
 from engine.hub.search import search_hub  # noqa: E402
-from tests.engine.test_download import WAIT_S, options  # noqa: E402
+from tests.support.downloads import WAIT_S, options  # noqa: E402
 from tests.support.fake_hub import FakeHub, random_bytes  # noqa: E402
 
 REPO = "acme/Secure-GGUF"

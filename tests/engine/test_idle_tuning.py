@@ -26,37 +26,12 @@ from engine.host.idle_tuning import IdleTuner
 from engine.host.state import HostState
 from engine.planner.plan import Plan
 from engine.tuning.figures import Sample
-from engine.tuning.idle import A_REQUEST, ANOTHER_PROGRAM, RUN_POLL_S, QuietWatch, Stop
+from engine.tuning.idle import A_REQUEST, ANOTHER_PROGRAM, RUN_POLL_S, Stop
 from engine.tuning.retry import FIRST_PAUSE_S
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
-from tests.scripted_load import BUSY, QUIET, ReadingClock, ScriptedLoad
-
-
-def quiet_background(gate: IdleGate, load: ScriptedLoad, quiet_for_s: float = 0.0) -> Background:
-    background = Background(gate, watch=QuietWatch(load, clock=ReadingClock(load), run_poll_s=0.01))
-    background.quiet_for_s = quiet_for_s
-    background.poll_s = 0.005
-    return background
-
-
-def quiet_host(state: HostState) -> ScriptedLoad:
-    """A host whose idle work sees a quiet machine at once."""
-    load = ScriptedLoad()
-    state.gate.settle_s = 0.0
-    state.background = quiet_background(state.gate, load)
-    return load
-
-
-def sample(rate: float) -> Sample:
-    return Sample(
-        prefill_tokens_per_s=rate * 5,
-        near_depth=300,
-        near_tokens_per_s=rate,
-        deep_depth=600,
-        deep_tokens_per_s=rate * 0.9,
-        seconds=1.0,
-    )
+from tests.engine.idle_host import quiet_background, quiet_host, sample
+from tests.scripted_load import BUSY, QUIET, ScriptedLoad
 
 
 def wait_for(condition: object, what: str) -> None:

@@ -27,8 +27,8 @@ from engine.library.partial import PartialState, list_partials
 from engine.planner.gguf import make_plan
 from engine.planner.plan import Device, Resources
 from tests.cove_process import ROOT, run_cove
-from tests.engine.test_gguf import synthetic
 from tests.support.fake_hub import FakeHub, random_bytes
+from tests.support.gguf_bytes import synthetic
 
 REPO = "acme/Tiny-GGUF"
 MIB = 1 << 20

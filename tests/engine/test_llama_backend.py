@@ -16,16 +16,11 @@ from engine.backends.llama_cpp import LlamaCppModel
 from engine.errors import LoadCancelled, ModelLoadError
 from engine.formats.gguf import read_gguf
 from engine.planner.gguf import make_plan
-from engine.planner.plan import Device, Plan, Resources
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import collect
+from tests.engine.cpu_plans import RESOURCES, plan_for
 
 GREEDY = GenerationParams(temperature=0.0, max_tokens=48)
-RESOURCES = Resources(cpu=Device("CPU RAM", "cpu", 16 * 2**30, 24 * 2**30), threads=2)
-
-
-def plan_for(path: Path, ctx: int) -> Plan:
-    return make_plan(read_gguf(path), RESOURCES, requested_ctx=ctx)
 
 
 @pytest.fixture(scope="module")

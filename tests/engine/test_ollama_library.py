@@ -14,8 +14,8 @@ import ollama
 import pytest
 
 from engine.client.local import LocalEngine
-from tests.engine.test_gguf import synthetic
 from tests.support.fake_hub import FakeHub, random_bytes
+from tests.support.gguf_bytes import synthetic
 
 REPO = "acme/Tiny-Chat-GGUF"
 FILE = "tiny-chat-Q4_K_M.gguf"

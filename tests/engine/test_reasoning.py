@@ -14,7 +14,7 @@ from engine.backends.llama_cpp import LlamaCppModel
 from engine.generation.reasoning import opens_thinking, split_thinking
 from engine.host import wire
 from engine.types import ChatMessage, Chunk, GenerationParams
-from tests.engine.test_llama_backend import plan_for
+from tests.engine.cpu_plans import plan_for
 
 
 def split(*pieces: str) -> tuple[str, str]:

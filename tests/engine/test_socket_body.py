@@ -23,7 +23,7 @@ from engine.hub.api import HubConfig, ssl_context
 from engine.hub.download import DownloadRequest
 from engine.hub.socket_body import SocketClient, SocketResponse
 from engine.library.partial import save_state as partial_save_state
-from tests.engine.test_download import (
+from tests.support.downloads import (
     FILE,
     PART,
     REPO,

@@ -13,48 +13,16 @@ from typing import Any
 import pytest
 
 from engine.backends.llama_cpp import LlamaCppModel
-from engine.formats.gguf import read_gguf
 from engine.generation.state_cache import StateCache
-from engine.planner.gguf import make_plan
-from engine.planner.plan import Device, Plan, Resources
-from engine.types import ChatMessage, GenerationParams, GenerationStats
+from engine.types import ChatMessage, GenerationStats
 from tests.conftest import collect
-
-RESOURCES = Resources(cpu=Device("CPU RAM", "cpu", 16 * 2**30, 24 * 2**30), threads=2)
-GREEDY = GenerationParams(temperature=0.0, max_tokens=12, speculation="exact")
-_REPORT = (
-    "The committee reviewed the quarterly figures and noted that revenue rose in every region "
-    "except the north, where shipping delays held back deliveries for most of the season. "
-)
-
-
-def conversation(turns: int = 2, tag: str = "") -> list[ChatMessage]:
-    messages = [ChatMessage("system", "You are a helpful assistant.")]
-    for i in range(turns):
-        messages.append(ChatMessage("user", f"{tag}Report {i}: {_REPORT * 4}Summarise it."))
-        messages.append(ChatMessage("assistant", f"Revenue rose except in the north ({i})."))
-    messages.append(ChatMessage("user", "And what held back the north?"))
-    return messages
-
-
-def plan(starter: Path, ctx: int = 2048, **changes: Any) -> Plan:
-    return dataclasses.replace(
-        make_plan(read_gguf(starter), RESOURCES, requested_ctx=ctx), **changes
-    )
+from tests.engine.cpu_plans import plan
+from tests.engine.state_conversations import GREEDY, conversation, reply
 
 
 @pytest.fixture
 def cache(tmp_path: Path) -> StateCache:
     return StateCache(tmp_path / "state")
-
-
-def reply(
-    model: LlamaCppModel, messages: list[ChatMessage], **kw: Any
-) -> tuple[str, GenerationStats]:
-    text, final = collect(model.chat(messages, dataclasses.replace(GREEDY, **kw)))
-    assert final.finish_reason in ("stop", "length"), final.error
-    assert final.stats is not None
-    return text, final.stats
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ import pytest
 from engine.backends.llama_cpp import LlamaCppModel
 from engine.generation.state_cache import MIN_GAIN, StateCache
 from engine.types import ChatMessage
-from tests.engine.test_state_cache import conversation, plan, reply
+from tests.engine.cpu_plans import plan
+from tests.engine.state_conversations import conversation, reply
 
 pytestmark = pytest.mark.slow
 

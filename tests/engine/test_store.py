@@ -13,7 +13,6 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import platformdirs
 import pytest
@@ -32,6 +31,7 @@ from engine.store import (
 from engine.store import schema as store_schema
 from engine.store.search import fts_query
 from engine.types import Chunk, GenerationParams, GenerationStats, Truncation
+from tests.engine.chat_images import new_image, png
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -862,25 +862,6 @@ def test_stored_reply_meta_reads_back_typed() -> None:
 
 
 # Images kept with messages
-
-
-def png(path: Path | None = None, size: tuple[int, int] = (40, 30), colour: str = "teal") -> bytes:
-    import io
-
-    from PIL import Image
-
-    out = io.BytesIO()
-    Image.new("RGB", size, colour).save(out, "PNG")
-    if path is not None:
-        path.write_bytes(out.getvalue())
-    return out.getvalue()
-
-
-def new_image(data: bytes, name: str = "chart.png") -> Any:
-    from engine.images import read_image
-    from engine.store import NewImage
-
-    return NewImage.of(read_image(data, name), name)
 
 
 def image_files(store: Store) -> list[Path]:

@@ -65,7 +65,7 @@ def test_editing_a_question_keeps_what_followed_with_the_version_it_followed(
 
 
 def test_an_edited_question_keeps_its_images(store: Store) -> None:
-    from tests.engine.test_store import new_image, png
+    from tests.engine.chat_images import new_image, png
 
     conv = store.create_conversation()
     asked = store.add_message(conv.id, "user", "what is this?", images=[new_image(png())])
@@ -99,7 +99,7 @@ def test_deleting_a_version_not_shown_leaves_the_path(store: Store) -> None:
 
 
 def test_a_branch_is_a_new_chat_with_the_turns_up_to_its_message(store: Store) -> None:
-    from tests.engine.test_store import new_image, png
+    from tests.engine.chat_images import new_image, png
 
     conv = store.create_conversation(
         "Trip", "Be brief.", ChatSettings(temperature=0.2), model="SmolLM2"
@@ -124,7 +124,7 @@ def test_a_branch_is_a_new_chat_with_the_turns_up_to_its_message(store: Store) -
 
 
 def test_json_export_keeps_every_version_and_imports_back_whole(store: Store) -> None:
-    from tests.engine.test_store import new_image, png
+    from tests.engine.chat_images import new_image, png
 
     conv = store.create_conversation("Tree", "sys", ChatSettings(top_k=12), model="m")
     q = store.add_message(conv.id, "user", "q", images=[new_image(png(), "p.png")])

@@ -23,7 +23,7 @@ from engine.host.leniency import HEADER, collecting
 from engine.library.installed import scan_models
 from engine.templates import FALLBACK_NAMES, ChatTemplate, fallback, render
 from engine.types import ChatMessage, Chunk, GenerationParams
-from tests.engine.test_llama_backend import plan_for
+from tests.engine.cpu_plans import plan_for
 from tests.support.tiny_gguf import MATRIX, write_model
 from tests.tiny_thinking import (
     OPEN_THINKING,

@@ -392,7 +392,7 @@ def test_a_text_model_refuses_images_clearly(local_engine: LocalEngine) -> None:
 
 
 def test_cove_chat_with_images(vision_files: tuple[Path, Path], tmp_path: Path) -> None:
-    from tests.engine.test_cli import cove
+    from tests.cove_process import cove
 
     photo = tmp_path / "photo.png"
     photo.write_bytes(picture())
@@ -412,7 +412,7 @@ def test_cove_chat_with_images(vision_files: tuple[Path, Path], tmp_path: Path) 
 
 
 def test_cove_chat_image_with_a_text_model(starter: Path, tmp_path: Path) -> None:
-    from tests.engine.test_cli import cove
+    from tests.cove_process import cove
 
     photo = tmp_path / "photo.png"
     photo.write_bytes(picture())
@@ -422,7 +422,7 @@ def test_cove_chat_image_with_a_text_model(starter: Path, tmp_path: Path) -> Non
 
 
 def test_cove_plan_shows_the_image_encoder(vision_files: tuple[Path, Path]) -> None:
-    from tests.engine.test_cli import cove
+    from tests.cove_process import cove
 
     out = cove("plan", str(vision_files[0]))
     assert out.returncode == 0, out.stderr
