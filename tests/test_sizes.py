@@ -14,7 +14,6 @@ CLASS_LINES = 450
 
 # Larger than the bound today, at most this size: shrink them, never grow them.
 MODULES = {
-    "app/chat/controller.py": 899,
     "engine/store/database.py": 770,
     "engine/generation/loop.py": 813,
     "app/models/view.py": 775,
@@ -26,7 +25,6 @@ MODULES = {
     "engine/host/wire.py": 603,
 }
 CLASSES = {
-    "app/chat/controller.py:ChatController": 767,
     "engine/store/database.py:Store": 692,
     "engine/generation/loop.py:GenerationLoop": 660,
     "app/models/view.py:ModelsView": 652,
