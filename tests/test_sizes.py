@@ -16,23 +16,13 @@ CLASS_LINES = 450
 MODULES = {
     "engine/store/database.py": 770,
     "engine/generation/loop.py": 813,
-    "app/models/view.py": 775,
     "engine/backends/llama_cpp.py": 682,
-    "app/chat/message/widget.py": 675,
-    "app/shell/main_window.py": 661,
-    "app/documents/view.py": 649,
-    "app/common/engine_service.py": 624,
     "engine/host/wire.py": 603,
 }
 CLASSES = {
     "engine/store/database.py:Store": 692,
     "engine/generation/loop.py:GenerationLoop": 660,
-    "app/models/view.py:ModelsView": 652,
-    "app/shell/main_window.py:MainWindow": 588,
     "engine/backends/llama_cpp.py:LlamaCppModel": 574,
-    "app/common/engine_service.py:EngineService": 562,
-    "app/chat/message/widget.py:MessageWidget": 555,
-    "app/documents/view.py:DocumentsView": 538,
     "engine/host/state.py:HostState": 526,
 }
 
