@@ -14,27 +14,15 @@ CLASS_LINES = 450
 
 # Larger than the bound today, at most this size: shrink them, never grow them.
 MODULES = {
-    "app/chat/controller.py": 899,
     "engine/store/database.py": 770,
     "engine/generation/loop.py": 813,
-    "app/models/view.py": 775,
     "engine/backends/llama_cpp.py": 682,
-    "app/chat/message/widget.py": 675,
-    "app/shell/main_window.py": 661,
-    "app/documents/view.py": 649,
-    "app/common/engine_service.py": 624,
     "engine/host/wire.py": 603,
 }
 CLASSES = {
-    "app/chat/controller.py:ChatController": 767,
     "engine/store/database.py:Store": 692,
     "engine/generation/loop.py:GenerationLoop": 660,
-    "app/models/view.py:ModelsView": 652,
-    "app/shell/main_window.py:MainWindow": 588,
     "engine/backends/llama_cpp.py:LlamaCppModel": 574,
-    "app/common/engine_service.py:EngineService": 562,
-    "app/chat/message/widget.py:MessageWidget": 555,
-    "app/documents/view.py:DocumentsView": 538,
     "engine/host/state.py:HostState": 526,
 }
 

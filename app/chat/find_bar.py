@@ -15,7 +15,7 @@ from shiboken6 import isValid
 from app.common.i18n import tr
 
 if TYPE_CHECKING:
-    from app.chat.message.widget import MessageBody
+    from app.chat.message.body import MessageBody
     from app.chat.view import ChatView
 
 

@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, QRunnable, Signal
 
 from app.common.i18n import tr
 from engine.errors import EngineBusy, EngineCrashed, EngineError, EngineUnreachable
+from engine.store.model_messages import history_for
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
@@ -114,32 +115,6 @@ class GenerationSignals(QObject):
     save_delayed = Signal(str)
 
 
-def history_for(
-    messages: Sequence[Message],
-    system_prompt: str,
-    images: Callable[[StoredImage], ImageInput | None] | None = None,
-) -> tuple[list[ChatMessage], int]:
-    """What the engine sees: the system prompt, then each turn with text or images. Interrupted
-    replies count (their words were shown to the user); failed ones and empty ones do not. A
-    reply that called tools is preceded by its calls and their results, as the model saw them.
-    A user's images go with their message when ``images`` prepares them (None: left out)."""
-    out: list[ChatMessage] = []
-    if system_prompt.strip():
-        out.append(ChatMessage("system", system_prompt))
-    for m in messages:
-        if m.role == "system" or m.status == "error":
-            continue
-        prepared: tuple[ImageInput, ...] = ()
-        if images is not None and m.images:
-            prepared = tuple(i for i in map(images, m.images) if i is not None)
-        if not m.content.strip() and not prepared:
-            continue
-        if m.role == "assistant":
-            out.extend(call_messages(m.meta.get("tool_calls")))
-        out.append(ChatMessage(m.role, m.content, images=prepared))
-    return out, sum(len(m.content) for m in out)
-
-
 def call_record(record: CallRecord, offered: str) -> dict[str, Any]:
     """A tool call as a reply's meta keeps it (and the window shows it)."""
     return {
@@ -151,27 +126,6 @@ def call_record(record: CallRecord, offered: str) -> dict[str, Any]:
         "state": record.state,
         "result": record.result,
     }
-
-
-def call_messages(stored: object) -> list[ChatMessage]:
-    """A reply's finished calls as the turns the model saw: its calls, then their results."""
-    if not isinstance(stored, list):
-        return []
-    from engine.tools import ToolCall
-
-    out: list[ChatMessage] = []
-    for item in stored:
-        if not isinstance(item, dict) or item.get("state") not in ("done", "failed", "denied"):
-            continue
-        arguments = item.get("arguments")
-        call = ToolCall(
-            str(item.get("offered") or item.get("tool")),
-            arguments if isinstance(arguments, dict) else {},
-            id=str(item.get("id")),
-        )
-        out.append(ChatMessage("assistant", "", tool_calls=(call,)))
-        out.append(ChatMessage("tool", str(item.get("result", "")), tool_call_id=call.id))
-    return out
 
 
 def _question(history: Sequence[Message]) -> str:

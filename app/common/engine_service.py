@@ -14,15 +14,18 @@ import contextlib
 import dataclasses
 import logging
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QRunnable, QTimer, Signal
+from PySide6.QtCore import QObject, QRunnable, Signal
 
+from app.common.crash_watch import CrashWatch
+from app.common.engine_calls import ChatCall, chat_call, forget_saved_state, restarted_host
 from app.common.i18n import tr
+from app.common.local_embedder import LocalEmbedder
+from app.common.remote_target import RemoteTarget, connect_failed_text, connect_remote
 from app.common.workers import WorkerPool, post_to_ui
-from engine.errors import EngineError, LoadCancelled, ModelNotFound
-from engine.types import ChatMessage, Chunk, GenerationParams
+from engine.errors import EngineError, LoadCancelled
 
 if TYPE_CHECKING:
     from engine.client.http_client import EngineClient
@@ -38,22 +41,10 @@ def _log_failure(exc: BaseException) -> None:
     log.warning("saved conversation state: %s", exc)
 
 
-WATCH_INTERVAL_MS = 1500
-# While measuring only waits, the status is asked for every this many watch ticks.
-WAITING_REFRESH_TICKS = 6
 STARTER = "starter"
 # Replies that may stream at once from the window (its own engine generates 2 at a time; more
 # wait in the engine's queue, in turn).
 REPLY_THREADS = 4
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class RemoteTarget:
-    """Another computer's engine, as the person gave it."""
-
-    url: str
-    api_key: str | None
-    model: str | None = None  # the model chosen there (None: the first it lists)
 
 
 class EngineService(QObject):
@@ -78,14 +69,11 @@ class EngineService(QObject):
         self.remote_target: RemoteTarget | None = None  # what to connect (again) to
         self.remote_models: list[str] = []
         # This computer's host for document embeddings while the chat engine is another's.
-        self._embedder: LocalEngine | None = None
-        self._embedder_lock = threading.Lock()
+        self.embedder = LocalEmbedder()
         self.status: EngineStatus | None = None
         self.model: str | None = None  # what was asked to be loaded
         self.loading = False
         self.restarting = False
-        self._crash_reported = False  # a crash is being (or was) reported: the watchdog waits
-        self._reported_crash = False  # the banner was told
         self._load_cancel = threading.Event()
         self._stopping = False
         self._owned = True
@@ -94,10 +82,8 @@ class EngineService(QObject):
         # the loads queued before it are done.
         self.reply_pool = WorkerPool("replies", REPLY_THREADS)
         self.control_pool = WorkerPool("engine-control", 2)
-        self._measuring_ticks = 0
-        self._watch = QTimer(self)
-        self._watch.setInterval(WATCH_INTERVAL_MS)
-        self._watch.timeout.connect(self._check_alive)
+        # Crashes, found by a timer or by a reply, reported once each (app/common/crash_watch.py).
+        self.watch = CrashWatch(self, self.crashed.emit, self)
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -139,8 +125,7 @@ class EngineService(QObject):
         if self._stopping:
             return
         self.engine = engine
-        self._crash_reported = self._reported_crash = False
-        self._watch.start()
+        self.watch.start()
         self.started.emit()
 
     def _start_error(self, exc: BaseException) -> None:
@@ -152,8 +137,8 @@ class EngineService(QObject):
 
     def shutdown(self) -> None:
         """Stop the host (at exit). Cancels a load in progress."""
-        self._stopping = True
-        self._watch.stop()
+        self._stopping = self.watch.stopping = True
+        self.watch.stop()
         self._load_cancel.set()
         engine, self.engine = self.engine, None
         self.remote = None
@@ -182,32 +167,13 @@ class EngineService(QObject):
             self.remote_target = target
 
         def job() -> tuple[RemoteEngine, list[str], EngineStatus]:
-            from engine.remote.remote_engine import RemoteEngine
-
-            remote = RemoteEngine.connect(url, api_key, expect_fingerprint=trust_fingerprint)
-            try:
-                models = remote.chat_models()
-                chosen = model if model in models else (models[0] if models else None)
-                if chosen is None:
-                    raise ModelNotFound(
-                        tr(
-                            "Engine",
-                            "The engine at {where} has no chat model. Load one on that "
-                            "computer, then connect again.",
-                        ).format(where=remote.where)
-                    )
-                return remote, models, remote.status(chosen)
-            except BaseException:
-                remote.stop()
-                raise
+            return connect_remote(target, trust_fingerprint)
 
         def failed(exc: BaseException) -> None:
-            text = tr("Engine", "Could not connect to the engine at {url}. {reason}").format(
-                url=url, reason=_message(exc)
-            )
+            text = connect_failed_text(url, exc)
             if self.restarting:
                 self.restarting = False
-                self._crash_reported = self._reported_crash = False
+                self.watch.reset()
                 self.report_crash(text)
             elif at_start:
                 self.start_failed.emit(text)
@@ -222,12 +188,12 @@ class EngineService(QObject):
             remote.stop()
             return
         old, owned = self.engine, self._owned
-        self._watch.stop()  # nothing of this computer's to watch
+        self.watch.stop()  # nothing of this computer's to watch
         self.engine, self.remote, self._owned = remote, remote, True
         self.remote_target = dataclasses.replace(target, model=status.model)
         self.remote_models = models
         self.model = status.model
-        self._crash_reported = self._reported_crash = False
+        self.watch.reset()
         if old is not None and old is not remote:
             self._retire(old, owned)
         self.remote_changed.emit(remote)
@@ -268,22 +234,10 @@ class EngineService(QObject):
         """This computer's engine for document embeddings (blocking: call it on a worker thread):
         the engine in use when it is this computer's, else a host of its own, started for that
         alone. Questions and passages are never embedded on another computer."""
-        with self._embedder_lock:
-            engine = self.engine
-            if self.remote is None and engine is not None:
-                return engine.client
-            if self._embedder is None or not self._embedder.alive():
-                from engine.client.local import LocalEngine
-
-                self._embedder = LocalEngine.start()
-            return self._embedder.client
+        return self.embedder.client(self.engine, self.remote)
 
     def _stop_embedder(self) -> None:
-        with self._embedder_lock:
-            embedder, self._embedder = self._embedder, None
-        if embedder is not None:
-            embedder.stop()
-            embedder.client.close()
+        self.embedder.stop()
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -476,21 +430,13 @@ class EngineService(QObject):
         engine = None if self.remote is not None else self.engine
 
         def job() -> int:
-            if engine is not None:
-                with contextlib.suppress(EngineError):
-                    return engine.client.forget_state(conversation)
-            from engine.generation.state_cache import StateCache
-            from engine.paths import state_dir
-
-            return StateCache(state_dir()).forget(conversation)
+            return forget_saved_state(engine, conversation)
 
         self.control_pool.submit(job, on_done, _log_failure)
 
     # -- replies -------------------------------------------------------------------------------
 
-    def chat_fn(
-        self, chosen: str | None = None
-    ) -> Callable[[Sequence[ChatMessage], GenerationParams, threading.Event], Iterator[Chunk]]:
+    def chat_fn(self, chosen: str | None = None) -> ChatCall:
         """For a worker: the current client's chat (looked up when the reply starts). A
         ``chosen`` model is asked for by name: the engine loads it beside what it holds."""
         engine = self.engine
@@ -501,20 +447,9 @@ class EngineService(QObject):
                     "The engine is not running. Use Restart engine, then send the message again.",
                 )
             )
-        client = engine.client
-        # Another computer's model is asked for by name. Its saved state is not named after this
-        # window's conversations: other people's windows number theirs the same way.
+        # Another computer's model is asked for by name.
         remote = self.remote is not None
-        model = self.model if remote else chosen
-
-        def chat(
-            messages: Sequence[ChatMessage], params: GenerationParams, cancel: threading.Event
-        ) -> Iterator[Chunk]:
-            if remote:
-                params = dataclasses.replace(params, conversation=None)
-            return client.chat(messages, params, cancel=cancel, model=model)
-
-        return chat
+        return chat_call(engine.client, self.model if remote else chosen, remote)
 
     def run(self, runnable: QRunnable) -> None:
         """Start a reply once the loads queued before it are done; replies run side by side
@@ -528,55 +463,8 @@ class EngineService(QObject):
     # -- crashes -------------------------------------------------------------------------------
 
     def report_crash(self, message: str) -> None:
-        """A reply found the host dead (or the watchdog did). Reported once per crash."""
-        if self._reported_crash or self._stopping:
-            return
-        self._reported_crash = True
-        self._crash_reported = True
-        engine = self.engine
-
-        def tail() -> list[str]:  # reads the log file: not on the UI thread
-            lines = engine.log_tail(40) if engine is not None else []
-            return [line for line in lines if not line.startswith("---")]
-
-        self.control_pool.submit(
-            tail,
-            lambda lines: self.crashed.emit(message, lines),
-            lambda _exc: self.crashed.emit(message, []),
-        )
-
-    def _check_alive(self) -> None:
-        engine = self.engine
-        if engine is None or self.restarting or self._crash_reported:
-            return
-        if not engine.alive():
-            # Asking the dead host anything makes the client describe how it died (its exit
-            # code or signal, and its last log lines).
-            def ask() -> None:
-                engine.client.status()
-
-            def died(exc: BaseException) -> None:
-                self.report_crash(
-                    str(exc)
-                    if isinstance(exc, EngineError) and str(exc)
-                    else tr("Engine", "The engine stopped unexpectedly. Restart it to continue.")
-                )
-
-            self._crash_reported = True  # until the description arrives
-            self.control_pool.submit(ask, lambda _r: self._reset_crash(), died)
-            return
-        status = self.status
-        measuring = status is not None and status.measuring and status.background_measuring
-        if status is not None and measuring and self.remote is None:
-            # The status bar follows the measuring to its end: closely while a run goes on,
-            # now and then while it waits for an idle computer (which can take hours).
-            self._measuring_ticks += 1
-            running = any(w.state == "running" for w in status.background)
-            if running or self._measuring_ticks % WAITING_REFRESH_TICKS == 0:
-                self.refresh_status()
-
-    def _reset_crash(self) -> None:
-        self._crash_reported = False
+        """A reply found the host dead (or the watch did). Reported once per crash."""
+        self.watch.report_crash(message)
 
     def restart(self) -> None:
         """A fresh host with the same model; what was typed and received stays where it is."""
@@ -591,34 +479,20 @@ class EngineService(QObject):
         model = self.model or STARTER
 
         def job() -> LocalEngine | RemoteEngine:
-            from engine.client.local import LocalEngine
-
-            if engine is None:
-                fresh = LocalEngine.start()
-                fresh.client.load(model)
-                return fresh
-            engine.restart()
-            if engine.client.last_load is None:
-                engine.client.load(model)
-            return engine
+            return restarted_host(engine, model)
 
         def done(fresh: LocalEngine | RemoteEngine) -> None:
             self.restarting = False
             self.engine = fresh
-            self._crash_reported = self._reported_crash = False
-            self._watch.start()
+            self.watch.start()
             self.restarted.emit()
             self.refresh_status()
 
         def failed(exc: BaseException) -> None:
             self.restarting = False
-            self._crash_reported = self._reported_crash = False
+            self.watch.reset()
             self.report_crash(
                 tr("Engine", "The engine could not be restarted: {reason}").format(reason=exc)
             )
 
         self.model_pool.submit(job, done, failed)
-
-
-def _message(exc: BaseException) -> str:
-    return str(exc) if isinstance(exc, EngineError | ValueError) else f"{type(exc).__name__}: {exc}"

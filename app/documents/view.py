@@ -40,51 +40,15 @@ from app.common.idle_runner import IdleRunner
 from app.common.open_source import open_source
 from app.common.page_header import page_header
 from app.common.workers import WorkerPool
+from app.documents.folder_updates import FolderUpdates
+from app.documents.words import columns, display_path, escape, outcome_count, status_word
 from engine.documents.encoder import Encoder
 from engine.documents.index_db import Collection, FileRecord, IndexDB
 from engine.documents.indexer import FileOutcome, Indexer, IndexProgress
 from engine.documents.ocr import ocr_installed
 from engine.documents.retrieve import Retriever, Source
-from engine.documents.watch import FolderWatcher
-from engine.paths import shown
-from engine.tuning.idle import CLOSING, Stop
 
 DOCUMENT_PATTERNS = "*.pdf *.docx *.md *.markdown *.txt *.html *.htm"
-
-
-def status_word(status: str) -> str:
-    """A file's state as the table shows it."""
-    words = {
-        "indexed": tr("Documents", "Indexed"),
-        "pending": tr("Documents", "Waiting"),
-        "needs_ocr": tr("Documents", "Needs OCR"),
-        "skipped": tr("Documents", "Skipped"),
-    }
-    return words.get(status, status)
-
-
-def outcome_count(outcome: str, n: int) -> str:
-    """How many files an add ended how ("3 indexed")."""
-    said = {
-        "indexed": tr("Documents", "{n} indexed"),
-        "pending": tr("Documents", "{n} waiting"),
-        "needs_ocr": tr("Documents", "{n} needs ocr"),
-        "skipped": tr("Documents", "{n} skipped"),
-        "cancelled": tr("Documents", "{n} cancelled"),
-        "unchanged": tr("Documents", "{n} unchanged"),
-        "removed": tr("Documents", "{n} removed"),
-    }
-    words = said.get(outcome)
-    return words.format(n=n) if words is not None else f"{n} {outcome}"
-
-
-def columns() -> tuple[str, ...]:
-    return (
-        tr("Documents", "File"),
-        tr("Documents", "State"),
-        tr("Documents", "Passages"),
-        tr("Documents", "Pages"),
-    )
 
 
 # Gives the encoder to index and ask with, or None (keyword search only); may block: it is
@@ -94,7 +58,6 @@ EncoderSource = Callable[[], Encoder | None]
 
 class _Relay(QObject):
     progressed = Signal(object)  # IndexProgress, from the indexing thread
-    folders_changed = Signal(object, object)  # (changed, gone) paths, from the watcher's thread
 
 
 class DocumentsView(QWidget):
@@ -116,7 +79,6 @@ class DocumentsView(QWidget):
         # Catching up with watched folders waits for a quiet computer (app/common/idle_runner.py).
         self.idle = idle or IdleRunner(self)
         self.idle.setParent(self)
-        self.idle.waiting_changed.connect(lambda _n: self._show_watching())
         self.pool = WorkerPool("documents", 1)
         # Asking has its own worker, so that a question asked while indexing runs is answered
         # from what is indexed so far (and says so) rather than after it.
@@ -125,11 +87,6 @@ class DocumentsView(QWidget):
         self._indexing: str | None = None  # the collection files are being added to
         self._relay = _Relay()
         self._relay.progressed.connect(self._show_progress, Qt.ConnectionType.QueuedConnection)
-        self._relay.folders_changed.connect(
-            self._folders_changed, Qt.ConnectionType.QueuedConnection
-        )
-        self._watcher: FolderWatcher | None = None
-        self._updating = 0  # watched-folder updates queued or running
         self.collection: Collection | None = None
         self.records: list[FileRecord] = []
         self._shown_sources: list[Source] = []
@@ -235,123 +192,27 @@ class DocumentsView(QWidget):
         self.remove_button.clicked.connect(self.remove_selected)
         self.cancel_button.clicked.connect(self.cancel)
         self.question.returnPressed.connect(lambda: self.ask(self.question.text()))
+        self.updates = FolderUpdates(
+            self.db,
+            self.pool,
+            self.idle,
+            self._encoder,
+            (self.watch_line, self.status),
+            lambda: self.collection.name if self.collection is not None else None,
+            self._show_files,
+            self.folders_updated.emit,
+            self,
+        )
         self._show_busy(False)
         self.refresh()
 
-    # -- watched folders ---------------------------------------------------------------------
+    # -- watched folders (folder_updates.py) -------------------------------------------------
 
     def start_watching(self) -> None:
-        """Follow the collections' folders: catch up now with what changed while Cove was
-        closed, then keep up as files change."""
-        if self._watcher is not None:
-            return
-        self._watcher = FolderWatcher(self._relay.folders_changed.emit)
-        self._update_watched()
-        for collection in self.db.collections():
-            self._queue_update(collection.name, None)
+        self.updates.start()
 
     def stop_watching(self) -> None:
-        self.idle.stop_all(CLOSING)
-        watcher, self._watcher = self._watcher, None
-        if watcher is not None:
-            watcher.close()
-
-    def _update_watched(self) -> None:
-        """Watch every collection's folders (on the documents worker: watching a large tree
-        takes a while)."""
-        watcher = self._watcher
-        if watcher is None:
-            return
-
-        def job() -> None:
-            folders = {
-                Path(source)
-                for collection in self.db.collections()
-                for source in self.db.sources(collection)
-                if Path(source).is_dir()
-            }
-            watcher.set_folders(folders)
-
-        self.pool.submit(job, lambda _none: self._show_watching())
-
-    def _show_watching(self) -> None:
-        count = len(self._watcher.folders) if self._watcher is not None else 0
-        folders = (
-            tr("Documents", "1 folder")
-            if count == 1
-            else tr("Documents", "{n} folders").format(n=count)
-        )
-        if not count:
-            self.watch_line.setText("")
-        elif self._updating and self._updating == self.idle.waiting:
-            self.watch_line.setText(
-                tr("Documents", "Watching {folders} · updating when this computer is idle").format(
-                    folders=folders
-                )
-            )
-        elif self._updating:
-            self.watch_line.setText(
-                tr("Documents", "Watching {folders} · updating…").format(folders=folders)
-            )
-        else:
-            self.watch_line.setText(
-                tr("Documents", "Watching {folders} · up to date").format(folders=folders)
-            )
-
-    def _folders_changed(self, changed: frozenset[Path], gone: frozenset[Path]) -> None:
-        for collection in self.db.collections():
-            roots = [Path(s) for s in self.db.sources(collection)]
-            mine = {p for p in changed | gone if any(r == p or r in p.parents for r in roots)}
-            if mine:
-                self._queue_update(
-                    collection.name, (frozenset(changed & mine), frozenset(gone & mine))
-                )
-
-    def _queue_update(
-        self, name: str, batch: tuple[frozenset[Path], frozenset[Path]] | None
-    ) -> None:
-        """Bring collection ``name`` up to date (a batch of changes, or a catch-up) on the
-        documents worker, once the computer is idle (background work: it gives way to other
-        programs, and is taken up again at the next quiet spell where one stopped it); after
-        any indexing the user started, never beside it."""
-        self._updating += 1
-        self._show_watching()
-        self.idle.submit(lambda stop: self._update(name, batch, stop))
-
-    def _update(
-        self, name: str, batch: tuple[frozenset[Path], frozenset[Path]] | None, stop: Stop
-    ) -> None:
-        self._show_watching()
-
-        def job() -> list[FileOutcome]:
-            collection = self.db.collection(name)
-            if collection is None or stop.is_set():
-                return []
-            encoder = self._encoder() if collection.encoder is not None else None
-            indexer = Indexer(self.db, collection, encoder, cancel=stop)
-            return indexer.refresh() if batch is None else indexer.update(*batch)
-
-        def done(outcomes: list[FileOutcome]) -> None:
-            again = stop.is_set() and stop.why != CLOSING  # another program: waits again
-            if not again:
-                self._updating -= 1
-            self.idle.finished(stop)
-            self._show_watching()
-            kept = [o for o in outcomes if o.outcome != "cancelled"]
-            if kept and self.collection is not None and self.collection.name == name:
-                self._show_files()
-            if not again:
-                self.folders_updated.emit(name, kept)
-
-        def failed(exc: BaseException) -> None:
-            self._updating -= 1
-            self.idle.finished(stop)
-            self._show_watching()
-            self.status.setText(
-                tr("Documents", "Could not update {name}: {reason}").format(name=name, reason=exc)
-            )
-
-        self.pool.submit(job, done, failed)
+        self.updates.stop()
 
     # -- collections ---------------------------------------------------------------------------
 
@@ -395,7 +256,7 @@ class DocumentsView(QWidget):
                     state=state, reason=record.reason
                 )
             cells = (
-                _display_path(record.path, sources),
+                display_path(record.path, sources),
                 state,
                 str(record.chunks) if record.chunks else "",
                 str(record.pages) if record.pages else "",
@@ -461,12 +322,12 @@ class DocumentsView(QWidget):
         rows = sorted({i.row() for i in self.table.selectedIndexes()})
         for row in rows:
             self.db.remove_source(self.collection, self.records[row].path)
-        self._update_watched()
+        self.updates.update_watched()
         self._show_files()
 
     def _indexed(self, outcomes: list[FileOutcome]) -> None:
         self._cancel = self._indexing = None
-        self._update_watched()  # a folder added is watched from now on
+        self.updates.update_watched()  # a folder added is watched from now on
         if self.collection is not None:  # indexing may have set its encoder
             self.collection = self.db.collection(self.collection.name)
         self._show_busy(False)
@@ -544,7 +405,7 @@ class DocumentsView(QWidget):
         if self.collection is None or not question.strip():
             return
         collection = self.collection
-        indexing = self._indexing == collection.name or self._updating > 0
+        indexing = self._indexing == collection.name or self.updates.updating > 0
 
         def job() -> tuple[list[Source], bool, bool]:
             encoder = self._encoder()
@@ -554,7 +415,7 @@ class DocumentsView(QWidget):
             return sources, partial, encoder is None
 
         def failed(exc: BaseException) -> None:
-            self.sources.setHtml(f"<p>{_escape(str(exc))}</p>")
+            self.sources.setHtml(f"<p>{escape(str(exc))}</p>")
             self.answered.emit([])
 
         self.ask_pool.submit(job, lambda found: self._show_sources(*found), failed)
@@ -578,7 +439,7 @@ class DocumentsView(QWidget):
                     "Models to search by meaning).",
                 ).format(model="all-MiniLM-L6-v2")
             )
-        items = [f"<p><i>{_escape(n)}</i></p>" for n in notes]
+        items = [f"<p><i>{escape(n)}</i></p>" for n in notes]
         if not sources:
             items.append("<p>" + tr("Documents", "Nothing in this collection matches.") + "</p>")
         self._shown_sources = sources
@@ -589,11 +450,11 @@ class DocumentsView(QWidget):
             heading = f" — {source.heading}" if source.heading else ""
             if source.sentence:  # the sentence that answers, as the reader finds it
                 quote = " ".join(source.sentence.split())[:220]
-                excerpt = f"… <b>{_escape(quote)}</b> …"
+                excerpt = f"… <b>{escape(quote)}</b> …"
             else:
-                excerpt = _escape(" ".join(source.text.split())[:220])
+                excerpt = escape(" ".join(source.text.split())[:220])
             items.append(
-                f"<p><b>[{n}]</b> <a href='source:{n}'>{_escape(where)}</a>{_escape(heading)}<br>"
+                f"<p><b>[{n}]</b> <a href='source:{n}'>{escape(where)}</a>{escape(heading)}<br>"
                 f"<span>{excerpt}</span></p>"
             )
         self.sources.setHtml("".join(items))
@@ -635,15 +496,3 @@ class DocumentsView(QWidget):
         )
         if folder:
             self.add_paths([Path(folder)])
-
-
-def _display_path(path: str, sources: list[str]) -> str:
-    """A file as the user added it: relative to the folder it came with, else in full."""
-    for source in sources:
-        if path != source and path.startswith(source.rstrip("/") + "/"):
-            return f"{Path(source).name}/{path[len(source.rstrip('/')) + 1 :]}"
-    return shown(path)
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

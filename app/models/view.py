@@ -5,22 +5,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from html import escape as esc
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QDesktopServices
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
     QMessageBox,
-    QProgressBar,
     QPushButton,
-    QSizePolicy,
-    QTableWidget,
     QTableWidgetItem,
     QTabWidget,
     QVBoxLayout,
@@ -29,27 +21,30 @@ from PySide6.QtWidgets import (
 
 from app.common.i18n import tr
 from app.common.page_header import page_header
-from app.common.plain_words import mix_text, quant_text
 from app.common.theme import Colors
 from app.common.verdicts import Verdict, verdict_from_error, verdict_from_plan
 from app.common.workers import WorkerPool
 from app.models.compare import CompareDialog, ScorerFn, UnloadFn
 from app.models.download_controller import DownloadController
 from app.models.downloads import DownloadsView
-from app.models.importing import ask_import_mode, choose_model_file
-from app.models.partials import PartialDownloadsTable
-from app.models.residents import ResidentsTable
+from app.models.installed_tab import SPEED_COLUMN, VERDICT_COLUMN, InstalledTab
+from app.models.model_files import ModelFiles
+from app.models.model_words import (
+    details_html,
+    downloads_tab_text,
+    format_text,
+    format_tip,
+    loaded_mark,
+    speed_tip,
+    where,
+)
 from engine.client.protocol import ResidentModel
 from engine.hardware.report import HardwareReport
-from engine.hub.requests import resume_request
 from engine.library import ModelEntry, scan_models
-from engine.library.catalog import Catalog, CatalogError, load_catalog
 from engine.library.in_use import processes_using
-from engine.library.installed import Removed, remove_model
-from engine.library.partial import PartialDownload, list_partials, remove_partial
-from engine.library.projectors import projector_of
+from engine.library.partial import PartialDownload, list_partials
 from engine.library.same_model import other_builds
-from engine.paths import models_dir, shown
+from engine.paths import models_dir
 from engine.planner.plan import Plan
 from engine.speed.store import DEFAULT_COMFORTABLE_TPS
 from engine.units import format_bytes
@@ -60,8 +55,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 IMPORTED_SETTING = "imported_models"  # the paths the user imported, as a saved setting
-N_COLUMNS = 5
-VERDICT_COLUMN, SPEED_COLUMN = 3, 4
 LEVEL_COLORS = {"ok": "ok", "warn": "warning_text", "bad": "error_text", "unknown": "muted"}
 
 # (model id, on_done(plan), on_error(exception))
@@ -103,9 +96,17 @@ class ModelsView(QWidget):
         self._in_use = in_use  # which processes have a model file open (refuses a delete)
         # asks the user to confirm a delete: (title, question) -> yes
         self.confirm: Callable[[str, str], bool] = self._ask
-        # asks how to import a model: "copy", "link" (use it where it is) or None (cancelled)
-        self.choose_import_mode: Callable[[Path], str | None] = self._ask_import_mode
         self.pool = WorkerPool("models", 1)
+        # Imports and unfinished downloads (app/models/model_files.py).
+        self.files = ModelFiles(
+            self,
+            self.pool,
+            self.downloads,
+            self.say,
+            self.refresh,
+            self.imported_changed.emit,
+            lambda: self.tabs.setCurrentWidget(self.downloads_view),
+        )
         self.entries: list[ModelEntry] = []
         self.verdicts: dict[str, Verdict] = {}
         self.plans: dict[str, Plan] = {}
@@ -113,7 +114,6 @@ class ModelsView(QWidget):
         self._speeds_pending: set[str] = set()
         self.report: HardwareReport | None = None  # with its speed profile: speeds are shown
         self.comfortable_tps = DEFAULT_COMFORTABLE_TPS  # slower speeds are shown as a warning
-        self.imported: list[str] = []
         self.loaded_id: str | None = None  # the id the engine was asked to load
         # Why nothing loads here: another computer's engine is in use (None: this computer's).
         self.remote_note: str | None = None
@@ -128,7 +128,7 @@ class ModelsView(QWidget):
         self.refresh_button.clicked.connect(self.refresh)
         self.import_button = QPushButton(tr("Models", "Import file…"))
         self.import_button.setObjectName("Secondary")
-        self.import_button.clicked.connect(self._import_dialog)
+        self.import_button.clicked.connect(lambda: self.files.import_dialog())
         self.folder_button = QPushButton(tr("Models", "Open models folder"))
         self.folder_button.setObjectName("Secondary")
         self.folder_button.clicked.connect(self._open_folder)
@@ -138,12 +138,12 @@ class ModelsView(QWidget):
         # The Discover tab (the catalog) is built elsewhere and added with set_discover_tab().
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.installed_tab = QWidget()
+        self.installed_tab = InstalledTab(compare_offered=scorer is not None)
         self.downloads_view = DownloadsView(self.downloads)
         self.tabs.addTab(self.installed_tab, tr("Models", "Installed"))
         self.tabs.addTab(self.downloads_view, tr("Models", "Downloads"))
         layout.addWidget(self.tabs, 1)
-        self._build_installed(QVBoxLayout(self.installed_tab))
+        self._wire_installed(self.installed_tab)
 
         self.downloads.download_added.connect(lambda _d: self._update_downloads_tab())
         self.downloads.download_progressed.connect(lambda _d, _p: self._update_downloads_tab())
@@ -158,109 +158,39 @@ class ModelsView(QWidget):
             lambda i: self.discover_shown.emit() if self.tabs.widget(i) is widget else None
         )
 
-    def _build_installed(self, layout: QVBoxLayout) -> None:
-        layout.setContentsMargins(0, 12, 0, 0)
-        layout.setSpacing(10)
-        intro = QLabel(
-            tr(
-                "Models",
-                "Cove checks each model against the memory that is free right now, before "
-                "loading it. Put GGUF files or ONNX model folders in {folder} or import them.",
-            ).format(folder=shown(models_dir()))
+    def _wire_installed(self, tab: InstalledTab) -> None:
+        """The Installed tab's widgets, under the names the page has always given them."""
+        self.residents, self.table, self.details = tab.residents, tab.table, tab.details
+        self.message, self.progress, self.cancel_button = (
+            tab.message,
+            tab.progress,
+            tab.cancel_button,
         )
-        intro.setWordWrap(True)
-        intro.setProperty("muted", True)
-        layout.addWidget(intro)
-
-        # What the engine holds in memory now (the loaded model, and any a request named).
-        self.residents = ResidentsTable()
-        self.residents.setVisible(False)
+        self.delete_button, self.load_button = tab.delete_button, tab.load_button
+        self.compare_button, self.partials_title, self.partials = (
+            tab.compare_button,
+            tab.partials_title,
+            tab.partials,
+        )
         self.residents.unload_requested.connect(self.unload_requested)
-        layout.addWidget(self.residents)
-
-        self.table = QTableWidget(0, N_COLUMNS)
-        self.table.setHorizontalHeaderLabels(
-            [
-                tr("Models", "Model"),
-                tr("Models", "Format"),
-                tr("Models", "Size"),
-                tr("Models", "On this computer"),
-                tr("Models", "Speed here"),
-            ]
-        )
-        self.table.verticalHeader().setVisible(False)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setShowGrid(False)
-        self.table.setWordWrap(False)
-        head = self.table.horizontalHeader()
-        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for col in (1, 2):
-            head.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        head.setSectionResizeMode(VERDICT_COLUMN, QHeaderView.ResizeMode.Stretch)
-        head.setSectionResizeMode(SPEED_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
         self.table.itemSelectionChanged.connect(self._show_details)
         self.table.itemDoubleClicked.connect(lambda _item: self._load_selected())
-        layout.addWidget(self.table, 1)
-
-        self.details = QLabel("")
-        self.details.setWordWrap(True)
-        # Wrapped at the page's width (not at a guess of Qt's), so no line is cut off.
-        self.details.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
-        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.details)
-        # What the last delete or discard did, or why it did not (stays when the selection moves).
-        self.message = QLabel("")
-        self.message.setWordWrap(True)
-        self.message.setVisible(False)
-        layout.addWidget(self.message)
-        actions = QHBoxLayout()
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.setVisible(False)
-        self.cancel_button = QPushButton(tr("Models", "Cancel loading"))
-        self.cancel_button.setObjectName("Secondary")
-        self.cancel_button.setVisible(False)
-        self.delete_button = QPushButton(tr("Models", "Delete…"))
-        self.delete_button.setObjectName("Secondary")
-        self.delete_button.setEnabled(False)
         self.delete_button.clicked.connect(self.delete_selected)
-        self.load_button = QPushButton(tr("Models", "Load"))
-        self.load_button.setObjectName("Primary")
-        self.load_button.setEnabled(False)
         self.load_button.clicked.connect(self._load_selected)
-        self.compare_button = QPushButton(tr("Models", "Compare quality…"))
-        self.compare_button.setObjectName("Secondary")
-        self.compare_button.setEnabled(False)
-        self.compare_button.setVisible(self._scorer is not None)
         self.compare_button.clicked.connect(self.compare_selected)
-        actions.addWidget(self.progress, 1)
-        actions.addWidget(self.cancel_button)
-        actions.addStretch(0)
-        actions.addWidget(self.compare_button)
-        actions.addWidget(self.delete_button)
-        actions.addWidget(self.load_button)
-        layout.addLayout(actions)
-
-        self.partials_title = QLabel("<b>{}</b>".format(tr("Models", "Unfinished downloads")))
-        self.partials = PartialDownloadsTable()
-        self.partials.resume_requested.connect(self._resume_partial)
+        self.partials.resume_requested.connect(self.files.resume_partial)
         self.partials.discard_requested.connect(self.discard_partial)
-        for widget in (self.partials_title, self.partials):
-            widget.setVisible(False)
-            layout.addWidget(widget)
 
     # -- listing -------------------------------------------------------------------------------
 
     def set_imported(self, paths: Sequence[str]) -> None:
-        self.imported = list(paths)
+        self.files.imported = list(paths)
 
     def refresh(self) -> None:
         """Scan the disk off the UI thread, then ask the engine for a plan per model."""
         self._scan_token += 1
         token = self._scan_token
-        imported = list(self.imported)
+        imported = list(self.files.imported)
         self.pool.submit(
             lambda: (scan_models(imported=imported), list_partials(models_dir())),
             lambda found: self._listed(token, *found),
@@ -385,7 +315,7 @@ class ModelsView(QWidget):
         for row, entry in enumerate(self.entries):
             if entry.id == model_id:
                 item = QTableWidgetItem(speed.words if speed is not None else "")
-                item.setToolTip(_speed_tip(speed) if speed is not None else "")
+                item.setToolTip(speed_tip(speed) if speed is not None else "")
                 self.table.setItem(row, SPEED_COLUMN, item)
         self._color_speeds()
         self._show_details()
@@ -432,32 +362,8 @@ class ModelsView(QWidget):
             return
         self._offer_compare(entry)
         verdict = self.verdicts.get(entry.id)
-        lines = [
-            tr("Models", "<b>{name}</b> — {kind}, {size}").format(
-                name=esc(entry.name),
-                kind=esc(format_label(entry)),
-                size=format_bytes(entry.size_bytes),
-            )
-        ]
-        # Every text is escaped: a share reads "< 1 %", a name may hold "<" or "&".
-        lines.append(f"<span style='color:{self.colors.muted}'>{esc(where(entry))}</span>")
-        mix = mix_text(entry.tensor_types)
-        if mix:
-            lines.append(f"<span style='color:{self.colors.muted}'>{esc(mix)}</span>")
-        if entry.projector is not None:
-            vision = tr("Models", "Vision: reads images with {projector}, beside it").format(
-                projector=entry.projector.name
-            )
-            lines.append(f"<span style='color:{self.colors.muted}'>{esc(vision)}</span>")
         speed = self.speeds.get(entry.id)
-        if verdict is not None:
-            lines.append(esc(verdict.text))
-            if speed is not None:
-                lines.append(esc(tr("Models", "Replies at {speed}").format(speed=speed.words)))
-            lines += [
-                f"<span style='color:{self.colors.muted}'>{esc(d)}</span>" for d in verdict.details
-            ]
-        self.details.setText("<br>".join(lines))
+        self.details.setText(details_html(entry, verdict, speed, self.colors))
         self.delete_button.setEnabled(entry.source == "folder")
         self.delete_button.setToolTip(
             ""
@@ -552,52 +458,15 @@ class ModelsView(QWidget):
     def delete_selected(self) -> None:
         """Delete the selected model from the models folder, after asking; never the loaded one."""
         entry = self.selected()
-        if entry is None:
-            return
-        if entry.id == self.loaded_id:
-            self.say(
-                tr(
-                    "Models",
-                    "{name} is the model loaded in the chat, so it cannot be deleted. Load "
-                    "another model first, then delete this one.",
-                ).format(name=entry.name)
+        if entry is not None:
+            self.files.delete(
+                entry,
+                self.loaded_id,
+                self.confirm,
+                self._in_use,
+                self.model_deleted.emit,
+                self.delete_failed.emit,
             )
-            self.delete_failed.emit(entry.id)
-            return
-        question = tr(
-            "Models",
-            "Delete {name} ({size}) from {where}? Downloading it again fetches the whole file.",
-        ).format(name=entry.name, size=format_bytes(entry.size_bytes), where=where(entry))
-        if entry.projector is not None:
-            question += " " + tr(
-                "Models", "Its vision projector goes with it unless another model uses it."
-            )
-        if not self.confirm(tr("Models", "Delete model"), question):
-            return
-        in_use = self._in_use
-        self.pool.submit(
-            lambda: remove_model(entry.id, models_dir(), in_use=in_use),
-            lambda removed: self._deleted(entry, removed),
-            lambda exc: self._delete_failed(entry, exc),
-        )
-
-    def _deleted(self, entry: ModelEntry, removed: Removed) -> None:
-        what = (
-            tr("Models", "{name} and its vision projector").format(name=entry.name)
-            if removed.projector
-            else entry.name
-        )
-        self.say(
-            tr("Models", "Deleted {what}: {size} freed.").format(
-                what=what, size=format_bytes(removed.freed_bytes)
-            )
-        )
-        self.model_deleted.emit(removed)
-        self.refresh()
-
-    def _delete_failed(self, entry: ModelEntry, exc: BaseException) -> None:
-        self.say(tr("Models", "{name} was not deleted. {error}").format(name=entry.name, error=exc))
-        self.delete_failed.emit(entry.id)
 
     def say(self, text: str) -> None:
         self.message.setText(text)
@@ -620,157 +489,23 @@ class ModelsView(QWidget):
         return self.partials.shown_partials
 
     def discard_partial(self, partial: PartialDownload) -> None:
-        name = f"{partial.repo}/{partial.file}"
-        self.pool.submit(
-            lambda: remove_partial(partial.target),
-            lambda freed: self._discarded(name, freed),
-            lambda exc: self.say(
-                tr("Models", "Could not discard {name}: {error}").format(name=name, error=exc)
-            ),
-        )
-
-    def _discarded(self, name: str, freed: int) -> None:
-        self.say(
-            tr("Models", "Discarded the partial download of {name}: {size} freed.").format(
-                name=name, size=format_bytes(freed)
-            )
-        )
-        self.refresh()
-
-    def _resume_partial(self, partial: PartialDownload) -> None:
-        try:
-            self.downloads.add(resume_request(partial.repo, partial.file, _catalog()))
-        except ValueError as exc:
-            self.say(str(exc))
-            return
-        self.tabs.setCurrentWidget(self.downloads_view)
-        self.refresh()
+        self.files.discard_partial(partial)
 
     def _update_downloads_tab(self) -> None:
         live = len(self.downloads.active_names())
         index = self.tabs.indexOf(self.downloads_view)
-        self.tabs.setTabText(
-            index,
-            tr("Models", "Downloads ({count})").format(count=live)
-            if live
-            else tr("Models", "Downloads"),
-        )
+        self.tabs.setTabText(index, downloads_tab_text(live))
 
     # -- importing -----------------------------------------------------------------------------
 
     def import_paths(self, paths: Sequence[str]) -> None:
-        """Register model files or folders where they are (nothing is copied); a vision
-        projector beside a GGUF is used where it is too, and said."""
-        added = [p for p in paths if p and p not in self.imported]
-        if not added:
-            return
-        self.imported += added
-        self.imported_changed.emit(list(self.imported))
-        projectors = [(Path(p), projector_of(Path(p))) for p in added if p.endswith(".gguf")]
-        said = [
-            tr("Models", "{model} reads images with {projector}, beside it.").format(
-                model=m.name, projector=v.name
-            )
-            for m, v in projectors
-            if v
-        ]
-        if said:
-            self.say(" ".join(said))
-        self.refresh()
-
-    def _import_dialog(self) -> None:
-        model = choose_model_file(self)
-        if model is not None:
-            mode = self.choose_import_mode(model)
-            if mode == "copy":
-                self.import_copy(model)
-            elif mode == "link":
-                self.import_paths([str(model)])
+        """Register model files or folders where they are (app/models/model_files.py)."""
+        self.files.import_paths(paths)
 
     def import_copy(self, source: Path) -> None:
-        """Copy a model (and a vision projector beside it) into the models folder, in the
-        background; the list follows."""
-        from engine.library.importing import Imported, import_model
-
-        self.say(tr("Models", "Copying {name} into the models folder…").format(name=source.name))
-
-        def done(imported: Imported) -> None:
-            where = shown(imported.path.parent)
-            if imported.projector is not None:
-                self.say(
-                    tr(
-                        "Models",
-                        "Imported {name} with its vision projector {projector}: in {where}.",
-                    ).format(name=source.name, projector=imported.projector.name, where=where)
-                )
-            else:
-                self.say(
-                    tr("Models", "Imported {name}: a copy is in {where}.").format(
-                        name=source.name, where=where
-                    )
-                )
-            self.refresh()
-
-        self.pool.submit(lambda: import_model(source), done, lambda exc: self.say(str(exc)))
-
-    def _ask_import_mode(self, model: Path) -> str | None:
-        return ask_import_mode(self, model)
+        self.files.import_copy(source)
 
     def _open_folder(self) -> None:
         folder = models_dir()
         folder.mkdir(parents=True, exist_ok=True)
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
-
-
-def _catalog() -> Catalog | None:
-    try:
-        return load_catalog()
-    except CatalogError:
-        return None
-
-
-def _speed_tip(speed: ModelSpeed) -> str:
-    prompt = tr("Models", "Reads prompts at about {tps} tokens/s.").format(
-        tps=f"{speed.prompt_tps:.0f}"
-    )
-    if speed.measured:
-        return tr("Models", "Measured on this computer, in its latest run. {prompt}").format(
-            prompt=prompt
-        )
-    basis = speed.prediction.basis if speed.prediction is not None else tr("Models", "predicted")
-    return f"{basis[:1].upper()}{basis[1:]}. {prompt}"
-
-
-def where(entry: ModelEntry) -> str:
-    """Where a model lives, as the user knows it: the starter ships inside Cove."""
-    if entry.source == "starter":
-        return tr("Models", "Built into Cove ({file})").format(file=entry.path.name)
-    return shown(entry.path)
-
-
-def loaded_mark() -> str:
-    """After the name of the model loaded in the chat."""
-    return "  " + tr("Models", "● loaded")
-
-
-def format_text(entry: ModelEntry) -> str:
-    """The Format column: the quantization in words ("4-bit, medium quality"), else the file's
-    format; "· Vision" for a model that reads images."""
-    text = quant_text(entry.quantization) or entry.kind
-    return text + (" · " + tr("Models", "Vision") if entry.vision else "")
-
-
-def format_tip(entry: ModelEntry) -> str:
-    """The codes behind the Format column's words: "GGUF, quantization Q4_K_M"."""
-    if not entry.quantization:
-        return entry.kind
-    return tr("Models", "{format}, quantization {code}").format(
-        format=entry.kind, code=entry.quantization
-    )
-
-
-def format_label(entry: ModelEntry) -> str:
-    """The words, then the codes: "4-bit, medium quality (GGUF Q4_K_M)"."""
-    words = quant_text(entry.quantization)
-    codes = f"{entry.kind} {entry.quantization}".strip()
-    return tr("Models", "{words} ({codes})").format(words=words, codes=codes) if words else codes

@@ -31,19 +31,19 @@ from app.common.i18n import tr
 from app.common.idle_runner import IdleRunner
 from app.common.mcp_service import ENABLED_SETTING, McpService
 from app.common.theme import ThemeManager
-from app.common.verdicts import verdict_from_error, verdict_from_plan
 from app.common.workers import WorkerPool
 from app.documents.view import DocumentsView
 from app.hardware.view import HardwareProbe, HardwareView
 from app.models.discover import DiscoverView
 from app.models.download_controller import DownloadController
 from app.models.view import IMPORTED_SETTING, ModelsView
-from app.remote.choice import EngineChoice, read_choice, save_choice
+from app.remote.choice import EngineChoice, save_choice
 from app.remote.engine_mode import EngineMode
-from app.remote.lan_share import SHARED_ORIGINS_SETTING
 from app.shell.banner import EngineBanner
 from app.shell.chat_setup import ChatSetup
 from app.shell.conversations import ConversationList
+from app.shell.engine_events import EngineEvents
+from app.shell.engine_place import EnginePlace
 from app.shell.files_setup import ChatFilesSetup
 from app.shell.history_care import HistoryCare
 from app.shell.settings_setup import SettingsSetup
@@ -51,8 +51,8 @@ from app.shell.shortcuts import ShortcutsSheet
 from app.shell.sidebar import Sidebar
 from app.shell.status_bar import StatusBar
 from app.shell.warm_up import WarmUp
-from app.shell.welcome import WelcomeView
-from engine.client.protocol import SPEED_WORK
+from app.shell.welcome import WelcomeView, check_starter
+from app.shell.window_settings import mcp_notice, read_settings
 from engine.documents.encoder import default_encoder_folder
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
 
@@ -62,10 +62,6 @@ if TYPE_CHECKING:
     from app.remote.engine_dialog import EngineDialog
     from app.settings.view import SettingsView
     from engine.client.local import LocalEngine
-    from engine.client.protocol import EngineStatus
-    from engine.planner.plan import Plan
-    from engine.remote.remote_engine import RemoteEngine
-    from engine.store import Store
 
 DEFAULT_SIZE = (1240, 780)
 MIN_SIZE = (820, 520)
@@ -98,7 +94,6 @@ class MainWindow(QMainWindow):
         self.engine = EngineService(self)
         self.background = WorkerPool("background", 1)
         self.probe = HardwareProbe(self.engine, self)
-        self._speed_waited = False  # the engine's speed probe was waiting at the last status
         self.sidebar = Sidebar()
         self.view = ChatView(colors)
         self.composer = Composer()
@@ -153,7 +148,15 @@ class MainWindow(QMainWindow):
         self.mcp.statuses_changed.connect(self._mcp_statuses)
         # This computer's engine or another's: it says what to show, the window shows it.
         self.engine_mode = EngineMode(self.engine, self, save=self._save_engine_choice)
-        self._connect_engine_mode()
+        self.engine_place = EnginePlace(
+            self.engine_mode,
+            self.status,
+            self.models_view,
+            self.settings_panel,
+            self.view,
+            self.document_encoder,
+            self._save_setting,
+        )
         self.conversations = ConversationList(
             self,
             self.sidebar,
@@ -169,7 +172,7 @@ class MainWindow(QMainWindow):
             self.chat_page,
             self.models_view,
             self.engine,
-            names_known=self._restate_model,
+            names_known=lambda: self.engine_events.restate_model(),
         )
         self.status.names = lambda status: self.controller.names.display_name(
             status.model_path, status.model
@@ -197,6 +200,20 @@ class MainWindow(QMainWindow):
         splitter.setSizes([260, DEFAULT_SIZE[0] - 260])
         splitter.setHandleWidth(1)
         self.setCentralWidget(splitter)
+        # What the engine says, shown across the window.
+        self.engine_events = EngineEvents(
+            self.engine,
+            self.controller,
+            self.status,
+            self.banner,
+            self.models_view,
+            self.composer,
+            self.view,
+            self.settings_panel,
+            (self.hardware_view, self.probe),
+            self._save_setting,
+            self,
+        )
         self._connect()
         self._shortcuts()
         self.sidebar.installEventFilter(self)
@@ -228,42 +245,6 @@ class MainWindow(QMainWindow):
         if store is not None:
             self.controller.io.submit(lambda: store.set_setting(LIMIT_SETTING, limit))
 
-    def _connect_engine_mode(self) -> None:
-        mode = self.engine_mode
-        mode.engine_text_changed.connect(self.status.set_engine_text)
-        mode.notified.connect(self.status.notify)
-        mode.remote_shown.connect(self._show_remote)
-        mode.models_tab_shown.connect(self._show_remote_models)
-        mode.models_tab_hidden.connect(self._hide_remote_models)
-        mode.share.origins_changed.connect(self._save_shared_origins)
-
-    def _save_shared_origins(self, patterns: list[str]) -> None:
-        store = self.controller.store
-        if store is not None:
-            self.controller.io.submit(lambda: store.set_setting(SHARED_ORIGINS_SETTING, patterns))
-
-    def _show_remote(self, remote: RemoteEngine | None) -> None:
-        note = remote.note if remote is not None else None
-        self.status.set_remote(remote.where if remote else None, remote.security if remote else "")
-        self.models_view.set_remote(note)
-        self.settings_panel.set_remote(note)
-        self.view.set_engine_place(remote.where if remote is not None else None)
-        self.document_encoder.forget()
-
-    def _show_remote_models(self, tab: QWidget, title: str) -> None:
-        tabs = self.models_view.tabs
-        index = tabs.indexOf(tab)
-        if index < 0:
-            tabs.insertTab(0, tab, title)
-        else:
-            tabs.setTabText(index, title)
-        tabs.setCurrentWidget(tab)
-
-    def _hide_remote_models(self, tab: QWidget) -> None:
-        index = self.models_view.tabs.indexOf(tab)
-        if index >= 0:
-            self.models_view.tabs.removeTab(index)
-
     def _save_engine_choice(self, choice: EngineChoice) -> None:
         store = self.controller.store
         if store is not None:
@@ -277,24 +258,9 @@ class MainWindow(QMainWindow):
 
     def _mcp_statuses(self, statuses: list[Any]) -> None:
         """A server that failed is said at once (each on its own); the others' tools work."""
-        failed = [s for s in statuses if s.state == "failed"]
-        if failed:
-            names = ", ".join(s.name for s in failed)
-            if len(failed) > 1:
-                text = tr(
-                    "Window", "MCP servers {names} could not start: see Settings › MCP servers"
-                ).format(names=names)
-            else:
-                text = tr(
-                    "Window", "MCP server {name} could not start: see Settings › MCP servers"
-                ).format(name=names)
+        text = mcp_notice(statuses, self.mcp.error)
+        if text:
             self.status.notify(text)
-        elif self.mcp.error:
-            self.status.notify(
-                tr("Window", "The MCP server list could not be read: {reason}").format(
-                    reason=self.mcp.error
-                )
-            )
 
     def save_mcp_enabled(self, on: bool) -> None:
         store = self.controller.store
@@ -322,17 +288,6 @@ class MainWindow(QMainWindow):
         stop = bind("Escape", self.controller.stop)
         stop.setEnabled(False)
         self.controller.generating_changed.connect(stop.setEnabled)
-
-    def _restate_model(self) -> None:
-        """The status bar again, with the models' names now known (no engine round trip)."""
-        if self.engine.status is not None:
-            self.status.set_status(self.engine.status)
-            self.view.assistant_label = self._speaker(self.engine.status)
-
-    def _speaker(self, status: EngineStatus) -> str:
-        """What a reply without a model of its own on record is labelled: the model's name."""
-        names = self.controller.names
-        return names.display_name(status.model_path, status.model) or status.model or "Cove"
 
     def show_shortcuts(self) -> ShortcutsSheet:
         """Every key the window answers to (Ctrl+/)."""
@@ -370,22 +325,7 @@ class MainWindow(QMainWindow):
         self.settings_panel.reload_requested.connect(
             lambda ctx: e.load(e.model or STARTER, ctx=ctx)
         )
-        e.load_started.connect(self._load_started)
-        e.load_progressed.connect(self._load_progressed)
-        e.loaded.connect(self._loaded)
-        e.load_failed.connect(self._load_failed)
-        e.status_changed.connect(self._status_changed)
-        e.crashed.connect(self._crashed)
-        e.restarted.connect(self._restarted)
-        e.start_failed.connect(
-            lambda msg: self.banner.show_crash(msg, [], tr("Window", "Cove's engine"))
-        )
-        self.banner.restart_requested.connect(e.restart)
-        self.status.cancel_load_requested.connect(e.cancel_load)
         self.status.model_clicked.connect(lambda: self.show_page("models"))
-        self.models_view.cancel_button.clicked.connect(e.cancel_load)
-        self.models_view.load_requested.connect(lambda model: e.load(model))
-        self.models_view.unload_requested.connect(e.unload)
         self.models_view.back_requested.connect(lambda: self.show_page("chat"))
         self.models_view.imported_changed.connect(self._save_imported)
         self.hardware_view.back_requested.connect(lambda: self.show_page("chat"))
@@ -417,20 +357,7 @@ class MainWindow(QMainWindow):
         assert store is not None
         self.history_care.opened(store)
 
-        def settings(s: Store) -> dict[str, Any]:
-            return {
-                "theme": s.get_setting("theme"),
-                "font_scale": s.get_setting("font_scale"),
-                "welcomed": s.get_setting("welcomed", False),
-                "model": s.get_setting("model"),
-                "imported": s.get_setting(IMPORTED_SETTING, []),
-                "mcp": s.get_setting(ENABLED_SETTING, True),
-                "state_limit": s.get_setting(LIMIT_SETTING),
-                "engine": read_choice(s),
-                "shared origins": s.get_setting(SHARED_ORIGINS_SETTING, []),
-            }
-
-        self.controller.io.submit(lambda: settings(store), self._apply_settings)
+        self.controller.io.submit(lambda: read_settings(store), self._apply_settings)
 
     def _apply_settings(self, values: dict[str, Any]) -> None:
         if self.requested_theme is None and values["theme"] in ("system", "light", "dark"):
@@ -533,24 +460,7 @@ class MainWindow(QMainWindow):
         self._save_setting("welcomed", True)
 
     def _check_starter(self) -> None:
-        def done(plan: Plan) -> None:
-            verdict = verdict_from_plan(plan)
-            self.welcome.set_starter(
-                tr("Window", "The starter model, SmolLM2 135M: {verdict}.").format(
-                    verdict=verdict.text
-                )
-            )
-
-        def failed(exc: BaseException) -> None:
-            self.welcome.set_starter(verdict_from_error(str(exc)).text)
-
-        if self.engine.engine is None:
-            self.welcome.set_starter(
-                tr("Window", "The starter model, SmolLM2 135M, is loading in the background.")
-            )
-            self.engine.started.connect(self._check_starter, Qt.ConnectionType.SingleShotConnection)
-            return
-        self.engine.plan(STARTER, done, failed)
+        check_starter(self.welcome, self.engine)
 
     # -- conversations -------------------------------------------------------------------------
 
@@ -570,66 +480,6 @@ class MainWindow(QMainWindow):
     def _context_changed(self, used: int, limit: int, message: str) -> None:
         self.status.set_context(used, limit, message)
         self.chat_page.show_context_notice(message)
-
-    # -- engine --------------------------------------------------------------------------------
-
-    def _load_started(self, model: str) -> None:
-        name = self.controller.names.display_name(model) or (
-            tr("Window", "the starter model") if model == STARTER else Path(model).name
-        )
-        self.status.show_loading(name)
-        self.models_view.show_loading(True)
-        self.composer.set_hint(
-            tr(
-                "Window",
-                "The model is loading. You can write now; the reply starts once it is ready.",
-            )
-        )
-
-    def _load_progressed(self, fraction: float) -> None:
-        self.status.set_load_progress(fraction)
-        self.models_view.set_progress(fraction)
-
-    def _loaded(self, status: EngineStatus) -> None:
-        self.status.hide_loading()
-        self.models_view.show_loading(False)
-        self.models_view.set_loaded(self.engine.model)
-        self.composer.set_hint("")
-        self.view.assistant_label = self._speaker(status)
-        if self.engine.model and self.engine.remote is None:  # another computer's: EngineMode
-            self._save_setting("model", self.engine.model)
-
-    def _load_failed(self, message: str, cancelled: bool) -> None:
-        self.status.hide_loading()
-        self.models_view.show_loading(False)
-        self.composer.set_hint("")
-        self.status.notify(tr("Window", "Loading cancelled.") if cancelled else message)
-        if not cancelled:
-            self.models_view.details.setText(message)
-        self.engine.refresh_status()
-
-    def _status_changed(self, status: EngineStatus) -> None:
-        self.status.set_status(status)
-        self.models_view.set_residents(status.residents if self.engine.remote is None else ())
-        self.settings_panel.set_loaded_context(status.n_ctx)
-        # What runs on another computer is not this computer's hardware's doing.
-        self.hardware_view.set_status(status if self.engine.remote is None else None)
-        self.controller.notices.refresh()
-        # The engine probes this computer's speed when it is idle: once done, the report (and
-        # the recommendations' predicted speeds) is asked for again.
-        waits = self.engine.remote is None and any(w.work == SPEED_WORK for w in status.background)
-        if self._speed_waited and not waits:
-            self.probe.refresh()
-        self._speed_waited = waits
-
-    def _crashed(self, message: str, log_lines: list[str]) -> None:
-        self.banner.show_crash(message, log_lines)
-        self.status.set_engine_text(tr("Window", "Engine stopped"))
-        self.status.hide_loading()
-
-    def _restarted(self) -> None:
-        self.banner.setVisible(False)
-        self.status.notify(tr("Window", "The engine was restarted."))
 
     # -- appearance, settings ------------------------------------------------------------------
 

@@ -64,7 +64,8 @@ class WarmUp(QObject):
     def _render_sample(self) -> None:
         """One throw-away message, in steps, so that the first real one does not pay for the
         one-time set-up of the types it uses."""
-        from app.chat.message.widget import MessageBody, MessageWidget
+        from app.chat.message.body import MessageBody
+        from app.chat.message.widget import MessageWidget
 
         def sample() -> None:
             widget = MessageWidget("assistant", self._colors())

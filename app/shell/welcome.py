@@ -1,4 +1,5 @@
-"""The first-run welcome: nothing leaves this computer, and what this computer can run."""
+"""The first-run welcome: nothing leaves this computer, what this computer can run, and whether
+the starter model fits."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from app.common.engine_service import STARTER, EngineService
 from app.common.i18n import tr
 from app.common.plain_words import best_device_text
+from app.common.verdicts import verdict_from_error, verdict_from_plan
 from engine.units import format_bytes
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
+    from engine.planner.plan import Plan
 
 
 def capacity_text(report: HardwareReport) -> str:
@@ -112,3 +116,26 @@ class WelcomeView(QWidget):
 
     def set_starter(self, text: str) -> None:
         self.starter.setText(text)
+
+
+def check_starter(welcome: WelcomeView, engine: EngineService) -> None:
+    """Say whether the starter model fits here, once the engine is up to plan it."""
+
+    def done(plan: Plan) -> None:
+        verdict = verdict_from_plan(plan)
+        welcome.set_starter(
+            tr("Window", "The starter model, SmolLM2 135M: {verdict}.").format(verdict=verdict.text)
+        )
+
+    def failed(exc: BaseException) -> None:
+        welcome.set_starter(verdict_from_error(str(exc)).text)
+
+    if engine.engine is None:
+        welcome.set_starter(
+            tr("Window", "The starter model, SmolLM2 135M, is loading in the background.")
+        )
+        engine.started.connect(
+            lambda: check_starter(welcome, engine), Qt.ConnectionType.SingleShotConnection
+        )
+        return
+    engine.plan(STARTER, done, failed)

@@ -315,7 +315,7 @@ def test_the_installed_tab_shows_each_models_speed_predicted_then_measured(
     then as measured. The plans come from the planner the engine host runs, here in-process."""
     from PySide6.QtGui import QColor
 
-    from app.models.view import SPEED_COLUMN
+    from app.models.installed_tab import SPEED_COLUMN
     from engine.backends.loader import plan_model
     from engine.formats.gguf import read_gguf
     from engine.library.names import starter_path

@@ -67,10 +67,10 @@ def test_the_history_carries_each_message_s_images_or_leaves_them_out(
 
     from PIL import Image
 
-    from app.chat.generation import history_for
     from app.chat.model_images import ModelImages
     from engine.images import read_image
     from engine.store import NewImage
+    from engine.store.model_messages import history_for
 
     out = io.BytesIO()
     Image.new("RGB", (64, 48), "navy").save(out, "PNG")

@@ -312,7 +312,7 @@ def test_over_plain_http_documents_are_searched_here_and_only_the_prompt_goes_th
     sources = outcome.message.meta["documents"]["sources"]
     assert sources[0]["path"] == str(harbour / "harbour_guide.pdf") and sources[0]["page"] == 2
     # The question was embedded by an engine of this computer's ...
-    embedder = window.engine._embedder
+    embedder = window.engine.embedder.host
     assert embedder is not None and embedder.alive()
     # ... and the other computer got the grounded prompt alone: no embedding, no model to load.
     prompts = [line for line in other.log.splitlines() if "chat prompt:" in line]

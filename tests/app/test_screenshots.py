@@ -440,7 +440,7 @@ def test_settings_engine_with_another_computer(
     connection. The connection is staged (no desk.local here); the window is the real one."""
     from PySide6.QtGui import QColor, QPainter
 
-    from app.common.engine_service import RemoteTarget
+    from app.common.remote_target import RemoteTarget
     from app.remote.choice import EngineChoice
     from engine.client.http_client import EngineClient
     from engine.client.protocol import EngineStatus

@@ -148,7 +148,7 @@ def test_consent_deny_then_allow_once(
     assert card.result.text() == call["result"]
 
     # Reopened, the reply shows its calls again, and the next turn sees them.
-    from app.chat.generation import history_for
+    from engine.store.model_messages import history_for
     from tests.app.conftest import stored_messages
 
     conversation = outcome.conversation_id

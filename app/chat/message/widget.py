@@ -2,116 +2,39 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QMimeData, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import (
     QDesktopServices,
     QGuiApplication,
-    QKeyEvent,
-    QResizeEvent,
     QTextDocument,
-    QWheelEvent,
 )
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QMenu,
     QPlainTextEdit,
-    QPushButton,
-    QSizePolicy,
-    QTextBrowser,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from app.chat.message.actions import MessageActions
+from app.chat.message.body import MessageBody
 from app.chat.message.document import MessageRenderer, copy_index
+from app.chat.message.editor import MessageEditor
 from app.chat.message.images import ImageRef, MessageImages
-from app.chat.message.math_render import selection_text
 from app.chat.message.reasoning import ReasoningPanel
 from app.chat.message.sources import SourcesPanel, shown_text
+from app.chat.message.status import figures, notices, status_badge
 from app.chat.message.tool_call_card import ToolCallCard
 from app.chat.message.versions import VersionSwitch
 from app.common.i18n import tr
 from app.common.open_source import open_source
 from app.common.theme import Colors
 from engine.store.types import ReplyMeta
-
-
-def status_badge(status: str, cancelled: bool = False) -> tuple[str, str] | None:
-    """The badge beside the speaker's name: (its words, its object name); None: no badge."""
-    if status == "interrupted":
-        return (tr("Message", "Stopped") if cancelled else tr("Message", "Interrupted"), "Badge")
-    if status == "error":
-        return (tr("Message", "Failed"), "ErrorBadge")
-    return None
-
-
-class MessageBody(QTextBrowser):
-    """A read-only rich-text view exactly as tall as its text (the chat scrolls, not the body)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        # A code line wider than the chat scrolls sideways instead of being cut off.
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.setOpenLinks(False)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse
-            | Qt.TextInteractionFlag.TextSelectableByKeyboard
-            | Qt.TextInteractionFlag.LinksAccessibleByMouse
-        )
-        self.viewport().setAutoFillBackground(False)
-        self.setStyleSheet("QTextBrowser { background: transparent; }")
-        self.document().documentLayout().documentSizeChanged.connect(self._fit_height)
-        self.setFixedHeight(self._wanted_height())
-
-    def _wanted_height(self) -> int:
-        height = math.ceil(self.document().size().height()) + 2 * self.frameWidth()
-        if self.document().size().width() > self.viewport().width() + 1:  # a code line too wide
-            height += self.horizontalScrollBar().sizeHint().height()
-        return max(1, height)
-
-    def _fit_height(self, *_args: Any) -> None:
-        wanted = self._wanted_height()
-        if wanted != self.height():
-            self.setFixedHeight(wanted)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._fit_height()
-
-    def wheelEvent(self, event: QWheelEvent) -> None:
-        sideways = event.angleDelta().x() != 0 or bool(
-            event.modifiers() & Qt.KeyboardModifier.ShiftModifier
-        )
-        if sideways and self.horizontalScrollBar().maximum() > 0:
-            super().wheelEvent(event)  # a wide code line, scrolled sideways
-        else:
-            event.ignore()  # let the chat scroll
-
-    def sizeHint(self) -> QSize:
-        return QSize(super().sizeHint().width(), self._wanted_height())
-
-    def createMimeDataFromSelection(self) -> QMimeData:
-        data = super().createMimeDataFromSelection()
-        text = selection_text(self.textCursor())  # formulas copied as their TeX
-        if text is None:
-            return data
-        # Qt's own mime data writes its formats when first read, over any set before.
-        copied = QMimeData()
-        for kind in data.formats():
-            copied.setData(kind, data.data(kind))
-        copied.setText(text)
-        copied.setData("text/markdown", text.encode())
-        return copied
 
 
 class MessageWidget(QFrame):
@@ -168,53 +91,17 @@ class MessageWidget(QFrame):
         header.addWidget(self.badge)
         header.addWidget(self.version_switch)
         header.addStretch(1)
-        self.copy_button = self._action(
-            tr("Message", "Copy"), tr("Message", "Copy this message as Markdown")
+        self.action_row = MessageActions(header, role)
+        a = self.action_row
+        self.copy_button, self.edit_button = a.copy_button, a.edit_button
+        self.regenerate_button, self.regenerate_with_button = (
+            a.regenerate_button,
+            a.regenerate_with_button,
         )
-        self.edit_button = self._action(
-            tr("Message", "Edit"),
-            tr(
-                "Message", "Edit this message and send it again (the original is kept as a version)"
-            ),
-        )
-        self.regenerate_button = self._action(
-            tr("Message", "Regenerate"),
-            tr("Message", "Write this reply again (this one is kept as a version)"),
-        )
-        # Another model, chosen from a menu of its own: a control of its own for a screen reader.
-        self.regenerate_with_button = self._action(
-            "▾", tr("Message", "Write this reply again with another model")
-        )
-        self.regenerate_with_button.setAccessibleName(tr("Message", "Regenerate with…"))
-        self.regenerate_menu = QMenu(self.regenerate_with_button)
+        self.regenerate_menu = a.regenerate_menu
+        self.continue_button, self.branch_button = a.continue_button, a.branch_button
+        self.delete_button = a.delete_button
         self.regenerate_menu.aboutToShow.connect(self._fill_regenerate_menu)
-        self.regenerate_with_button.setMenu(self.regenerate_menu)
-        self.regenerate_with_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.continue_button = self._action(
-            tr("Message", "Continue"),
-            tr("Message", "Write more of this reply, which stopped at its length limit"),
-        )
-        self.branch_button = self._action(
-            tr("Message", "Branch from here"),
-            tr("Message", "Start a new chat with the conversation up to this message"),
-        )
-        self.delete_button = self._action(
-            tr("Message", "Delete"), tr("Message", "Delete this message (it can be undone)")
-        )
-        for button in (
-            self.copy_button,
-            self.edit_button,
-            self.regenerate_button,
-            self.regenerate_with_button,
-            self.continue_button,
-            self.branch_button,
-            self.delete_button,
-        ):
-            header.addWidget(button)
-        self.edit_button.setVisible(role == "user")
-        self.regenerate_button.setVisible(False)
-        self.regenerate_with_button.setVisible(False)
-        self.continue_button.setVisible(False)
         self.copy_button.clicked.connect(self.copy_message)
         self.edit_button.clicked.connect(self.start_editing)
         self.regenerate_button.clicked.connect(lambda: self.regenerate_requested.emit(self, None))
@@ -252,8 +139,6 @@ class MessageWidget(QFrame):
 
         self._outer = outer
         self.images: MessageImages | None = None  # built for a user's message with images
-        self._editor: QPlainTextEdit | None = None  # built on first edit: most never are
-        self.edit_bar: QWidget | None = None
 
         self.sources_panel: SourcesPanel | None = None  # built for replies from documents
         self.call_cards: dict[str, ToolCallCard] = {}  # built for replies that called tools
@@ -273,17 +158,12 @@ class MessageWidget(QFrame):
         notice_layout.addWidget(self.notice)
         self.notice_frame.setVisible(False)
         outer.addWidget(self.notice_frame)
+        self.edit_box = MessageEditor(
+            outer, self.footer, self.bubble or self.text_box, lambda: self.images is not None, self
+        )
+        self.edit_box.submitted.connect(lambda text: self.edit_submitted.emit(self, text))
         self._show_status()
         self._update_actions()
-
-    def _action(self, text: str, tip: str) -> QToolButton:
-        button = QToolButton()
-        button.setObjectName("MessageAction")
-        button.setText(text)
-        button.setToolTip(tip)
-        button.setCursor(Qt.CursorShape.PointingHandCursor)
-        button.setAutoRaise(True)
-        return button
 
     # -- content -------------------------------------------------------------------------------
 
@@ -501,37 +381,17 @@ class MessageWidget(QFrame):
         self._update_actions()
 
     def _fill_regenerate_menu(self) -> None:
-        self.regenerate_menu.clear()
-        models = self.models()
-        if not models:
-            action = self.regenerate_menu.addAction(tr("Message", "No other model is installed"))
-            action.setEnabled(False)
-        for name, label in models:
-            action = self.regenerate_menu.addAction(
-                tr("Message", "Regenerate with {model}").format(model=label)
-            )
-            action.triggered.connect(
-                lambda _checked=False, n=name: self.regenerate_requested.emit(self, n)
-            )
+        self.action_row.fill_regenerate_menu(
+            self.models(), lambda name: self.regenerate_requested.emit(self, name)
+        )
 
     def _update_actions(self) -> None:
         saved = self.message_id is not None
         streaming = self.status == "streaming"
         free = saved and not streaming and not self._busy
-        self.copy_button.setEnabled(not streaming)
-        for button in (
-            self.edit_button,
-            self.regenerate_button,
-            self.regenerate_with_button,
-            self.delete_button,
-            self.branch_button,
-            self.continue_button,
-        ):
-            button.setEnabled(free)
         stopped_short = ReplyMeta.of(self.meta).finish_reason == "length"
-        self.continue_button.setVisible(
-            self.role == "assistant" and stopped_short and self.status == "complete"
-        )
+        can_continue = self.role == "assistant" and stopped_short and self.status == "complete"
+        self.action_row.update(free, streaming, can_continue)
         index = self.versions.index(self.message_id) + 1 if self.message_id in self.versions else 1
         self.version_switch.set_version(index, max(1, len(self.versions)), enabled=free)
 
@@ -561,32 +421,12 @@ class MessageWidget(QFrame):
             self.badge.setVisible(True)
         else:
             self.badge.setVisible(False)
-        stats = meta.stats
-        parts: list[str] = []
-        if stats and stats.completion_tokens:
-            parts.append(tr("Message", "{n} tokens").format(n=stats.completion_tokens))
-            if stats.decode_tokens_per_s:
-                rate = f"{stats.decode_tokens_per_s:.1f}"
-                parts.append(tr("Message", "{rate} tokens/s").format(rate=rate))
-            if stats.ttft_s:
-                seconds = f"{stats.ttft_s:.2f}"
-                parts.append(tr("Message", "first token {seconds} s").format(seconds=seconds))
+        parts = figures(meta)
         self.footer.setText(" · ".join(parts))
         self.footer.setVisible(bool(parts) and self.role == "assistant")
-        notices: list[str] = []
-        if meta.truncation:
-            notices.append(meta.truncation)
-        if self.status in ("interrupted", "error") and meta.error:
-            notices.append(_first_line(meta.error))
-        if meta.finish_reason == "length":
-            notices.append(
-                tr(
-                    "Message",
-                    "The reply reached its length limit (max tokens in the chat settings).",
-                )
-            )
-        self.notice.setText("\n".join(notices))
-        self.notice_frame.setVisible(bool(notices))
+        said = notices(meta, self.status)
+        self.notice.setText("\n".join(said))
+        self.notice_frame.setVisible(bool(said))
 
     # -- copying, editing ----------------------------------------------------------------------
 
@@ -604,72 +444,14 @@ class MessageWidget(QFrame):
 
     @property
     def editor(self) -> QPlainTextEdit:
-        if self._editor is None:
-            self._build_editor()
-        assert self._editor is not None
-        return self._editor
-
-    def _build_editor(self) -> None:
-        editor = QPlainTextEdit()
-        editor.setAccessibleName(tr("Message", "Edit message"))
-        editor.installEventFilter(self)
-        bar = QWidget()
-        edit_row = QHBoxLayout(bar)
-        edit_row.setContentsMargins(0, 4, 0, 0)
-        edit_row.addStretch(1)
-        cancel = QPushButton(tr("Message", "Cancel"))
-        cancel.setObjectName("Secondary")
-        send = QPushButton(tr("Message", "Save && send"))
-        send.setAccessibleName(tr("Message", "Save and send"))
-        send.setObjectName("Primary")
-        cancel.clicked.connect(self.stop_editing)
-        send.clicked.connect(self._submit_edit)
-        edit_row.addWidget(cancel)
-        edit_row.addWidget(send)
-        index = self._outer.indexOf(self.footer)
-        self._outer.insertWidget(index, editor)
-        self._outer.insertWidget(index + 1, bar)
-        self._editor, self.edit_bar = editor, bar
+        return self.edit_box.editor
 
     def start_editing(self) -> None:
-        self.editor.setPlainText(self.text)
-        self.editor.setMinimumHeight(min(240, max(80, self.text_box.height() + 24)))
-        (self.bubble or self.text_box).setVisible(False)
-        self.editor.setVisible(True)
-        assert self.edit_bar is not None
-        self.edit_bar.setVisible(True)
-        self.editor.setFocus()
+        self.edit_box.start(self.text, self.text_box.height())
 
     def stop_editing(self) -> None:
-        if self._editor is None or self.edit_bar is None:
-            return
-        self._editor.setVisible(False)
-        self.edit_bar.setVisible(False)
-        (self.bubble or self.text_box).setVisible(True)
+        self.edit_box.stop()
 
     @property
     def editing(self) -> bool:
-        return self._editor is not None and self._editor.isVisible()
-
-    def _submit_edit(self) -> None:
-        text = self.editor.toPlainText().strip()
-        if not text and self.images is None:
-            return
-        self.stop_editing()
-        self.edit_submitted.emit(self, text)
-
-    def eventFilter(self, watched: Any, event: QEvent) -> bool:
-        if watched is self._editor and event.type() == QEvent.Type.KeyPress:
-            assert isinstance(event, QKeyEvent)
-            if event.key() == Qt.Key.Key_Escape:
-                self.stop_editing()
-                return True
-            enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-            if enter and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
-                self._submit_edit()
-                return True
-        return super().eventFilter(watched, event)
-
-
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else text
+        return self.edit_box.editing
