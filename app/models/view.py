@@ -39,10 +39,11 @@ from app.models.downloads import DownloadsView
 from app.models.importing import ask_import_mode, choose_model_file
 from app.models.partials import PartialDownloadsTable
 from app.models.residents import ResidentsTable
+from engine.errors import CatalogError
 from engine.hardware.report import HardwareReport
 from engine.hub.requests import resume_request
 from engine.library import ModelEntry, scan_models
-from engine.library.catalog import Catalog, CatalogError, load_catalog
+from engine.library.catalog import Catalog, load_catalog
 from engine.library.in_use import processes_using
 from engine.library.installed import Removed, remove_model
 from engine.library.partial import PartialDownload, list_partials, remove_partial

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from engine.errors import EngineError, StoreError
+from engine.errors import ArchiveError, EngineError, StoreError
 from engine.json_file import written_whole
 from engine.paths import data_dir as default_data_dir
 from engine.store import folders as store_folders
@@ -59,7 +59,7 @@ from engine.store.transfer import (
     folders_from_json,
     read_chats,
 )
-from engine.store.unpacking import ArchiveError, ArchiveReader
+from engine.store.unpacking import ArchiveReader
 
 __all__ = [
     "ArchivePart",
