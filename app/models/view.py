@@ -39,11 +39,10 @@ from app.models.downloads import DownloadsView
 from app.models.importing import ask_import_mode, choose_model_file
 from app.models.partials import PartialDownloadsTable
 from app.models.residents import ResidentsTable
-from engine.errors import CatalogError
 from engine.hardware.report import HardwareReport
 from engine.hub.requests import resume_request
 from engine.library import ModelEntry, scan_models
-from engine.library.catalog import Catalog, load_catalog
+from engine.library.catalog import catalog_or_none
 from engine.library.in_use import processes_using
 from engine.library.installed import Removed, remove_model
 from engine.library.partial import PartialDownload, list_partials, remove_partial
@@ -639,7 +638,7 @@ class ModelsView(QWidget):
 
     def _resume_partial(self, partial: PartialDownload) -> None:
         try:
-            self.downloads.add(resume_request(partial.repo, partial.file, _catalog()))
+            self.downloads.add(resume_request(partial.repo, partial.file, catalog_or_none()))
         except ValueError as exc:
             self.say(str(exc))
             return
@@ -720,13 +719,6 @@ class ModelsView(QWidget):
         folder = models_dir()
         folder.mkdir(parents=True, exist_ok=True)
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
-
-
-def _catalog() -> Catalog | None:
-    try:
-        return load_catalog()
-    except CatalogError:
-        return None
 
 
 def _speed_tip(speed: ModelSpeed) -> str:

@@ -193,6 +193,14 @@ def load_catalog(path: Path | None = None) -> Catalog:
     return _load(path or catalog_path())
 
 
+def catalog_or_none() -> Catalog | None:
+    """The catalog, or None when its file is missing or malformed: for what goes on without it."""
+    try:
+        return load_catalog()
+    except CatalogError:
+        return None
+
+
 @cache
 def _load(path: Path) -> Catalog:
     try:

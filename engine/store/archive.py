@@ -147,7 +147,7 @@ class _Snapshot:
 
 
 def _snapshot(store: Store) -> _Snapshot:
-    with store._reading() as conn:
+    with store.file.reading() as conn:
         # One read transaction: in WAL mode it sees one commit, whatever other processes write
         # meanwhile. The lock is let go before the archive is written, so the window's saves
         # wait only for the reading.
@@ -380,7 +380,7 @@ def import_archive(
             contents = _read_contents(archive, parts)
             writer = merging.ImageWriter(ImageFiles(store.images_folder), archive.image)
             try:
-                with store._writing() as conn:
+                with store.file.writing() as conn:
                     ids = merging.merge_folders(conn, contents.folders, tally)
                     for chat in contents.chats:
                         merging.merge_chat(conn, chat, ids, writer, tally)
