@@ -15,7 +15,6 @@ CLASS_LINES = 450
 # Larger than the bound today, at most this size: shrink them, never grow them.
 MODULES = {
     "app/chat/controller.py": 899,
-    "engine/generation/loop.py": 813,
     "app/models/view.py": 775,
     "engine/backends/llama_cpp.py": 682,
     "app/chat/message/widget.py": 675,
@@ -26,7 +25,6 @@ MODULES = {
 }
 CLASSES = {
     "app/chat/controller.py:ChatController": 767,
-    "engine/generation/loop.py:GenerationLoop": 660,
     "app/models/view.py:ModelsView": 652,
     "app/shell/main_window.py:MainWindow": 588,
     "engine/backends/llama_cpp.py:LlamaCppModel": 574,
