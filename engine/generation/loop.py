@@ -35,13 +35,7 @@ from engine.generation.clock import StatsClock
 from engine.generation.decoding import Body, Ending, decode
 from engine.generation.drafting import ModelGuesser
 from engine.generation.prefill import prefill, score
-from engine.generation.runtime import (
-    HandedIn,
-    HandsIn,
-    TokenDecoder,
-    TokenSource,
-    Verifier,
-)
+from engine.generation.runtime import HandedIn, TokenDecoder, TokenSource
 from engine.generation.saved_states import save_state
 from engine.generation.speculation import Drafter, DraftPolicy
 from engine.generation.state_cache import StateCache
@@ -62,14 +56,7 @@ if TYPE_CHECKING:
     from engine.templates import ChatTemplate
 
 # What backends build on: the loop, and the runtime's parts it takes (engine/generation/runtime.py).
-__all__ = [
-    "GenerationLoop",
-    "HandedIn",
-    "HandsIn",
-    "TokenDecoder",
-    "TokenSource",
-    "Verifier",
-]
+__all__ = ["GenerationLoop", "HandedIn", "TokenDecoder", "TokenSource"]
 
 
 class GenerationLoop(ABC):
