@@ -206,3 +206,93 @@ class HistoryDamaged(StoreError):
     rows it still holds."""
 
     code = "history_damaged"
+
+
+class DocumentIndexError(EngineError):
+    """The document index could not be opened, read or written."""
+
+    code = "document_index_error"
+
+
+class IndexCancelled(EngineError):
+    """The user stopped indexing a collection; the files indexed so far stay indexed."""
+
+    code = "index_cancelled"
+
+
+class OcrUnavailable(DocumentError):
+    """A scanned page needs OCR and Cove's OCR extra is not installed (or cannot load)."""
+
+    code = "ocr_unavailable"
+
+
+class EvaluationCancelled(EngineError):
+    """The user stopped an evaluation between two requests."""
+
+    code = "cancelled"
+
+
+class CatalogError(EngineError):
+    """The catalog file is missing or malformed."""
+
+    code = "catalog_error"
+
+
+class ImageError(InvalidRequest):
+    """An image that cannot be read, said in the user's terms."""
+
+    code = "invalid_image"
+
+
+class PayloadTooLarge(InvalidRequest):
+    """A request body past the server's size limit (a 413)."""
+
+    code = "payload_too_large"
+
+
+class UnsupportedMediaType(InvalidRequest):
+    """A request body that is not JSON (a 415)."""
+
+    code = "unsupported_media_type"
+
+
+class ResponseNotFound(ModelNotFound):
+    """A ``previous_response_id`` or a fetched id that this server does not keep (a 404)."""
+
+    code = "response_not_found"
+
+
+# --- signals inside one part of the engine ------------------------------------------------------
+# These never cross the process: the part that raises them also catches them, and says what
+# happened in its own terms (a device missing from the hardware report, a part fetched again, a
+# chat left out of an import).
+
+
+class ProbeUnavailable(Exception):
+    """Raised by a hardware probe when what it looks for is not there; the message is the user's
+    reason."""
+
+
+class NoRanges(Exception):
+    """The server answered a ranged request with the whole file."""
+
+
+class Halted(Exception):
+    """A pause or a cancel stopped the fetching."""
+
+
+class RetryLater(Exception):
+    """A part's request failed in a way worth trying again, after ``retry_after`` seconds when
+    the server said so."""
+
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after
+
+
+class ArchiveError(ValueError):
+    """The archive is not one Cove can import; the message says what is wrong."""
+
+
+class NewerArchive(ArchiveError):
+    """The archive was written by a newer Cove."""

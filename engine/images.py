@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.errors import InvalidRequest, VisionUnavailable
+from engine.errors import ImageError, VisionUnavailable
 from engine.types import ImageInput
 
 # Refused before decoding: more pixels than any camera or screenshot has (a 200-megapixel phone
@@ -43,12 +43,6 @@ if TYPE_CHECKING:
     from PIL.Image import Image as PILImage
 
     from engine.types import ChatMessage
-
-
-class ImageError(InvalidRequest):
-    """An image that cannot be read, said in the user's terms."""
-
-    code = "invalid_image"
 
 
 def read_image(data: bytes, name: str = "the image") -> ImageInput:

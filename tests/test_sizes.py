@@ -14,14 +14,10 @@ CLASS_LINES = 450
 
 # Larger than the bound today, at most this size: shrink them, never grow them.
 MODULES = {
-    "engine/store/database.py": 770,
-    "engine/generation/loop.py": 813,
     "engine/backends/llama_cpp.py": 682,
     "engine/host/wire.py": 603,
 }
 CLASSES = {
-    "engine/store/database.py:Store": 692,
-    "engine/generation/loop.py:GenerationLoop": 660,
     "engine/backends/llama_cpp.py:LlamaCppModel": 574,
     "engine/host/state.py:HostState": 526,
 }

@@ -11,9 +11,10 @@ from app.common.i18n import tr
 from engine.documents.answer import Grounding, ground
 from engine.documents.answerable import judge
 from engine.documents.encoder import Encoder
-from engine.documents.index_db import DocumentIndexError, IndexDB
+from engine.documents.index_db import IndexDB
 from engine.documents.indexer import check_encoder
 from engine.documents.retrieve import Retriever
+from engine.errors import DocumentIndexError
 
 TOP_K = 5
 DEFAULT_CONTEXT = 2048  # when the engine has not said (no model loaded yet)

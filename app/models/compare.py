@@ -32,9 +32,10 @@ from PySide6.QtWidgets import (
 from app.common.i18n import tr
 from app.common.plain_words import quant_label
 from app.common.workers import WorkerPool, post_to_ui
+from engine.errors import EvaluationCancelled
 from engine.evaluation.metrics import paired
 from engine.evaluation.ran_as import RanAs
-from engine.evaluation.run import EvaluationCancelled, Outcome, Scorer, evaluate
+from engine.evaluation.run import Outcome, Scorer, evaluate
 from engine.evaluation.tasks import Task, load_task, shipped_task
 from engine.library.installed import ModelEntry
 from engine.units import format_bytes

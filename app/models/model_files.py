@@ -14,9 +14,10 @@ from app.common.i18n import tr
 from app.common.workers import WorkerPool
 from app.models.download_controller import DownloadController
 from app.models.importing import ask_import_mode, choose_model_file
-from app.models.model_words import catalog_or_none, where
+from app.models.model_words import where
 from engine.hub.requests import resume_request
 from engine.library import ModelEntry
+from engine.library.catalog import catalog_or_none
 from engine.library.installed import Removed, remove_model
 from engine.library.partial import PartialDownload, remove_partial
 from engine.library.projectors import projector_of

@@ -12,19 +12,11 @@ from app.common.plain_words import mix_text, quant_text
 from app.common.theme import Colors
 from app.common.verdicts import Verdict
 from engine.library import ModelEntry
-from engine.library.catalog import Catalog, CatalogError, load_catalog
 from engine.paths import shown
 from engine.units import format_bytes
 
 if TYPE_CHECKING:
     from engine.speed.installed import ModelSpeed
-
-
-def catalog_or_none() -> Catalog | None:
-    try:
-        return load_catalog()
-    except CatalogError:
-        return None
 
 
 def speed_tip(speed: ModelSpeed) -> str:

@@ -85,8 +85,9 @@ def beside(choice: DraftChoice, free_bytes: int) -> DraftChoice:
 
 def draft_choices(target: Path, ctx: int) -> list[DraftChoice]:
     """The drafts the catalog names for the model at ``target``, each checked."""
+    from engine.errors import CatalogError
     from engine.library.builds import install_path, installed_build
-    from engine.library.catalog import CatalogError, load_catalog
+    from engine.library.catalog import load_catalog
     from engine.paths import models_dir
 
     try:

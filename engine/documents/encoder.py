@@ -30,8 +30,9 @@ def default_encoder_folder() -> Path | None:
 
 def library_folder(model_id: str) -> Path | None:
     """Where the catalog model ``model_id``'s first build is installed, when it is."""
+    from engine.errors import CatalogError
     from engine.library.builds import install_path, is_installed
-    from engine.library.catalog import CatalogError, load_catalog
+    from engine.library.catalog import load_catalog
     from engine.paths import models_dir
 
     try:

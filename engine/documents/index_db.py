@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from engine.documents.chunker import Chunk
-from engine.errors import EngineError
+from engine.errors import DocumentIndexError
 from engine.paths import data_dir
 
 DB_FILENAME = "documents.sqlite3"
@@ -78,12 +78,6 @@ CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
 END;
 """
 _SEP = "\x1f"
-
-
-class DocumentIndexError(EngineError):
-    """The document index could not be opened, read or written."""
-
-    code = "document_index_error"
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,10 +70,6 @@ class IndexProgress:
     rate: float | None = None  # pages a second while reading, passages a second embedding
 
 
-class IndexCancelled(EngineError):
-    code = "index_cancelled"
-
-
 def encoder_id(encoder: Encoder) -> str:
     return f"{encoder.name}:{encoder.dimensions}"
 

@@ -13,15 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import DocumentError
+from engine.errors import OcrUnavailable
 
 RENDER_DPI = 300  # measured (bench/bench_ocr.py): at 150 and 200 dpi whole lines were lost
 MIN_CONFIDENCE = 0.5  # recognised text below this is noise (specks, stamps)
 PARAGRAPH_GAP = 1.6  # a gap this many line heights parts two paragraphs
-
-
-class OcrUnavailable(DocumentError):
-    code = "ocr_unavailable"
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from engine.client.protocol import EngineStatus, ScoredPrompts
-from engine.errors import EngineError
+from engine.errors import EngineError, EvaluationCancelled
 from engine.evaluation.metrics import Answered, Score, score
 from engine.evaluation.ran_as import RanAs, ran_as
 from engine.evaluation.tasks import Question, Task
@@ -50,10 +50,6 @@ class Outcome:
     seconds: float
     # The way the model ran (None: the engine did not say).
     ran_as: RanAs | None = None
-
-
-class EvaluationCancelled(EngineError):
-    code = "cancelled"
 
 
 def evaluate(

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import psutil
 
+from engine.errors import ProbeUnavailable
 from engine.hardware import cpu_features
 from engine.hardware.cpu_features import CpuInfo
 from engine.hardware.report import (
@@ -40,10 +41,6 @@ from engine.native.ort import import_onnxruntime
 T = TypeVar("T")
 MiB = 1024**2
 GiB = 1024**3
-
-
-class Unavailable(Exception):
-    """Raised by a probe when what it looks for is not there; the message is the user's reason."""
 
 
 def estimate_metal_budget(total_bytes: int, wired_limit_mb: int | None = None) -> int:
@@ -96,16 +93,16 @@ def probe_nvidia() -> tuple[GpuInfo | Absent, ...]:
     try:
         import pynvml
     except ImportError as exc:
-        raise Unavailable("NVML not available (nvidia-ml-py not installed)") from exc
+        raise ProbeUnavailable("NVML not available (nvidia-ml-py not installed)") from exc
     try:
         pynvml.nvmlInit()
     except pynvml.NVMLError as exc:
         code = getattr(exc, "value", None)
         if code == pynvml.NVML_ERROR_LIBRARY_NOT_FOUND:
-            raise Unavailable(f"no NVIDIA driver ({exc})") from exc
+            raise ProbeUnavailable(f"no NVIDIA driver ({exc})") from exc
         if code == pynvml.NVML_ERROR_DRIVER_NOT_LOADED:
-            raise Unavailable(f"NVIDIA driver not loaded ({exc})") from exc
-        raise Unavailable(f"NVML could not start: {exc}") from exc
+            raise ProbeUnavailable(f"NVIDIA driver not loaded ({exc})") from exc
+        raise ProbeUnavailable(f"NVML could not start: {exc}") from exc
     found: list[GpuInfo | Absent] = []
     try:
         driver = _text(pynvml.nvmlSystemGetDriverVersion())
@@ -141,7 +138,7 @@ def probe_nvidia() -> tuple[GpuInfo | Absent, ...]:
     finally:
         pynvml.nvmlShutdown()
     if not found:
-        raise Unavailable("the NVIDIA driver is loaded but reports no GPU")
+        raise ProbeUnavailable("the NVIDIA driver is loaded but reports no GPU")
     return tuple(found)
 
 
@@ -166,9 +163,9 @@ def probe_apple_gpu(
     sysctl: Callable[[Sequence[str]], dict[str, str]] = cpu_features.read_sysctl,
 ) -> tuple[GpuInfo | Absent, ...]:
     if p.os_name != "darwin":
-        raise Unavailable("not macOS")
+        raise ProbeUnavailable("not macOS")
     if p.arch != "arm64":
-        raise Unavailable(f"this Python runs as {p.arch}, not Apple Silicon (arm64)")
+        raise ProbeUnavailable(f"this Python runs as {p.arch}, not Apple Silicon (arm64)")
     values = sysctl(["machdep.cpu.brand_string", "iogpu.wired_limit_mb"])
     wired = values.get("iogpu.wired_limit_mb", "")
     budget = estimate_metal_budget(memory.total_bytes, int(wired) if wired.isdigit() else None)
@@ -192,7 +189,7 @@ def probe_ort() -> OrtInfo:
     try:
         onnxruntime = import_onnxruntime()
     except ImportError as exc:
-        raise Unavailable(f"not installed ({exc})") from exc
+        raise ProbeUnavailable(f"not installed ({exc})") from exc
     providers = tuple(str(x) for x in onnxruntime.get_available_providers())
     return OrtInfo(
         available=True,
@@ -221,10 +218,10 @@ def _ep_devices(onnxruntime: Any) -> tuple[str, ...]:
 
 def probe_coreml(p: PlatformInfo) -> CoreMLInfo:
     if p.os_name != "darwin":
-        raise Unavailable("not macOS")
+        raise ProbeUnavailable("not macOS")
     # find_spec, not import: importing coremltools costs seconds (it pulls in numpy/protobuf).
     if importlib.util.find_spec("coremltools") is None:
-        raise Unavailable("coremltools is not installed")
+        raise ProbeUnavailable("coremltools is not installed")
     return CoreMLInfo(available=True, reason="coremltools is installed")
 
 
@@ -272,7 +269,7 @@ def probe_llama_cpp() -> LlamaCppInfo:
     except (ImportError, OSError, RuntimeError) as exc:
         # A wheel built for another CUDA, or a missing libgomp, fails at import with OSError or
         # llama-cpp-python's RuntimeError("Failed to load shared library …").
-        raise Unavailable(f"llama-cpp-python cannot load: {exc}") from exc
+        raise ProbeUnavailable(f"llama-cpp-python cannot load: {exc}") from exc
     with _quiet_llama_logs(), GGML_LOCK:
         offload = bool(llama_cpp.llama_supports_gpu_offload())
         system_info = _text(llama_cpp.llama_print_system_info()).strip()
@@ -308,7 +305,7 @@ def _attempt(
 ) -> T:
     try:
         return probe()
-    except Unavailable as exc:
+    except ProbeUnavailable as exc:
         reason = str(exc)
     except Exception as exc:  # a broken probe must cost one line of the report, not the report
         reason = f"probe failed: {type(exc).__name__}: {exc}"

@@ -29,6 +29,8 @@ from engine.errors import (
     LoadCancelled,
     ModelLoadError,
     ModelNotFound,
+    PayloadTooLarge,
+    UnsupportedMediaType,
 )
 from engine.remote.keys import digest, matches
 from engine.remote.ratelimit import RateLimit
@@ -50,14 +52,6 @@ _STATUS: tuple[tuple[type[EngineError], int, str], ...] = (
     (EngineBusy, 429, "rate_limit_error"),
     (InsufficientMemory, 507, "insufficient_memory"),
 )
-
-
-class PayloadTooLarge(InvalidRequest):
-    code = "payload_too_large"
-
-
-class UnsupportedMediaType(InvalidRequest):
-    code = "unsupported_media_type"
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from engine.errors import GenerationError, ModelNotFound
+from engine.errors import GenerationError, ResponseNotFound
 from engine.generation.reasoning import split_thinking
 from engine.host import responses_wire as rw
 from engine.host.guards import HostConfig, read_json
@@ -25,12 +25,6 @@ from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.types import ChatMessage, Chunk
 
 KEEP_RESPONSES = 256
-
-
-class ResponseNotFound(ModelNotFound):
-    """A ``previous_response_id`` or a fetched id that this server does not keep (a 404)."""
-
-    code = "response_not_found"
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from urllib.parse import urljoin
 
 import httpx
 
-from engine.errors import DownloadError
+from engine.errors import DownloadError, Halted, NoRanges, RetryLater
 from engine.hub.api import Hub, raise_for_status
 from engine.hub.hashing import Release
 from engine.hub.retry import RETRY_STATUSES, Backoff, retry_after_s
@@ -65,20 +65,6 @@ class FetchOptions(Protocol):
 
     @property
     def handoff_s(self) -> float: ...
-
-
-class NoRanges(Exception):
-    """The server answered a ranged request with the whole file."""
-
-
-class Halted(Exception):
-    """A pause or a cancel stopped the fetching."""
-
-
-class _RetryLater(Exception):
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
-        super().__init__(reason)
-        self.retry_after = retry_after
 
 
 @dataclass(slots=True)
@@ -208,7 +194,7 @@ class PartFetcher:
                             "on some connections. Try again later; the download resumes."
                         )
                 continue
-            except (httpx.TransportError, _RetryLater) as exc:
+            except (httpx.TransportError, RetryLater) as exc:
                 if part.done > before:
                     attempts = 0
                 if attempts >= backoff.attempts:
@@ -217,7 +203,7 @@ class PartFetcher:
                         "Check your connection and run the same command again: the download "
                         "resumes where it stopped."
                     ) from None
-                retry_after = exc.retry_after if isinstance(exc, _RetryLater) else None
+                retry_after = exc.retry_after if isinstance(exc, RetryLater) else None
                 delay = backoff.delay(attempts, retry_after)
                 attempts += 1
                 self.retries += 1
@@ -259,10 +245,10 @@ class PartFetcher:
     def _check_response(self, response: httpx.Response, part: Part) -> None:
         status = response.status_code
         if status in RETRY_STATUSES:
-            raise _RetryLater(f"HTTP {status}", retry_after_s(response.headers))
+            raise RetryLater(f"HTTP {status}", retry_after_s(response.headers))
         if status in (401, 403) and not self._url_refreshed and self._url != self._resolve_url():
             self._refresh_url()  # a signed CDN link expired during a long download
-            raise _RetryLater("the download link expired", 0.0)
+            raise RetryLater("the download link expired", 0.0)
         if status >= 400:
             raise_for_status(
                 response,
@@ -276,7 +262,7 @@ class PartFetcher:
         if status == 206:
             expected = f"bytes {part.offset}-"
             if not response.headers.get("Content-Range", "").startswith(expected):
-                raise _RetryLater("the server sent another byte range than asked")
+                raise RetryLater("the server sent another byte range than asked")
 
     def _resolve_url(self) -> str:
         return self._hub.resolve_url(self.spec.repo, self.spec.file, self.spec.revision)
@@ -316,7 +302,7 @@ class PartFetcher:
                 if offset >= part.end:
                     self._finished(part)
                     return "done"
-            raise _RetryLater("the connection closed before the part was complete")
+            raise RetryLater("the connection closed before the part was complete")
         finally:
             with self._lock:
                 self._active.pop(part.start, None)
@@ -346,7 +332,7 @@ class PartFetcher:
                 want = min(len(view), part.end - offset)
                 n = body.readinto(view[fill:want])
                 if n == 0:
-                    raise _RetryLater("the connection closed before the part was complete")
+                    raise RetryLater("the connection closed before the part was complete")
                 fill += n
                 if fill < want and time.monotonic() - since < opts.handoff_s:
                     continue

@@ -29,10 +29,12 @@ from engine.errors import (
     DownloadCancelled,
     DownloadError,
     EngineError,
+    Halted,
     InsufficientDisk,
+    NoRanges,
 )
 from engine.hub.api import Hub
-from engine.hub.fetcher import Halted, NoRanges, PartFetcher, Sink
+from engine.hub.fetcher import PartFetcher, Sink
 from engine.hub.hashing import Hash, Release, StreamHasher, hash_from
 from engine.hub.retry import Backoff
 from engine.library.layout import partial_path, state_path

@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal, cast, get_args
 
-from engine.errors import EngineError
+from engine.errors import CatalogError
 from engine.paths import assets_dir
 
 Kind = Literal["chat", "embedding", "reranker"]
@@ -61,12 +61,6 @@ BITS_PER_WEIGHT: dict[str, float] = {
 # ONNX builds: int4 block-wise weights with fp16/fp32 embeddings and scales, fp16 for the rest.
 ONNX_BITS_PER_WEIGHT: dict[str, float] = {"cuda-fp16": 16.0}
 ONNX_INT4_BITS = 5.5
-
-
-class CatalogError(EngineError):
-    """The catalog file is missing or malformed."""
-
-    code = "catalog_error"
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +191,14 @@ def catalog_path() -> Path:
 def load_catalog(path: Path | None = None) -> Catalog:
     """The catalog, checked entry by entry; ``CatalogError`` names the first problem."""
     return _load(path or catalog_path())
+
+
+def catalog_or_none() -> Catalog | None:
+    """The catalog, or None when its file is missing or malformed: for what goes on without it."""
+    try:
+        return load_catalog()
+    except CatalogError:
+        return None
 
 
 @cache

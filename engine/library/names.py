@@ -53,8 +53,9 @@ def resolve_model(name: str) -> Path:
     found = find_installed(models_dir(), name)
     if found is not None:
         return found
+    from engine.errors import CatalogError
     from engine.library.builds import resolve_catalog_name
-    from engine.library.catalog import CatalogError, load_catalog
+    from engine.library.catalog import load_catalog
 
     try:
         found = resolve_catalog_name(models_dir(), name, load_catalog())

@@ -1,10 +1,13 @@
 """Cove's chat history: conversations, messages and settings per chat in one SQLite file.
 
-``database`` holds the ``Store``; ``schema`` its ordered migrations and row mapping; ``search`` the
-full-text search; ``folders`` the list's pins and folders; ``export`` JSON and Markdown exports;
-``image_files`` the images sent with messages, kept whole beside the database; ``types`` the
-values it hands out. ``connection`` opens the file (checked, backed up before a migration);
-``backups`` makes and keeps the backups; ``repair`` notices a damaged file and rebuilds it.
+``database`` holds the ``Store``, the one door to the history; behind it ``history_file`` holds the
+connection, its lock and its repair, ``conversations`` the list of chats, ``messages`` what they
+say, ``copies`` branches, imports and exports of one chat. ``schema`` holds the ordered migrations
+and row mapping; ``search`` the full-text search; ``folders`` the list's pins and folders;
+``export`` JSON and Markdown exports; ``image_files`` the images sent with messages, kept whole
+beside the database; ``types`` the values it hands out. ``connection`` opens the file (checked,
+backed up before a migration); ``backups`` makes and keeps the backups; ``repair`` notices a
+damaged file and rebuilds it.
 """
 
 from engine.errors import HistoryDamaged, HistoryDiskFull, StoreError

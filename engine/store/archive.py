@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from engine.errors import EngineError, StoreError
+from engine.errors import ArchiveError, EngineError, StoreError
 from engine.json_file import written_whole
 from engine.paths import data_dir as default_data_dir
 from engine.store import folders as store_folders
@@ -59,7 +59,7 @@ from engine.store.transfer import (
     folders_from_json,
     read_chats,
 )
-from engine.store.unpacking import ArchiveError, ArchiveReader
+from engine.store.unpacking import ArchiveReader
 
 __all__ = [
     "ArchivePart",
@@ -147,7 +147,7 @@ class _Snapshot:
 
 
 def _snapshot(store: Store) -> _Snapshot:
-    with store._reading() as conn:
+    with store.file.reading() as conn:
         # One read transaction: in WAL mode it sees one commit, whatever other processes write
         # meanwhile. The lock is let go before the archive is written, so the window's saves
         # wait only for the reading.
@@ -380,7 +380,7 @@ def import_archive(
             contents = _read_contents(archive, parts)
             writer = merging.ImageWriter(ImageFiles(store.images_folder), archive.image)
             try:
-                with store._writing() as conn:
+                with store.file.writing() as conn:
                     ids = merging.merge_folders(conn, contents.folders, tally)
                     for chat in contents.chats:
                         merging.merge_chat(conn, chat, ids, writer, tally)

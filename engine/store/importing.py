@@ -88,7 +88,8 @@ def _text(value: object, where: str) -> tuple[str, list[str]]:
 
 
 def _images(urls: Sequence[str], names: Sequence[str], where: str) -> tuple[NewImage, ...]:
-    from engine.images import ImageError, read_data_url
+    from engine.errors import ImageError
+    from engine.images import read_data_url
 
     out: list[NewImage] = []
     for i, url in enumerate(urls):

@@ -16,6 +16,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
+from engine.errors import ArchiveError, NewerArchive
 from engine.images import MAX_BYTES as MAX_IMAGE_BYTES
 from engine.store.transfer import FORMAT, IMAGES, MANIFEST, VERSION, ImageRef
 
@@ -26,14 +27,6 @@ MAX_JSON_BYTES = 256 * 1024 * 1024
 MAX_TOTAL_JSON_BYTES = 2 * 1024 * 1024 * 1024
 MAX_MEMBERS = 1_000_000
 _DRIVE = re.compile(r"[A-Za-z]:")
-
-
-class ArchiveError(ValueError):
-    """The archive is not one Cove can import; the message says what is wrong."""
-
-
-class NewerArchive(ArchiveError):
-    """The archive was written by a newer Cove."""
 
 
 def unsafe_name(name: str) -> bool:

@@ -12,8 +12,9 @@ import pytest
 
 from engine.documents.index_db import IndexDB
 from engine.documents.indexer import Indexer
-from engine.documents.ocr import OcrLine, OcrUnavailable, paragraphs
+from engine.documents.ocr import OcrLine, paragraphs
 from engine.documents.retrieve import Retriever
+from engine.errors import OcrUnavailable
 from tests.support.corpus.build import build_corpus
 
 pytest.importorskip("rapidocr_onnxruntime", reason="the OCR extra is not installed")

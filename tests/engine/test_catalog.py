@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from engine.errors import CatalogError
 from engine.hub.gguf_names import quant_of
-from engine.library.catalog import CatalogError, catalog_path, load_catalog, parse_catalog
+from engine.library.catalog import catalog_path, load_catalog, parse_catalog
 
 RAW: dict[str, Any] = json.loads(catalog_path().read_text(encoding="utf-8"))
 

@@ -81,11 +81,12 @@ def test_the_starter_drafting_for_itself_changes_nothing_and_is_almost_always_ri
     params = GenerationParams(
         temperature=0.0, repeat_penalty=1.0, max_tokens=48, speculation="exact"
     )
-    drafter, pair._drafter = pair._drafter, None
+    guesser = pair._guesser
+    drafter, guesser.drafter = guesser.drafter, None
     pair.reset()
     plain, _ = collect(pair.chat(messages, params))
-    pair._drafter = drafter
-    pair._model_policy = _Eager()
+    guesser.drafter = drafter
+    guesser.policy = _Eager()
     pair.reset()
     text, final = collect(pair.chat(messages, params))
     assert final.stats is not None

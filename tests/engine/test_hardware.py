@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from engine.errors import ProbeUnavailable
 from engine.hardware import (
     Absent,
     CoreMLInfo,
@@ -24,7 +25,6 @@ from engine.hardware import (
     OrtInfo,
     PlatformInfo,
     Probes,
-    Unavailable,
     cpu_features,
     estimate_metal_budget,
     probe_apple_gpu,
@@ -143,10 +143,10 @@ def _quiet(**overrides: object) -> Probes:
         "platform": lambda: LINUX,
         "cpu": lambda p: CpuInfo("Test CPU", p.arch, 8, 16, ("sse4_2", "avx", "avx2")),
         "memory": lambda: MemoryInfo(32 * GiB, 20 * GiB),
-        "nvidia": _raise(Unavailable("no NVIDIA driver (NVML Shared Library Not Found)")),
-        "apple_gpu": _raise(Unavailable("not macOS")),
+        "nvidia": _raise(ProbeUnavailable("no NVIDIA driver (NVML Shared Library Not Found)")),
+        "apple_gpu": _raise(ProbeUnavailable("not macOS")),
         "ort": lambda: OrtInfo(True, "1.20.1", ("CPUExecutionProvider",)),
-        "coreml": _raise(Unavailable("not macOS")),
+        "coreml": _raise(ProbeUnavailable("not macOS")),
         "llama_cpp": lambda: _llama(("CPU",), False),
     }
     base.update(overrides)
@@ -412,9 +412,9 @@ def test_metal_budget_follows_ram_size_and_the_wired_limit_override() -> None:
 
 def test_no_metal_off_apple_silicon() -> None:
     memory = MemoryInfo(16 * GiB, 8 * GiB)
-    with pytest.raises(Unavailable, match="not macOS"):
+    with pytest.raises(ProbeUnavailable, match="not macOS"):
         probe_apple_gpu(LINUX, memory)
-    with pytest.raises(Unavailable, match="arm64"):
+    with pytest.raises(ProbeUnavailable, match="arm64"):
         probe_apple_gpu(PlatformInfo("darwin", "macOS 13.6", "x86_64"), memory)
 
 
@@ -555,7 +555,7 @@ def test_missing_features_fall_back_to_what_the_llama_build_uses() -> None:
     bare = probe_hardware(
         _quiet(
             cpu=lambda p: CpuInfo("X", p.arch, 1, 1, (), "no feature probe"),
-            llama_cpp=_raise(Unavailable("llama-cpp-python cannot load: No module named 'x'")),
+            llama_cpp=_raise(ProbeUnavailable("llama-cpp-python cannot load: No module named 'x'")),
         )
     )
     assert _absent(bare, "CPU SIMD features").reason == "no feature probe"

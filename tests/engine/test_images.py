@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from engine.errors import ImageError
 from engine.images import (
     MAX_SIDE,
     MODEL_SIDE,
-    ImageError,
     read_base64,
     read_data_url,
     read_image,

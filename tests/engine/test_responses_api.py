@@ -15,7 +15,8 @@ import openai
 import pytest
 
 from engine.client.local import LocalEngine
-from engine.host.responses_routes import Kept, ResponseNotFound, ResponseStore
+from engine.errors import ResponseNotFound
+from engine.host.responses_routes import Kept, ResponseStore
 from tests.engine.conftest import tool_host
 
 WEATHER: Any = {

@@ -28,6 +28,7 @@ from app.common.workers import WorkerPool
 from app.models.discover.cards import HubCard, ModelCard
 from app.models.download_controller import DownloadController
 from engine.advice.recommend import Recommendation, recommend
+from engine.errors import CatalogError
 from engine.hardware.report import HardwareReport
 from engine.hub.api import Hub, HubConfig
 from engine.hub.download import DownloadRequest
@@ -41,7 +42,7 @@ from engine.hub.meta import (
 from engine.hub.requests import requests_for
 from engine.hub.search import HubHit, search_hub
 from engine.library.builds import is_installed
-from engine.library.catalog import Catalog, CatalogError, CatalogModel, Variant, load_catalog
+from engine.library.catalog import Catalog, CatalogModel, Variant, load_catalog
 from engine.paths import models_dir
 from engine.speed.store import DEFAULT_COMFORTABLE_TPS, SpeedStore
 
