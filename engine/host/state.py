@@ -1,10 +1,10 @@
 """What the engine host holds: the chat models in memory (the default one and those requests named:
-engine/host/on_demand.py), an embedding model and a reranker, and the turns in front of them;
-how a reply runs is engine/host/replies.py.
+engine/host/models/on_demand.py), an embedding model and a reranker, and the turns in front of them;
+how a reply runs is engine/host/models/replies.py.
 
 Native calls run in worker threads; the event loop only waits. A chat model generates as many
 replies at once as it has sequences (``--parallel``); requests behind them wait their turn
-(engine/host/admission.py: first come first served per client, in turn across clients), and past
+(engine/host/models/admission.py: first come first served per client, in turn across clients), and past
 ``max_queue`` waiting requests the host answers 429 rather than letting a queue grow without
 bound.
 """
@@ -27,15 +27,15 @@ from engine.errors import (
 from engine.formats.thinking_switch import switches_thinking
 from engine.generation.loop import GenerationLoop
 from engine.generation.state_cache import StateCache
-from engine.host.admission import ALONE, QUEUE_PER_SEQUENCE, Admission
-from engine.host.auto_parallel import AutoParallel
-from engine.host.background import Background, IdleGate
-from engine.host.encoders import cross_encoders, sentence_encoders
-from engine.host.idle_tuning import BatchingTuner, IdleTuner, SpeedProber
-from engine.host.model_names import NameRules, installed_names, unknown_model
-from engine.host.on_demand import OnDemand, _installed_path
-from engine.host.replies import STREAM_FLUSH_S, Counters, Replies
-from engine.host.residents import CURRENT, DEFAULT_KEEP_ALIVE_S, Resident, Residents
+from engine.host.idle.background import Background, IdleGate
+from engine.host.idle.idle_tuning import BatchingTuner, IdleTuner, SpeedProber
+from engine.host.models.admission import ALONE, QUEUE_PER_SEQUENCE, Admission
+from engine.host.models.auto_parallel import AutoParallel
+from engine.host.models.encoders import cross_encoders, sentence_encoders
+from engine.host.models.model_names import NameRules, installed_names, unknown_model
+from engine.host.models.on_demand import OnDemand, _installed_path
+from engine.host.models.replies import STREAM_FLUSH_S, Counters, Replies
+from engine.host.models.residents import CURRENT, DEFAULT_KEEP_ALIVE_S, Resident, Residents
 
 if TYPE_CHECKING:
     from engine.backends.llama_parallel import ParallelLlamaCpp
@@ -85,7 +85,7 @@ class HostState(OnDemand, Replies, AutoParallel):
         self.keep_alive_s = keep_alive_s
         self.max_models = max_models
         self._loads: dict[Path, asyncio.Future[Resident]] = {}
-        # The sentence encoder and the cross-encoder, loaded when named (engine/host/encoders.py).
+        # The sentence encoder and the cross-encoder, loaded when named (engine/host/models/encoders.py).
         self.embeddings = sentence_encoders()
         self.rerankers = cross_encoders()
         self.counters = Counters()
@@ -100,14 +100,14 @@ class HostState(OnDemand, Replies, AutoParallel):
         # Requests in the engine, for work that waits for an idle moment (measuring).
         self.gate = IdleGate()
         # Idle work as a whole: on or off, the watch on the rest of the machine, what waits
-        # (engine/host/background.py).
+        # (engine/host/idle/background.py).
         self.background = Background(self.gate, allowed=background_measuring)
         self.tuner: IdleTuner | None = None
         # What takes one measuring run (engine.tuning.measure.measure_once unless replaced).
         self.measure_once: Callable[..., Any] | None = None
         # This computer's speed profile, probed when idle (the hardware report's predictions).
         self.speed_probe: SpeedProber | None = None
-        # How many replies at once pay, measured when idle (engine/host/auto_parallel.py).
+        # How many replies at once pay, measured when idle (engine/host/models/auto_parallel.py).
         self.batching: BatchingTuner | None = None
         self.measure_round: Callable[..., tuple[dict[int, float], float]] | None = None
         # The server's event loop, once known (a measured way is switched to from a thread).
@@ -188,7 +188,7 @@ class HostState(OnDemand, Replies, AutoParallel):
         counts as free for the plan, and it is unloaded only once the new plan fits. Where the
         model runs more than one way here, the way measured fastest for this context is loaded;
         a way not measured yet loads the planner's way at once and is measured when the engine
-        is idle (engine/host/idle_tuning.py)."""
+        is idle (engine/host/idle/idle_tuning.py)."""
         from engine.backends.loader import require_fit
         from engine.library.names import resolve_model
 
@@ -279,7 +279,7 @@ class HostState(OnDemand, Replies, AutoParallel):
         next idle moment once known."""
         from engine.backends.loader import current_resources, resources_after_unload
         from engine.hardware import probe_hardware
-        from engine.host.idle_tuning import IdleTuner
+        from engine.host.idle.idle_tuning import IdleTuner
         from engine.planner.plan import resources_from
         from engine.tuning import choose
         from engine.tuning.store import build_key, machine_key
@@ -303,7 +303,7 @@ class HostState(OnDemand, Replies, AutoParallel):
                     path.name,
                 )
                 return None
-            # The machine's quiet was waited for before each run (engine/host/background.py).
+            # The machine's quiet was waited for before each run (engine/host/idle/background.py).
             return choose(
                 path, resources, report, ctx=ctx, measure_now=True, once=once, quiet=_always
             )

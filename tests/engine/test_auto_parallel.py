@@ -1,7 +1,7 @@
 """``cove serve --parallel auto`` never waits for a measurement: the chat model loads at once
 with the planner's default count; how many replies at once pay is measured in idle moments on
 its own weights, kept, and the context is made again with the measured count at the next
-moment no reply runs (engine/host/auto_parallel.py). The measuring round is injected: it says
+moment no reply runs (engine/host/models/auto_parallel.py). The measuring round is injected: it says
 how fast each count went."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 model that runs more than one way here loads the planner's way at once; its ways are measured
 only when the engine is idle and the rest of the machine has been quiet a while; another program
 wanting the processor stops a run; a run that failed or came out provisional is tried again
-after a pause (engine/host/background.py, engine/host/idle_tuning.py).
+after a pause (engine/host/idle/background.py, engine/host/idle/idle_tuning.py).
 
 The machine's load is a scripted reading (other programs' cores' worth per reading), and its
 clock moves one second a reading, so that no test depends on this machine's own load or speed.
@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from engine.errors import LoadCancelled
-from engine.host.background import Background, IdleGate
-from engine.host.idle_tuning import IdleTuner
+from engine.host.idle.background import Background, IdleGate
+from engine.host.idle.idle_tuning import IdleTuner
 from engine.host.state import HostState
 from engine.planner.plan import Plan
 from engine.tuning.figures import Sample

@@ -15,7 +15,7 @@ import openai
 import pytest
 
 from engine.client.local import LocalEngine
-from engine.host.responses_routes import Kept, ResponseNotFound, ResponseStore
+from engine.host.protocols.responses_routes import Kept, ResponseNotFound, ResponseStore
 from tests.engine.conftest import tool_host
 
 WEATHER: Any = {

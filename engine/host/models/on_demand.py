@@ -1,6 +1,6 @@
 """Any installed chat model by name, for the host: found among the resident ones, or loaded beside
 them (once, however many requests ask), the least recently used idle one unloaded when memory
-or ``max_models`` says so; unloaded after its keep-alive once idle (engine/host/residents.py)."""
+or ``max_models`` says so; unloaded after its keep-alive once idle (engine/host/models/residents.py)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import EngineBusy, ModelNotFound
-from engine.host.admission import ALONE
-from engine.host.background import IdleGate
-from engine.host.model_names import NameRules, installed_names, unknown_model
-from engine.host.residents import Resident, Residents, keep_alive_seconds
+from engine.host.idle.background import IdleGate
+from engine.host.models.admission import ALONE
+from engine.host.models.model_names import NameRules, installed_names, unknown_model
+from engine.host.models.residents import Resident, Residents, keep_alive_seconds
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport

@@ -1,7 +1,7 @@
 """The chat models in memory: the default one (``--model``, ``POST /cove/v1/load``, the window's
 choice), kept until told, and the ones requests named (loaded on demand), each unloaded after
 its keep-alive idle or when a model that needs the memory is asked for, least recently used
-first. Each has its own turns (engine/host/admission.py).
+first. Each has its own turns (engine/host/models/admission.py).
 
 A resident is *held* from the moment a request names it until the request has its turn: an
 idle model is one that no request holds, runs or waits for, and only an idle model is unloaded.
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import InvalidRequest
-from engine.host.admission import Admission
+from engine.host.models.admission import Admission
 
 if TYPE_CHECKING:
     import asyncio

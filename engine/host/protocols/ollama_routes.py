@@ -23,12 +23,12 @@ import engine
 from engine.errors import EngineError, ModelInUse, ModelNotFound
 from engine.formats.thinking_switch import switches_thinking
 from engine.generation.reasoning import split_thinking
-from engine.host import ollama_wire as ow
-from engine.host.guards import HostConfig, busy_headers, error_status, read_json
-from engine.host.residents import Resident
+from engine.host.http.guards import HostConfig, busy_headers, error_status, read_json
+from engine.host.http.streaming import EventStream, collect, event_stream
+from engine.host.models.residents import Resident
+from engine.host.protocols import ollama_wire as ow
+from engine.host.protocols.tool_stream import Held, hold_calls, split_calls
 from engine.host.state import HostState
-from engine.host.streaming import EventStream, collect, event_stream
-from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.images import require_vision
 from engine.types import Chunk
 
@@ -137,7 +137,7 @@ async def _reply(
 
 
 def _unloads(body: object) -> bool:
-    from engine.host.residents import keep_alive_seconds
+    from engine.host.models.residents import keep_alive_seconds
 
     if not isinstance(body, dict) or body.get("keep_alive") is None:
         return False

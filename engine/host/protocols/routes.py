@@ -1,7 +1,7 @@
 """The engine host's HTTP surface: the OpenAI-compatible API plus Cove's load, unload, plan and
-status endpoints, as a Starlette application behind the guards (engine/host/guards.py).
+status endpoints, as a Starlette application behind the guards (engine/host/http/guards.py).
 
-Every response is JSON (errors in OpenAI's shape) or an SSE stream (engine/host/streaming.py).
+Every response is JSON (errors in OpenAI's shape) or an SSE stream (engine/host/http/streaming.py).
 """
 
 from __future__ import annotations
@@ -24,23 +24,23 @@ from starlette.types import ASGIApp
 from engine.client.protocol import ModelInfo, error_body
 from engine.errors import EngineError, InvalidRequest
 from engine.generation.reasoning import split_thinking
-from engine.host import anthropic_routes as anthropic
-from engine.host import anthropic_wire, echo, ollama_wire, wire
-from engine.host import ollama_routes as ollama
-from engine.host import responses_routes as responses
-from engine.host.completion_batch import whole_completions
-from engine.host.cors import Cors
-from engine.host.endpoint import Handler, endpoint, in_daemon_thread
-from engine.host.guards import (
+from engine.host.http.cors import Cors
+from engine.host.http.endpoint import Handler, endpoint, in_daemon_thread
+from engine.host.http.guards import (
     Guard,
     HostConfig,
     error_status,
     local_caller,
     read_json,
 )
+from engine.host.http.streaming import collect, event_stream, generation, sse, watch_disconnect
+from engine.host.protocols import anthropic_routes as anthropic
+from engine.host.protocols import anthropic_wire, echo, ollama_wire, wire
+from engine.host.protocols import ollama_routes as ollama
+from engine.host.protocols import responses_routes as responses
+from engine.host.protocols.completion_batch import whole_completions
+from engine.host.protocols.tool_stream import Held, hold_calls, split_calls
 from engine.host.state import HostState
-from engine.host.streaming import collect, event_stream, generation, sse, watch_disconnect
-from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.images import require_vision
 from engine.types import Chunk
 
@@ -86,7 +86,7 @@ def make_app(state: HostState, config: HostConfig) -> ASGIApp:
 
 
 def _tokenizer_routes(state: HostState, config: HostConfig) -> list[Route]:
-    from engine.host import tokenizer_routes as t
+    from engine.host.protocols import tokenizer_routes as t
 
     return [
         Route("/tokenizer_info", endpoint(state, config, t.tokenizer_info), methods=["GET"]),
@@ -305,7 +305,7 @@ async def _embeddings(request: Request, state: HostState, config: HostConfig) ->
 async def _rerank(request: Request, state: HostState, config: HostConfig) -> Response:
     """Documents ordered by a cross-encoder's relevance to a query (llama-server's and Jina's
     shape)."""
-    from engine.host.encoders import parse_rerank, rerank_response
+    from engine.host.models.encoders import parse_rerank, rerank_response
 
     req = parse_rerank(await read_json(request, config.max_body))
     model = await state.reranker_for(req.model)

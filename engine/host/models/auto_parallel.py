@@ -3,7 +3,7 @@
 The chat model loads at once with the count kept from an earlier measurement, or the planner's
 default where there is none (engine/planner/plan.py: up to ``AUTO_PARALLEL``, within memory).
 A model not measured yet (or measured on a busy machine) is measured in the engine's idle
-moments on its own weights (engine/host/idle_tuning.py, engine/tuning/batching.py), and where the
+moments on its own weights (engine/host/idle/idle_tuning.py, engine/tuning/batching.py), and where the
 measured count differs from the loaded one, its context is made again with that count at the
 next moment no reply runs.
 """
@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from engine.backends.llama_cpp import LlamaCppModel
-    from engine.host.background import Background, IdleGate
-    from engine.host.idle_tuning import BatchingTuner, IdleTuner
-    from engine.host.residents import Resident
+    from engine.host.idle.background import Background, IdleGate
+    from engine.host.idle.idle_tuning import BatchingTuner, IdleTuner
+    from engine.host.models.residents import Resident
     from engine.planner.plan import Plan
     from engine.tuning.batching import Batching
 
@@ -73,7 +73,7 @@ class AutoParallel:
         if not several_at_once(single):
             return
         from engine.hardware import probe_hardware
-        from engine.host.idle_tuning import BatchingTuner
+        from engine.host.idle.idle_tuning import BatchingTuner
         from engine.tuning.batching import batching_key, measured_parallel
         from engine.tuning.store import machine_key
 

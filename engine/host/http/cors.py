@@ -9,7 +9,7 @@ when ``cove serve --allow-origin PATTERN`` or ``COVE_ORIGINS`` names it.
 
 An origin that is not allowed gets a 403 and nothing behind runs. A request without an
 ``Origin`` (curl, the SDKs, the window) passes unchanged. The host-header check and the key stay
-with ``Guard`` (engine/host/guards.py), behind this: a preflight carries no key and needs none,
+with ``Guard`` (engine/host/http/guards.py), behind this: a preflight carries no key and needs none,
 the real request does.
 """
 
@@ -27,7 +27,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.client.protocol import error_body
-from engine.host.guards import HostConfig, addressed_elsewhere
+from engine.host.http.guards import HostConfig, addressed_elsewhere
 
 log = logging.getLogger("cove.host")
 

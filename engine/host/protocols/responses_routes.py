@@ -17,11 +17,11 @@ from starlette.responses import JSONResponse, Response
 
 from engine.errors import GenerationError, ModelNotFound
 from engine.generation.reasoning import split_thinking
-from engine.host import responses_wire as rw
-from engine.host.guards import HostConfig, read_json
+from engine.host.http.guards import HostConfig, read_json
+from engine.host.http.streaming import collect, event_stream, sse
+from engine.host.protocols import responses_wire as rw
+from engine.host.protocols.tool_stream import Held, hold_calls, split_calls
 from engine.host.state import HostState
-from engine.host.streaming import collect, event_stream, sse
-from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.types import ChatMessage, Chunk
 
 KEEP_RESPONSES = 256

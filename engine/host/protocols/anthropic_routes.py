@@ -17,11 +17,11 @@ from starlette.responses import JSONResponse, Response
 from engine.client.protocol import error_class
 from engine.errors import EngineError, GenerationError
 from engine.generation.reasoning import split_thinking
-from engine.host import anthropic_wire as aw
-from engine.host.guards import HostConfig, busy_headers, error_status, read_json
+from engine.host.http.guards import HostConfig, busy_headers, error_status, read_json
+from engine.host.http.streaming import collect, event_stream
+from engine.host.protocols import anthropic_wire as aw
+from engine.host.protocols.tool_stream import Held, hold_calls, split_calls
 from engine.host.state import HostState
-from engine.host.streaming import collect, event_stream
-from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.images import require_vision
 from engine.types import Chunk
 

@@ -70,7 +70,7 @@ class HostConfig:
     key_digest: bytes | None = None
     # Limits per client address for what is served beyond loopback (None: none).
     rate_limit: RateLimit | None = None
-    # Web origins allowed beyond this computer's pages and desktop apps (engine/host/cors.py).
+    # Web origins allowed beyond this computer's pages and desktop apps (engine/host/http/cors.py).
     allow_origins: tuple[str, ...] = ()
 
 
@@ -133,7 +133,7 @@ def _reject_constant(name: str) -> object:
 
 
 class Guard:
-    """Middleware just inside the CORS one (engine/host/cors.py): host-header check (DNS
+    """Middleware just inside the CORS one (engine/host/http/cors.py): host-header check (DNS
     rebinding), API key, and a log line per request (method, path, status, time; never the
     body)."""
 

@@ -20,9 +20,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from engine.backends.base import LoadedModel
-from engine.host import echo, wire
+from engine.host.http.streaming import drain, event_stream, sse, watch_disconnect
+from engine.host.protocols import echo, wire
 from engine.host.state import HostState
-from engine.host.streaming import drain, event_stream, sse, watch_disconnect
 from engine.types import Chunk
 
 
@@ -35,7 +35,7 @@ async def whole_completions(
 ) -> Response:
     """``ids``: the completion's id, model name and creation time."""
     cid, name, created = ids
-    # One cancel event a prompt: a generation that ends sets its own (engine/host/replies.py).
+    # One cancel event a prompt: a generation that ends sets its own (engine/host/models/replies.py).
     cancels = [threading.Event() for _ in req.prompts]
     gate = asyncio.Semaphore(max(1, int(getattr(model, "sequences", 1))))
 

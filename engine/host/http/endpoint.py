@@ -16,10 +16,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from engine.errors import EngineError
-from engine.host.admission import CLIENT, client_key
-from engine.host.guards import HostConfig, error_response
-from engine.host.leniency import HEADER, collecting, header_value
-from engine.host.residents import HELD, Resident
+from engine.host.http.guards import HostConfig, error_response
+from engine.host.http.leniency import HEADER, collecting, header_value
+from engine.host.models.admission import CLIENT, client_key
+from engine.host.models.residents import HELD, Resident
 from engine.host.state import HostState
 
 T = TypeVar("T")

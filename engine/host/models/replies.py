@@ -16,9 +16,9 @@ from datetime import UTC, datetime
 from typing import Final
 
 from engine.errors import EngineError
-from engine.host.background import Background, IdleGate
-from engine.host.residents import CURRENT, Resident
-from engine.host.wire import prompt_reading
+from engine.host.idle.background import Background, IdleGate
+from engine.host.models.residents import CURRENT, Resident
+from engine.host.protocols.wire import prompt_reading
 from engine.types import Chunk, TokenLogprob
 
 log = logging.getLogger("cove.host")
