@@ -4,9 +4,9 @@ how a reply runs is engine/host/models/replies.py.
 
 Native calls run in worker threads; the event loop only waits. A chat model generates as many
 replies at once as it has sequences (``--parallel``); requests behind them wait their turn
-(engine/host/models/admission.py: first come first served per client, in turn across clients), and past
-``max_queue`` waiting requests the host answers 429 rather than letting a queue grow without
-bound.
+(engine/host/models/admission.py: first come first served per client, in turn across clients),
+and past ``max_queue`` waiting requests the host answers 429 rather than letting a queue grow
+without bound.
 """
 
 from __future__ import annotations
@@ -85,7 +85,8 @@ class HostState(OnDemand, Replies, AutoParallel):
         self.keep_alive_s = keep_alive_s
         self.max_models = max_models
         self._loads: dict[Path, asyncio.Future[Resident]] = {}
-        # The sentence encoder and the cross-encoder, loaded when named (engine/host/models/encoders.py).
+        # The sentence encoder and the cross-encoder, loaded when named
+        # (engine/host/models/encoders.py).
         self.embeddings = sentence_encoders()
         self.rerankers = cross_encoders()
         self.counters = Counters()

@@ -1,7 +1,7 @@
-"""Web pages and apps the person allows use the engine from a browser (engine/host/http/cors.py): pages
-of this computer and desktop apps by default, others with ``--allow-origin`` or ``COVE_ORIGINS``;
-every other origin is refused with a 403 before anything runs, and a request without an
-``Origin`` is served as it always was."""
+"""Web pages and apps the person allows use the engine from a browser (engine/host/http/cors.py):
+pages of this computer and desktop apps by default, others with ``--allow-origin`` or
+``COVE_ORIGINS``; every other origin is refused with a 403 before anything runs, and a request
+without an ``Origin`` is served as it always was."""
 
 from __future__ import annotations
 

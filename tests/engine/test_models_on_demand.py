@@ -1,5 +1,5 @@
-"""Any installed model by name, several resident (engine/host/models/residents.py), against a real host
-with the starter loaded and the Qwen test model installed beside it, driven by the official
+"""Any installed model by name, several resident (engine/host/models/residents.py), against a real
+host with the starter loaded and the Qwen test model installed beside it, driven by the official
 openai, anthropic and ollama clients."""
 
 from __future__ import annotations

@@ -117,7 +117,8 @@ def test_prompts_to_score_as_evaluation_harnesses_send_them() -> None:
     assert req.params.max_tokens == 0 and req.params.score_prompt and req.params.logprobs == 1
     ids = wire.parse_completion({"model": "m", "prompt": [7, 8, 9], "echo": True})
     assert ids.prompts == ((7, 8, 9),) and ids.params.max_tokens is None
-    # Streamed too: answered whole, then sent one event a choice (engine/host/protocols/completion_batch.py).
+    # Streamed too: answered whole, then sent one event a choice
+    # (engine/host/protocols/completion_batch.py).
     streamed = wire.parse_completion({"model": "m", "prompt": ["x", "y"], "echo": True,
                                       "stream": True})  # fmt: skip
     assert streamed.stream and streamed.echo and not streamed.plain

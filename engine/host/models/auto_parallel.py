@@ -3,9 +3,9 @@
 The chat model loads at once with the count kept from an earlier measurement, or the planner's
 default where there is none (engine/planner/plan.py: up to ``AUTO_PARALLEL``, within memory).
 A model not measured yet (or measured on a busy machine) is measured in the engine's idle
-moments on its own weights (engine/host/idle/idle_tuning.py, engine/tuning/batching.py), and where the
-measured count differs from the loaded one, its context is made again with that count at the
-next moment no reply runs.
+moments on its own weights (engine/host/idle/idle_tuning.py, engine/tuning/batching.py), and
+where the measured count differs from the loaded one, its context is made again with that count
+at the next moment no reply runs.
 """
 
 from __future__ import annotations

@@ -35,7 +35,8 @@ async def whole_completions(
 ) -> Response:
     """``ids``: the completion's id, model name and creation time."""
     cid, name, created = ids
-    # One cancel event a prompt: a generation that ends sets its own (engine/host/models/replies.py).
+    # One cancel event a prompt: a generation that ends sets its own
+    # (engine/host/models/replies.py).
     cancels = [threading.Event() for _ in req.prompts]
     gate = asyncio.Semaphore(max(1, int(getattr(model, "sequences", 1))))
 
