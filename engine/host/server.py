@@ -8,7 +8,6 @@ stdout to learn the port. ``cove serve`` runs the same function in the foregroun
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import logging
 import os
@@ -24,6 +23,7 @@ from engine.client.protocol import READY_PREFIX
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES, StateCache
 from engine.host.http.cors import with_environment
 from engine.host.http.guards import DEFAULT_MAX_BODY, HostConfig
+from engine.host.http.loopback import is_loopback
 from engine.host.models.model_names import NameRules
 from engine.host.models.replies import STREAM_FLUSH_S
 from engine.host.models.residents import DEFAULT_KEEP_ALIVE_S
@@ -82,15 +82,6 @@ class ServeOptions:
     background_measuring: bool = True
     # Web origins allowed beyond the default ones (--allow-origin; COVE_ORIGINS adds to them).
     allow_origins: tuple[str, ...] = ()
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -16,7 +16,6 @@ the real request does.
 from __future__ import annotations
 
 import functools
-import ipaddress
 import logging
 import os
 import re
@@ -28,6 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.client.protocol import error_body
 from engine.host.http.guards import HostConfig, addressed_elsewhere
+from engine.host.http.loopback import is_loopback
 
 log = logging.getLogger("cove.host")
 
@@ -83,12 +83,7 @@ def default_allowed(origin: str) -> bool:
         return bool(parts.netloc)
     if scheme not in ("http", "https") or not host:
         return False
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return is_loopback(host)
 
 
 @functools.lru_cache(maxsize=256)

@@ -6,7 +6,6 @@ Nothing here ever sends a traceback.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 import time
@@ -30,6 +29,7 @@ from engine.errors import (
     ModelLoadError,
     ModelNotFound,
 )
+from engine.host.http.loopback import is_loopback
 from engine.remote.keys import digest, matches
 from engine.remote.ratelimit import RateLimit
 
@@ -37,7 +37,6 @@ log = logging.getLogger("cove.host")
 
 # Room for a few photos as base64 data: URLs (a 12-megapixel JPEG is about 5 MB, 7 MB encoded).
 DEFAULT_MAX_BODY = 64 * 1024 * 1024
-LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 
 _STATUS: tuple[tuple[type[EngineError], int, str], ...] = (
     (InvalidRequest, 400, "invalid_request_error"),
@@ -223,9 +222,18 @@ class Guard:
 
 def addressed_elsewhere(host: str) -> bool:
     """Whether a request's ``Host`` names something other than this computer's loopback (what a
-    page that rebound a name of its own to 127.0.0.1 sends)."""
-    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-    return bool(name) and name.lower() not in LOOPBACK_NAMES
+    page that rebound a name of its own to 127.0.0.1 sends). No ``Host`` at all is not."""
+    name = _without_port(host)
+    return bool(name) and not is_loopback(name)
+
+
+def _without_port(host: str) -> str:
+    """A ``Host`` header's name: ``[::1]:8080`` is ``[::1]``, ``localhost:8080`` is
+    ``localhost``; a bare IPv6 address stays whole."""
+    if host.startswith("["):
+        end = host.find("]")
+        return host[: end + 1] if end >= 0 else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
 def _client_address(scope: Scope) -> str | None:
@@ -234,10 +242,7 @@ def _client_address(scope: Scope) -> str | None:
     host = client[0] if client else None
     if not host:
         return None
-    try:
-        return None if ipaddress.ip_address(host).is_loopback else str(host)
-    except ValueError:
-        return str(host)
+    return None if is_loopback(str(host)) else str(host)
 
 
 def local_caller(request: Request) -> bool:
@@ -245,7 +250,4 @@ def local_caller(request: Request) -> bool:
     client = request.client
     if client is None or not client.host:
         return True
-    try:
-        return ipaddress.ip_address(client.host).is_loopback
-    except ValueError:
-        return False
+    return is_loopback(client.host)
