@@ -23,7 +23,6 @@ MODULES = {
     "app/shell/main_window.py": 661,
     "app/documents/view.py": 649,
     "app/common/engine_service.py": 624,
-    "engine/host/protocols/wire.py": 603,
 }
 CLASSES = {
     "app/chat/controller.py:ChatController": 767,

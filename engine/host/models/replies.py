@@ -13,13 +13,12 @@ from collections import deque
 from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Final
+from typing import Any, Final
 
 from engine.errors import EngineError
 from engine.host.idle.background import Background, IdleGate
 from engine.host.models.residents import CURRENT, Resident
-from engine.host.protocols.wire import prompt_reading
-from engine.types import Chunk, TokenLogprob
+from engine.types import Chunk, GenerationStats, TokenLogprob
 
 log = logging.getLogger("cove.host")
 
@@ -249,6 +248,18 @@ class Replies:
             self.counters.errors += 1
         else:
             self.counters.completed += 1
+
+
+def prompt_reading(s: GenerationStats | None) -> dict[str, Any]:
+    """How the prompt was read: the tokens read (not taken from the cache), in how many
+    seconds, and the speed (0 where nothing was read)."""
+    read = max(s.prompt_tokens - s.cached_tokens, 0) if s else 0
+    speed = s.prompt_tokens_per_s if s and read else 0.0
+    return {
+        "prompt_read_tokens": read,
+        "prompt_read_s": round(read / speed, 3) if speed else 0.0,
+        "prompt_tokens_per_s": speed,
+    }
 
 
 class _Quiet:

@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlsplit
 from engine.client.protocol import completion_extras
 from engine.errors import InvalidRequest
 from engine.host.http.leniency import unknown_fields
+from engine.host.models.replies import prompt_reading
 from engine.host.protocols.echo import Prompt, logprobs_block, parse_prompts
 from engine.host.protocols.params import (
     PROMPT_END_FIELDS,
@@ -42,7 +43,6 @@ from engine.types import (
     ChatMessage,
     Chunk,
     GenerationParams,
-    GenerationStats,
     ImageInput,
     Role,
     TokenLogprob,
@@ -383,18 +383,6 @@ def usage(final: Chunk) -> dict[str, Any]:
             "batched_tokens": s.batched_tokens if s else 0,
             **prompt_reading(s),
         },
-    }
-
-
-def prompt_reading(s: GenerationStats | None) -> dict[str, Any]:
-    """How the prompt was read: the tokens read (not taken from the cache), in how many
-    seconds, and the speed (0 where nothing was read)."""
-    read = max(s.prompt_tokens - s.cached_tokens, 0) if s else 0
-    speed = s.prompt_tokens_per_s if s and read else 0.0
-    return {
-        "prompt_read_tokens": read,
-        "prompt_read_s": round(read / speed, 3) if speed else 0.0,
-        "prompt_tokens_per_s": speed,
     }
 
 
