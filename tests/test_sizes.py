@@ -34,7 +34,6 @@ CLASSES = {
     "app/common/engine_service.py:EngineService": 562,
     "app/chat/message/widget.py:MessageWidget": 555,
     "app/documents/view.py:DocumentsView": 538,
-    "engine/host/state.py:HostState": 526,
 }
 
 

@@ -44,7 +44,10 @@ def quiet_host(state: HostState) -> ScriptedLoad:
     """A host whose idle work sees a quiet machine at once."""
     load = ScriptedLoad()
     state.gate.settle_s = 0.0
-    state.background = quiet_background(state.gate, load)
+    background = state.background
+    background.watch = QuietWatch(load, clock=ReadingClock(load), run_poll_s=0.01)
+    background.quiet_for_s = 0.0
+    background.poll_s = 0.005
     return load
 
 
@@ -84,17 +87,16 @@ def test_the_first_reply_comes_while_the_ways_wait_to_be_measured(
         return sample(100.0 if plan.flash_attn else 300.0), 0.1  # flash attention off wins
 
     async def main() -> None:
-        state = HostState(parallel=1)
+        state = HostState(parallel=1, measure_once=measurer)
         quiet_host(state)
-        state.measure_once = measurer
         state.loop = asyncio.get_running_loop()
         try:
             resident = await asyncio.to_thread(state.load_chat, "starter", 1024)
-            if state.choice is None or state.choice.source == "only":
+            if state.ways.choice is None or state.ways.choice.source == "only":
                 pytest.skip("the starter runs one way here")
-            assert state.choice.source == "not_measured"
+            assert state.ways.choice.source == "not_measured"
             assert state.status().measuring  # waiting for its idle moment
-            async with state.turn():
+            async with state.replies_of(resident).turn():
                 _, final = await asyncio.to_thread(
                     collect,
                     resident.model.chat(
@@ -104,8 +106,8 @@ def test_the_first_reply_comes_while_the_ways_wait_to_be_measured(
             assert final.finish_reason in ("stop", "length")
             assert not measured  # the reply came first
             release.set()
-            assert state.tuner is not None
-            await asyncio.to_thread(state.tuner.join, 120)
+            assert state.ways.tuner is not None
+            await asyncio.to_thread(state.ways.tuner.join, 120)
             assert measured and set(measured) == {True, False}
             model = resident.model
             for _ in range(2400):  # the switch runs on this loop once no reply runs

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import time
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
 # default is 5 minutes, LM Studio's JIT models 60).
 DEFAULT_KEEP_ALIVE_S = 600.0
 
-# The resident the request being answered named (set when it is found, read by its turn).
-CURRENT: ContextVar[Resident | None] = ContextVar("cove_resident", default=None)
 # What the request being answered holds, released when its handler returns.
 HELD: ContextVar[list[Resident] | None] = ContextVar("cove_held", default=None)
 
@@ -90,6 +89,8 @@ class Residents:
     def __init__(self) -> None:
         self.default: Resident | None = None
         self.extra: dict[Path, Resident] = {}
+        # Guards the slots against a load racing an unload at shutdown.
+        self.lock = threading.Lock()
 
     def __iter__(self) -> Iterator[Resident]:
         if self.default is not None:
@@ -136,7 +137,6 @@ class Residents:
         if resident.expiry is not None:
             resident.expiry.cancel()
             resident.expiry = None
-        CURRENT.set(resident)
         held = HELD.get()
         if held is not None:
             resident.held += 1

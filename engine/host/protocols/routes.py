@@ -34,6 +34,7 @@ from engine.host.http.guards import (
     read_json,
 )
 from engine.host.http.streaming import collect, event_stream, generation, sse, watch_disconnect
+from engine.host.models.residents import Resident
 from engine.host.protocols import anthropic_routes as anthropic
 from engine.host.protocols import anthropic_wire, echo, ollama_wire, wire
 from engine.host.protocols import ollama_routes as ollama
@@ -97,7 +98,7 @@ def _tokenizer_routes(state: HostState, config: HostConfig) -> list[Route]:
 
 def _ollama_routes(state: HostState, config: HostConfig) -> list[Route]:
     o = ollama
-    table: list[tuple[str, Handler, str]] = [
+    table: list[tuple[str, Handler[HostState], str]] = [
         ("/api/chat", o.chat, "POST"),
         ("/api/generate", o.generate, "POST"),
         ("/api/tags", o.tags, "GET"),
@@ -191,10 +192,10 @@ async def _chat(request: Request, state: HostState, config: HostConfig) -> Respo
 
     if req.tools:
         ids = (cid, name, created)
-        return await _chat_with_tools(request, state, req, resident.model, cancel, ids, piece)
+        return await _chat_with_tools(request, state, req, resident, cancel, ids, piece)
     return await generation(
         request,
-        state,
+        state.replies_of(resident),
         lambda: split_thinking(resident.model.chat(req.messages, req.params, cancel)),
         cancel,
         stream=req.stream,
@@ -210,7 +211,7 @@ async def _chat_with_tools(
     request: Request,
     state: HostState,
     req: wire.ChatRequest,
-    model: Any,
+    resident: Resident,
     cancel: threading.Event,
     ids: tuple[str, str, int],
     content_piece: Callable[[str, bool], dict[str, Any]],
@@ -221,10 +222,11 @@ async def _chat_with_tools(
     own content delta."""
     cid, name, created = ids
     parallel = req.tool_choice.parallel
+    model, replies = resident.model, state.replies_of(resident)
     if not req.stream:
         text, final = await collect(
             request,
-            state,
+            replies,
             lambda: split_thinking(model.chat(req.messages, req.params, cancel)),
             cancel,
         )
@@ -249,7 +251,7 @@ async def _chat_with_tools(
 
     return await generation(
         request,
-        state,
+        replies,
         lambda: hold_calls(
             split_thinking(model.chat(req.messages, req.params, cancel)), req.tools, parallel, held
         ),
@@ -274,11 +276,11 @@ async def _completions(request: Request, state: HostState, config: HostConfig) -
     cid, created, name = wire.completion_id("cmpl"), wire.now(), resident.id
     if not req.plain:
         ids = (cid, name, created)
-        return await whole_completions(request, state, req, resident.model, ids)
+        return await whole_completions(request, state, req, resident, ids)
     prompt = req.prompts[0]
     return await generation(
         request,
-        state,
+        state.replies_of(resident),
         lambda: echo.listing_end(resident.model.complete(prompt, req.params, cancel)),
         cancel,
         stream=req.stream,
@@ -461,4 +463,4 @@ async def _load(request: Request, state: HostState, config: HostConfig) -> Respo
                 with contextlib.suppress(Exception):
                     await task
 
-    return await event_stream(state, events(), cancel)
+    return await event_stream(events(), cancel)
