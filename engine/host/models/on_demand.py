@@ -1,7 +1,7 @@
 """Any installed chat model by name, for the host: found among the resident ones, or loaded beside
 them (once, however many requests ask), the least recently used idle one unloaded when memory
 or ``max_models`` says so; unloaded after its keep-alive once idle
-(engine/host/models/residents.py)."""
+(engine/host/models/turns.py)."""
 
 from __future__ import annotations
 
