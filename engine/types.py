@@ -231,7 +231,7 @@ class Chunk:
     scored_prompt: ScoredPrompt | None = None
     # With ``params.logprobs``, on the terminal chunk of a reply the model ended itself: the
     # end-of-text token it chose, its text empty, with its log-probability (the completions API
-    # lists it after the reply's tokens, engine/host/echo.py).
+    # lists it after the reply's tokens, engine/host/protocols/echo.py).
     end_token: TokenLogprob | None = None
 
     @property

@@ -15,11 +15,9 @@ CLASS_LINES = 450
 # Larger than the bound today, at most this size: shrink them, never grow them.
 MODULES = {
     "engine/backends/llama_cpp.py": 682,
-    "engine/host/wire.py": 603,
 }
 CLASSES = {
     "engine/backends/llama_cpp.py:LlamaCppModel": 574,
-    "engine/host/state.py:HostState": 526,
 }
 
 

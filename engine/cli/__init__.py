@@ -484,7 +484,7 @@ def _documents(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from engine.host.model_names import NameRules, parse_alias
+    from engine.host.models.model_names import NameRules, parse_alias
     from engine.host.server import ServeOptions, serve
 
     if args.model is not None:
@@ -536,13 +536,13 @@ def _non_negative(text: str) -> int:
 
 
 def _keep_alive(text: str) -> float | None:
-    from engine.host.residents import keep_alive_option
+    from engine.host.models.residents import keep_alive_option
 
     return keep_alive_option(text)
 
 
 def _parallel(text: str) -> int | None:
-    from engine.host.admission import parallel_count
+    from engine.host.models.admission import parallel_count
 
     return parallel_count(text)
 

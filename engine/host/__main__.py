@@ -11,9 +11,9 @@ from pathlib import Path
 from engine.client.protocol import TOKEN_ENV
 from engine.errors import EngineError
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
-from engine.host.admission import parallel_count
-from engine.host.replies import STREAM_FLUSH_S
-from engine.host.residents import DEFAULT_KEEP_ALIVE_S, keep_alive_option
+from engine.host.models.admission import parallel_count
+from engine.host.models.replies import STREAM_FLUSH_S
+from engine.host.models.residents import DEFAULT_KEEP_ALIVE_S, keep_alive_option
 from engine.host.server import ServeOptions, serve
 from engine.remote.split import decode
 

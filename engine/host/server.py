@@ -8,7 +8,6 @@ stdout to learn the port. ``cove serve`` runs the same function in the foregroun
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import logging
 import os
@@ -22,12 +21,13 @@ from typing import TYPE_CHECKING
 
 from engine.client.protocol import READY_PREFIX
 from engine.generation.state_cache import DEFAULT_LIMIT_BYTES, StateCache
-from engine.host.cors import with_environment
-from engine.host.guards import DEFAULT_MAX_BODY, HostConfig
-from engine.host.model_names import NameRules
-from engine.host.replies import STREAM_FLUSH_S
-from engine.host.residents import DEFAULT_KEEP_ALIVE_S
-from engine.host.routes import make_app
+from engine.host.http.cors import with_environment
+from engine.host.http.guards import DEFAULT_MAX_BODY, HostConfig
+from engine.host.http.loopback import is_loopback
+from engine.host.models.model_names import NameRules
+from engine.host.models.replies import STREAM_FLUSH_S
+from engine.host.models.residents import DEFAULT_KEEP_ALIVE_S
+from engine.host.protocols.routes import make_app
 from engine.host.state import HostState
 from engine.launch import setup_logging, watch_parent
 from engine.paths import state_dir
@@ -78,19 +78,10 @@ class ServeOptions:
     # The model names clients send: --alias PATTERN=MODEL, --any-model-name.
     names: NameRules = field(default_factory=NameRules)
     # Measuring in the background when the computer is idle (False: off for this run, whatever
-    # the kept setting says; engine/host/background.py).
+    # the kept setting says; engine/host/idle/background.py).
     background_measuring: bool = True
     # Web origins allowed beyond the default ones (--allow-origin; COVE_ORIGINS adds to them).
     allow_origins: tuple[str, ...] = ()
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -218,10 +209,10 @@ def host_config(options: ServeOptions) -> HostConfig:
 
 def make_server(app: ASGIApp, options: ServeOptions) -> uvicorn.Server:
     """uvicorn as Cove runs it: no log of its own, no lifespan, TLS with ``--lan``, requests
-    acknowledged at once (engine/host/quick_ack.py)."""
+    acknowledged at once (engine/host/http/quick_ack.py)."""
     import uvicorn
 
-    from engine.host.quick_ack import QuickAckH11
+    from engine.host.http.quick_ack import QuickAckH11
 
     tls = options.tls
     return uvicorn.Server(

@@ -29,8 +29,8 @@ from engine.backends.loader import current_resources, require_fit
 from engine.client.local import LocalEngine
 from engine.client.protocol import READY_PREFIX, error_body
 from engine.errors import EngineError, EngineUnreachable, InsufficientMemory
-from engine.host.cors import Cors
-from engine.host.guards import Guard
+from engine.host.http.cors import Cors
+from engine.host.http.guards import Guard
 from engine.host.server import (
     ServeOptions,
     bind,

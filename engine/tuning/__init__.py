@@ -6,7 +6,7 @@ runtime version, so the next load reads them, and the user can name the way to u
 The ways are measured in turns, round after round, until one is clearly faster or the rounds
 run out (then the runtime's default stays: the difference is within noise). Other programs'
 use of the processor is recorded meanwhile; figures taken on a busy machine are provisional,
-used, and measured again after a pause once the computer is idle (engine/host/background.py).
+used, and measured again after a pause once the computer is idle (engine/host/idle/background.py).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ measurement's figures at a chosen speed, for the tests of measuring when idle.""
 
 from __future__ import annotations
 
-from engine.host.background import Background, IdleGate
+from engine.host.idle.background import Background, IdleGate
 from engine.host.state import HostState
 from engine.tuning.figures import Sample
 from engine.tuning.idle import QuietWatch
@@ -22,7 +22,10 @@ def quiet_host(state: HostState) -> ScriptedLoad:
     """A host whose idle work sees a quiet machine at once."""
     load = ScriptedLoad()
     state.gate.settle_s = 0.0
-    state.background = quiet_background(state.gate, load)
+    background = state.background
+    background.watch = QuietWatch(load, clock=ReadingClock(load), run_poll_s=0.01)
+    background.quiet_for_s = 0.0
+    background.poll_s = 0.005
     return load
 
 

@@ -1,5 +1,5 @@
-"""Who generates next (engine/host/admission.py) and how long an idle model stays
-(engine/host/residents.py): turns per model, in turn across clients, a load alone."""
+"""Who generates next (engine/host/models/admission.py) and how long an idle model stays
+(engine/host/models/residents.py): turns per model, in turn across clients, a load alone."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from engine.errors import EngineBusy, InvalidRequest
-from engine.host.admission import ALONE, Admission, client_key
-from engine.host.residents import keep_alive_seconds
+from engine.host.models.admission import ALONE, Admission, client_key
+from engine.host.models.residents import keep_alive_seconds
 
 
 def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:

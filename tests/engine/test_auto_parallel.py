@@ -1,7 +1,7 @@
 """``cove serve --parallel auto`` never waits for a measurement: the chat model loads at once
 with the planner's default count; how many replies at once pay is measured in idle moments on
 its own weights, kept, and the context is made again with the measured count at the next
-moment no reply runs (engine/host/auto_parallel.py). The measuring round is injected: it says
+moment no reply runs (engine/host/models/auto_parallel.py). The measuring round is injected: it says
 how fast each count went."""
 
 from __future__ import annotations
@@ -47,23 +47,21 @@ def test_auto_loads_at_once_then_runs_the_count_measured_to_pay(
         return {n: 100.0 * min(n, 8) for n in counts if n <= 16}, 0.0
 
     async def main() -> None:
-        state = HostState(parallel=None)
+        state = HostState(parallel=None, measure_once=same_speed, measure_round=measurer)
         quiet_host(state)
-        state.measure_once = same_speed
-        state.measure_round = measurer
         state.loop = asyncio.get_running_loop()
         try:
             resident = await asyncio.to_thread(state.load_chat, "starter", 1024)
             assert resident.plan.parallel == AUTO_PARALLEL  # loaded at once, the default
-            assert state.batching is not None
-            async with state.turn():
+            assert state.auto_parallel.batching is not None
+            async with state.replies_of(resident).turn():
                 hi = [ChatMessage("user", "Hi!")]
                 reply = resident.model.chat(hi, GenerationParams(max_tokens=8))
                 _, final = await asyncio.to_thread(collect, reply)
             assert final.finish_reason in ("stop", "length")
             assert not rounds  # the reply came first
             release.set()
-            await asyncio.to_thread(state.batching.join, 120)
+            await asyncio.to_thread(state.auto_parallel.batching.join, 120)
             assert len(rounds) == 3 and max(rounds[0]) >= 8
             for _ in range(2400):  # the context is made again on this loop once no reply runs
                 if resident.plan.parallel == 8:
@@ -85,12 +83,10 @@ def test_auto_loads_at_once_then_runs_the_count_measured_to_pay(
             await asyncio.to_thread(state.close)
 
         # Kept: the next start loads 8 at once and measures nothing.
-        again = HostState(parallel=None)
-        again.measure_once = same_speed
-        again.measure_round = measurer
+        again = HostState(parallel=None, measure_once=same_speed, measure_round=measurer)
         try:
             resident = await asyncio.to_thread(again.load_chat, "starter", 1024)
-            assert resident.plan.parallel == 8 and again.batching is None
+            assert resident.plan.parallel == 8 and again.auto_parallel.batching is None
         finally:
             await asyncio.to_thread(again.close)
 
@@ -102,10 +98,9 @@ def test_a_fixed_count_is_never_measured(
 ) -> None:
     monkeypatch.delenv("COVE_NO_TUNING", raising=False)
     monkeypatch.setenv("COVE_DATA_DIR", str(tmp_path))
-    state = HostState(parallel=2)
-    state.measure_once = same_speed
+    state = HostState(parallel=2, measure_once=same_speed)
     try:
         resident = state.load_chat("starter", 1024)
-        assert resident.plan.parallel == 2 and state.batching is None
+        assert resident.plan.parallel == 2 and state.auto_parallel.batching is None
     finally:
         state.close()

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from engine.client.local import LocalEngine
-from engine.host.leniency import HEADER
+from engine.host.http.leniency import HEADER
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "clients"
 CAPTURED = sorted(FIXTURES.glob("*.json"))
@@ -257,7 +257,7 @@ def test_claude_codes_per_session_billing_line_is_left_out_and_its_late_system_k
     """The first system line changes with every Claude Code session; left in, no two sessions
     would share a prefix. The system message Claude Code sends after the turns stays a system
     turn where it stands."""
-    from engine.host.anthropic_wire import parse_messages
+    from engine.host.protocols.anthropic_wire import parse_messages
 
     captured = json.loads((FIXTURES / "claude-code-1.json").read_text())
     assert captured["body"]["system"][0]["text"].startswith("x-anthropic-billing-header:")

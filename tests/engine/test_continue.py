@@ -18,8 +18,8 @@ from engine.backends.llama_cpp import LlamaCppModel
 from engine.client.local import LocalEngine
 from engine.errors import InvalidRequest
 from engine.formats.gguf import read_gguf
-from engine.host.leniency import collecting
-from engine.host.wire import parse_chat
+from engine.host.http.leniency import collecting
+from engine.host.protocols.wire import parse_chat
 from engine.planner.gguf import make_plan
 from engine.planner.plan import Device, Resources, with_parallel
 from engine.templates import FALLBACK_NAMES, ChatTemplate, fallback, render

@@ -1,7 +1,7 @@
-"""Web pages and apps the person allows use the engine from a browser (engine/host/cors.py): pages
-of this computer and desktop apps by default, others with ``--allow-origin`` or ``COVE_ORIGINS``;
-every other origin is refused with a 403 before anything runs, and a request without an
-``Origin`` is served as it always was."""
+"""Web pages and apps the person allows use the engine from a browser (engine/host/http/cors.py):
+pages of this computer and desktop apps by default, others with ``--allow-origin`` or
+``COVE_ORIGINS``; every other origin is refused with a 403 before anything runs, and a request
+without an ``Origin`` is served as it always was."""
 
 from __future__ import annotations
 
@@ -16,15 +16,15 @@ from starlette.responses import JSONResponse
 from starlette.testclient import TestClient
 from starlette.types import Receive, Scope, Send
 
-from engine.host.cors import (
+from engine.host.http.cors import (
     ORIGINS_ENV,
     Cors,
     allowed,
     default_allowed,
     with_environment,
 )
-from engine.host.guards import Guard, HostConfig
-from engine.host.routes import make_app
+from engine.host.http.guards import Guard, HostConfig
+from engine.host.protocols.routes import make_app
 from engine.host.server import ServeOptions, host_config
 from engine.host.state import HostState
 from tests.support.remote_process import CoveProcess, free_port

@@ -1,5 +1,5 @@
 """Encoders by name on a real host: an installed sentence encoder named by /v1/embeddings is
-loaded then, and an installed cross-encoder serves /v1/rerank (engine/host/encoders.py)."""
+loaded then, and an installed cross-encoder serves /v1/rerank (engine/host/models/encoders.py)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import ast
 import sys
 from pathlib import Path
 
-import engine.host.guards
+import engine.host.http.guards
 import engine.store  # noqa: F401  (defines StoreError)
 from engine.client import protocol
 from engine.errors import EngineError, InsufficientMemory

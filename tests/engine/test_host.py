@@ -17,7 +17,7 @@ from engine.client.http_client import EngineClient
 from engine.client.local import LocalEngine
 from engine.errors import InsufficientMemory, LoadCancelled, ModelLoadError, ModelNotFound
 from engine.hardware.report import HardwareReport
-from engine.host.guards import DEFAULT_MAX_BODY
+from engine.host.http.guards import DEFAULT_MAX_BODY
 from engine.types import ChatMessage, GenerationParams
 from tests.conftest import CAPITAL, collect
 

@@ -1,14 +1,21 @@
-"""The host's stream runner with a scripted generation: what it counts when a client leaves."""
+"""The host's stream runner with a scripted generation: what it counts when a client leaves; and
+the machine the host is handed, which its plans are made for."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
+from engine.hardware.report import MemoryInfo
+from engine.host.models.machine import Machine
 from engine.host.state import HostState
+from engine.planner.plan import resources_from
 from engine.types import Chunk
+from tests.support.machines import cpu_only_8gb
 
 
 def generation(cancel: threading.Event, first_read: threading.Event) -> Iterator[Chunk]:
@@ -27,7 +34,7 @@ def test_a_generation_left_by_its_client_counts_as_cancelled() -> None:
     first_read = threading.Event()
 
     async def leave_after_the_first_chunk() -> None:
-        items = state.run_stream(lambda: generation(cancel, first_read), cancel)
+        items = state.replies.run_stream(None, lambda: generation(cancel, first_read), cancel)
         async with contextlib.aclosing(items):
             async for item in items:
                 if isinstance(item, Chunk):
@@ -36,8 +43,8 @@ def test_a_generation_left_by_its_client_counts_as_cancelled() -> None:
 
     asyncio.run(leave_after_the_first_chunk())
     assert cancel.is_set()
-    assert state.counters.cancelled == 1 and state.counters.completed == 0
-    assert not state.generating
+    assert state.replies.counters.cancelled == 1 and state.replies.counters.completed == 0
+    assert not state.replies.generating
 
 
 def test_a_terminal_chunk_that_was_read_is_counted_once() -> None:
@@ -49,14 +56,14 @@ def test_a_terminal_chunk_that_was_read_is_counted_once() -> None:
         yield Chunk(finish_reason="stop")
 
     async def read_to_the_end() -> None:
-        items = state.run_stream(short, cancel)
+        items = state.replies.run_stream(None, short, cancel)
         async with contextlib.aclosing(items):
             async for item in items:
                 if isinstance(item, Chunk) and item.is_terminal:
                     return  # as the host does: stop at the terminal chunk
 
     asyncio.run(read_to_the_end())
-    assert state.counters.completed == 1 and state.counters.cancelled == 0
+    assert state.replies.counters.completed == 1 and state.replies.counters.cancelled == 0
 
 
 def test_chunks_joined_while_the_client_falls_behind_keep_their_thinking() -> None:
@@ -76,7 +83,7 @@ def test_chunks_joined_while_the_client_falls_behind_keep_their_thinking() -> No
 
     async def read_slowly() -> list[Chunk]:
         got: list[Chunk] = []
-        items = state.run_stream(thinking, cancel)
+        items = state.replies.run_stream(None, thinking, cancel)
         async with contextlib.aclosing(items):
             async for item in items:
                 if isinstance(item, Chunk):
@@ -92,3 +99,21 @@ def test_chunks_joined_while_the_client_falls_behind_keep_their_thinking() -> No
     assert "".join(c.reasoning for c in got) == "Two and two. Four."
     assert "".join(c.text for c in got) == "4"
     assert len(got) <= 3  # what waited behind the first was joined
+
+
+def test_the_host_plans_on_the_machine_it_is_handed(starter: Path) -> None:
+    """The hardware probe and the memory reading are handed to the host when it is made: a
+    machine of another's (tests/support/machines.py) plans as that machine would, whatever the
+    one running the test has."""
+    laptop = cpu_only_8gb()
+    crowded = dataclasses.replace(laptop, memory=MemoryInfo(laptop.memory.total_bytes, 2**20))
+    roomy_host = HostState(machine=Machine.of(laptop))
+    crowded_host = HostState(machine=Machine.of(crowded))
+    try:
+        roomy = roomy_host.plan(str(starter), 1024)
+        assert roomy.verdict == "fits"
+        assert {b.device for b in roomy.budgets} == {resources_from(laptop).cpu.name}
+        assert crowded_host.plan(str(starter), 1024).verdict == "does_not_fit"
+    finally:
+        roomy_host.close()
+        crowded_host.close()

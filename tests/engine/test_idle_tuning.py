@@ -2,7 +2,7 @@
 model that runs more than one way here loads the planner's way at once; its ways are measured
 only when the engine is idle and the rest of the machine has been quiet a while; another program
 wanting the processor stops a run; a run that failed or came out provisional is tried again
-after a pause (engine/host/background.py, engine/host/idle_tuning.py).
+after a pause (engine/host/idle/background.py, engine/host/idle/idle_tuning.py).
 
 The machine's load is a scripted reading (other programs' cores' worth per reading), and its
 clock moves one second a reading, so that no test depends on this machine's own load or speed.
@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from engine.errors import LoadCancelled
-from engine.host.background import Background, IdleGate
-from engine.host.idle_tuning import IdleTuner
+from engine.host.idle.background import Background, IdleGate
+from engine.host.idle.idle_tuning import IdleTuner
 from engine.host.state import HostState
 from engine.planner.plan import Plan
 from engine.tuning.figures import Sample
@@ -59,17 +59,16 @@ def test_the_first_reply_comes_while_the_ways_wait_to_be_measured(
         return sample(100.0 if plan.flash_attn else 300.0), 0.1  # flash attention off wins
 
     async def main() -> None:
-        state = HostState(parallel=1)
+        state = HostState(parallel=1, measure_once=measurer)
         quiet_host(state)
-        state.measure_once = measurer
         state.loop = asyncio.get_running_loop()
         try:
             resident = await asyncio.to_thread(state.load_chat, "starter", 1024)
-            if state.choice is None or state.choice.source == "only":
+            if state.ways.choice is None or state.ways.choice.source == "only":
                 pytest.skip("the starter runs one way here")
-            assert state.choice.source == "not_measured"
+            assert state.ways.choice.source == "not_measured"
             assert state.status().measuring  # waiting for its idle moment
-            async with state.turn():
+            async with state.replies_of(resident).turn():
                 _, final = await asyncio.to_thread(
                     collect,
                     resident.model.chat(
@@ -79,8 +78,8 @@ def test_the_first_reply_comes_while_the_ways_wait_to_be_measured(
             assert final.finish_reason in ("stop", "length")
             assert not measured  # the reply came first
             release.set()
-            assert state.tuner is not None
-            await asyncio.to_thread(state.tuner.join, 120)
+            assert state.ways.tuner is not None
+            await asyncio.to_thread(state.ways.tuner.join, 120)
             assert measured and set(measured) == {True, False}
             model = resident.model
             for _ in range(2400):  # the switch runs on this loop once no reply runs

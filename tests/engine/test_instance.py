@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.host.background import ANOTHER_COVE_WORDS, Background, IdleGate
+from engine.host.idle.background import ANOTHER_COVE_WORDS, Background, IdleGate
 from engine.instance import (
     IdleWorkLock,
     WindowLock,

@@ -1,6 +1,6 @@
 """``logit_bias`` and ``ignore_eos`` on the real starter model, alone and on a sequence of a shared
 context (engine/backends/llama_sampling.py ``_InPlace``), and as the OpenAI routes read them
-(engine/host/params.py)."""
+(engine/host/protocols/params.py)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from engine.backends.llama_cpp import LlamaCppModel
 from engine.backends.llama_parallel import ParallelLlamaCpp
 from engine.errors import InvalidRequest
 from engine.formats.gguf import read_gguf
-from engine.host.params import parse_params
-from engine.host.wire import parse_chat
+from engine.host.protocols.params import parse_params
+from engine.host.protocols.wire import parse_chat
 from engine.planner.gguf import make_plan
 from engine.planner.plan import Device, Resources, with_parallel
 from engine.types import ChatMessage, GenerationParams

@@ -12,7 +12,7 @@ import openai
 import pytest
 
 from engine.errors import InvalidRequest
-from engine.host.model_names import NameRules, parse_alias, unknown_model
+from engine.host.models.model_names import NameRules, parse_alias, unknown_model
 from tests.support.remote_process import CoveProcess, free_port
 
 KEY = "cove-test-key"

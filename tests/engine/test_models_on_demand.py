@@ -1,5 +1,5 @@
-"""Any installed model by name, several resident (engine/host/residents.py), against a real host
-with the starter loaded and the Qwen test model installed beside it, driven by the official
+"""Any installed model by name, several resident (engine/host/models/residents.py), against a real
+host with the starter loaded and the Qwen test model installed beside it, driven by the official
 openai, anthropic and ollama clients."""
 
 from __future__ import annotations
@@ -260,7 +260,7 @@ def test_a_resident_model_s_mapped_weights_are_not_free_memory(starter: Path) ->
     system reports the pages of its mapped file as available."""
     from engine.formats.gguf import read_gguf
     from engine.hardware import probe_hardware
-    from engine.host.on_demand import without_mapped_weights
+    from engine.host.models.on_demand import without_mapped_weights
     from engine.planner.gguf import make_plan
     from engine.planner.plan import resources_from
 

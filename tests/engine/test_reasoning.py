@@ -12,7 +12,7 @@ import pytest
 
 from engine.backends.llama_cpp import LlamaCppModel
 from engine.generation.reasoning import opens_thinking, split_thinking
-from engine.host import wire
+from engine.host.protocols import wire
 from engine.types import ChatMessage, Chunk, GenerationParams
 from tests.engine.cpu_plans import plan_for
 

@@ -12,8 +12,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from engine.formats.gguf import read_gguf
-from engine.host.guards import HostConfig
-from engine.host.routes import make_app
+from engine.host.http.guards import HostConfig
+from engine.host.protocols.routes import make_app
 from engine.host.state import HostState
 from engine.planner.gguf import make_plan
 from engine.planner.plan import Device, Resources

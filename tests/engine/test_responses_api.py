@@ -16,7 +16,7 @@ import pytest
 
 from engine.client.local import LocalEngine
 from engine.errors import ResponseNotFound
-from engine.host.responses_routes import Kept, ResponseStore
+from engine.host.protocols.responses_routes import Kept, ResponseStore
 from tests.engine.conftest import tool_host
 
 WEATHER: Any = {

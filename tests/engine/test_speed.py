@@ -216,7 +216,7 @@ def test_a_reply_too_short_to_count_does_not_read_the_models_header(
     second of Python to parse, which the next request would wait for)."""
     from types import SimpleNamespace
 
-    from engine.host.replies import Replies
+    from engine.host.models.replies import Replies
     from engine.speed import facts
     from engine.speed.observe import counts
     from engine.types import Chunk, GenerationStats

@@ -1,6 +1,6 @@
 """The host's HTTP connections write small pieces at once (TCP_NODELAY) and acknowledge each
 request as it arrives (TCP_QUICKACK), read from the server's own socket while it answers a
-second request on a kept-alive connection, where both waits bit (engine/host/quick_ack.py)."""
+second request on a kept-alive connection, where both waits bit (engine/host/http/quick_ack.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import uvicorn
 
-from engine.host.quick_ack import QuickAckH11
+from engine.host.http.quick_ack import QuickAckH11
 from engine.host.server import make_server
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="TCP_QUICKACK is Linux's")

@@ -18,8 +18,8 @@ from engine.backends.llama_cpp import LlamaCppModel
 from engine.errors import InvalidRequest
 from engine.formats.thinking_switch import switches_thinking
 from engine.generation.reasoning import split_thinking
-from engine.host import anthropic_wire, ollama_wire, wire
-from engine.host.leniency import HEADER, collecting
+from engine.host.http.leniency import HEADER, collecting
+from engine.host.protocols import anthropic_wire, ollama_wire, wire
 from engine.library.installed import scan_models
 from engine.templates import FALLBACK_NAMES, ChatTemplate, fallback, render
 from engine.types import ChatMessage, Chunk, GenerationParams

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from engine.errors import InvalidRequest
-from engine.host import wire
-from engine.host.tool_stream import Held, hold_calls
+from engine.host.protocols import wire
+from engine.host.protocols.tool_stream import Held, hold_calls
 from engine.templates import fallback, render
 from engine.tools import Tool, ToolCall, ToolChoice
 from engine.tools.calls import parse_calls, prose_end

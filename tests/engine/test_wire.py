@@ -12,8 +12,8 @@ import pytest
 
 from engine.client import protocol
 from engine.errors import InvalidRequest
-from engine.host import wire
-from engine.host.params import parse_params
+from engine.host.protocols import wire
+from engine.host.protocols.params import parse_params
 from engine.types import Chunk, GenerationStats, Truncation
 
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
@@ -117,7 +117,8 @@ def test_prompts_to_score_as_evaluation_harnesses_send_them() -> None:
     assert req.params.max_tokens == 0 and req.params.score_prompt and req.params.logprobs == 1
     ids = wire.parse_completion({"model": "m", "prompt": [7, 8, 9], "echo": True})
     assert ids.prompts == ((7, 8, 9),) and ids.params.max_tokens is None
-    # Streamed too: answered whole, then sent one event a choice (engine/host/completion_batch.py).
+    # Streamed too: answered whole, then sent one event a choice
+    # (engine/host/protocols/completion_batch.py).
     streamed = wire.parse_completion({"model": "m", "prompt": ["x", "y"], "echo": True,
                                       "stream": True})  # fmt: skip
     assert streamed.stream and streamed.echo and not streamed.plain
@@ -136,7 +137,7 @@ def test_prompts_to_score_as_evaluation_harnesses_send_them() -> None:
 
 
 def test_an_echoed_choice_in_openais_legacy_shape() -> None:
-    from engine.host import echo
+    from engine.host.protocols import echo
     from engine.types import Chunk, ScoredPrompt, TokenLogprob
 
     first = TokenLogprob(" b", -1.5, (32, 98), ((" c", -0.5, (32, 99)),))

@@ -1,7 +1,7 @@
 """The engine host's HTTP surface: the OpenAI-compatible API plus Cove's load, unload, plan and
-status endpoints, as a Starlette application behind the guards (engine/host/guards.py).
+status endpoints, as a Starlette application behind the guards (engine/host/http/guards.py).
 
-Every response is JSON (errors in OpenAI's shape) or an SSE stream (engine/host/streaming.py).
+Every response is JSON (errors in OpenAI's shape) or an SSE stream (engine/host/http/streaming.py).
 """
 
 from __future__ import annotations
@@ -24,23 +24,24 @@ from starlette.types import ASGIApp
 from engine.client.protocol import ModelInfo, error_body
 from engine.errors import EngineError, InvalidRequest
 from engine.generation.reasoning import split_thinking
-from engine.host import anthropic_routes as anthropic
-from engine.host import anthropic_wire, echo, ollama_wire, wire
-from engine.host import ollama_routes as ollama
-from engine.host import responses_routes as responses
-from engine.host.completion_batch import whole_completions
-from engine.host.cors import Cors
-from engine.host.endpoint import Handler, endpoint, in_daemon_thread
-from engine.host.guards import (
+from engine.host.http.cors import Cors
+from engine.host.http.endpoint import Handler, endpoint, in_daemon_thread
+from engine.host.http.guards import (
     Guard,
     HostConfig,
     error_status,
     local_caller,
     read_json,
 )
+from engine.host.http.streaming import collect, event_stream, generation, sse, watch_disconnect
+from engine.host.models.residents import Resident
+from engine.host.protocols import anthropic_routes as anthropic
+from engine.host.protocols import anthropic_wire, echo, ollama_wire, wire
+from engine.host.protocols import ollama_routes as ollama
+from engine.host.protocols import responses_routes as responses
+from engine.host.protocols.completion_batch import whole_completions
+from engine.host.protocols.tool_stream import Held, hold_calls, split_calls
 from engine.host.state import HostState
-from engine.host.streaming import collect, event_stream, generation, sse, watch_disconnect
-from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.images import require_vision
 from engine.types import Chunk
 
@@ -86,7 +87,7 @@ def make_app(state: HostState, config: HostConfig) -> ASGIApp:
 
 
 def _tokenizer_routes(state: HostState, config: HostConfig) -> list[Route]:
-    from engine.host import tokenizer_routes as t
+    from engine.host.protocols import tokenizer_routes as t
 
     return [
         Route("/tokenizer_info", endpoint(state, config, t.tokenizer_info), methods=["GET"]),
@@ -97,7 +98,7 @@ def _tokenizer_routes(state: HostState, config: HostConfig) -> list[Route]:
 
 def _ollama_routes(state: HostState, config: HostConfig) -> list[Route]:
     o = ollama
-    table: list[tuple[str, Handler, str]] = [
+    table: list[tuple[str, Handler[HostState], str]] = [
         ("/api/chat", o.chat, "POST"),
         ("/api/generate", o.generate, "POST"),
         ("/api/tags", o.tags, "GET"),
@@ -191,10 +192,10 @@ async def _chat(request: Request, state: HostState, config: HostConfig) -> Respo
 
     if req.tools:
         ids = (cid, name, created)
-        return await _chat_with_tools(request, state, req, resident.model, cancel, ids, piece)
+        return await _chat_with_tools(request, state, req, resident, cancel, ids, piece)
     return await generation(
         request,
-        state,
+        state.replies_of(resident),
         lambda: split_thinking(resident.model.chat(req.messages, req.params, cancel)),
         cancel,
         stream=req.stream,
@@ -210,7 +211,7 @@ async def _chat_with_tools(
     request: Request,
     state: HostState,
     req: wire.ChatRequest,
-    model: Any,
+    resident: Resident,
     cancel: threading.Event,
     ids: tuple[str, str, int],
     content_piece: Callable[[str, bool], dict[str, Any]],
@@ -221,10 +222,11 @@ async def _chat_with_tools(
     own content delta."""
     cid, name, created = ids
     parallel = req.tool_choice.parallel
+    model, replies = resident.model, state.replies_of(resident)
     if not req.stream:
         text, final = await collect(
             request,
-            state,
+            replies,
             lambda: split_thinking(model.chat(req.messages, req.params, cancel)),
             cancel,
         )
@@ -249,7 +251,7 @@ async def _chat_with_tools(
 
     return await generation(
         request,
-        state,
+        replies,
         lambda: hold_calls(
             split_thinking(model.chat(req.messages, req.params, cancel)), req.tools, parallel, held
         ),
@@ -274,11 +276,11 @@ async def _completions(request: Request, state: HostState, config: HostConfig) -
     cid, created, name = wire.completion_id("cmpl"), wire.now(), resident.id
     if not req.plain:
         ids = (cid, name, created)
-        return await whole_completions(request, state, req, resident.model, ids)
+        return await whole_completions(request, state, req, resident, ids)
     prompt = req.prompts[0]
     return await generation(
         request,
-        state,
+        state.replies_of(resident),
         lambda: echo.listing_end(resident.model.complete(prompt, req.params, cancel)),
         cancel,
         stream=req.stream,
@@ -305,7 +307,7 @@ async def _embeddings(request: Request, state: HostState, config: HostConfig) ->
 async def _rerank(request: Request, state: HostState, config: HostConfig) -> Response:
     """Documents ordered by a cross-encoder's relevance to a query (llama-server's and Jina's
     shape)."""
-    from engine.host.encoders import parse_rerank, rerank_response
+    from engine.host.models.encoders import parse_rerank, rerank_response
 
     req = parse_rerank(await read_json(request, config.max_body))
     model = await state.reranker_for(req.model)
@@ -461,4 +463,4 @@ async def _load(request: Request, state: HostState, config: HostConfig) -> Respo
                 with contextlib.suppress(Exception):
                     await task
 
-    return await event_stream(state, events(), cancel)
+    return await event_stream(events(), cancel)

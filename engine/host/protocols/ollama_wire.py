@@ -14,9 +14,9 @@ from typing import Any
 from engine.errors import InvalidRequest
 
 __all__ = ["InvalidRequest", "OllamaRequest"]
-from engine.host.params import parse_params
-from engine.host.thinking_fields import ollama_thinking
-from engine.host.tool_wire import check_schema, parse_tools
+from engine.host.protocols.params import parse_params
+from engine.host.protocols.thinking_fields import ollama_thinking
+from engine.host.protocols.tool_wire import check_schema, parse_tools
 from engine.images import read_base64
 from engine.tools import Tool, ToolCall
 from engine.tools.constrain import ANY_JSON_OBJECT, grammar_for

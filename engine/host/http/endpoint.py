@@ -9,24 +9,33 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractContextManager
+from typing import Protocol, TypeVar
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from engine.errors import EngineError
-from engine.host.admission import CLIENT, client_key
-from engine.host.guards import HostConfig, error_response
-from engine.host.leniency import HEADER, collecting, header_value
-from engine.host.residents import HELD, Resident
-from engine.host.state import HostState
+from engine.host.http.guards import HostConfig, error_response
+from engine.host.http.leniency import HEADER, collecting, header_value
 
 T = TypeVar("T")
 
 log = logging.getLogger("cove.host")
 
-Handler = Callable[[Request, HostState, HostConfig], Awaitable[Response]]
+
+class Host(Protocol):
+    """What a route answers with (engine/host/state.py's ``HostState``): each request is
+    answered as its client, and lets go of what it held when its handler returns."""
+
+    def answering(
+        self, headers: Mapping[str, str], address: str | None
+    ) -> AbstractContextManager[None]: ...
+
+
+H = TypeVar("H", bound=Host)
+Handler = Callable[[Request, H, HostConfig], Awaitable[Response]]
 # An error in a protocol's shape: the error, and the seconds a busy engine asks to wait.
 ErrorShape = Callable[[EngineError, int], Response]
 
@@ -34,24 +43,12 @@ INTERNAL = "The engine hit an internal error; see its log."
 
 
 def endpoint(
-    state: HostState, config: HostConfig, handler: Handler, shape: ErrorShape = error_response
+    state: H, config: HostConfig, handler: Handler[H], shape: ErrorShape = error_response
 ) -> Callable[[Request], Awaitable[Response]]:
     async def run(request: Request) -> Response:
-        headers = request.headers
-        CLIENT.set(
-            client_key(
-                {k: headers.get(k, "") for k in ("authorization", "x-api-key", "user-agent")},
-                request.client.host if request.client else None,
-            )
-        )
-        held: list[Resident] = []
-        HELD.set(held)
-        try:
-            with collecting() as ignored:
-                response = await answer(request)
-        finally:
-            for resident in held:  # a stream has its turn by now, which keeps the model
-                state.release(resident)
+        address = request.client.host if request.client else None
+        with state.answering(request.headers, address), collecting() as ignored:
+            response = await answer(request)
         if ignored:
             response.headers[HEADER] = header_value(ignored)
         return response

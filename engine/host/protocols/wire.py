@@ -2,7 +2,7 @@
 OpenAI responses. Pure functions, no I/O, so that both directions are tested without a server.
 
 A field Cove does not know is ignored and named in the ``cove-ignored`` header
-(engine/host/leniency.py), as OpenAI's API and the other local engines accept fields newer than
+(engine/host/http/leniency.py), as OpenAI's API and the other local engines accept fields newer than
 their clients; a known field of the wrong type or out of range is a 400 that names it.
 """
 
@@ -21,9 +21,10 @@ from urllib.parse import unquote, urlsplit
 
 from engine.client.protocol import completion_extras
 from engine.errors import InvalidRequest
-from engine.host.echo import Prompt, logprobs_block, parse_prompts
-from engine.host.leniency import unknown_fields
-from engine.host.params import (
+from engine.host.http.leniency import unknown_fields
+from engine.host.models.replies import prompt_reading
+from engine.host.protocols.echo import Prompt, logprobs_block, parse_prompts
+from engine.host.protocols.params import (
     PROMPT_END_FIELDS,
     SAMPLING_FIELDS,
     continues_final_message,
@@ -32,8 +33,8 @@ from engine.host.params import (
     is_number,
     parse_params,
 )
-from engine.host.thinking_fields import TEMPLATE_KWARGS, template_kwargs_thinking
-from engine.host.tool_wire import parse_tool_choice, parse_tools, reply_schema
+from engine.host.protocols.thinking_fields import TEMPLATE_KWARGS, template_kwargs_thinking
+from engine.host.protocols.tool_wire import parse_tool_choice, parse_tools, reply_schema
 from engine.images import read_data_url, read_image_file
 from engine.tools import Tool, ToolCall, ToolChoice
 from engine.tools.constrain import call_schema, grammar_for
@@ -42,7 +43,6 @@ from engine.types import (
     ChatMessage,
     Chunk,
     GenerationParams,
-    GenerationStats,
     ImageInput,
     Role,
     TokenLogprob,
@@ -58,7 +58,7 @@ _COMMON |= {"frequency_penalty", "logprobs", "response_format"}
 # Read and degraded as docs/ENGINE_API.md says (nothing kept on a server, no tiers, no effort).
 _COMMON |= {"store", "metadata", "service_tier", "prediction", "reasoning_effort"}
 _COMMON |= {"safety_identifier", "prompt_cache_key", "prompt_cache_retention", "verbosity"}
-# LM Studio's: seconds the model stays loaded once idle (engine/host/residents.py).
+# LM Studio's: seconds the model stays loaded once idle (engine/host/models/residents.py).
 _COMMON |= {"ttl"}
 CHAT_FIELDS = frozenset(
     {
@@ -386,18 +386,6 @@ def usage(final: Chunk) -> dict[str, Any]:
     }
 
 
-def prompt_reading(s: GenerationStats | None) -> dict[str, Any]:
-    """How the prompt was read: the tokens read (not taken from the cache), in how many
-    seconds, and the speed (0 where nothing was read)."""
-    read = max(s.prompt_tokens - s.cached_tokens, 0) if s else 0
-    speed = s.prompt_tokens_per_s if s and read else 0.0
-    return {
-        "prompt_read_tokens": read,
-        "prompt_read_s": round(read / speed, 3) if speed else 0.0,
-        "prompt_tokens_per_s": speed,
-    }
-
-
 def now() -> int:
     return int(time.time())
 
@@ -599,5 +587,5 @@ def chat_logprobs(tokens: Sequence[TokenLogprob], _offset: int = 0) -> dict[str,
 
 def completion_logprobs(tokens: Sequence[TokenLogprob], offset: int = 0) -> dict[str, Any]:
     """The completions API's ``logprobs``: parallel lists, ``text_offset`` counted in characters
-    from the start of the reply (engine/host/echo.py)."""
+    from the start of the reply (engine/host/protocols/echo.py)."""
     return logprobs_block(tokens, offset)

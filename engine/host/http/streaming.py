@@ -11,8 +11,9 @@ import contextlib
 import dataclasses
 import json
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -20,7 +21,6 @@ from starlette.types import Receive, Scope, Send
 
 from engine.client.protocol import error_body, error_class
 from engine.errors import EngineError, GenerationError
-from engine.host.state import HostState
 from engine.types import Chunk, ScoredPrompt, TokenLogprob
 
 # Writes a piece's (or a whole reply's) tokens as the API's ``logprobs`` value; the int is the
@@ -28,9 +28,19 @@ from engine.types import Chunk, ScoredPrompt, TokenLogprob
 LogprobsBlock = Callable[[Sequence[TokenLogprob], int], Any]
 
 
+class Replies(Protocol):
+    """One model's replies, each in its turn (engine/host/state.py's ``ModelReplies``)."""
+
+    def turn(self) -> AbstractAsyncContextManager[None]: ...
+
+    def run_stream(
+        self, produce: Callable[[], Iterator[Chunk]], cancel: threading.Event
+    ) -> AsyncGenerator[Chunk | str, None]: ...
+
+
 async def generation(
     request: Request,
-    state: HostState,
+    replies: Replies,
     produce: Callable[[], Iterator[Chunk]],
     cancel: threading.Event,
     *,
@@ -46,7 +56,7 @@ async def generation(
     choice of each piece (or of the whole body); ``thought`` writes a piece of a reasoning
     model's thinking (dropped without it)."""
     if not stream:
-        text, final = await collect(request, state, produce, cancel)
+        text, final = await collect(request, replies, produce, cancel)
         body = whole(text, final)
         if logprobs is not None:
             body["choices"][0]["logprobs"] = logprobs(final.logprobs, 0)
@@ -55,7 +65,10 @@ async def generation(
     async def events() -> AsyncIterator[bytes]:
         # aclosing: leaving early (a client gone) must finish the generation thread before the
         # turn passes to the next request, or that request finds the model still busy.
-        async with state.turn(), contextlib.aclosing(state.run_stream(produce, cancel)) as items:
+        async with (
+            replies.turn(),
+            contextlib.aclosing(replies.run_stream(produce, cancel)) as items,
+        ):
             first = True
             offset = 0
             async for item in items:
@@ -84,7 +97,7 @@ async def generation(
                     break
             yield b"data: [DONE]\n\n"
 
-    return await event_stream(state, events(), cancel)
+    return await event_stream(events(), cancel)
 
 
 def sse(data: object) -> bytes:
@@ -92,7 +105,6 @@ def sse(data: object) -> bytes:
 
 
 async def event_stream(
-    state: HostState,
     events: AsyncIterator[bytes],
     cancel: threading.Event,
     response: type[EventStream] | None = None,
@@ -154,20 +166,20 @@ async def watch_disconnect(receive: Receive, cancel: threading.Event) -> None:
 
 async def collect(
     request: Request,
-    state: HostState,
+    replies: Replies,
     produce: Callable[[], Iterator[Chunk]],
     cancel: threading.Event,
 ) -> tuple[str, Chunk]:
     """Run a whole generation for a non-streaming request, still stopping if the client leaves."""
     watcher = asyncio.create_task(watch_disconnect(request.receive, cancel))
     try:
-        return await drain(state, produce, cancel)
+        return await drain(replies, produce, cancel)
     finally:
         watcher.cancel()
 
 
 async def drain(
-    state: HostState, produce: Callable[[], Iterator[Chunk]], cancel: threading.Event
+    replies: Replies, produce: Callable[[], Iterator[Chunk]], cancel: threading.Event
 ) -> tuple[str, Chunk]:
     """A whole generation in its turn: its text, and its terminal chunk carrying every token's
     log-probabilities, the thinking and the scored prompt. Raises the error it ended with. The
@@ -177,7 +189,7 @@ async def drain(
     scored: list[TokenLogprob] = []
     prompt: ScoredPrompt | None = None
     final: Chunk | None = None
-    async with state.turn(), contextlib.aclosing(state.run_stream(produce, cancel)) as items:
+    async with replies.turn(), contextlib.aclosing(replies.run_stream(produce, cancel)) as items:
         async for item in items:
             if isinstance(item, str):
                 continue

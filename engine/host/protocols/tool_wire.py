@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.errors import InvalidRequest
-from engine.host.leniency import ignore, unknown_fields
+from engine.host.http.leniency import ignore, unknown_fields
 from engine.tools import Tool, ToolChoice
 from engine.tools.constrain import ANY_JSON_OBJECT
 

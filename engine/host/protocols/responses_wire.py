@@ -13,9 +13,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.errors import InvalidRequest
-from engine.host.leniency import ignore, unknown_fields
-from engine.host.params import parse_params
-from engine.host.tool_wire import parse_tool_choice, parse_tools, reply_schema
+from engine.host.http.leniency import ignore, unknown_fields
+from engine.host.protocols.params import parse_params
+from engine.host.protocols.tool_wire import parse_tool_choice, parse_tools, reply_schema
 from engine.tools import Tool, ToolCall, ToolChoice
 from engine.tools.constrain import call_schema, grammar_for
 from engine.types import ChatMessage, Chunk, GenerationParams

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from engine.errors import InvalidRequest
-from engine.host.params import is_int
+from engine.host.protocols.params import is_int
 from engine.types import Chunk, ScoredPrompt, TokenLogprob
 
 # Prompts one request may score or continue.

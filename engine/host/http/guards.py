@@ -6,7 +6,6 @@ Nothing here ever sends a traceback.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 import time
@@ -32,6 +31,7 @@ from engine.errors import (
     PayloadTooLarge,
     UnsupportedMediaType,
 )
+from engine.host.http.loopback import is_loopback
 from engine.remote.keys import digest, matches
 from engine.remote.ratelimit import RateLimit
 
@@ -39,7 +39,6 @@ log = logging.getLogger("cove.host")
 
 # Room for a few photos as base64 data: URLs (a 12-megapixel JPEG is about 5 MB, 7 MB encoded).
 DEFAULT_MAX_BODY = 64 * 1024 * 1024
-LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 
 _STATUS: tuple[tuple[type[EngineError], int, str], ...] = (
     (InvalidRequest, 400, "invalid_request_error"),
@@ -64,7 +63,7 @@ class HostConfig:
     key_digest: bytes | None = None
     # Limits per client address for what is served beyond loopback (None: none).
     rate_limit: RateLimit | None = None
-    # Web origins allowed beyond this computer's pages and desktop apps (engine/host/cors.py).
+    # Web origins allowed beyond this computer's pages and desktop apps (engine/host/http/cors.py).
     allow_origins: tuple[str, ...] = ()
 
 
@@ -127,7 +126,7 @@ def _reject_constant(name: str) -> object:
 
 
 class Guard:
-    """Middleware just inside the CORS one (engine/host/cors.py): host-header check (DNS
+    """Middleware just inside the CORS one (engine/host/http/cors.py): host-header check (DNS
     rebinding), API key, and a log line per request (method, path, status, time; never the
     body)."""
 
@@ -217,9 +216,18 @@ class Guard:
 
 def addressed_elsewhere(host: str) -> bool:
     """Whether a request's ``Host`` names something other than this computer's loopback (what a
-    page that rebound a name of its own to 127.0.0.1 sends)."""
-    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-    return bool(name) and name.lower() not in LOOPBACK_NAMES
+    page that rebound a name of its own to 127.0.0.1 sends). No ``Host`` at all is not."""
+    name = _without_port(host)
+    return bool(name) and not is_loopback(name)
+
+
+def _without_port(host: str) -> str:
+    """A ``Host`` header's name: ``[::1]:8080`` is ``[::1]``, ``localhost:8080`` is
+    ``localhost``; a bare IPv6 address stays whole."""
+    if host.startswith("["):
+        end = host.find("]")
+        return host[: end + 1] if end >= 0 else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
 def _client_address(scope: Scope) -> str | None:
@@ -228,10 +236,7 @@ def _client_address(scope: Scope) -> str | None:
     host = client[0] if client else None
     if not host:
         return None
-    try:
-        return None if ipaddress.ip_address(host).is_loopback else str(host)
-    except ValueError:
-        return str(host)
+    return None if is_loopback(str(host)) else str(host)
 
 
 def local_caller(request: Request) -> bool:
@@ -239,7 +244,4 @@ def local_caller(request: Request) -> bool:
     client = request.client
     if client is None or not client.host:
         return True
-    try:
-        return ipaddress.ip_address(client.host).is_loopback
-    except ValueError:
-        return False
+    return is_loopback(client.host)

@@ -23,12 +23,12 @@ import engine
 from engine.errors import EngineError, ModelInUse, ModelNotFound
 from engine.formats.thinking_switch import switches_thinking
 from engine.generation.reasoning import split_thinking
-from engine.host import ollama_wire as ow
-from engine.host.guards import HostConfig, busy_headers, error_status, read_json
-from engine.host.residents import Resident
+from engine.host.http.guards import HostConfig, busy_headers, error_status, read_json
+from engine.host.http.streaming import EventStream, collect, event_stream
+from engine.host.models.residents import Resident
+from engine.host.protocols import ollama_wire as ow
+from engine.host.protocols.tool_stream import Held, hold_calls, split_calls
 from engine.host.state import HostState
-from engine.host.streaming import EventStream, collect, event_stream
-from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.images import require_vision
 from engine.types import Chunk
 
@@ -95,6 +95,7 @@ async def _reply(
     state.keep_alive_from(resident, body, "keep_alive")
     require_vision(resident.model, req.messages)
     name, cancel = resident.id, threading.Event()
+    replies = state.replies_of(resident)
     empty = ow.chat_line(name) if chat else ow.generate_line(name)
     if req.load_only:  # Ollama's clients load a model with an empty request
         return JSONResponse({**ow.done(empty, Chunk(finish_reason="stop"), started),
@@ -109,7 +110,7 @@ async def _reply(
         return ow.generate_line(name, text, thinking)
 
     if not req.stream:
-        text, final = await collect(request, state, produce, cancel)
+        text, final = await collect(request, replies, produce, cancel)
         calls: Any = ()
         if req.tools:
             text, calls = split_calls(text, req.tools, True)
@@ -118,7 +119,7 @@ async def _reply(
     source = (lambda: hold_calls(produce(), req.tools, True, held)) if req.tools else produce
 
     async def lines() -> AsyncIterator[bytes]:
-        async with state.turn(), contextlib.aclosing(state.run_stream(source, cancel)) as items:
+        async with replies.turn(), contextlib.aclosing(replies.run_stream(source, cancel)) as items:
             async for item in items:
                 if isinstance(item, str):
                     continue  # NDJSON has no comment line; the client waits
@@ -133,11 +134,11 @@ async def _reply(
                     yield _ndjson(ow.done(line(), item, started))
                     return
 
-    return await event_stream(state, lines(), cancel, _Ndjson)
+    return await event_stream(lines(), cancel, _Ndjson)
 
 
 def _unloads(body: object) -> bool:
-    from engine.host.residents import keep_alive_seconds
+    from engine.host.models.residents import keep_alive_seconds
 
     if not isinstance(body, dict) or body.get("keep_alive") is None:
         return False
@@ -340,7 +341,7 @@ async def pull(request: Request, state: HostState, config: HostConfig) -> Respon
         async for line in lines():
             yield _ndjson({k: v for k, v in line.items() if k != "missing"})
 
-    return await event_stream(state, encoded(), threading.Event(), _Ndjson)
+    return await event_stream(encoded(), threading.Event(), _Ndjson)
 
 
 def _pull(name: str, quant: str | None, put: Callable[[dict[str, Any] | None], None]) -> None:

@@ -3,9 +3,9 @@
 
 - Chat Completions: llama-server's and vLLM's ``chat_template_kwargs``, variables for the chat
   template. Only ``enable_thinking`` is read; any other key is ignored and named in the
-  ``cove-ignored`` header (engine/host/leniency.py), never handed to the template: the template's
-  other variables are the engine's (``messages``, ``tools``, ``bos_token`` ...), and a client that
-  set them could rewrite the prompt or make the template fail.
+  ``cove-ignored`` header (engine/host/http/leniency.py), never handed to the template: the
+  template's other variables are the engine's (``messages``, ``tools``, ``bos_token`` ...), and a
+  client that set them could rewrite the prompt or make the template fail.
 - Ollama: ``think``, true or false (a level, ``"high"``, ``"medium"`` or ``"low"``, is thinking
   on: Cove sets no effort).
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 from engine.errors import InvalidRequest
 from engine.formats.thinking_switch import THINKING_VARIABLE
-from engine.host.leniency import unknown_fields
+from engine.host.http.leniency import unknown_fields
 
 TEMPLATE_KWARGS = "chat_template_kwargs"
 OLLAMA_LEVELS = ("high", "medium", "low")

@@ -17,11 +17,11 @@ from starlette.responses import JSONResponse, Response
 from engine.client.protocol import error_class
 from engine.errors import EngineError, GenerationError
 from engine.generation.reasoning import split_thinking
-from engine.host import anthropic_wire as aw
-from engine.host.guards import HostConfig, busy_headers, error_status, read_json
-from engine.host.state import HostState
-from engine.host.streaming import collect, event_stream
-from engine.host.tool_stream import Held, hold_calls, split_calls
+from engine.host.http.guards import HostConfig, busy_headers, error_status, read_json
+from engine.host.http.streaming import collect, event_stream
+from engine.host.protocols import anthropic_wire as aw
+from engine.host.protocols.tool_stream import Held, hold_calls, split_calls
+from engine.host.state import HostState, ModelReplies
 from engine.images import require_vision
 from engine.types import Chunk
 
@@ -45,12 +45,12 @@ async def messages(request: Request, state: HostState, config: HostConfig) -> Re
         return split_thinking(resident.model.chat(req.messages, req.params, cancel))
 
     if not req.stream:
-        text, final = await collect(request, state, produce, cancel)
+        text, final = await collect(request, state.replies_of(resident), produce, cancel)
         content, calls = split_calls(text, req.tools, parallel) if req.tools else (text, ())
         return JSONResponse(aw.message(mid, name, content, final, calls))
     held = Held()
     source = (lambda: hold_calls(produce(), req.tools, parallel, held)) if req.tools else produce
-    return await _stream(state, source, cancel, mid, name, held)
+    return await _stream(state.replies_of(resident), source, cancel, mid, name, held)
 
 
 async def count_tokens(request: Request, state: HostState, config: HostConfig) -> Response:
@@ -64,7 +64,7 @@ async def count_tokens(request: Request, state: HostState, config: HostConfig) -
 
 
 async def _stream(
-    state: HostState,
+    replies: ModelReplies,
     produce: Callable[[], Any],
     cancel: threading.Event,
     mid: str,
@@ -72,7 +72,10 @@ async def _stream(
     held: Held,
 ) -> Response:
     async def events() -> AsyncIterator[bytes]:
-        async with state.turn(), contextlib.aclosing(state.run_stream(produce, cancel)) as items:
+        async with (
+            replies.turn(),
+            contextlib.aclosing(replies.run_stream(produce, cancel)) as items,
+        ):
             yield aw.event(
                 "message_start",
                 {
@@ -122,7 +125,7 @@ async def _stream(
                 yield aw.event("message_stop", {})
                 return
 
-    return await event_stream(state, events(), cancel)
+    return await event_stream(events(), cancel)
 
 
 class _Blocks:

@@ -9,14 +9,13 @@ when ``cove serve --allow-origin PATTERN`` or ``COVE_ORIGINS`` names it.
 
 An origin that is not allowed gets a 403 and nothing behind runs. A request without an
 ``Origin`` (curl, the SDKs, the window) passes unchanged. The host-header check and the key stay
-with ``Guard`` (engine/host/guards.py), behind this: a preflight carries no key and needs none,
+with ``Guard`` (engine/host/http/guards.py), behind this: a preflight carries no key and needs none,
 the real request does.
 """
 
 from __future__ import annotations
 
 import functools
-import ipaddress
 import logging
 import os
 import re
@@ -27,7 +26,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.client.protocol import error_body
-from engine.host.guards import HostConfig, addressed_elsewhere
+from engine.host.http.guards import HostConfig, addressed_elsewhere
+from engine.host.http.loopback import is_loopback
 
 log = logging.getLogger("cove.host")
 
@@ -83,12 +83,7 @@ def default_allowed(origin: str) -> bool:
         return bool(parts.netloc)
     if scheme not in ("http", "https") or not host:
         return False
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return is_loopback(host)
 
 
 @functools.lru_cache(maxsize=256)

@@ -1,7 +1,7 @@
 """The chat models in memory: the default one (``--model``, ``POST /cove/v1/load``, the window's
 choice), kept until told, and the ones requests named (loaded on demand), each unloaded after
 its keep-alive idle or when a model that needs the memory is asked for, least recently used
-first. Each has its own turns (engine/host/admission.py).
+first. Each has its own turns (engine/host/models/admission.py).
 
 A resident is *held* from the moment a request names it until the request has its turn: an
 idle model is one that no request holds, runs or waits for, and only an idle model is unloaded.
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import time
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from engine.client.protocol import ResidentModel
 from engine.errors import InvalidRequest
-from engine.host.admission import Admission
+from engine.host.models.admission import Admission
 
 if TYPE_CHECKING:
     import asyncio
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
 # default is 5 minutes, LM Studio's JIT models 60).
 DEFAULT_KEEP_ALIVE_S = 600.0
 
-# The resident the request being answered named (set when it is found, read by its turn).
-CURRENT: ContextVar[Resident | None] = ContextVar("cove_resident", default=None)
 # What the request being answered holds, released when its handler returns.
 HELD: ContextVar[list[Resident] | None] = ContextVar("cove_held", default=None)
 
@@ -91,6 +90,8 @@ class Residents:
     def __init__(self) -> None:
         self.default: Resident | None = None
         self.extra: dict[Path, Resident] = {}
+        # Guards the slots against a load racing an unload at shutdown.
+        self.lock = threading.Lock()
 
     def __iter__(self) -> Iterator[Resident]:
         if self.default is not None:
@@ -137,7 +138,6 @@ class Residents:
         if resident.expiry is not None:
             resident.expiry.cancel()
             resident.expiry = None
-        CURRENT.set(resident)
         held = HELD.get()
         if held is not None:
             resident.held += 1

@@ -3,7 +3,7 @@ the engine and the computer are idle, never before a reply.
 
 A model that can run more than one way here (flash attention on or off, GPU or CPU, its GGUF
 or its ONNX build) loads at once the planner's way. The ways are then measured run by run, each
-run waiting for its turn (engine/host/background.py: the engine idle, the rest of the computer
+run waiting for its turn (engine/host/idle/background.py: the engine idle, the rest of the computer
 quiet, no pause after failed tries) and made in a child process at the lowest priority
 (engine/tuning/child.py), with the rules of engine/tuning (interleaved rounds, a busy machine's
 figures provisional). A request, or another program wanting the processor, stops a run; it is
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from engine.errors import LoadCancelled
-from engine.host.background import IdleGate, IdleWork
+from engine.host.idle.background import IdleGate, IdleWork
 
 if TYPE_CHECKING:
     from engine.backends.llama_cpp import LlamaCppModel

@@ -13,14 +13,16 @@ from collections import deque
 from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
 from engine.client.protocol import LongPrompt
 from engine.errors import EngineError
-from engine.host.background import Background, IdleGate
-from engine.host.residents import CURRENT, Resident
-from engine.host.wire import prompt_reading
-from engine.types import Chunk, TokenLogprob
+from engine.host.idle.background import Background
+from engine.host.models.residents import Resident
+from engine.types import Chunk, GenerationStats, TokenLogprob
+
+if TYPE_CHECKING:
+    from engine.hardware.report import HardwareReport
 
 log = logging.getLogger("cove.host")
 
@@ -46,27 +48,38 @@ class Counters:
 
 
 class Replies:
-    """What ``HostState`` does to run a reply (a part of it: the attributes are its)."""
+    """Runs the host's replies and counts them."""
 
-    flush_s: float
-    streams: int
-    counters: Counters
-    gate: IdleGate
-    background: Background
-    _speed_checked: Resident | None
-    # The last prompt of ``LONG_PROMPT`` tokens or more read: its model, tokens, seconds, speed
-    # and when it was read.
-    last_long_prompt: LongPrompt | None
+    def __init__(
+        self,
+        background: Background,
+        probe: Callable[[], HardwareReport],
+        flush_s: float = STREAM_FLUSH_S,
+    ) -> None:
+        # Idle work, which the comparison of a reply's speed with its prediction waits for.
+        self.background = background
+        self.probe = probe  # the hardware the prediction is made for
+        self.flush_s = flush_s
+        self.counters = Counters()
+        self.streams = 0  # replies being generated now
+        self._speed_checked: Resident | None = None
+        # The last prompt of ``LONG_PROMPT`` tokens or more read: its model, tokens, seconds,
+        # speed and when it was read.
+        self.last_long_prompt: LongPrompt | None = None
 
     @property
-    def chat(self) -> Resident | None:
-        raise NotImplementedError
+    def generating(self) -> bool:
+        return self.streams > 0
 
     async def run_stream(
-        self, produce: Callable[[], Iterator[Chunk]], cancel: threading.Event
+        self,
+        resident: Resident | None,
+        produce: Callable[[], Iterator[Chunk]],
+        cancel: threading.Event,
     ) -> AsyncGenerator[Chunk | str, None]:
-        """Run a blocking chunk generator in a thread and yield its chunks here; text chunks that
-        arrived together are merged, and HEARTBEAT is yielded when the stream has been quiet.
+        """Run a blocking chunk generator (a reply of ``resident``) in a thread and yield its
+        chunks here; text chunks that arrived together are merged, and HEARTBEAT is yielded when
+        the stream has been quiet.
 
         Leaving early (the client went away) sets ``cancel`` and waits for the thread to finish,
         so the model is free again when this returns."""
@@ -95,8 +108,6 @@ class Replies:
         # The terminal chunk, as the thread produced it: counted once the thread is done, whether
         # or not a consumer (gone with its client) ever read it.
         produced: list[Chunk] = []
-
-        resident = CURRENT.get() or self.chat
 
         def work() -> None:
             from engine.tuning.load import LoadMeter
@@ -214,7 +225,6 @@ class Replies:
         ):
             return
         try:
-            from engine.hardware import probe_hardware
             from engine.speed.check import check
             from engine.speed.facts import read_model_info
 
@@ -228,7 +238,7 @@ class Replies:
             from engine.tuning.priority import lower_this_thread
 
             lower_this_thread()  # this thread's own, and it ends with the comparison
-            result = check(probe_hardware(), resident.path, resident.plan, obs)
+            result = check(self.probe(), resident.path, resident.plan, obs)
             if result is not None:
                 log.info("speed of %s here: %s", resident.id, result.to_dict())
         except Exception as exc:  # a speed record is never worth a failed reply
@@ -250,6 +260,18 @@ class Replies:
             self.counters.errors += 1
         else:
             self.counters.completed += 1
+
+
+def prompt_reading(s: GenerationStats | None) -> dict[str, Any]:
+    """How the prompt was read: the tokens read (not taken from the cache), in how many
+    seconds, and the speed (0 where nothing was read)."""
+    read = max(s.prompt_tokens - s.cached_tokens, 0) if s else 0
+    speed = s.prompt_tokens_per_s if s and read else 0.0
+    return {
+        "prompt_read_tokens": read,
+        "prompt_read_s": round(read / speed, 3) if speed else 0.0,
+        "prompt_tokens_per_s": speed,
+    }
 
 
 class _Quiet:

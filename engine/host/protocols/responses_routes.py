@@ -17,11 +17,11 @@ from starlette.responses import JSONResponse, Response
 
 from engine.errors import GenerationError, ResponseNotFound
 from engine.generation.reasoning import split_thinking
-from engine.host import responses_wire as rw
-from engine.host.guards import HostConfig, read_json
+from engine.host.http.guards import HostConfig, read_json
+from engine.host.http.streaming import collect, event_stream, sse
+from engine.host.protocols import responses_wire as rw
+from engine.host.protocols.tool_stream import Held, hold_calls, split_calls
 from engine.host.state import HostState
-from engine.host.streaming import collect, event_stream, sse
-from engine.host.tool_stream import Held, hold_calls, split_calls
 from engine.types import ChatMessage, Chunk
 
 KEEP_RESPONSES = 256
@@ -69,6 +69,7 @@ async def create(request: Request, state: HostState, config: HostConfig) -> Resp
     resident = await state.chat_for(req.model)
     state.keep_alive_from(resident, body, "ttl")
     cancel = threading.Event()
+    replies = state.replies_of(resident)
     rid, mid, created, name = rw.new_id("resp"), rw.new_id("msg"), rw.now(), resident.id
     parallel = req.choice.parallel
 
@@ -83,7 +84,7 @@ async def create(request: Request, state: HostState, config: HostConfig) -> Resp
         return body
 
     if not req.stream:
-        text, final = await collect(request, state, produce, cancel)
+        text, final = await collect(request, replies, produce, cancel)
         content, calls = split_calls(text, req.tools, parallel) if req.tools else (text, ())
         return JSONResponse(finish(content, final, calls))
     held = Held()
@@ -92,7 +93,7 @@ async def create(request: Request, state: HostState, config: HostConfig) -> Resp
     async def events() -> AsyncIterator[bytes]:
         seq = _Sequence()
         # The queue's turn first: a full queue is a 429, not a stream cut short.
-        async with state.turn(), contextlib.aclosing(state.run_stream(source, cancel)) as items:
+        async with replies.turn(), contextlib.aclosing(replies.run_stream(source, cancel)) as items:
             yield seq.event(
                 "response.created", response=rw.response(rid, name, req, [], None, created)
             )
@@ -122,7 +123,7 @@ async def create(request: Request, state: HostState, config: HostConfig) -> Resp
                 )
                 return
 
-    return await event_stream(state, events(), cancel)
+    return await event_stream(events(), cancel)
 
 
 async def fetch(request: Request, state: HostState, config: HostConfig) -> Response:

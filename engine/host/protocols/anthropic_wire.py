@@ -18,9 +18,9 @@ from engine.errors import (
     InvalidRequest,
     ModelNotFound,
 )
-from engine.host.leniency import ignore, unknown_fields
-from engine.host.params import parse_params
-from engine.host.tool_wire import check_schema
+from engine.host.http.leniency import ignore, unknown_fields
+from engine.host.protocols.params import parse_params
+from engine.host.protocols.tool_wire import check_schema
 from engine.images import read_base64
 from engine.tools import Tool, ToolCall, ToolChoice
 from engine.tools.constrain import call_schema, grammar_for

@@ -1,77 +1,68 @@
 """Any installed chat model by name, for the host: found among the resident ones, or loaded beside
 them (once, however many requests ask), the least recently used idle one unloaded when memory
-or ``max_models`` says so; unloaded after its keep-alive once idle (engine/host/residents.py)."""
+or ``max_models`` says so; unloaded after its keep-alive once idle
+(engine/host/models/turns.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import logging
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import EngineBusy, ModelNotFound
-from engine.host.admission import ALONE
-from engine.host.background import IdleGate
-from engine.host.model_names import NameRules, installed_names, unknown_model
-from engine.host.residents import Resident, Residents, keep_alive_seconds
+from engine.host.models.admission import ALONE
+from engine.host.models.loading import Loader
+from engine.host.models.model_names import NameRules, installed_names, unknown_model
+from engine.host.models.residents import DEFAULT_KEEP_ALIVE_S, Resident, Residents
+from engine.host.models.turns import Turns
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
     from engine.planner.plan import Plan
-    from engine.tuning import Choice
 
 log = logging.getLogger("cove.host")
 
 
 class OnDemand:
-    """What ``HostState`` does to find or load the model a request names (a part of it: the
-    attributes and the methods declared here are its)."""
+    """Finding the model a request names, loading it when it is installed but not resident, and
+    unloading one by name."""
 
-    residents: Residents
-    names: NameRules
-    gate: IdleGate
-    keep_alive_s: float | None
-    max_models: int | None
-    loop: asyncio.AbstractEventLoop | None
-    _loads: dict[Path, asyncio.Future[Resident]]
+    def __init__(
+        self,
+        loader: Loader,
+        residents: Residents,
+        turns: Turns,
+        names: NameRules,
+        *,
+        keep_alive_s: float | None = DEFAULT_KEEP_ALIVE_S,
+        max_models: int | None = None,
+    ) -> None:
+        self.loader = loader
+        self.residents = residents
+        self.turns = turns
+        # The model names clients send, mapped (--alias, --any-model-name).
+        self.names = names
+        # How long a model loaded on demand stays idle before it is unloaded (None: until told),
+        # and how many chat models may be resident at once (None: as many as fit).
+        self.keep_alive_s = keep_alive_s
+        self.max_models = max_models
+        self._loads: dict[Path, asyncio.Future[Resident]] = {}
 
     @property
     def chat(self) -> Resident | None:
-        raise NotImplementedError
-
-    def turn_alone(self) -> contextlib.AbstractAsyncContextManager[None]:
-        raise NotImplementedError
-
-    def unload_chat(self) -> bool:
-        raise NotImplementedError
-
-    def _choose(
-        self, path: Path, ctx: int | None, report: HardwareReport | None = None
-    ) -> Choice | None:
-        raise NotImplementedError
-
-    def _build_resident(
-        self,
-        name: str,
-        path: Path,
-        plan: Plan,
-        progress: Callable[[float], bool] | None,
-        aliases: frozenset[str] = frozenset(),
-    ) -> Resident:
-        raise NotImplementedError
+        return self.residents.default
 
     async def chat_for(self, name: str | None) -> Resident:
         """The chat model a request names, loaded now when it is installed but not resident
         (beside the resident ones, or in place of the least recently used idle one when memory
         or ``max_models`` says so). Held for the request until its turn."""
-        resident = self._resident_for(name or "")
+        resident = self.resident_for(name or "")
         if resident is None:
             target = self.names.target(name or "") or name or ""
-            path = _installed_path(target) if target else None
+            path = installed_path(target) if target else None
             if path is None:
                 if not len(self.residents):
                     raise ModelNotFound(
@@ -86,12 +77,7 @@ class OnDemand:
         self.residents.hold(resident)
         return resident
 
-    def release(self, resident: Resident) -> None:
-        """The request that named ``resident`` is done with it (its handler returned)."""
-        resident.held = max(resident.held - 1, 0)
-        self._after_use(resident)
-
-    def _resident_for(self, name: str) -> Resident | None:
+    def resident_for(self, name: str) -> Resident | None:
         residents = self.residents
         if not name:
             return self.chat or next(iter(residents), None)
@@ -100,13 +86,13 @@ class OnDemand:
             return found
         target = self.names.target(name)
         if target is not None:
-            found = residents.named(target) or residents.at(_installed_path(target))
+            found = residents.named(target) or residents.at(installed_path(target))
             if found is not None:
                 found.aliases = found.aliases | {name}
             return found
         if self.names.any_name:  # every name is the loaded model's: nothing to look up
             return self.chat or next(iter(residents), None)
-        found = residents.at(_installed_path(name))
+        found = residents.at(installed_path(name))
         if found is not None:
             found.aliases = found.aliases | {name}
         return found
@@ -118,7 +104,7 @@ class OnDemand:
             return await asyncio.shield(pending)
         future: asyncio.Future[Resident] = asyncio.get_running_loop().create_future()
         self._loads[path] = future
-        self.gate.enter()
+        self.turns.gate.enter()
         try:
             resident = await self._load_beside(name, path)
         except BaseException as exc:
@@ -127,7 +113,7 @@ class OnDemand:
             raise
         finally:
             del self._loads[path]
-            self.gate.leave()
+            self.turns.gate.leave()
         future.set_result(resident)
         return resident
 
@@ -143,14 +129,14 @@ class OnDemand:
             if victim is None:
                 break
             log.info("unloading %s (idle longest) to make room for %s", victim.id, path.name)
-            await self._unload(victim)
+            await self.turns.unload(victim)
         if self.max_models is not None and len(self.residents) >= self.max_models:
             raise EngineBusy(
                 f"{len(self.residents)} models are loaded (at most {self.max_models}) and each "
                 f"is in use; {path.name} is loaded when one is idle. Try again in a moment."
             )
         require_fit(plan)
-        resident = await asyncio.to_thread(self._build_resident, name, path, plan, None)
+        resident = await asyncio.to_thread(self.loader.build, name, path, plan, None)
         resident.on_demand = True
         resident.keep_alive_s = self.keep_alive_s
         self.residents.extra[resident.path] = resident
@@ -160,76 +146,43 @@ class OnDemand:
         """The plan for ``path`` in the memory free now (the resident models' counted as used),
         run the way measured fastest here if it was."""
         from engine.backends.loader import plan_model
-        from engine.hardware import probe_hardware
         from engine.planner.plan import resources_from
 
         report = without_mapped_weights(
-            probe_hardware(), [(r.backend, r.plan) for r in self.residents]
+            self.loader.machine.probe(), [(r.backend, r.plan) for r in self.residents]
         )
         plan = plan_model(name, resources=resources_from(report))[2]
-        choice = self._choose(path, None, report)
+        choice = self.loader.choose(path, None, report)
         if choice is not None and choice.plan.verdict == plan.verdict == "fits":
             return choice.plan
         return plan
 
-    def _after_use(self, resident: Resident) -> None:
-        """Once nothing uses ``resident``, count down its keep-alive (on the event loop)."""
-        if not resident.idle or resident.keep_alive_s is None:
-            return
-        loop = self.loop
-        if loop is None:
-            return
-        stamp = resident.uses
-        if resident.expiry is not None:
-            resident.expiry.cancel()
-
-        def expire() -> None:
-            resident.expiry = None
-            if resident.uses == stamp and resident.idle and resident in list(self.residents):
-                loop.create_task(self._unload(resident))
-
-        delay = max(resident.keep_alive_s, 0.0)
-        resident.expires_at = time.time() + delay
-        resident.expiry = loop.call_later(delay, expire)
-
-    def keep_alive_from(self, resident: Resident, body: object, field: str) -> None:
-        """Honour a request's ``keep_alive`` (Ollama) or ``ttl`` (LM Studio) for its model."""
-        if isinstance(body, dict) and body.get(field) is not None:
-            self.set_keep_alive(resident, keep_alive_seconds(body[field], field))
-
-    def set_keep_alive(self, resident: Resident, seconds: float | None) -> None:
-        """A request's ``keep_alive`` / ``ttl``: how long ``resident`` stays once idle."""
-        resident.keep_alive_s = seconds
-        if seconds is None:
-            resident.expires_at = None
-            if resident.expiry is not None:
-                resident.expiry.cancel()
-                resident.expiry = None
-        else:
-            self._after_use(resident)
-
-    async def _unload(self, resident: Resident) -> None:
-        """Take ``resident`` out (at once: no request finds it any more), then free it."""
-        if resident not in list(self.residents):
-            return
-        self.residents.remove(resident)
-        await asyncio.to_thread(resident.model.close)
-        log.info("unloaded %s", resident.id)
-
     async def unload_named(self, name: str | None) -> bool:
         """Unload a chat model by name (the default one without a name), once it is idle."""
-        resident = self.chat if not name else self._resident_for(name)
+        resident = self.chat if not name else self.resident_for(name)
         if resident is None:
             return False
         if resident is self.chat:
-            async with self.turn_alone():
-                return await asyncio.to_thread(self.unload_chat)
+            async with self.turns.turn_alone():
+                return await asyncio.to_thread(self.unload_default)
         async with resident.admission.turn(ALONE):
-            await self._unload(resident)
+            await self.turns.unload(resident)
+        return True
+
+    def unload_default(self) -> bool:
+        """Unload the default chat model (blocking)."""
+        with self.residents.lock:
+            chat = self.residents.default
+            if chat is not None:
+                self.residents.remove(chat)
+        if chat is None:
+            return False
+        chat.model.close()
+        log.info("unloaded %s", chat.id)
         return True
 
 
-def _installed_path(name: str) -> Path | None:
+def installed_path(name: str) -> Path | None:
     """The model file or folder ``name`` (a path, a catalog id, a file's name) resolves to, or
     None when no installed model has that name."""
     from engine.library.names import resolve_model

@@ -19,10 +19,10 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from engine.backends.base import LoadedModel
-from engine.host import echo, wire
+from engine.host.http.streaming import drain, event_stream, sse, watch_disconnect
+from engine.host.models.residents import Resident
+from engine.host.protocols import echo, wire
 from engine.host.state import HostState
-from engine.host.streaming import drain, event_stream, sse, watch_disconnect
 from engine.types import Chunk
 
 
@@ -30,12 +30,14 @@ async def whole_completions(
     request: Request,
     state: HostState,
     req: wire.CompletionRequest,
-    model: LoadedModel,
+    resident: Resident,
     ids: tuple[str, str, int],
 ) -> Response:
     """``ids``: the completion's id, model name and creation time."""
     cid, name, created = ids
-    # One cancel event a prompt: a generation that ends sets its own (engine/host/replies.py).
+    model, replies = resident.model, state.replies_of(resident)
+    # One cancel event a prompt: a generation that ends sets its own
+    # (engine/host/models/replies.py).
     cancels = [threading.Event() for _ in req.prompts]
     gate = asyncio.Semaphore(max(1, int(getattr(model, "sequences", 1))))
 
@@ -49,7 +51,7 @@ async def whole_completions(
 
         async with gate:
             try:
-                return await drain(state, produce, cancel)
+                return await drain(replies, produce, cancel)
             except BaseException:
                 stop_all()  # the others stop: the answer is this error
                 raise
@@ -79,7 +81,7 @@ async def whole_completions(
     body = wire.completions_response(cid, name, created, choices, finals)
     if not req.stream:
         return JSONResponse(body)
-    return await event_stream(state, _events(body), threading.Event())
+    return await event_stream(_events(body), threading.Event())
 
 
 async def _events(body: dict[str, Any]) -> AsyncIterator[bytes]:

@@ -14,8 +14,8 @@ from starlette.responses import JSONResponse, Response
 from engine.backends.llama_cpp import LlamaCppModel
 from engine.backends.llama_parallel import weights_of
 from engine.errors import InvalidRequest
-from engine.host.guards import HostConfig, read_json
-from engine.host.params import flag, is_int
+from engine.host.http.guards import HostConfig, read_json
+from engine.host.protocols.params import flag, is_int
 from engine.host.state import HostState
 
 MAX_TOKENIZE_CHARS = 4 << 20

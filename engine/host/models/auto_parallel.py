@@ -3,9 +3,9 @@
 The chat model loads at once with the count kept from an earlier measurement, or the planner's
 default where there is none (engine/planner/plan.py: up to ``AUTO_PARALLEL``, within memory).
 A model not measured yet (or measured on a busy machine) is measured in the engine's idle
-moments on its own weights (engine/host/idle_tuning.py, engine/tuning/batching.py), and where the
-measured count differs from the loaded one, its context is made again with that count at the
-next moment no reply runs.
+moments on its own weights (engine/host/idle/idle_tuning.py, engine/tuning/batching.py), and
+where the measured count differs from the loaded one, its context is made again with that count
+at the next moment no reply runs.
 """
 
 from __future__ import annotations
@@ -14,70 +14,80 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.host.models.loading import Loader
+from engine.host.models.machine import Machine
+from engine.host.models.residents import Resident, Residents
+from engine.host.models.turns import Turns
+from engine.host.models.ways import Ways
+
 if TYPE_CHECKING:
     from engine.backends.llama_cpp import LlamaCppModel
-    from engine.host.background import Background, IdleGate
-    from engine.host.idle_tuning import BatchingTuner, IdleTuner
-    from engine.host.residents import Resident
+    from engine.host.idle.background import Background
+    from engine.host.idle.idle_tuning import BatchingTuner
     from engine.planner.plan import Plan
     from engine.tuning.batching import Batching
 
 log = logging.getLogger("cove.host")
 
 
+def auto_count(machine: Machine, path: Path, plan: Plan) -> int:
+    """Replies at once for ``plan`` (one sequence) under ``--parallel auto``: measured, or the
+    planner's default."""
+    from engine.planner.plan import AUTO_PARALLEL, several_at_once
+
+    if not several_at_once(plan):
+        return AUTO_PARALLEL
+    from engine.tuning.batching import measured_parallel
+
+    try:
+        found = measured_parallel(path, plan, machine.probe())
+    except OSError:
+        return AUTO_PARALLEL
+    return AUTO_PARALLEL if found is None else found[0]
+
+
 class AutoParallel:
-    """The part of the host state that chooses and measures ``--parallel auto``'s count."""
+    """Measuring how many replies at once pay for the default chat model, and remaking its
+    context with that count."""
 
-    parallel: int | None
-    max_queue: int | None
-    workers: tuple[Any, ...]
-    gate: IdleGate
-    background: Background
-    tuner: IdleTuner | None
-    batching: BatchingTuner | None
-    loop: asyncio.AbstractEventLoop | None
-    chat: Resident | None
-    # What takes one measuring round (engine.tuning.batching.measure_round unless replaced).
-    measure_round: Callable[..., tuple[dict[int, float], float]] | None
+    def __init__(
+        self,
+        loader: Loader,
+        residents: Residents,
+        turns: Turns,
+        background: Background,
+        ways: Ways,
+        measure_round: Callable[..., tuple[dict[int, float], float]] | None = None,
+    ) -> None:
+        self.loader = loader
+        self.residents = residents
+        self.turns = turns
+        self.background = background
+        # The measuring of the ways to run the model, which the count's measuring follows.
+        self.ways = ways
+        # What takes one measuring round (engine.tuning.batching.measure_round unless handed
+        # another).
+        self.measure_round = measure_round
+        self.batching: BatchingTuner | None = None
 
-    turn_alone: Callable[[], AbstractAsyncContextManager[None]]
-    _build_resident: Callable[..., Resident]
-
-    def _auto_count(self, path: Path, plan: Plan) -> int:
-        """Replies at once for ``plan`` (one sequence) under ``--parallel auto``: measured, or
-        the planner's default."""
-        from engine.planner.plan import AUTO_PARALLEL, several_at_once
-
-        if not several_at_once(plan):
-            return AUTO_PARALLEL
-        from engine.hardware import probe_hardware
-        from engine.tuning.batching import measured_parallel
-
-        try:
-            found = measured_parallel(path, plan, probe_hardware())
-        except OSError:
-            return AUTO_PARALLEL
-        return AUTO_PARALLEL if found is None else found[0]
-
-    def _measure_batching_later(self, resident: Resident, single: Plan) -> None:
+    def measure_later(self, resident: Resident, single: Plan) -> None:
         """Measure how many replies at once pay for ``resident`` in idle moments, unless a
         measurement made on a quiet machine is kept for it."""
-        if self.parallel is not None or self.workers or os.environ.get("COVE_NO_TUNING"):
+        loader = self.loader
+        if loader.parallel is not None or loader.workers or os.environ.get("COVE_NO_TUNING"):
             return
         from engine.planner.plan import several_at_once
 
         if not several_at_once(single):
             return
-        from engine.hardware import probe_hardware
-        from engine.host.idle_tuning import BatchingTuner
+        from engine.host.idle.idle_tuning import BatchingTuner
         from engine.tuning.batching import batching_key, measured_parallel
         from engine.tuning.store import machine_key
 
-        report = probe_hardware()
+        report = loader.machine.probe()
         found = measured_parallel(resident.path, single, report)
         if found is not None and not found[2].provisional:
             return
@@ -85,10 +95,10 @@ class AutoParallel:
         def current() -> tuple[LlamaCppModel, Path, Plan] | None:
             from engine.backends.llama_parallel import weights_of
 
-            if self.chat is not resident:
+            if self.residents.default is not resident:
                 return None
             model = weights_of(resident.model)
-            if model is None or not _second_copy_fits(model.plan, resident.id):
+            if model is None or not _second_copy_fits(loader.machine, model.plan, resident.id):
                 return None
             return model, resident.path, model.plan
 
@@ -98,7 +108,7 @@ class AutoParallel:
         key = f"batching:{machine_key(report)}:{batching_key(resident.path, single)}"
         what = f"Measuring how many replies at once pay for {resident.id}"
         work = self.background.work(what, key)
-        tuner = BatchingTuner(work, current, done, self.tuner, self.measure_round)
+        tuner = BatchingTuner(work, current, done, self.ways.tuner, self.measure_round)
         self.batching = tuner
         tuner.start(resident.id)
 
@@ -120,15 +130,16 @@ class AutoParallel:
         if self.batching is not None:
             self.batching.found = f"{resident.id}: {why}"
         log.info("measured replies at once for %s: %s", resident.id, why)
-        if self.chat is not resident or resident.plan.parallel == n or self.loop is None:
+        loop = self.turns.loop
+        if self.residents.default is not resident or resident.plan.parallel == n or loop is None:
             return
-        asyncio.run_coroutine_threadsafe(self._resize(resident, n), self.loop)
+        asyncio.run_coroutine_threadsafe(self._resize(resident, n), loop)
 
     async def _resize(self, resident: Resident, n: int) -> None:
         """Make the resident model's context again with ``n`` sequences, once no reply runs;
         the resident entry is updated in place, so that requests holding it follow."""
-        async with self.turn_alone():
-            if self.chat is not resident or resident.plan.parallel == n:
+        async with self.turns.turn_alone():
+            if self.residents.default is not resident or resident.plan.parallel == n:
                 return
             await asyncio.to_thread(self._resized, resident, n)
 
@@ -139,23 +150,21 @@ class AutoParallel:
         old = resident.model
         old.close()  # first: the new context may need the memory the old one holds
         try:
-            way = self._build_resident(resident.id, resident.path, single, None, auto=n)
+            way = self.loader.build(resident.id, resident.path, single, None, auto=n)
         except Exception as exc:
             log.warning("could not run %d replies at once (%s); back to %d", n, exc, before)
-            way = self._build_resident(resident.id, resident.path, single, None, auto=before)
+            way = self.loader.build(resident.id, resident.path, single, None, auto=before)
         resident.model, resident.plan = way.model, way.plan
         resident.admission.max_queue = way.admission.max_queue  # it scales with the slots
         resident.admission.resize(way.plan.parallel)
         log.info("%s now runs %d replies at once", resident.id, way.plan.parallel)
 
 
-def _second_copy_fits(plan: Plan, name: str) -> bool:
+def _second_copy_fits(machine: Machine, plan: Plan, name: str) -> bool:
     """Whether a measuring process can load the model's weights beside the engine's copy (its
     memory-mapped pages are shared with it, but weights repacked for this processor are not)."""
-    from engine.backends.loader import current_resources
-
     need = sum(b.weights for b in plan.budgets) + 64 * 2**20
-    if need <= current_resources().cpu.free_bytes:
+    if need <= machine.free().cpu.free_bytes:
         return True
     log.info(
         "not measuring how many replies at once pay for %s while it is loaded: a second copy "
