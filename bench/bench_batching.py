@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_parallel import llama_server_path, model_path  # noqa: E402
-from engine.backends.llama_cpp import LlamaCppModel  # noqa: E402
+from engine.backends.llama.single import LlamaCppModel  # noqa: E402
 from engine.backends.loader import plan_model  # noqa: E402
 from engine.planner.plan import AUTO_PARALLEL  # noqa: E402
 from engine.tuning.batching import (  # noqa: E402

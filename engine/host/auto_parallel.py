@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from engine.backends.llama_cpp import LlamaCppModel
+    from engine.backends.llama.model import LlamaModel
     from engine.host.background import Background, IdleGate
     from engine.host.idle_tuning import BatchingTuner, IdleTuner
     from engine.host.residents import Resident
@@ -82,8 +82,8 @@ class AutoParallel:
         if found is not None and not found[2].provisional:
             return
 
-        def current() -> tuple[LlamaCppModel, Path, Plan] | None:
-            from engine.backends.llama_parallel import weights_of
+        def current() -> tuple[LlamaModel, Path, Plan] | None:
+            from engine.backends.llama.parallel import weights_of
 
             if self.chat is not resident:
                 return None

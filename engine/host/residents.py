@@ -62,7 +62,7 @@ class Resident:
 
     def describe(self) -> dict[str, Any]:
         """The resident as /cove/v1/status shows it."""
-        slots = getattr(self.model, "sequences", 1)
+        slots = self.model.capabilities.sequences
         return {
             "model": self.id,
             "path": str(self.path),

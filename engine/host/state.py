@@ -38,7 +38,7 @@ from engine.host.replies import STREAM_FLUSH_S, Counters, Replies
 from engine.host.residents import CURRENT, DEFAULT_KEEP_ALIVE_S, Resident, Residents
 
 if TYPE_CHECKING:
-    from engine.backends.llama_parallel import ParallelLlamaCpp
+    from engine.backends.llama.parallel import ParallelLlamaCpp
     from engine.documents.embeddings import EmbeddingModel
     from engine.documents.rerank import CrossEncoder
     from engine.hardware.report import HardwareReport
@@ -541,7 +541,7 @@ class HostState(OnDemand, Replies, AutoParallel):
             embedding_model=self.embedder.name if self.embedder else None,
             pid=os.getpid(),
             draft=looped.draft_name if looped is not None else None,
-            exact_tokens=looped.exact_cells if looped is not None else 0,
+            exact_tokens=chat.model.capabilities.exact_cells if chat else 0,
             parallel=chat.plan.parallel if chat else 1,
             running=self.streams,
             measuring=_first(
@@ -550,7 +550,7 @@ class HostState(OnDemand, Replies, AutoParallel):
             background=tuple(self.background.describe()),
             background_measuring=self.background.enabled(),
             measured=_first(t.found for t in (self.batching, self.tuner) if t is not None),
-            vision=bool(chat and getattr(chat.model, "vision", False)),
+            vision=bool(chat and chat.model.capabilities.vision),
             thinking_switch=bool(chat and switches_thinking(_template_source(chat.model))),
             residents=tuple(r.describe() for r in self.residents),
             last_long_prompt=self.last_long_prompt,
@@ -587,7 +587,7 @@ def _template_source(model: object) -> str | None:
 def _looped(model: object) -> GenerationLoop | ParallelLlamaCpp | None:
     """The model as the shared generation loop sees it (saved state, drafts), or None for a
     runtime outside it."""
-    from engine.backends.llama_parallel import ParallelLlamaCpp
+    from engine.backends.llama.parallel import ParallelLlamaCpp
 
     return model if isinstance(model, GenerationLoop | ParallelLlamaCpp) else None
 

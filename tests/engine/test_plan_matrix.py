@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("gguf")
 
-from engine.backends import llama_cpp as backend
+from engine.backends.llama import single as backend
 from engine.formats.gguf import GGUFFile, read_gguf
 from engine.native import llama as native_llama
 from engine.planner.gguf import compute_bytes, kv_cache_cells, kv_cache_parts, make_plan

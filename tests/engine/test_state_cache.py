@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from engine.backends.llama_cpp import LlamaCppModel
+from engine.backends.llama.single import LlamaCppModel
 from engine.formats.gguf import read_gguf
 from engine.generation.state_cache import StateCache
 from engine.planner.gguf import make_plan
