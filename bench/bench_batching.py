@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             first, second = ("cove", "llama") if r % 2 == 0 else ("llama", "cove")
             for who in (first, second):
                 if who == "cove":
-                    cove.append(measure_round(model, counts, reverse=r % 2 == 1)[0])
+                    cove.append(measure_round(model.model, counts, reverse=r % 2 == 1)[0])
                 else:
                     llama.append(llama_round(binary, path, counts, plan.threads, plan.flash_attn))
     finally:
