@@ -113,7 +113,7 @@ class LlamaModel:
         self.ctx: Any = None
         self.batch: Any = None
         self._pool: ThreadPool | None = None
-        self.vision: Vision | None = None
+        self.projector: Vision | None = None
         self._load(path, plan, progress)
         self.ctx = self._context(plan, sequences)
         # One set of worker threads for the context's life, as llama.cpp's own tools keep:
@@ -141,7 +141,7 @@ class LlamaModel:
             runtime=RUNTIME,
             constrains=True,
             scores_prompts=True,
-            vision=self.vision is not None,
+            vision=self.projector is not None,
             exact_cells=exact,
             sequences=sequences,
         )
@@ -198,7 +198,7 @@ class LlamaModel:
     def _load_projector(self, projector: Path, plan: Plan) -> None:
         route_mtmd_log()
         try:
-            self.vision = Vision(
+            self.projector = Vision(
                 self.lib, self.handle, projector, plan.threads, plan.gpu_layers > 0
             )
         except Exception:
@@ -476,9 +476,9 @@ class LlamaModel:
         """Free the native memory now (the caller holds the model); idempotent."""
         self._closed = True
         lib = self.lib
-        if self.vision is not None:
-            self.vision.close()
-            self.vision = None
+        if self.projector is not None:
+            self.projector.close()
+            self.projector = None
         if self.batch is not None:
             lib.llama_batch_free(self.batch)
             self.batch = None

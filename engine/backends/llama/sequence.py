@@ -55,7 +55,7 @@ class LlamaSequence(GenerationLoop):
         self.exact_cells = caps.exact_cells
         self.vision = caps.vision
         self.bos_token = model.bos_token
-        self.image_marker = model.vision.marker if model.vision is not None else ""
+        self.image_marker = model.projector.marker if model.projector is not None else ""
         self.template: ChatTemplate = model.template
         self.name = model.name
         self.plan = model.plan
@@ -235,18 +235,18 @@ class LlamaSequence(GenerationLoop):
         params: GenerationParams,
         cancel: threading.Event | None = None,
     ) -> Iterator[Chunk]:
-        vision = self.model.vision
+        vision = self.model.projector
         if vision is not None:  # what this request's prompt may need prepared
             vision.remember([image for m in messages for image in m.images])
         return super().chat(messages, params, cancel)
 
     def _prompt_tokens(self, text: str, images: Sequence[ImageInput]) -> list[int]:
         self._check_open()
-        return prompt_tokens(self.model, self.model.vision, text, images)
+        return prompt_tokens(self.model, self.model.projector, text, images)
 
     def _parts(self, todo: list[int]) -> Iterator[list[int]]:
         """Text in batches, each image piece whole."""
-        vision = self.model.vision
+        vision = self.model.projector
         if vision is None:
             return super()._parts(todo)
         return image_parts(vision, todo, self.n_batch)
@@ -257,7 +257,7 @@ class LlamaSequence(GenerationLoop):
             yield
 
     def _feed(self, tokens: list[int], cancel: threading.Event, last: bool) -> bool:
-        vision = self.model.vision
+        vision = self.model.projector
         if tokens[0] >= 0 or vision is None:
             return self.decode(tokens, cancel, logits_last=last)
         piece = vision.piece(tokens[0])
