@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_parallel import llama_server_path, model_path  # noqa: E402
-from engine.backends.llama_cpp import LlamaCppModel  # noqa: E402
+from engine.backends.llama.single import LlamaCppModel  # noqa: E402
 from engine.backends.loader import plan_model  # noqa: E402
 from engine.planner.plan import AUTO_PARALLEL  # noqa: E402
 from engine.tuning.batching import (  # noqa: E402
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             first, second = ("cove", "llama") if r % 2 == 0 else ("llama", "cove")
             for who in (first, second):
                 if who == "cove":
-                    cove.append(measure_round(model, counts, reverse=r % 2 == 1)[0])
+                    cove.append(measure_round(model.model, counts, reverse=r % 2 == 1)[0])
                 else:
                     llama.append(llama_round(binary, path, counts, plan.threads, plan.flash_attn))
     finally:

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine.backends.llama_cpp import LlamaCppModel  # noqa: E402
+from engine.backends.llama.single import LlamaCppModel  # noqa: E402
 from engine.backends.loader import current_resources  # noqa: E402
 from engine.formats.gguf import read_gguf  # noqa: E402
 from engine.library.names import resolve_model  # noqa: E402

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine.backends import llama_cpp as backend  # noqa: E402
+from engine.backends.llama import single as backend  # noqa: E402
 from engine.formats.gguf import read_gguf  # noqa: E402
 from engine.native import llama as native_llama  # noqa: E402
 from engine.planner.gguf import compute_bytes, kv_cache_bytes, make_plan  # noqa: E402

@@ -180,7 +180,7 @@ def main() -> int:
     }
     result: dict[str, Any] = {
         "model": path.name,
-        "exact_cells": int(getattr(model, "exact_cells", 0)),
+        "exact_cells": model.capabilities.exact_cells,
         "threads": plan.threads,
         "max_tokens": args.max_tokens,
         "kinds": {},

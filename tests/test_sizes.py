@@ -12,13 +12,10 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULE_LINES = 600
 CLASS_LINES = 450
 
-# Larger than the bound today, at most this size: shrink them, never grow them.
-MODULES = {
-    "engine/backends/llama_cpp.py": 682,
-}
-CLASSES = {
-    "engine/backends/llama_cpp.py:LlamaCppModel": 574,
-}
+# None is larger today. One that must be, for a while, is listed with its size: it may shrink,
+# never grow.
+MODULES: dict[str, int] = {}
+CLASSES: dict[str, int] = {}
 
 
 def sizes() -> tuple[dict[str, int], dict[str, int]]:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from engine.capabilities import Capabilities
 from engine.tools import Tool
 from engine.types import ChatMessage, Chunk, GenerationParams
 
@@ -26,6 +27,11 @@ class LoadedModel(Protocol):
 
     @property
     def n_ctx(self) -> int: ...
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What it can do, set when it loaded."""
+        ...
 
     def count_tokens(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> int: ...
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.backends.base import LoadProgress
+from engine.capabilities import Capabilities
 from engine.errors import BackendUnavailable, LoadCancelled, ModelLoadError
 from engine.formats.coreml import CoreMLModelInfo, is_coreml_model, read_coreml_model
 from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource
@@ -78,6 +79,7 @@ class CoreMLModel(GenerationLoop):
     Core ML's ``make_state()`` and ``predict(inputs, state=...)``."""
 
     runtime = "Core ML"
+    capabilities = Capabilities(runtime="Core ML")
 
     def __init__(self, info: CoreMLModelInfo, plan: Plan, runtime: Any) -> None:
         super().__init__(min(plan.n_ctx, info.context_length), plan.n_batch)

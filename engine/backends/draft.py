@@ -9,8 +9,8 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine.backends.llama_cpp import LlamaCppModel
-from engine.backends.llama_sampling import last_logits
+from engine.backends.llama.sampling import last_logits
+from engine.backends.llama.single import LlamaCppModel
 from engine.planner.plan import Plan
 from engine.types import GenerationParams
 
@@ -41,7 +41,7 @@ class DraftModel:
             out.append(token)
             if i == k - 1 or len(m._cached) + 2 > m.n_ctx:
                 break
-            if not m._decode([token], cancel):
+            if not m.decode([token], cancel):
                 break
             m._cached.append(token)
         return out

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.backends.base import LoadProgress
+from engine.capabilities import Capabilities
 from engine.errors import BackendUnavailable, InvalidRequest, LoadCancelled, ModelLoadError
 from engine.formats.onnx import is_onnx_chat_folder, read_onnx_model
 from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource
@@ -57,6 +58,7 @@ class OrtGenaiModel(GenerationLoop):
     loop (engine/generation/loop.py)."""
 
     runtime = "onnxruntime-genai"
+    capabilities = Capabilities(runtime="onnxruntime-genai")
 
     def __init__(self, path: Path, plan: Plan, *, progress: LoadProgress | None = None) -> None:
         super().__init__(plan.n_ctx, plan.n_batch)

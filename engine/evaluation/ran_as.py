@@ -3,7 +3,7 @@ off moves a small model's log-likelihoods by about 0.1 a choice (the starter on 
 task, docs/PERFORMANCE.md), and so do the runtime, the device and the cache's number type: figures
 from two runs compare question by question only when both ran the same way. How many prompts a
 request held and how many sequences read them does not move them: each prompt of a list scores
-exactly as it does alone (engine/backends/llama_batcher.py)."""
+exactly as it does alone (engine/backends/llama/batcher.py)."""
 
 from __future__ import annotations
 

@@ -303,7 +303,7 @@ class HostState:
             embedding_model=self.embedder.name if self.embedder else None,
             pid=os.getpid(),
             draft=looped.draft_name if looped is not None else None,
-            exact_tokens=looped.exact_cells if looped is not None else 0,
+            exact_tokens=chat.model.capabilities.exact_cells if chat else 0,
             parallel=chat.plan.parallel if chat else 1,
             running=replies.streams,
             measuring=_first(
@@ -312,7 +312,7 @@ class HostState:
             background=tuple(self.background.describe()),
             background_measuring=self.background.enabled(),
             measured=_first(t.found for t in (batching, tuner) if t is not None),
-            vision=bool(chat and getattr(chat.model, "vision", False)),
+            vision=bool(chat and chat.model.capabilities.vision),
             thinking_switch=bool(chat and switches_thinking(_template_source(chat.model))),
             residents=tuple(r.describe() for r in self.residents),
             last_long_prompt=replies.last_long_prompt,

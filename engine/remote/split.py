@@ -3,7 +3,7 @@
 llama.cpp's RPC devices come first in its device list. With ``n_gpu_layers = n`` it offloads the
 last ``n - 1`` repeating layers and the output head, shared out by ``tensor_split`` in device order
 (the head counts as one more layer of the last device). Cove keeps the head on this machine's CPU
-all the same (engine/backends/llama_cpp.py, ``HEAD_PATTERN``): it is the largest thing a token
+all the same (engine/backends/llama/model.py, ``HEAD_PATTERN``): it is the largest thing a token
 sends otherwise, the logits. The first layers and the input embeddings stay here too.
 
 Each machine's share is set by its free memory: layers are dealt out in proportion to what each

@@ -33,7 +33,7 @@ from engine.tuning.load import LoadMeter, is_busy
 from engine.tuning.measure import counting
 
 if TYPE_CHECKING:
-    from engine.backends.llama_cpp import LlamaCppModel
+    from engine.backends.llama.model import LlamaModel
     from engine.hardware.report import HardwareReport
     from engine.planner.plan import Plan
     from engine.tuning.store import TuningStore
@@ -153,7 +153,7 @@ def counts_up_to(most: int) -> list[int]:
 
 
 def measure_round(
-    model: LlamaCppModel,
+    model: LlamaModel,
     counts: Sequence[int],
     *,
     reverse: bool = False,
@@ -168,7 +168,7 @@ def measure_round(
     from engine.native.lock import GGML_LOCK
     from engine.native.threadpool import attach_threadpool
 
-    lib = model._lib
+    lib = model.lib
     most = max(counts)
     with model.held() as closing:
 
@@ -177,7 +177,7 @@ def measure_round(
 
         cparams = model.context_params(DEPTH + WARM_STEPS + STEPS + 8, most)
         with GGML_LOCK:
-            ctx = lib.llama_init_from_model(model._model, cparams)
+            ctx = lib.llama_init_from_model(model.handle, cparams)
         if not ctx:
             raise ModelLoadError(f"llama.cpp could not make a context of {most} sequences")
         pool = attach_threadpool(lib, ctx, model.plan.threads)
@@ -310,7 +310,7 @@ def measure_batching(
     """Measure now (``cove tune``) how many replies at once pay for ``plan`` (one sequence of
     a llama.cpp model), unless a measurement made on a quiet machine is kept; keep it, and
     return ``--parallel auto``'s count with the reason. None for another runtime's model."""
-    from engine.backends.llama_cpp import LlamaCppModel
+    from engine.backends.llama.model import LlamaModel
     from engine.planner.plan import several_at_once
     from engine.tuning.store import TuningStore, machine_key
 
@@ -320,7 +320,7 @@ def measure_batching(
     found = measured_parallel(path, plan, report, store)
     if found is not None and not found[2].provisional and not again:
         return found
-    model = LlamaCppModel(path, plan)
+    model = LlamaModel(path, plan)
     try:
         rounds: list[tuple[dict[int, float], float]] = []
         counts = counts_for(plan)

@@ -32,7 +32,7 @@ from engine.tuning.figures import Sample
 from engine.tuning.idle import Stop
 
 if TYPE_CHECKING:
-    from engine.backends.llama_cpp import LlamaCppModel
+    from engine.backends.llama.model import LlamaModel
     from engine.planner.plan import Plan
 
 MODULE = "engine.tuning.child"
@@ -60,7 +60,7 @@ def measure_once_in_child(
 
 
 def measure_round_in_child(
-    model: LlamaCppModel,
+    model: LlamaModel,
     counts: list[int],
     *,
     reverse: bool = False,
@@ -150,10 +150,10 @@ def _run(job: dict[str, Any]) -> dict[str, Any]:
         sample, load_s = measure_once(path, plan)
         return {"sample": sample.to_dict(), "load_s": round(load_s, 3)}
     if job["kind"] == "batching":
-        from engine.backends.llama_cpp import LlamaCppModel
+        from engine.backends.llama.model import LlamaModel
         from engine.tuning.batching import measure_round
 
-        model = LlamaCppModel(path, replace(plan, n_ctx=BATCHING_CTX, parallel=1))
+        model = LlamaModel(path, replace(plan, n_ctx=BATCHING_CTX, parallel=1))
         try:
             speeds, share = measure_round(
                 model,

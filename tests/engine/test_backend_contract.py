@@ -28,7 +28,7 @@ ONNX_FOLDER = SHARED_MODELS / "smollm2-135m-instruct-onnx-int4-cpu"
 
 def load(kind: str, starter: Path, ctx: int = 2048) -> GenerationLoop:
     if kind == "llama.cpp":
-        from engine.backends.llama_cpp import LlamaCppModel
+        from engine.backends.llama.single import LlamaCppModel
 
         return LlamaCppModel(starter, make_plan(read_gguf(starter), RESOURCES, requested_ctx=ctx))
     if not ONNX_FOLDER.is_dir():

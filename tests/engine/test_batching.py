@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine.backends.llama import LlamaCppBackend
-from engine.backends.llama_cpp import LlamaCppModel
+from engine.backends.llama.single import LlamaCppModel
 from engine.errors import LoadCancelled
 from engine.formats.gguf import read_gguf
 from engine.planner.gguf import make_plan
@@ -123,7 +123,7 @@ def test_a_round_measures_the_loaded_weights_and_leaves_the_model_as_it_was(
 ) -> None:
     params = GenerationParams(temperature=0.0, max_tokens=12, seed=1)
     before, _ = collect(model.chat([ChatMessage("user", "Name a colour.")], params))
-    speeds, share = measure_round(model, [1, 2, 4])
+    speeds, share = measure_round(model.model, [1, 2, 4])
     assert sorted(speeds) == [1, 2, 4]
     assert all(v > 0 for v in speeds.values()) and 0.0 <= share <= 1.0
     after, final = collect(model.chat([ChatMessage("user", "Name a colour.")], params))
@@ -140,7 +140,7 @@ def test_a_climbing_round_stops_past_the_point_where_doubling_gains(
 
     monkeypatch.setattr(batching, "CLIMB_TO", 2)
     monkeypatch.setattr(batching, "GAIN", 100.0)  # no doubling gains that much
-    speeds, _ = measure_round(model, [1, 2, 4, 8], climb=True)
+    speeds, _ = measure_round(model.model, [1, 2, 4, 8], climb=True)
     assert sorted(speeds) == [1, 2, 4]  # two doublings past 1, the count that pays
 
 
@@ -148,7 +148,7 @@ def test_a_stop_ends_the_round_between_steps(model: LlamaCppModel) -> None:
     stop = threading.Event()
     stop.set()
     with pytest.raises(LoadCancelled):
-        measure_round(model, [1, 2], stop=stop)
+        measure_round(model.model, [1, 2], stop=stop)
     # The model is free again: a reply runs.
     _, final = collect(model.chat([ChatMessage("user", "Hi")], GenerationParams(max_tokens=4)))
     assert final.finish_reason in ("stop", "length")
@@ -162,9 +162,9 @@ def test_closing_a_held_model_waits_for_the_measurement_and_tells_it(starter: Pa
         closer.start()
         assert closing.wait(60)  # close() asked the holder to let go
         assert closer.is_alive()  # and waits for it
-        assert loaded._ctx is not None  # nothing freed under the holder
+        assert loaded.model.ctx is not None  # nothing freed under the holder
     closer.join(60)
-    assert not closer.is_alive() and loaded._ctx is None
+    assert not closer.is_alive() and loaded.model.ctx is None
 
 
 def test_the_auto_plan_takes_the_measured_count_within_memory(starter: Path) -> None:

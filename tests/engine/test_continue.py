@@ -14,7 +14,7 @@ import openai
 import pytest
 
 from engine.backends.llama import LlamaCppBackend
-from engine.backends.llama_cpp import LlamaCppModel
+from engine.backends.llama.single import LlamaCppModel
 from engine.client.local import LocalEngine
 from engine.errors import InvalidRequest
 from engine.formats.gguf import read_gguf

@@ -12,7 +12,7 @@ import pytest
 
 from engine.advice.drafts import check_draft, incompatibility
 from engine.backends.draft import DraftModel
-from engine.backends.llama_cpp import LlamaCppModel
+from engine.backends.llama.single import LlamaCppModel
 from engine.formats.gguf import read_gguf
 from engine.generation.speculation import DraftPolicy
 from engine.planner.gguf import make_plan

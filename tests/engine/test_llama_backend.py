@@ -12,7 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from engine.backends.llama_cpp import LlamaCppModel
+from engine.backends.llama.single import LlamaCppModel
 from engine.errors import LoadCancelled, ModelLoadError
 from engine.formats.gguf import read_gguf
 from engine.planner.gguf import make_plan
@@ -159,8 +159,8 @@ def test_load_reports_progress_and_can_be_cancelled(starter: Path) -> None:
 def test_greedy_in_place_picks_what_the_native_chain_picks(
     starter: Path, monkeypatch: pytest.MonkeyPatch, penalty: float, window: int
 ) -> None:
-    from engine.backends import llama_cpp
-    from engine.backends.llama_sampling import NativeSampler
+    from engine.backends.llama import sequence
+    from engine.backends.llama.sampling import NativeSampler
 
     msgs = [ChatMessage("user", "Write a long story about the sea, and say 'sea' often.")]
     params = GenerationParams(
@@ -172,7 +172,7 @@ def test_greedy_in_place_picks_what_the_native_chain_picks(
         def native(m: LlamaCppModel, _penalty: float, _window: int, *_: object) -> object:
             return NativeSampler(m, m._make_sampler(params))
 
-        monkeypatch.setattr(llama_cpp, "_Argmax", native)
+        monkeypatch.setattr(sequence, "_Argmax", native)
         model.reset()
         slow, final = collect(model.chat(msgs, params))
     assert final.stats is not None and final.stats.completion_tokens > 16
@@ -199,8 +199,8 @@ def test_the_loaded_model_answers_on_this_cpu(model: LlamaCppModel) -> None:
 def test_sampling_with_the_penalty_in_place_draws_what_the_native_chain_draws(
     starter: Path, monkeypatch: pytest.MonkeyPatch, penalty: float, window: int
 ) -> None:
-    from engine.backends import llama_cpp
-    from engine.backends.llama_sampling import NativeSampler, make_chain
+    from engine.backends.llama import sequence
+    from engine.backends.llama.sampling import NativeSampler, make_chain
 
     msgs = [ChatMessage("user", "Write a long story about the sea, and say 'sea' often.")]
     params = GenerationParams(
@@ -211,9 +211,9 @@ def test_sampling_with_the_penalty_in_place_draws_what_the_native_chain_draws(
 
         class Native(NativeSampler):  # the chain's own penalty sampler, nothing in place
             def __init__(self, m: LlamaCppModel, chain: object, *_: object) -> None:
-                super().__init__(m, make_chain(m._lib, m._vocab, params, window))
+                super().__init__(m, make_chain(m.model.lib, m.model.vocab, params, window))
 
-        monkeypatch.setattr(llama_cpp, "NativeSampler", Native)
+        monkeypatch.setattr(sequence, "NativeSampler", Native)
         model.reset()
         slow, final = collect(model.chat(msgs, params))
     assert final.stats is not None and final.stats.completion_tokens > 16

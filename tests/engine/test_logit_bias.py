@@ -1,5 +1,5 @@
 """``logit_bias`` and ``ignore_eos`` on the real starter model, alone and on a sequence of a shared
-context (engine/backends/llama_sampling.py ``_InPlace``), and as the OpenAI routes read them
+context (engine/backends/llama/sampling.py ``_InPlace``), and as the OpenAI routes read them
 (engine/host/protocols/params.py)."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from engine.backends.llama import LlamaCppBackend
-from engine.backends.llama_cpp import LlamaCppModel
-from engine.backends.llama_parallel import ParallelLlamaCpp
+from engine.backends.llama.parallel import ParallelLlamaCpp
+from engine.backends.llama.single import LlamaCppModel
 from engine.errors import InvalidRequest
 from engine.formats.gguf import read_gguf
 from engine.host.protocols.params import parse_params
@@ -101,8 +101,8 @@ def test_biases_in_place_pick_what_llama_cpps_logit_bias_sampler_picks(
 ) -> None:
     """The same seeded draws as llama.cpp's own chain with its logit-bias sampler first, then
     the repetition penalty, top-k, top-p, min-p, temperature and the draw (its sampler order)."""
-    from engine.backends import llama_cpp
-    from engine.backends.llama_sampling import NativeSampler, make_chain
+    from engine.backends.llama import sequence
+    from engine.backends.llama.sampling import NativeSampler, make_chain
 
     with load(starter, 1) as model:
         common = model.tokenize(" the the, and a of to in is")
@@ -120,26 +120,26 @@ def test_biases_in_place_pick_what_llama_cpps_logit_bias_sampler_picks(
         made: list[Any] = []
 
         def native(m: LlamaCppModel, _chain: Any, *_: Any) -> NativeSampler:
-            lib = m._lib
+            lib = m.model.lib
             both = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
             pairs = (lib.llama_logit_bias * len(bias))(
                 *(lib.llama_logit_bias(t, b) for t, b in bias)
             )
-            n_vocab = lib.llama_vocab_n_tokens(m._vocab)
+            n_vocab = lib.llama_vocab_n_tokens(m.model.vocab)
             first = lib.llama_sampler_init_logit_bias(n_vocab, len(bias), pairs)
             lib.llama_sampler_chain_add(both, first)
             # A chain is a sampler too: the whole chain, penalty included, now belongs to both.
             lib.llama_sampler_chain_add(
-                both, make_chain(lib, m._vocab, params, m._penalty_window(params))
+                both, make_chain(lib, m.model.vocab, params, m._penalty_window(params))
             )
             made.append(both)
             return NativeSampler(m, both)
 
-        monkeypatch.setattr(llama_cpp, "NativeSampler", native)
+        monkeypatch.setattr(sequence, "NativeSampler", native)
         model.reset()
         theirs, _ = collect(model.chat(ASK, params))
         for chain in made:
-            model._lib.llama_sampler_free(chain)
+            model.model.lib.llama_sampler_free(chain)
     assert made and ours == theirs
 
 
@@ -149,9 +149,9 @@ def test_without_a_penalty_the_chain_adds_the_biases_and_draws_what_in_place_dra
     """With no repetition penalty the biases (ignore_eos's forbidden ends among them) are the
     native chain's first sampler instead of being written into the logits and put back; the
     seeded draws are the same either way."""
-    from engine.backends import llama_cpp
-    from engine.backends.llama_sampling import NativeSampler
-    from engine.backends.llama_sampling import make_chain as plain_chain
+    from engine.backends.llama import sequence
+    from engine.backends.llama.sampling import NativeSampler
+    from engine.backends.llama.sampling import make_chain as plain_chain
 
     with load(starter, 1) as model:
         common = model.tokenize(" the the, and a of to in is")
@@ -176,8 +176,8 @@ def test_without_a_penalty_the_chain_adds_the_biases_and_draws_what_in_place_dra
         def in_place(m: LlamaCppModel, chain: Any, *_: Any) -> NativeSampler:
             return NativeSampler(m, chain, 1.0, 0, m._biases(params))
 
-        monkeypatch.setattr(llama_cpp, "make_chain", without_bias)
-        monkeypatch.setattr(llama_cpp, "NativeSampler", in_place)
+        monkeypatch.setattr(sequence, "make_chain", without_bias)
+        monkeypatch.setattr(sequence, "NativeSampler", in_place)
         model.reset()
         written, _ = collect(model.chat(ASK, params))
     assert made_with and made_with[0] and made_with[0][0]  # the chain was to carry the biases

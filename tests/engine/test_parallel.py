@@ -1,4 +1,4 @@
-"""Several replies at once from one llama.cpp context (engine/backends/llama_parallel.py) on the
+"""Several replies at once from one llama.cpp context (engine/backends/llama/parallel.py) on the
 real starter model, and the plan that counts their KV caches (engine/planner/plan.py)."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any, cast
 import pytest
 
 from engine.backends.llama import LlamaCppBackend
-from engine.backends.llama_cpp import LlamaCppModel
-from engine.backends.llama_parallel import ParallelLlamaCpp
+from engine.backends.llama.parallel import ParallelLlamaCpp
+from engine.backends.llama.single import LlamaCppModel
 from engine.errors import EngineBusy
 from engine.formats.gguf import read_gguf
 from engine.planner.gguf import make_plan
@@ -309,7 +309,7 @@ def test_a_request_does_not_wait_for_a_reply_nobody_reads(
 ) -> None:
     """A reply that took its sequence but whose stream nobody reads yet reads nothing: a request
     with the same start waits a moment for it, then reads the start itself."""
-    from engine.backends import llama_parallel
+    from engine.backends.llama import parallel as llama_parallel
 
     monkeypatch.setattr(llama_parallel, "WAIT_START_S", 0.2)
     system = berths("Saltmarsh Reach")
@@ -328,9 +328,10 @@ def test_a_request_does_not_wait_for_a_reply_nobody_reads(
 def cells_match_tokens(model: ParallelLlamaCpp) -> None:
     """Every sequence's cells in the KV cache are exactly its cached tokens: nothing evaluated
     for a reply and then not kept stays behind where the sequence goes on."""
-    for slot in model._slots:
-        last = slot._lib.llama_memory_seq_pos_max(slot._mem, slot._seq)
-        assert last + 1 == len(slot._cached), (slot._seq, last, len(slot._cached))
+    lib, mem = model.model.lib, model.model.mem
+    for slot in model.slots:
+        last = lib.llama_memory_seq_pos_max(mem, slot.seq)
+        assert last + 1 == len(slot.cached_ids), (slot.seq, last, len(slot.cached_ids))
 
 
 def test_a_token_handed_in_beside_others_is_taken_back_when_the_reply_ends(
@@ -389,9 +390,9 @@ def test_a_step_read_by_all_its_sequences_at_once_gives_each_its_own_row(
     them at once, every row is what one reader alone reads of the same step, every time."""
     import numpy as np
 
-    owner = parallel._owner
-    lib, ctx, mem, batcher = owner._lib, owner._ctx, owner._mem, parallel._batcher
-    n_vocab = int(lib.llama_vocab_n_tokens(owner._vocab))
+    weights = parallel.model
+    lib, ctx, mem, batcher = weights.lib, weights.ctx, weights.mem, parallel.batcher
+    n_vocab = int(lib.llama_vocab_n_tokens(weights.vocab))
     prompt = parallel.tokenize("The quick brown fox jumps over the lazy dog. " * 4)
     singles = parallel.tokenize(" one two three four")[: SEQUENCES - 1]
     assert len(prompt) > 16 and len(singles) == SEQUENCES - 1

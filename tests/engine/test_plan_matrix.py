@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("gguf")
 
-from engine.backends import llama_cpp as backend
+from engine.backends.llama import single as backend
 from engine.formats.gguf import GGUFFile, read_gguf
 from engine.native import llama as native_llama
 from engine.planner.gguf import compute_bytes, kv_cache_cells, kv_cache_parts, make_plan
@@ -77,7 +77,7 @@ def test_plan_matches_what_llama_cpp_allocates(
             assert plan.n_ctx == n_ctx
             llama_log.parts.clear()
             with backend.LlamaCppModel(path, plan) as model:
-                size = native_llama.native().llama_model_size(model._model)
+                size = native_llama.native().llama_model_size(model.model.handle)
             log = llama_log.text
             where = f"{arch} at {n_ctx} tokens, {kv_type}"
             assert "full-size SWA cache" not in log, where

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.backends.llama_cpp import LlamaCppModel
+from engine.backends.llama.single import LlamaCppModel
 from engine.generation.reasoning import opens_thinking, split_thinking
 from engine.host.protocols import wire
 from engine.types import ChatMessage, Chunk, GenerationParams

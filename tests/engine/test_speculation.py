@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine.backends.llama_cpp import LlamaCppModel
+from engine.backends.llama.single import LlamaCppModel
 from engine.formats.gguf import read_gguf
 from engine.generation.loop import GenerationLoop, TokenDecoder, TokenSource
 from engine.generation.sampling import LogitSampler

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from engine.backends.llama_cpp import LlamaCppModel
+from engine.backends.llama.single import LlamaCppModel
 from engine.generation.state_cache import StateCache
 from engine.types import ChatMessage, GenerationStats
 from tests.conftest import collect

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.backends.llama_cpp import LlamaCppModel
+from engine.backends.llama.single import LlamaCppModel
 from engine.generation.state_cache import MIN_GAIN, StateCache
 from engine.types import ChatMessage
 from tests.engine.cpu_plans import plan

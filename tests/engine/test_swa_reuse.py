@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("gguf")
 
-from engine.backends.llama_cpp import LlamaCppModel
+from engine.backends.llama.single import LlamaCppModel
 from engine.formats.gguf import read_gguf
 from engine.generation.state_cache import StateCache
 from engine.planner.gguf import make_plan
@@ -81,7 +81,7 @@ def test_a_saved_state_is_used_only_while_it_holds_what_the_next_token_attends_t
         model._states.flush()  # type: ignore[union-attr]
     finally:
         model.keep_states(None)
-    path, plan = Path(model._file_id[0]), model.plan
+    path, plan = model.path, model.plan
     with LlamaCppModel(path, plan) as restarted:
         restarted.keep_states(StateCache(folder))
         _text, follow = run(restarted, first + " And then?")

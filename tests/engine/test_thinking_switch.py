@@ -14,7 +14,7 @@ import ollama
 import openai
 import pytest
 
-from engine.backends.llama_cpp import LlamaCppModel
+from engine.backends.llama.single import LlamaCppModel
 from engine.errors import InvalidRequest
 from engine.formats.thinking_switch import switches_thinking
 from engine.generation.reasoning import split_thinking

@@ -85,9 +85,9 @@ def test_stopping_a_run_ends_its_child_at_once(starter: Path, starter_plan: Plan
 def test_a_batching_round_in_a_child_measures_every_count(
     starter: Path, starter_plan: Plan
 ) -> None:
-    from engine.backends.llama_cpp import LlamaCppModel
+    from engine.backends.llama.model import LlamaModel
 
-    model = LlamaCppModel(starter, starter_plan)
+    model = LlamaModel(starter, starter_plan)
     try:
         speeds, share = measure_round_in_child(model, [1, 2])
     finally:

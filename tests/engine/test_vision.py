@@ -21,7 +21,7 @@ import openai
 import pytest
 from PIL import Image
 
-from engine.backends.llama_cpp import LlamaCppModel
+from engine.backends.llama.single import LlamaCppModel
 from engine.backends.loader import load_model, plan_model
 from engine.client.local import LocalEngine
 from engine.errors import InvalidRequest

@@ -24,7 +24,7 @@ from engine.errors import LoadCancelled
 from engine.host.idle.background import IdleGate, IdleWork
 
 if TYPE_CHECKING:
-    from engine.backends.llama_cpp import LlamaCppModel
+    from engine.backends.llama.model import LlamaModel
     from engine.planner.plan import Plan
     from engine.tuning import Choice
     from engine.tuning.batching import Batching
@@ -176,7 +176,7 @@ class BatchingTuner(_IdleThread):
     def __init__(
         self,
         work: IdleWork,
-        current: Callable[[], tuple[LlamaCppModel, Path, Plan] | None],
+        current: Callable[[], tuple[LlamaModel, Path, Plan] | None],
         on_done: Callable[[Batching, str], None],
         after: IdleTuner | None = None,
         measure_round: Callable[..., tuple[dict[int, float], float]] | None = None,

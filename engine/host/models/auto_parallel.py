@@ -24,7 +24,7 @@ from engine.host.models.turns import Turns
 from engine.host.models.ways import Ways
 
 if TYPE_CHECKING:
-    from engine.backends.llama_cpp import LlamaCppModel
+    from engine.backends.llama.model import LlamaModel
     from engine.host.idle.background import Background
     from engine.host.idle.idle_tuning import BatchingTuner
     from engine.planner.plan import Plan
@@ -92,8 +92,8 @@ class AutoParallel:
         if found is not None and not found[2].provisional:
             return
 
-        def current() -> tuple[LlamaCppModel, Path, Plan] | None:
-            from engine.backends.llama_parallel import weights_of
+        def current() -> tuple[LlamaModel, Path, Plan] | None:
+            from engine.backends.llama.parallel import weights_of
 
             if self.residents.default is not resident:
                 return None

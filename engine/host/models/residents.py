@@ -62,7 +62,7 @@ class Resident:
 
     def describe(self) -> ResidentModel:
         """The resident as /cove/v1/status shows it."""
-        slots = getattr(self.model, "sequences", 1)
+        slots = self.model.capabilities.sequences
         running = self.admission.running
         return ResidentModel(
             model=self.id,

@@ -1,7 +1,7 @@
 """Completions answered whole: a list of prompts, or prompts echoed (scored token by token).
 Each prompt is a generation of its own, in its turn, up to as many at once as the model has
 sequences: on a model that answers several replies at once their tokens go through the same
-steps (engine/backends/llama_parallel.py); on one that answers one at a time they run one after
+steps (engine/backends/llama/parallel.py); on one that answers one at a time they run one after
 another. One choice each, in the order of the prompts.
 
 Asked for as a stream, the same answer is sent as server-sent events once it is whole: one event
@@ -39,7 +39,7 @@ async def whole_completions(
     # One cancel event a prompt: a generation that ends sets its own
     # (engine/host/models/replies.py).
     cancels = [threading.Event() for _ in req.prompts]
-    gate = asyncio.Semaphore(max(1, int(getattr(model, "sequences", 1))))
+    gate = asyncio.Semaphore(max(1, model.capabilities.sequences))
 
     def stop_all() -> None:
         for event in cancels:

@@ -11,8 +11,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from engine.backends.llama_cpp import LlamaCppModel
-from engine.backends.llama_parallel import weights_of
+from engine.backends.llama.model import LlamaModel
+from engine.backends.llama.parallel import weights_of
 from engine.errors import InvalidRequest
 from engine.host.http.guards import HostConfig, read_json
 from engine.host.protocols.params import flag, is_int
@@ -79,7 +79,7 @@ def _name(data: dict[str, Any]) -> str | None:
     return name or None
 
 
-def _llama(model: object) -> LlamaCppModel:
+def _llama(model: object) -> LlamaModel:
     weights = weights_of(model)
     if weights is None:
         raise InvalidRequest("The tokenizer endpoints answer for GGUF (llama.cpp) models.")

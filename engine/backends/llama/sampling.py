@@ -9,13 +9,41 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.errors import InvalidRequest
 from engine.types import GenerationParams
 
 if TYPE_CHECKING:
+    from engine.backends.llama.model import LlamaModel
     from engine.generation.loop import HandedIn
+
+
+class Rows(Protocol):
+    """What a sampler asks of the sequence it samples for (engine/backends/llama/sequence.py)."""
+
+    @property
+    def model(self) -> LlamaModel: ...
+
+    def row(self, index: int) -> int:
+        """Where the logits of position ``index`` of the last evaluated tokens (-1: the last)
+        are in the context's output."""
+        ...
+
+    def decode(self, tokens: list[int], cancel: threading.Event) -> bool:
+        """Evaluate tokens at the sequence's next positions; False when cancelled."""
+        ...
+
+    def check_draft(
+        self,
+        token: int,
+        draft: list[int],
+        cancel: threading.Event,
+        want_logits: bool,
+        pick: Callable[[int], int],
+    ) -> list[tuple[int, Any]] | None: ...
+
+    def hand_in(self, tokens: list[int], cancel: threading.Event) -> HandedIn | None: ...
 
 
 def make_chain(
@@ -64,8 +92,7 @@ class _Picker:
     """A sampler that draws a token from one row of the context's logits (``_pick``): the next
     token from the last row, and guessed tokens checked in one batch (speculation) row by row."""
 
-    _model: Any
-    _decode: Any
+    _seq: Rows
 
     def _pick(self, index: int) -> int:
         raise NotImplementedError
@@ -76,20 +103,15 @@ class _Picker:
     def verify(
         self, token: int, draft: list[int], cancel: threading.Event, want_logits: bool
     ) -> list[tuple[int, Any]] | None:
-        drawn: list[tuple[int, Any]] | None = self._model._check_draft(
-            token, draft, cancel, want_logits, self._pick
-        )
-        return drawn
+        return self._seq.check_draft(token, draft, cancel, want_logits, self._pick)
 
     def accept(self, token: int, cancel: threading.Event) -> bool:
-        accepted: bool = self._decode([token], cancel)
-        return accepted
+        return self._seq.decode([token], cancel)
 
     def hand_in(self, token: int, cancel: threading.Event) -> HandedIn | None:
         """``token`` handed in ahead of ``accept`` where the model can (a shared context's
         sequence beside others; engine/generation/loop.py ``HandsIn``), else None."""
-        handed: HandedIn | None = self._model._hand_in([token], cancel)
-        return handed
+        return self._seq.hand_in([token], cancel)
 
 
 class NativeSampler(_Picker):
@@ -105,21 +127,20 @@ class NativeSampler(_Picker):
 
     def __init__(
         self,
-        model: Any,
+        seq: Rows,
         chain: Any,
         penalty: float = 1.0,
         window: int = 0,
         bias: Mapping[int, float] | None = None,
     ) -> None:
-        self._sample = model._lib.llama_sampler_sample
-        self._model = model
-        self._ctx = model._ctx
+        self._sample = seq.model.lib.llama_sampler_sample
+        self._seq = seq
+        self._ctx = seq.model.ctx
         self._chain = chain
-        self._decode = model._decode
-        self._adjust = in_place(model, penalty, window, bias)
+        self._adjust = in_place(seq, penalty, window, bias)
 
     def _pick(self, index: int) -> int:
-        row = self._model._row(index)
+        row = self._seq.row(index)
 
         def draw() -> int:
             return int(self._sample(self._chain, self._ctx, row))
@@ -127,7 +148,7 @@ class NativeSampler(_Picker):
         return draw() if self._adjust is None else self._adjust.pick(row, draw)
 
     def logits(self) -> Any:
-        return last_logits(self._model)
+        return last_logits(self._seq)
 
 
 class _InPlace:
@@ -138,14 +159,14 @@ class _InPlace:
     order is llama.cpp's own sampler order (logit bias first)."""
 
     def __init__(
-        self, model: Any, penalty: float, window: int, bias: Mapping[int, float] | None = None
+        self, seq: Rows, penalty: float, window: int, bias: Mapping[int, float] | None = None
     ) -> None:
         import numpy as np
 
         self._np = np
-        self._get = model._lib.llama_get_logits_ith
-        self._ctx = model._ctx
-        self._n_vocab = int(model._lib.llama_vocab_n_tokens(model._vocab))
+        self._get = seq.model.lib.llama_get_logits_ith
+        self._ctx = seq.model.ctx
+        self._n_vocab = seq.model.n_vocab
         self._penalty = np.float32(penalty)
         self._window = window
         self._recent: deque[int] = deque(maxlen=max(window, 1))
@@ -188,10 +209,10 @@ class _InPlace:
 
 
 def in_place(
-    model: Any, penalty: float, window: int, bias: Mapping[int, float] | None
+    seq: Rows, penalty: float, window: int, bias: Mapping[int, float] | None
 ) -> _InPlace | None:
     """The changes to make to each row before a choice, or None where there are none."""
-    adjust = _InPlace(model, penalty, window, bias)
+    adjust = _InPlace(seq, penalty, window, bias)
     return adjust if adjust.needed else None
 
 
@@ -201,25 +222,23 @@ class Argmax(_Picker):
     the native greedy chain picks; a test holds it to that."""
 
     def __init__(
-        self, model: Any, penalty: float, window: int, bias: Mapping[int, float] | None = None
+        self, seq: Rows, penalty: float, window: int, bias: Mapping[int, float] | None = None
     ) -> None:
         import numpy as np
 
         self._np = np
-        lib = model._lib
-        self._get = lib.llama_get_logits_ith
-        self._ctx = model._ctx
-        self._n_vocab = int(lib.llama_vocab_n_tokens(model._vocab))
-        self._model = model
-        self._decode = model._decode
-        self._adjust = in_place(model, penalty, window, bias)
+        self._get = seq.model.lib.llama_get_logits_ith
+        self._ctx = seq.model.ctx
+        self._n_vocab = seq.model.n_vocab
+        self._seq = seq
+        self._adjust = in_place(seq, penalty, window, bias)
 
     def logits(self) -> Any:
-        row = self._model._row(-1)
+        row = self._seq.row(-1)
         return self._np.ctypeslib.as_array(self._get(self._ctx, row), shape=(self._n_vocab,))
 
     def _pick(self, index: int) -> int:
-        row = self._model._row(index)
+        row = self._seq.row(index)
         logits = self._np.ctypeslib.as_array(self._get(self._ctx, row), shape=(self._n_vocab,))
 
         def argmax() -> int:
@@ -228,17 +247,13 @@ class Argmax(_Picker):
         return argmax() if self._adjust is None else self._adjust.pick(row, argmax)
 
 
-def last_logits(model: Any) -> Any:
-    """The context's logits for its last evaluated position, in place (valid until the next
-    decode)."""
-    return logits_at(model, -1)
+def last_logits(seq: Rows) -> Any:
+    """The context's logits for the sequence's last evaluated position, in place (valid until
+    the next decode)."""
+    return logits_at(seq, -1)
 
 
-def logits_at(model: Any, index: int) -> Any:
-    """The logits of the last batch's position ``index`` (-1: its last), in place."""
-    import numpy as np
-
-    lib = model._lib
-    n_vocab = int(lib.llama_vocab_n_tokens(model._vocab))
-    row = model._row(index)
-    return np.ctypeslib.as_array(lib.llama_get_logits_ith(model._ctx, row), shape=(n_vocab,))
+def logits_at(seq: Rows, index: int) -> Any:
+    """The logits of the sequence's last batch's position ``index`` (-1: its last), in
+    place."""
+    return seq.model.logits(seq.row(index))

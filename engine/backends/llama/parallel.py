@@ -1,14 +1,15 @@
 """Several replies at once from one llama.cpp context: continuous batching.
 
-One context holds up to N sequences, each with its own KV cache. Every reply runs the shared
-generation loop in its own thread, on its own ``_Slot`` (its sequence, cached tokens, sampler,
-stop strings, grammar, logprobs, saved state); where a slot would call ``llama_decode`` alone,
-it hands its tokens to the ``Batcher`` instead. The batcher's thread evaluates one batch holding
-the next token of every running reply and a slice of any prompt being read, then lets each slot
-sample from its own rows of the logits.
+One model's context holds up to N sequences, each with its own KV cache. Every reply runs the
+shared generation loop in its own thread, on its own sequence (engine/backends/llama/batched.py:
+its cached tokens, sampler, stop strings, grammar, logprobs, saved state); where it would call
+``llama_decode`` alone, it hands its tokens to the ``Batcher`` instead. The batcher's thread
+evaluates one batch holding the next token of every running reply and a slice of any prompt
+being read, then lets each sequence sample from its own rows of the logits. This module chooses
+the sequence a request takes and copies a shared start of prompts between sequences.
 
 How steps wait for the replies, hand-ins ahead of a reply's text and prompts read in slices:
-engine/backends/llama_batcher.py.
+engine/backends/llama/batcher.py.
 
 Speculation checks guesses in a batch of one sequence: a reply alone speculates as before, and
 beside others it decodes one token a step, which the stats count (``batched_tokens``).
@@ -16,15 +17,16 @@ beside others it decodes one token a step, which the stats count (``batched_toke
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.backends.llama_batcher import Batcher, Work
-from engine.backends.llama_cpp import LlamaCppModel
+from engine.backends.llama.batched import BatchedSequence
+from engine.backends.llama.batcher import Batcher
+from engine.backends.llama.model import LlamaModel
+from engine.backends.llama.sequence import LlamaSequence, Prompt
+from engine.capabilities import Capabilities
 from engine.errors import EngineBusy, EngineError
 from engine.generation.kv_reuse import common_prefix
 from engine.tools import Tool
@@ -47,40 +49,9 @@ WAIT_POLL_S = 0.01
 WAIT_START_S = 5.0
 
 
-class HandedInWork:
-    """A slot's token in the batcher's queue while the slot's reply sends the token's text."""
-
-    def __init__(self, slot: Any, work: Work) -> None:
-        self._slot = slot
-        self._work = work
-
-    def finish(self, cancel: threading.Event) -> bool:
-        slot, work = self._slot, self._work
-        try:
-            rows = slot._batcher.result(work, cancel)
-        except EngineError:
-            slot._drop_from(work.pos0)
-            raise
-        if rows is None:
-            slot._drop_from(work.pos0)
-            return False
-        if not slot._batcher.collect(work):
-            # Out with its client past the grace, the reply let a step overwrite its logits:
-            # its token is evaluated again, from inside the loop.
-            slot._drop_from(work.pos0)
-            accepted: bool = slot._decode(work.tokens, cancel)
-            return accepted
-        slot._rows = rows
-        return True
-
-    def drop(self) -> None:
-        self._slot._batcher.withdraw(self._work)
-        self._slot._drop_from(self._work.pos0)
-
-
 class _SharedDrafter:
-    """One draft model for every slot: used by a reply while it runs alone (the only time a
-    slot speculates), never by two at once."""
+    """One draft model for every sequence: used by a reply while it runs alone (the only time a
+    sequence speculates), never by two at once."""
 
     def __init__(self, drafter: Drafter) -> None:
         self.name = drafter.name
@@ -96,122 +67,33 @@ class _SharedDrafter:
             self._lock.release()
 
     def close(self) -> None:
-        """Slots do not close what they share; ``ParallelLlamaCpp`` does."""
+        """Sequences do not close what they share; ``ParallelLlamaCpp`` does."""
 
     def close_now(self) -> None:
         with self._lock:
             self._drafter.close()
 
 
-def _slot_class() -> type[LlamaCppModel]:
-    class _Slot(LlamaCppModel):
-        """One sequence of a shared context: the loop's per-reply state over the owner's model,
-        context and vocabulary; evaluation goes through the batcher."""
-
-        _batcher: Batcher
-        _rows: tuple[int, int]
-
-        def _native(self) -> contextlib.AbstractContextManager[object]:
-            return self._batcher.lock
-
-        def _row(self, index: int) -> int:
-            first, last = self._rows
-            return last if index < 0 else first + index
-
-        @contextlib.contextmanager
-        def _prefilling(self) -> Iterator[None]:
-            self._settled = True  # its cached tokens match its cells again
-            yield  # no abort callback: a step serves every sequence, cancelled ones or not
-
-        def _rewind(self, keep: int, params: GenerationParams) -> int:
-            self._settled = False  # until _prefilling: cells go before their tokens do
-            return super()._rewind(keep, params)
-
-        def _alone(self) -> bool:
-            return self._batcher.others(self._seq) == 0
-
-        def _decode(
-            self,
-            tokens: list[int],
-            cancel: threading.Event,
-            logits_last: bool = True,
-            logits_all: bool = False,
-        ) -> bool:
-            pos0 = self._pos(len(self._cached))
-            try:
-                rows = self._batcher.run(
-                    self._seq,
-                    tokens,
-                    pos0,
-                    cancel,
-                    logits_last=logits_last,
-                    logits_all=logits_all,
-                )
-            except EngineError:
-                self._drop_from(pos0)
-                raise
-            if rows is None:
-                self._drop_from(pos0)
-                return False
-            self._rows = rows
-            return True
-
-        def _hand_in(self, tokens: list[int], cancel: threading.Event) -> HandedInWork | None:
-            batcher = self._batcher
-            if batcher.others(self._seq) == 0:
-                return None  # alone: evaluated directly when accepted
-            pos0 = self._pos(len(self._cached))
-            work = batcher.hand_in(self._seq, tokens, pos0, True, early=True)
-            # What the reply does next (its text, and the client's share of the interpreter)
-            # waits for the step to start: the others' hand-ins come first.
-            while not work.started.wait(0.05) and not (cancel.is_set() or batcher.closed):
-                pass
-            return HandedInWork(self, work)
-
-        def _free(self) -> None:
-            """The owner frees the context and the model."""
-
-    return _Slot
-
-
 class ParallelLlamaCpp:
     """A llama.cpp model answering up to ``sequences`` requests at once (see the module's
-    docstring). Each request takes an idle slot, the one already holding the longest part of its
-    prompt (a conversation's follow-up lands where its history is cached)."""
+    docstring). Each request takes an idle sequence, the one already holding the longest part of
+    its prompt (a conversation's follow-up lands where its history is cached)."""
 
-    runtime = "llama.cpp"
-    constrains = True
-    scores_prompts = True
-
-    def __init__(self, owner: LlamaCppModel, sequences: int) -> None:
-        from engine.generation.loop import GenerationLoop
-
-        self._owner = owner
-        self.sequences = sequences
-        self.plan = owner.plan
-        self.name = owner.name
-        self.template: ChatTemplate = owner.template
-        self.exact_cells = owner.exact_cells
-        self.vision = False
-        self._batcher = Batcher(owner._lib, owner._ctx, owner.n_batch)
-        slot_class = _slot_class()
-        self._slots: list[LlamaCppModel] = []
-        for seq in range(sequences):
-            slot = object.__new__(slot_class)
-            slot.__dict__.update(owner.__dict__)
-            GenerationLoop.__init__(slot, owner.n_ctx, owner.n_batch)
-            slot._seq = seq
-            slot._shifts = []
-            slot._batcher = self._batcher  # type: ignore[attr-defined]
-            slot._rows = (0, 0)  # type: ignore[attr-defined]
-            slot._settled = True  # type: ignore[attr-defined]
-            slot._piece_buf = ctypes.create_string_buffer(256)
-            slot.exact_cells = owner.exact_cells
-            self._slots.append(slot)
+    def __init__(self, model: LlamaModel) -> None:
+        self.model = model
+        self.capabilities: Capabilities = model.capabilities
+        self.sequences = sequences = model.capabilities.sequences
+        self.plan = model.plan
+        self.name = model.name
+        self.template: ChatTemplate = model.template
+        self.batcher = Batcher(model.lib, model.ctx, model.n_batch)
+        self.slots: tuple[BatchedSequence, ...] = tuple(
+            BatchedSequence(model, seq, self.batcher) for seq in range(sequences)
+        )
         self._idle: list[bool] = [True] * sequences
         self._used: list[float] = [0.0] * sequences
-        # The prompt each busy slot brings its cache to, and the slots waiting for another to
-        # read the start they share with it.
+        # The prompt each busy sequence brings its cache to, and the sequences waiting for
+        # another to read the start they share with it.
         self._targets: list[list[int] | None] = [None] * sequences
         self._waiting: set[int] = set()
         self._started: list[bool] = [False] * sequences  # its reply's stream is being read
@@ -225,7 +107,7 @@ class ParallelLlamaCpp:
 
     @property
     def n_ctx(self) -> int:
-        return self._owner.n_ctx
+        return self.model.n_ctx
 
     @property
     def busy(self) -> int:
@@ -233,18 +115,18 @@ class ParallelLlamaCpp:
         return sum(1 for idle in self._idle if not idle)
 
     def count_tokens(self, messages: Sequence[ChatMessage], tools: Sequence[Tool] = ()) -> int:
-        return self._owner.count_tokens(messages, tools)
+        return self.slots[0].count_tokens(messages, tools)
 
     def tokenize(self, text: str) -> list[int]:
-        return self._owner.tokenize(text)
+        return self.model.tokenize(text)
 
     def keep_states(self, cache: StateCache | None) -> None:
-        for slot in self._slots:
+        for slot in self.slots:
             slot.keep_states(cache)
 
     def attach_draft(self, drafter: Drafter | None) -> None:
         old, self._drafter = self._drafter, (None if drafter is None else _SharedDrafter(drafter))
-        for slot in self._slots:
+        for slot in self.slots:
             slot.attach_draft(self._drafter)
         if old is not None:
             old.close_now()
@@ -260,14 +142,13 @@ class ParallelLlamaCpp:
         cancel: threading.Event | None = None,
     ) -> Iterator[Chunk]:
         started = time.perf_counter()
-        owner = self._owner
-        owner._check_grammar(params)
-        prompt, stop, lead = owner._chat_request(messages, params)
+        # Computing a prompt reads only the model: any sequence computes it.
+        prompt, stop, lead = self.slots[0].chat_request(messages, params)
         ready = _computed(prompt)
         cancel = cancel or threading.Event()
         return self._on_slot(
             ready,
-            lambda slot: slot._generate(ready, params, cancel, stop, started, lead),
+            lambda slot: slot.generate(ready, params, cancel, stop, started, lead),
             cancel,
         )
 
@@ -278,33 +159,31 @@ class ParallelLlamaCpp:
         cancel: threading.Event | None = None,
     ) -> Iterator[Chunk]:
         started = time.perf_counter()
-        owner = self._owner
-        owner._check_grammar(params)
-        ready = _computed(owner._complete_request(prompt, params))
+        ready = _computed(self.slots[0].complete_request(prompt, params))
         cancel = cancel or threading.Event()
         return self._on_slot(
             ready,
-            lambda slot: slot._generate(ready, params, cancel, params.stop, started),
+            lambda slot: slot.generate(ready, params, cancel, params.stop, started),
             cancel,
             # A scored prompt is read afresh, with logits at every position: nothing to share.
             share=not params.score_prompt,
         )
 
     def reset(self) -> None:
-        for slot in self._slots:
+        for slot in self.slots:
             slot.reset()
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
-        for slot in self._slots:
+        for slot in self.slots:
             slot.close()  # waits for its reply to let go
-        self._batcher.close()
+        self.batcher.close()
         if self._drafter is not None:
             self._drafter.close_now()
             self._drafter = None
-        self._owner.close()
+        self.model.close()
 
     def __enter__(self) -> ParallelLlamaCpp:
         return self
@@ -323,7 +202,7 @@ class ParallelLlamaCpp:
             busy = EngineBusy(f"All {self.sequences} replies at a time are in use.")
             return _failed(busy)
         index, reading = taken
-        chunks: Iterator[Chunk] = run(self._slots[index])  # a generator: nothing runs yet
+        chunks: Iterator[Chunk] = run(self.slots[index])  # a generator: nothing runs yet
         if reading is not None:
             chunks = self._after_reading(index, tokens, reading, cancel, chunks)
         return self._stream(index, chunks)
@@ -335,7 +214,7 @@ class ParallelLlamaCpp:
         request waits for that reading and copies it (``_after_reading``)."""
         with self._take_lock:
             shared = self._held(tokens)
-            idle = [i for i in range(len(self._slots)) if self._idle[i]]
+            idle = [i for i in range(len(self.slots)) if self._idle[i]]
             if not idle:
                 return None
             chosen = max(idle, key=lambda i: (shared[i], -self._used[i]))
@@ -351,7 +230,7 @@ class ParallelLlamaCpp:
 
     def _held(self, tokens: list[int]) -> list[int]:
         """How much of ``tokens`` each slot's cache holds."""
-        return [common_prefix(slot._cached, tokens) for slot in self._slots]
+        return [common_prefix(slot.cached_ids, tokens) for slot in self.slots]
 
     def _reading_now(
         self, index: int, tokens: list[int], shared: list[int]
@@ -362,7 +241,7 @@ class ParallelLlamaCpp:
         held = max(shared)
         best: tuple[int, int] | None = None
         for i, target in enumerate(self._targets):
-            if i == index or target is None or i in self._waiting or self._slots[i]._shifts:
+            if i == index or target is None or i in self._waiting or self.slots[i].shifted:
                 continue
             ahead = common_prefix(target, tokens)
             if ahead - max(held, shared[index]) >= SHARE_MIN and (best is None or ahead > best[1]):
@@ -382,7 +261,7 @@ class ParallelLlamaCpp:
         """Wait until the slot reading the start ``tokens`` share has read it (or stopped), copy
         its cells, then generate: eight requests with one system prompt read it once."""
         source_index, ahead = reading
-        source = self._slots[source_index]
+        source = self.slots[source_index]
         followed = self._targets[source_index]
         since = time.monotonic()
         try:
@@ -395,7 +274,10 @@ class ParallelLlamaCpp:
                     if target is None or common_prefix(target, tokens) < ahead:
                         break
                     followed = target
-                if len(source._cached) >= ahead and common_prefix(source._cached, tokens) >= ahead:
+                if (
+                    len(source.cached_ids) >= ahead
+                    and common_prefix(source.cached_ids, tokens) >= ahead
+                ):
                     break
                 if not self._started[source_index] and time.monotonic() - since > WAIT_START_S:
                     break  # nobody reads that reply yet: read the start here
@@ -420,30 +302,18 @@ class ParallelLlamaCpp:
         copied the same start may be rewinding its cache to read its own tail). Whether it
         copied."""
         have = shared[index]
-        others = [i for i in range(len(self._slots)) if i != index and not self._slots[i]._shifts]
+        others = [i for i in range(len(self.slots)) if i != index and not self.slots[i].shifted]
         if not others:
             return False
         source_index = max(others, key=lambda i: (shared[i], i == prefer))
         best = shared[source_index]
         if best - have < SHARE_MIN or any(t < 0 for t in tokens[:best]):
             return False
-        source, target = self._slots[source_index], self._slots[index]
-        lib, mem = self._owner._lib, self._owner._mem
-        with self._batcher.lock:
-            # The source is not between dropping cells and forgetting their tokens (its
-            # ``_rewind``), so its cached tokens are what its cells hold.
-            if not source._settled or common_prefix(source._cached, tokens) < best:  # type: ignore[attr-defined]
-                return False
-            lib.llama_memory_seq_cp(mem, source._seq, target._seq, -1, -1)
-            lib.llama_memory_seq_rm(mem, target._seq, best, -1)
-            target._cached[:] = tokens[:best]
-            target._shifts = []
-            target._saved = ()
-        return True
+        return self.slots[index].take_start(self.slots[source_index], tokens, best)
 
     def _stream(self, index: int, chunks: Iterator[Chunk]) -> Iterator[Chunk]:
-        seq = self._slots[index]._seq
-        batcher = self._batcher
+        seq = self.slots[index].seq
+        batcher = self.batcher
         released = False
 
         def release() -> None:
@@ -491,7 +361,7 @@ class _Computed:
         return self.tokens, self._truncation
 
 
-def _computed(prompt: Any) -> _Computed:
+def _computed(prompt: Prompt) -> _Computed:
     try:
         tokens, truncation = prompt()
     except Exception as exc:  # raised again in the loop, which turns it into the terminal chunk
@@ -499,12 +369,12 @@ def _computed(prompt: Any) -> _Computed:
     return _Computed(list(tokens), truncation, None)
 
 
-def weights_of(model: object) -> LlamaCppModel | None:
-    """The llama.cpp model holding ``model``'s weights (itself, or the one a parallel model's
-    slots share); None for another runtime's."""
+def weights_of(model: object) -> LlamaModel | None:
+    """The llama.cpp model holding ``model``'s weights (the one its sequences share); None for
+    another runtime's."""
     if isinstance(model, ParallelLlamaCpp):
-        return model._owner
-    return model if isinstance(model, LlamaCppModel) else None
+        return model.model
+    return model.model if isinstance(model, LlamaSequence) else None
 
 
 def _failed(exc: EngineError) -> Iterator[Chunk]:

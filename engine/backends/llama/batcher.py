@@ -1,5 +1,5 @@
 """The steps of a llama.cpp context shared by several sequences: the one thread that puts their
-tokens together and evaluates them (continuous batching; engine/backends/llama_parallel.py holds
+tokens together and evaluates them (continuous batching; engine/backends/llama/parallel.py holds
 the sequences).
 
 A step waits until every reply in the loop has either handed in its tokens or stepped out of
@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.backends.llama_cpp import decode_error
+from engine.backends.llama.failures import decode_error
 from engine.errors import EngineError
 from engine.native import compute
 
