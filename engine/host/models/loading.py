@@ -19,7 +19,7 @@ from engine.host.models.machine import Machine
 from engine.host.models.residents import Resident
 
 if TYPE_CHECKING:
-    from engine.backends.llama_parallel import ParallelLlamaCpp
+    from engine.backends.llama.parallel import ParallelLlamaCpp
     from engine.hardware.report import HardwareReport
     from engine.planner.plan import Plan
     from engine.remote.split import WorkerShare
@@ -166,6 +166,6 @@ class Loader:
 def looped_model(model: object) -> GenerationLoop | ParallelLlamaCpp | None:
     """The model as the shared generation loop sees it (saved state, drafts), or None for a
     runtime outside it."""
-    from engine.backends.llama_parallel import ParallelLlamaCpp
+    from engine.backends.llama.parallel import ParallelLlamaCpp
 
     return model if isinstance(model, GenerationLoop | ParallelLlamaCpp) else None
