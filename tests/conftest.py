@@ -11,10 +11,10 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Every test starts from a fresh data folder, so every engine host would measure the starter's
-# ways to run on its first load; the measuring itself is tested in tests/engine/test_tuning.py.
+# ways to run on its first load; the measuring itself is tested in tests/engine/tuning/.
 os.environ.setdefault("COVE_NO_TUNING", "1")
 # Nor would every fresh data folder run the starter to calibrate the speed predictions (the
-# bandwidth probe still runs; the calibration is tested in tests/engine/test_speed*.py).
+# bandwidth probe still runs; the calibration is tested in tests/engine/speed/).
 os.environ.setdefault("COVE_NO_SPEED_CALIBRATION", "1")
 # Engine hosts started by tests keep conversations' state in a folder of this run, never in the
 # user's data folder (where a later run would find it).

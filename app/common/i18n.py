@@ -26,7 +26,7 @@ class Language:
     name: str  # in its own language, as a person looks for it: "Deutsch"
 
 
-# English is the source language; the others are shipped complete (tests/app/test_i18n.py).
+# English is the source language; the others are shipped complete (tests/app/common/test_i18n.py).
 LANGUAGES: tuple[Language, ...] = (
     Language("en", "English"),
     Language("de", "Deutsch"),

@@ -72,7 +72,7 @@ def test_a_screen_reader_user_keeps_every_version(tmp_path: Path, starter: Path)
 def test_a_screen_reader_user_reads_settings_attaches_a_pdf_and_changes_language(
     tmp_path: Path, starter: Path
 ) -> None:
-    from tests.documents.harbour import harbour_folder
+    from tests.engine.documents.harbour import harbour_folder
 
     docs = harbour_folder(tmp_path / "papers")
     home = tmp_path / "home"
