@@ -19,10 +19,14 @@ from PySide6.QtCore import QObject, Qt, Signal
 from app.common.chat_collections import collection_name, conversation_of
 from app.common.i18n import tr
 from app.common.workers import WorkerPool
-from engine.documents.encoder import Encoder
-from engine.documents.index_db import IndexDB
-from engine.documents.indexer import FileOutcome, Indexer, IndexProgress
-from engine.documents.readers import SUPPORTED_SUFFIXES
+from engine.documents import (
+    SUPPORTED_SUFFIXES,
+    Encoder,
+    FileOutcome,
+    IndexDB,
+    Indexer,
+    IndexProgress,
+)
 
 
 def is_document(path: Path) -> bool:

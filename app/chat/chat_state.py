@@ -29,9 +29,8 @@ from app.common.workers import WorkerPool
 
 if TYPE_CHECKING:
     from app.common.mcp_service import ToolsRequest
-    from engine.mcp_servers.consent import Decision
-    from engine.store import ChatSettings, Conversation, Store
-    from engine.store.presets import Presets
+    from engine.mcp_servers import Decision
+    from engine.store import ChatSettings, Conversation, Presets, Store
 
 
 @dataclass(eq=False)

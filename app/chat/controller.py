@@ -24,8 +24,7 @@ from app.chat.view import ChatView
 from app.common.engine_service import EngineService
 
 if TYPE_CHECKING:
-    from engine.store import ChatSettings, Conversation
-    from engine.store.presets import Preset
+    from engine.store import ChatSettings, Conversation, Preset
 
 
 class ChatController(ChatState):

@@ -8,12 +8,7 @@ from collections.abc import Callable
 
 from app.chat.generation import DocumentsRequest
 from app.common.i18n import tr
-from engine.documents.answer import Grounding, ground
-from engine.documents.answerable import judge
-from engine.documents.encoder import Encoder
-from engine.documents.index_db import IndexDB
-from engine.documents.indexer import check_encoder
-from engine.documents.retrieve import Retriever
+from engine.documents import Encoder, Grounding, IndexDB, Retriever, check_encoder, ground, judge
 from engine.errors import DocumentIndexError
 
 TOP_K = 5

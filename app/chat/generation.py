@@ -22,16 +22,15 @@ from PySide6.QtCore import QObject, QRunnable, Signal
 
 from app.common.i18n import tr
 from engine.errors import EngineBusy, EngineCrashed, EngineError, EngineUnreachable
-from engine.store.model_messages import history_for
+from engine.store import history_for
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
     from app.chat.model_images import ModelImages
     from app.common.mcp_service import ToolsRequest
-    from engine.documents.answer import Grounding
-    from engine.mcp_servers.turn import CallRecord
-    from engine.store import ChatSettings, Message, Store, StoredImage
-    from engine.store.pending import PendingSaves
+    from engine.documents import Grounding
+    from engine.mcp_servers import CallRecord
+    from engine.store import ChatSettings, Message, PendingSaves, Store, StoredImage
     from engine.types import ImageInput
 
 log = logging.getLogger(__name__)
@@ -268,7 +267,7 @@ class GenerationWorker(QRunnable):
         return lambda stored: kept.load(store, stored)
 
     def _not_found(self, reply_id: int, parts: list[str]) -> Chunk:
-        from engine.documents.answer import NOT_FOUND
+        from engine.documents import NOT_FOUND
 
         parts.append(NOT_FOUND)
         self.signals.chunk_received.emit(reply_id, NOT_FOUND)
@@ -360,7 +359,7 @@ class GenerationWorker(QRunnable):
         states go out as ``call_changed`` and into the reply's meta."""
         import queue
 
-        from engine.mcp_servers.turn import run_turn
+        from engine.mcp_servers import run_turn
 
         req, chat = self.request, self._chat()
         assert req.tools is not None

@@ -52,7 +52,7 @@ class ChatHistory:
             return store, store.list_conversations(), last if isinstance(last, int) else None
 
         def done(result: tuple[Store, list[Conversation], int | None]) -> None:
-            from engine.store.presets import Presets
+            from engine.store import Presets
 
             chat.store, conversations, last = result
             chat.presets = Presets(chat.store)

@@ -13,7 +13,7 @@ from app.chat.view import ChatView
 from app.common.engine_service import EngineService
 from app.common.i18n import tr
 from engine.images import no_vision_message
-from engine.store.types import ReplyMeta
+from engine.store import ReplyMeta
 
 CHARS_PER_TOKEN = 4.0  # before the engine has counted anything for this conversation
 TOKENS_PER_MESSAGE = 6  # the chat template's role markers around each message

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QComboBox, QMenu, QToolButton, QWidget
 
 from app.common.accessible_combo import name_by_purpose
 from app.common.i18n import tr
-from engine.store.presets import Preset
+from engine.store import Preset
 
 
 class PresetPicker(QComboBox):

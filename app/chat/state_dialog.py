@@ -19,8 +19,8 @@ from shiboken6 import isValid
 
 from app.common.engine_service import EngineService
 from app.common.i18n import tr
-from engine.client.protocol import SavedState
-from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
+from engine.client import SavedState
+from engine.generation import DEFAULT_LIMIT_BYTES
 from engine.units import format_bytes
 
 LIMIT_SETTING = "state_cache_bytes"

@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.common.i18n import tr
 from app.common.workers import WorkerPool
-from engine.store.pending import PendingSaves
+from engine.store import PendingSaves
 
 if TYPE_CHECKING:
     from engine.store import Store

@@ -25,7 +25,7 @@ from app.chat.message.images import stored_refs
 from app.chat.message.widget import MessageWidget
 from app.common.i18n import tr
 from app.common.theme import Colors
-from engine.store.types import ReplyMeta
+from engine.store import ReplyMeta
 
 if TYPE_CHECKING:
     from engine.store import Message

@@ -15,9 +15,8 @@ from app.common.workers import WorkerPool
 from engine.errors import EngineError
 
 if TYPE_CHECKING:
-    from engine.client.local import LocalEngine
-    from engine.client.protocol import EngineStatus
-    from engine.remote.remote_engine import RemoteEngine
+    from engine.client import EngineStatus, LocalEngine
+    from engine.remote import RemoteEngine
 
 WATCH_INTERVAL_MS = 1500
 # While measuring only waits, the status is asked for every this many watch ticks.

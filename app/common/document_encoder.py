@@ -8,11 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.documents.host_encoder import HostEncoder
+from engine.documents import HostEncoder
 
 if TYPE_CHECKING:
     from app.common.engine_service import EngineService
-    from engine.documents.encoder import Encoder
+    from engine.documents import Encoder
 
 
 class DocumentEncoder:

@@ -13,9 +13,8 @@ from engine.errors import EngineError
 from engine.types import ChatMessage, Chunk, GenerationParams
 
 if TYPE_CHECKING:
-    from engine.client.http_client import EngineClient
-    from engine.client.local import LocalEngine
-    from engine.remote.remote_engine import RemoteEngine
+    from engine.client import EngineClient, LocalEngine
+    from engine.remote import RemoteEngine
 
 ChatCall = Callable[[Sequence[ChatMessage], GenerationParams, threading.Event], Iterator[Chunk]]
 
@@ -41,7 +40,7 @@ def forget_saved_state(engine: LocalEngine | RemoteEngine | None, conversation: 
     if engine is not None:
         with contextlib.suppress(EngineError):
             return engine.client.forget_state(conversation)
-    from engine.generation.state_cache import StateCache
+    from engine.generation import StateCache
     from engine.paths import state_dir
 
     return StateCache(state_dir()).forget(conversation)
@@ -51,7 +50,7 @@ def restarted_host(
     engine: LocalEngine | RemoteEngine | None, model: str
 ) -> LocalEngine | RemoteEngine:
     """The host started again (or a first one), with ``model`` loaded if it has none."""
-    from engine.client.local import LocalEngine
+    from engine.client import LocalEngine
 
     if engine is None:
         fresh = LocalEngine.start()

@@ -28,11 +28,9 @@ from app.common.workers import WorkerPool, post_to_ui
 from engine.errors import EngineError, LoadCancelled
 
 if TYPE_CHECKING:
-    from engine.client.http_client import EngineClient
-    from engine.client.local import LocalEngine
-    from engine.client.protocol import EngineStatus, SavedState
-    from engine.planner.plan import Plan
-    from engine.remote.remote_engine import RemoteEngine
+    from engine.client import EngineClient, EngineStatus, LocalEngine, SavedState
+    from engine.planner import Plan
+    from engine.remote import RemoteEngine
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +92,7 @@ class EngineService(QObject):
             self._begin_load(model)
 
         def job() -> LocalEngine:
-            from engine.client.local import LocalEngine
+            from engine.client import LocalEngine
 
             engine = LocalEngine.start()
             post_to_ui(lambda: self._engine_up(engine))

@@ -8,9 +8,8 @@ import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from engine.client.http_client import EngineClient
-    from engine.client.local import LocalEngine
-    from engine.remote.remote_engine import RemoteEngine
+    from engine.client import EngineClient, LocalEngine
+    from engine.remote import RemoteEngine
 
 
 class LocalEmbedder:
@@ -27,7 +26,7 @@ class LocalEmbedder:
             if remote is None and engine is not None:
                 return engine.client
             if self.host is None or not self.host.alive():
-                from engine.client.local import LocalEngine
+                from engine.client import LocalEngine
 
                 self.host = LocalEngine.start()
             return self.host.client

@@ -14,10 +14,16 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QObject, Signal
 
 from app.common.workers import WorkerPool
-from engine.mcp_servers import config
-from engine.mcp_servers.consent import ConsentStore, Decision
-from engine.mcp_servers.hub import McpHub, ServerStatus, ServerTool
-from engine.mcp_servers.turn import Ask, ToolSource
+from engine.mcp_servers import (
+    Ask,
+    ConsentStore,
+    Decision,
+    McpHub,
+    ServerStatus,
+    ServerTool,
+    ToolSource,
+    config,
+)
 from engine.tools import ToolCall
 
 log = logging.getLogger(__name__)

@@ -10,8 +10,8 @@ from app.common.i18n import tr
 from engine.errors import EngineError, ModelNotFound
 
 if TYPE_CHECKING:
-    from engine.client.protocol import EngineStatus
-    from engine.remote.remote_engine import RemoteEngine
+    from engine.client import EngineStatus
+    from engine.remote import RemoteEngine
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -28,7 +28,7 @@ def connect_remote(
 ) -> tuple[RemoteEngine, list[str], EngineStatus]:
     """The engine at ``target``, its chat models, and the status of the one to use (the one
     asked for when it has it, else its first); let go again when that fails."""
-    from engine.remote.remote_engine import RemoteEngine
+    from engine.remote import RemoteEngine
 
     remote = RemoteEngine.connect(target.url, target.api_key, expect_fingerprint=trust_fingerprint)
     try:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from app.common.i18n import tr
-from engine.planner.plan import DeviceBudget, Plan
+from engine.planner import DeviceBudget, Plan
 from engine.units import format_bytes
 
 Level = Literal["ok", "warn", "bad", "unknown"]

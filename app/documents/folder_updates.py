@@ -14,10 +14,7 @@ from PySide6.QtWidgets import QLabel
 from app.common.i18n import tr
 from app.common.idle_runner import IdleRunner
 from app.common.workers import WorkerPool
-from engine.documents.encoder import Encoder
-from engine.documents.index_db import IndexDB
-from engine.documents.indexer import FileOutcome, Indexer
-from engine.documents.watch import FolderWatcher
+from engine.documents import Encoder, FileOutcome, FolderWatcher, IndexDB, Indexer
 from engine.tuning.idle import CLOSING, Stop
 
 Batch = tuple[frozenset[Path], frozenset[Path]]  # (changed, gone) paths

@@ -42,11 +42,18 @@ from app.common.page_header import page_header
 from app.common.workers import WorkerPool
 from app.documents.folder_updates import FolderUpdates
 from app.documents.words import columns, display_path, escape, outcome_count, status_word
-from engine.documents.encoder import Encoder
-from engine.documents.index_db import Collection, FileRecord, IndexDB
-from engine.documents.indexer import FileOutcome, Indexer, IndexProgress
-from engine.documents.ocr import ocr_installed
-from engine.documents.retrieve import Retriever, Source
+from engine.documents import (
+    Collection,
+    Encoder,
+    FileOutcome,
+    FileRecord,
+    IndexDB,
+    Indexer,
+    IndexProgress,
+    Retriever,
+    Source,
+    ocr_installed,
+)
 
 DOCUMENT_PATTERNS = "*.pdf *.docx *.md *.markdown *.txt *.html *.htm"
 

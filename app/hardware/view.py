@@ -29,7 +29,7 @@ from engine.launch import module_command
 from engine.units import format_bytes
 
 if TYPE_CHECKING:
-    from engine.client.protocol import EngineStatus
+    from engine.client import EngineStatus
 
 PROBE_TIMEOUT_MS = 60_000
 
@@ -301,7 +301,7 @@ def report_html(
 def _measured_html(report: HardwareReport, colors: Colors) -> str:
     """The ways models were measured to run here, fastest first at the default context, with
     the one in use marked."""
-    from engine.planner.plan import DEFAULT_CONTEXT
+    from engine.planner import DEFAULT_CONTEXT
     from engine.tuning.store import TuningStore, machine_key
 
     esc = html.escape

@@ -29,8 +29,7 @@ from app.common.i18n import tr
 from app.common.mcp_service import McpService
 from app.common.theme import Colors
 from engine.errors import McpConfigError
-from engine.mcp_servers import config
-from engine.mcp_servers.hub import ServerStatus
+from engine.mcp_servers import ServerStatus, config
 
 SHOWN_TOOLS = 6  # tools named in a server's line; the rest are counted
 

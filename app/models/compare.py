@@ -33,11 +33,17 @@ from app.common.i18n import tr
 from app.common.plain_words import quant_label
 from app.common.workers import WorkerPool, post_to_ui
 from engine.errors import EvaluationCancelled
-from engine.evaluation.metrics import paired
-from engine.evaluation.ran_as import RanAs
-from engine.evaluation.run import Outcome, Scorer, evaluate
-from engine.evaluation.tasks import Task, load_task, shipped_task
-from engine.library.installed import ModelEntry
+from engine.evaluation import (
+    Outcome,
+    RanAs,
+    Scorer,
+    Task,
+    evaluate,
+    load_task,
+    paired,
+    shipped_task,
+)
+from engine.library import ModelEntry
 from engine.units import format_bytes
 
 # The engine this computer runs, for the comparison; raises EngineError saying why there is none.

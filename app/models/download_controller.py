@@ -18,11 +18,19 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from app.common.i18n import tr
-from engine.advice.recommend import fit_by_size
+from engine.advice import fit_by_size
 from engine.errors import EngineError, HubNotFound, InsufficientMemory
-from engine.hub.api import Hub, check_repo
-from engine.hub.download import Download, DownloadManager, DownloadProgress, DownloadRequest
-from engine.hub.gguf_names import projector_for, quant_of, single_ggufs
+from engine.hub import (
+    Download,
+    DownloadManager,
+    DownloadProgress,
+    DownloadRequest,
+    Hub,
+    check_repo,
+    projector_for,
+    quant_of,
+    single_ggufs,
+)
 from engine.units import format_bytes
 
 if TYPE_CHECKING:

@@ -21,8 +21,7 @@ from PySide6.QtWidgets import (
 from app.common.i18n import tr
 from app.common.plain_words import quant_text
 from app.models.download_controller import LIVE, DownloadController, parse_repo, parse_request
-from engine.hub.download import Download, DownloadProgress, DownloadRequest
-from engine.hub.gguf_names import quant_of
+from engine.hub import Download, DownloadProgress, DownloadRequest, quant_of
 from engine.units import format_bytes
 
 NOT_FOUND = "hub_not_found"  # the error code of a repository or file the hub does not have

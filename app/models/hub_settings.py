@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.common.i18n import tr
-from engine.hub.api import DEFAULT_ENDPOINT, HubSettings
+from engine.hub import DEFAULT_ENDPOINT, HubSettings
 
 
 class HubSettingsDialog(QDialog):

@@ -15,12 +15,16 @@ from app.common.workers import WorkerPool
 from app.models.download_controller import DownloadController
 from app.models.importing import ask_import_mode, choose_model_file
 from app.models.model_words import where
-from engine.hub.requests import resume_request
-from engine.library import ModelEntry
-from engine.library.catalog import catalog_or_none
-from engine.library.installed import Removed, remove_model
-from engine.library.partial import PartialDownload, remove_partial
-from engine.library.projectors import projector_of
+from engine.hub import resume_request
+from engine.library import (
+    ModelEntry,
+    PartialDownload,
+    Removed,
+    catalog_or_none,
+    projector_of,
+    remove_model,
+    remove_partial,
+)
 from engine.paths import models_dir, shown
 from engine.units import format_bytes
 
@@ -77,7 +81,7 @@ class ModelFiles:
     def import_copy(self, source: Path) -> None:
         """Copy a model (and a vision projector beside it) into the models folder, in the
         background; the list follows."""
-        from engine.library.importing import Imported, import_model
+        from engine.library import Imported, import_model
 
         self.say(tr("Models", "Copying {name} into the models folder…").format(name=source.name))
 

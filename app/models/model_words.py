@@ -16,7 +16,7 @@ from engine.paths import shown
 from engine.units import format_bytes
 
 if TYPE_CHECKING:
-    from engine.speed.installed import ModelSpeed
+    from engine.speed import ModelSpeed
 
 
 def speed_tip(speed: ModelSpeed) -> str:

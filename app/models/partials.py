@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.common.i18n import tr
-from engine.library.partial import PartialDownload
+from engine.library import PartialDownload
 from engine.paths import shown
 from engine.units import format_bytes
 

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.common.i18n import tr
-from engine.client.protocol import ResidentModel
+from engine.client import ResidentModel
 from engine.units import format_bytes
 
 

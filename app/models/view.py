@@ -38,19 +38,23 @@ from app.models.model_words import (
     speed_tip,
     where,
 )
-from engine.client.protocol import ResidentModel
+from engine.client import ResidentModel
 from engine.hardware.report import HardwareReport
-from engine.library import ModelEntry, scan_models
-from engine.library.in_use import processes_using
-from engine.library.partial import PartialDownload, list_partials
-from engine.library.same_model import other_builds
+from engine.library import (
+    ModelEntry,
+    PartialDownload,
+    list_partials,
+    other_builds,
+    processes_using,
+    scan_models,
+)
 from engine.paths import models_dir
-from engine.planner.plan import Plan
-from engine.speed.store import DEFAULT_COMFORTABLE_TPS
+from engine.planner import Plan
+from engine.speed import DEFAULT_COMFORTABLE_TPS
 from engine.units import format_bytes
 
 if TYPE_CHECKING:
-    from engine.speed.installed import ModelSpeed
+    from engine.speed import ModelSpeed
 
 log = logging.getLogger(__name__)
 
@@ -283,7 +287,7 @@ class ModelsView(QWidget):
     def _request_speed(self, token: int, model_id: str) -> None:
         """Measured here once it has run here, else predicted from its header and plan: a small
         read of the file, so on the pool, never on the UI thread."""
-        from engine.speed.installed import model_speed
+        from engine.speed import model_speed
 
         report, plan = self.report, self.plans.get(model_id)
         entry = next((e for e in self.entries if e.id == model_id), None)

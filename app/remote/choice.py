@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.remote.keychain import delete_secret, load_secret, save_secret
+from engine.remote import delete_secret, load_secret, save_secret
 
 if TYPE_CHECKING:
     from engine.store import Store

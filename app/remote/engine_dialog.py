@@ -37,8 +37,7 @@ from engine.errors import CertificateChanged
 
 if TYPE_CHECKING:
     from app.remote.engine_mode import EngineMode
-    from engine.remote.discovery import Found
-    from engine.remote.remote_engine import RemoteEngine
+    from engine.remote import Found, RemoteEngine
 
 
 def local_hint() -> str:
@@ -223,7 +222,7 @@ class EngineDialog(QDialog):
 
     def find_engines(self) -> None:
         """Look for announced Cove engines for a few seconds, then offer them in a menu."""
-        from engine.remote.discovery import browse
+        from engine.remote import browse
 
         self.find_button.setEnabled(False)
         self.find_button.setText(tr("Engine settings", "Looking…"))
@@ -276,7 +275,7 @@ class EngineDialog(QDialog):
         self.key.setFocus()
 
     def _connecting(self, url: str) -> None:
-        from engine.remote.remote_engine import where
+        from engine.remote import where
 
         self.apply_button.setEnabled(False)
         self.connection.setVisible(True)
@@ -372,7 +371,7 @@ class EngineDialog(QDialog):
         self._show_problem(html.escape(str(exc)))
 
     def _certificate_changed(self, message: str) -> None:
-        from engine.remote.remote_engine import where
+        from engine.remote import where
 
         url = self.url.text().strip()
         self._changed_url = url
@@ -408,7 +407,7 @@ class EngineDialog(QDialog):
         self.mode.presented_fingerprint(url, shown, unknown)
 
     def _trust(self) -> None:
-        from engine.remote.remote_engine import where
+        from engine.remote import where
 
         fingerprint, url = self.new_fingerprint, self._changed_url
         if fingerprint is None or not url:

@@ -16,12 +16,12 @@ from app.common.i18n import tr
 from app.remote.choice import EngineChoice
 from app.remote.lan_share import LanShare
 from app.remote.models_tab import RemoteModelsTab
-from engine.remote.certificate import short
+from engine.remote import short
 
 if TYPE_CHECKING:
     from app.common.engine_service import EngineService
-    from engine.client.protocol import EngineStatus
-    from engine.remote.remote_engine import RemoteEngine
+    from engine.client import EngineStatus
+    from engine.remote import RemoteEngine
 
 
 class EngineMode(QObject):
@@ -58,7 +58,7 @@ class EngineMode(QObject):
         """At start: the engine the saved choice names."""
         choice = self.choice
         if choice.remote:
-            from engine.remote.remote_engine import where
+            from engine.remote import where
 
             self.engine_text_changed.emit(
                 tr("Engine settings", "Connecting to {where}…").format(where=where(choice.url))
@@ -90,7 +90,7 @@ class EngineMode(QObject):
         self, url: str, done: Callable[[str], None], failed: Callable[[BaseException], None]
     ) -> None:
         """What the certificate at ``url`` shows now (off the UI thread: it connects)."""
-        from engine.remote.remote_engine import presented_fingerprint
+        from engine.remote import presented_fingerprint
 
         self.engine.control_pool.submit(lambda: presented_fingerprint(url), done, failed)
 

@@ -266,9 +266,9 @@ class DataSection(QWidget):
         self._busy(True, tr("Data", "Exporting…"))
 
         def job(store: Store) -> Any:
-            from engine.documents.portable import CollectionsPart
-            from engine.mcp_servers.portable import ServerListPart
-            from engine.store.archive import export_archive
+            from engine.documents import CollectionsPart
+            from engine.mcp_servers import ServerListPart
+            from engine.store import export_archive
 
             return export_archive(
                 store, Path(path), mcp_servers=ServerListPart(), collections=CollectionsPart()
@@ -295,9 +295,9 @@ class DataSection(QWidget):
         self._busy(True, tr("Data", "Importing…"))
 
         def job(store: Store) -> Any:
-            from engine.documents.portable import CollectionsPart
-            from engine.mcp_servers.portable import ServerListPart
-            from engine.store.archive import import_archive
+            from engine.documents import CollectionsPart
+            from engine.mcp_servers import ServerListPart
+            from engine.store import import_archive
 
             if store.list_conversations():  # what the import adds can be undone by a restore
                 store.backup("before-import")

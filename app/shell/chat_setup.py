@@ -22,8 +22,7 @@ if TYPE_CHECKING:
     from app.chat.page import ChatPage
     from app.common.engine_service import EngineService
     from app.models.view import ModelsView
-    from engine.store import Conversation
-    from engine.store.presets import Preset
+    from engine.store import Conversation, Preset
 
 
 def json_filter() -> str:
@@ -201,7 +200,7 @@ class ChatSetup(QObject):
         self.list_presets()
 
     def save_preset(self) -> None:
-        from engine.store.presets import Preset
+        from engine.store import Preset
 
         presets = self.controller.presets
         if presets is None:

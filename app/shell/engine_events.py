@@ -21,10 +21,10 @@ from app.hardware.view import HardwareProbe, HardwareView
 from app.models.view import ModelsView
 from app.shell.banner import EngineBanner
 from app.shell.status_bar import StatusBar
-from engine.client.protocol import SPEED_WORK
+from engine.client import SPEED_WORK
 
 if TYPE_CHECKING:
-    from engine.client.protocol import EngineStatus
+    from engine.client import EngineStatus
 
 
 class EngineEvents(QObject):

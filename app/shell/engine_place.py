@@ -18,7 +18,7 @@ from app.remote.lan_share import SHARED_ORIGINS_SETTING
 from app.shell.status_bar import StatusBar
 
 if TYPE_CHECKING:
-    from engine.remote.remote_engine import RemoteEngine
+    from engine.remote import RemoteEngine
 
 
 class EnginePlace:

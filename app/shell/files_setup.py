@@ -14,8 +14,7 @@ from app.chat.chat_files import ChatFiles
 if TYPE_CHECKING:
     from app.chat.composer import Composer
     from app.chat.controller import ChatController
-    from engine.documents.encoder import Encoder
-    from engine.documents.index_db import IndexDB
+    from engine.documents import Encoder, IndexDB
     from engine.store import Conversation
 
 

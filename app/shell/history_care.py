@@ -132,7 +132,7 @@ class HistoryCare(QObject):
 
         def unseen() -> Repair | None:
             # Also a repair another Cove process made (a command, a start that ended early).
-            from engine.store.repair import repairs_log
+            from engine.store import repairs_log
 
             newest = repairs_log(store.path)[:1]
             seen = store.get_setting(SEEN_SETTING, 0.0)

@@ -53,15 +53,15 @@ from app.shell.status_bar import StatusBar
 from app.shell.warm_up import WarmUp
 from app.shell.welcome import WelcomeView, check_starter
 from app.shell.window_settings import mcp_notice, read_settings
-from engine.documents.encoder import default_encoder_folder
-from engine.generation.state_cache import DEFAULT_LIMIT_BYTES
+from engine.documents import default_encoder_folder
+from engine.generation import DEFAULT_LIMIT_BYTES
 
 if TYPE_CHECKING:
     from app.chat.state_dialog import SavedStateDialog
     from app.mcp.dialog import McpServersDialog
     from app.remote.engine_dialog import EngineDialog
     from app.settings.view import SettingsView
-    from engine.client.local import LocalEngine
+    from engine.client import LocalEngine
 
 DEFAULT_SIZE = (1240, 780)
 MIN_SIZE = (820, 520)

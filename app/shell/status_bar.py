@@ -13,7 +13,7 @@ from app.common.i18n import tr
 from app.common.plain_words import device_text
 
 if TYPE_CHECKING:
-    from engine.client.protocol import EngineStatus
+    from engine.client import EngineStatus
     from engine.types import GenerationStats
 
 NOTICE_MS = 6000

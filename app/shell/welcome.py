@@ -17,7 +17,7 @@ from engine.units import format_bytes
 
 if TYPE_CHECKING:
     from engine.hardware.report import HardwareReport
-    from engine.planner.plan import Plan
+    from engine.planner import Plan
 
 
 def capacity_text(report: HardwareReport) -> str:

@@ -5,4 +5,14 @@ and their JSON that the host shares. docs/ENGINE_API.md describes them."""
 from engine.client.http_client import EngineClient
 from engine.client.local import LocalEngine
 
-__all__ = ["EngineClient", "LocalEngine"]
+# What the window uses, from the modules that hold it.
+from engine.client.protocol import SPEED_WORK, EngineStatus, ResidentModel, SavedState
+
+__all__ = [
+    "SPEED_WORK",
+    "EngineClient",
+    "EngineStatus",
+    "LocalEngine",
+    "ResidentModel",
+    "SavedState",
+]

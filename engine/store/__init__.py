@@ -12,9 +12,15 @@ damaged file and rebuilds it.
 
 from engine.errors import HistoryDamaged, HistoryDiskFull, StoreError
 from engine.paths import db_path as default_db_path
+
+# What the window uses, from the modules that hold it.
+from engine.store.archive import export_archive, import_archive
 from engine.store.backups import Backup
 from engine.store.database import Store
-from engine.store.repair import Repair
+from engine.store.model_messages import history_for
+from engine.store.pending import PendingSaves
+from engine.store.presets import Preset, Presets
+from engine.store.repair import Repair, repairs_log
 from engine.store.types import (
     ChatSettings,
     Conversation,
@@ -39,6 +45,9 @@ __all__ = [
     "Message",
     "MessageStatus",
     "NewImage",
+    "PendingSaves",
+    "Preset",
+    "Presets",
     "Repair",
     "ReplyMeta",
     "SearchHit",
@@ -46,6 +55,10 @@ __all__ = [
     "StoreError",
     "StoredImage",
     "default_db_path",
+    "export_archive",
+    "history_for",
+    "import_archive",
+    "repairs_log",
     "reply_meta",
     "reply_status",
 ]

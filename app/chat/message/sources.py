@@ -20,8 +20,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout
 
 from app.common.i18n import tr
 from app.common.theme import Colors
-from engine.documents.answer import cited, matched, renumber, said_not_found, shown_numbers
-from engine.documents.grounding import claims
+from engine.documents import cited, claims, matched, renumber, said_not_found, shown_numbers
 
 EXCERPT_CHARS = 280
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from app.common.i18n import tr
-from engine.store.types import ReplyMeta
+from engine.store import ReplyMeta
 
 
 def status_badge(status: str, cancelled: bool = False) -> tuple[str, str] | None:

@@ -34,7 +34,7 @@ from app.chat.message.versions import VersionSwitch
 from app.common.i18n import tr
 from app.common.open_source import open_source
 from app.common.theme import Colors
-from engine.store.types import ReplyMeta
+from engine.store import ReplyMeta
 
 
 class MessageWidget(QFrame):

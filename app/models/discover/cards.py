@@ -17,14 +17,11 @@ from PySide6.QtWidgets import (
 
 from app.common.i18n import tr
 from app.common.plain_words import quant_label, quant_text
-from engine.advice.recommend import Option, Recommendation, fit_by_size, predict_by_size
+from engine.advice import Option, Recommendation, fit_by_size, predict_by_size
 from engine.hardware.report import HardwareReport
-from engine.hub.api import RemoteFile
-from engine.hub.download import DownloadRequest
-from engine.hub.requests import requests_for
-from engine.hub.search import HubHit, gguf_quant, onnx_folders
-from engine.library.catalog import CatalogModel, Variant
-from engine.speed.predict import Prediction
+from engine.hub import DownloadRequest, HubHit, RemoteFile, gguf_quant, onnx_folders, requests_for
+from engine.library import CatalogModel, Variant
+from engine.speed import Prediction
 from engine.units import format_bytes, format_tps
 
 FIT_STYLE = {"fits": "FitOk", "tight": "FitWarn", "too_big": "FitBad"}

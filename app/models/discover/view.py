@@ -27,24 +27,25 @@ from PySide6.QtWidgets import (
 from app.common.workers import WorkerPool
 from app.models.discover.cards import HubCard, ModelCard
 from app.models.download_controller import DownloadController
-from engine.advice.recommend import Recommendation, recommend
+from engine.advice import Recommendation, recommend
 from engine.errors import CatalogError
 from engine.hardware.report import HardwareReport
-from engine.hub.api import Hub, HubConfig
-from engine.hub.download import DownloadRequest
-from engine.hub.meta import (
+from engine.hub import (
+    DownloadRequest,
+    Hub,
+    HubConfig,
+    HubHit,
     Listing,
     ListingCache,
     RepoProblem,
     build_files,
     fetch_listings,
+    requests_for,
+    search_hub,
 )
-from engine.hub.requests import requests_for
-from engine.hub.search import HubHit, search_hub
-from engine.library.builds import is_installed
-from engine.library.catalog import Catalog, CatalogModel, Variant, load_catalog
+from engine.library import Catalog, CatalogModel, Variant, is_installed, load_catalog
 from engine.paths import models_dir
-from engine.speed.store import DEFAULT_COMFORTABLE_TPS, SpeedStore
+from engine.speed import DEFAULT_COMFORTABLE_TPS, SpeedStore
 
 KINDS = {"Chat models": "chat", "For documents": "embedding reranker"}
 COMFORTABLE_RANGE = (1, 200)  # tokens/s the "Replies at least" control offers
